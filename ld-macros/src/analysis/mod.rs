@@ -1,0 +1,3 @@
+//! Checks on the typed IR that Rust's type system cannot express.
+
+pub mod uniformity;

@@ -1,0 +1,231 @@
+//! Final expansion: the kernel's unit struct, its `ld::Kernel` impl with the
+//! metadata the runtime checks launches against, the WGSL, and the CPU twin.
+
+use crate::ir::*;
+use crate::parse::{self, KernelAttr};
+use crate::{analysis, cpu, wgsl};
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote};
+use syn::spanned::Spanned;
+
+pub fn kernel_fn(attr: TokenStream, f: syn::ItemFn) -> syn::Result<TokenStream> {
+    let attr = KernelAttr::parse(attr)?;
+    let items: Vec<&syn::Item> = f.block.stmts.iter().filter_map(|s| if let syn::Stmt::Item(i) = s { Some(i) } else { None }).collect();
+    check_items(&items)?;
+    let module = parse::module(&items, &f, &attr)?;
+    let structs = module.structs.iter().map(|s| struct_impls(&module, s, true)).collect::<Vec<_>>();
+    let kernel = kernel_impl(&module, &f)?;
+    let k = kernel_struct(&f);
+    Ok(quote! {
+        #k
+        const _: () = {
+            use ::ld::__private as __ld;
+            #(#structs)*
+            #kernel
+        };
+    })
+}
+
+pub fn kernels_mod(m: syn::ItemMod) -> syn::Result<TokenStream> {
+    let Some((_, content)) = &m.content else {
+        return Err(syn::Error::new(m.span(), "`#[ld::kernels]` needs an inline module: `mod name { ... }`"));
+    };
+    let items: Vec<&syn::Item> = content.iter().filter(|i| !is_kernel_fn(i)).collect();
+    check_items(&items)?;
+    let mut out = Vec::new();
+    let mut first = None;
+    for it in content {
+        match it {
+            syn::Item::Fn(f) if is_kernel_fn(it) => {
+                let attr = kernel_attr(f)?;
+                let mut f = f.clone();
+                f.attrs.retain(|a| !a.path().is_ident("kernel"));
+                let module = parse::module(&items, &f, &attr)?;
+                let kernel = kernel_impl(&module, &f)?;
+                let k = kernel_struct(&f);
+                out.push(quote! {
+                    #k
+                    const _: () = { use ::ld::__private as __ld; #kernel };
+                });
+                first.get_or_insert(module);
+            }
+            syn::Item::Fn(_) => {} // helpers only exist inside kernels
+            syn::Item::Struct(s) => out.push(quote!(#s)),
+            other => out.push(quote!(#other)),
+        }
+    }
+    let Some(module) = first else {
+        return Err(syn::Error::new(m.span(), "this module has no `#[kernel(workgroup_size = N)]` function"));
+    };
+    let impls = module.structs.iter().map(|s| struct_impls(&module, s, false));
+    let (vis, ident, attrs) = (&m.vis, &m.ident, &m.attrs);
+    let structs_fixed: Vec<TokenStream> = out
+        .into_iter()
+        .map(|t| {
+            // Struct items get the derives that make them buffer elements.
+            match syn::parse2::<syn::ItemStruct>(t.clone()) {
+                Ok(s) => {
+                    let (vis, name, fields, attrs) = (&s.vis, &s.ident, &s.fields, &s.attrs);
+                    quote! {
+                        #(#attrs)*
+                        #[repr(C)]
+                        #[derive(Clone, Copy, Debug, Default, PartialEq)]
+                        #vis struct #name #fields
+                    }
+                }
+                Err(_) => t,
+            }
+        })
+        .collect();
+    Ok(quote! {
+        #(#attrs)*
+        #vis mod #ident {
+            #(#structs_fixed)*
+            const _: () = {
+                use ::ld::__private as __ld;
+                #(#impls)*
+            };
+        }
+    })
+}
+
+fn is_kernel_fn(i: &syn::Item) -> bool {
+    matches!(i, syn::Item::Fn(f) if f.attrs.iter().any(|a| a.path().is_ident("kernel")))
+}
+
+fn kernel_attr(f: &syn::ItemFn) -> syn::Result<KernelAttr> {
+    let a = f.attrs.iter().find(|a| a.path().is_ident("kernel")).unwrap();
+    match &a.meta {
+        syn::Meta::List(l) => KernelAttr::parse(l.tokens.clone()),
+        _ => Err(syn::Error::new(a.span(), "write `#[kernel(workgroup_size = N)]`")),
+    }
+}
+
+fn check_items(items: &[&syn::Item]) -> syn::Result<()> {
+    for it in items {
+        match it {
+            syn::Item::Fn(_) | syn::Item::Const(_) | syn::Item::Struct(_) | syn::Item::Use(_) => {}
+            other => return Err(syn::Error::new(other.span(), "only helper `fn`s, `const`s and `struct`s may appear alongside kernels")),
+        }
+    }
+    Ok(())
+}
+
+fn kernel_struct(f: &syn::ItemFn) -> TokenStream {
+    let (vis, name) = (&f.vis, &f.sig.ident);
+    let docs = f.attrs.iter().filter(|a| a.path().is_ident("doc"));
+    quote! {
+        #(#docs)*
+        #[allow(non_camel_case_types)]
+        #[derive(Clone, Copy, Debug, Default)]
+        #vis struct #name;
+    }
+}
+
+fn elem_info(m: &Module, t: &Type) -> TokenStream {
+    let rt = cpu::rust_type(m, t);
+    let words = t.words(m);
+    let name = t.display(&m.structs);
+    quote!(__ld::ElemInfo { name: #name, words: #words, type_id: || ::core::any::TypeId::of::<#rt>() })
+}
+
+fn scalar_kind(s: Scalar) -> TokenStream {
+    match s {
+        Scalar::U32 => quote!(__ld::ScalarKind::U32),
+        Scalar::I32 => quote!(__ld::ScalarKind::I32),
+        Scalar::F32 => quote!(__ld::ScalarKind::F32),
+        Scalar::Bool => unreachable!(),
+    }
+}
+
+fn kernel_impl(m: &Module, f: &syn::ItemFn) -> syn::Result<TokenStream> {
+    analysis::uniformity::check(&m.kernel)?;
+    let native = wgsl::native(m);
+    wgsl::validate(&native, m.kernel.span, "native")?;
+    let twin = cpu::twin(m);
+    let k = &m.kernel;
+    let name = &f.sig.ident;
+    let name_str = name.to_string();
+    let params = k.params.iter().map(|p| {
+        let pname = &p.name;
+        let kind = match &p.kind {
+            ParamKind::Storage { elem, access } => {
+                let e = elem_info(m, elem);
+                let w = *access == Access::ReadWrite;
+                quote!(__ld::ParamKind::Storage { elem: #e, writable: #w })
+            }
+            ParamKind::Atomic { elem } => {
+                let e = elem_info(m, &Type::Scalar(*elem));
+                quote!(__ld::ParamKind::Atomic { elem: #e })
+            }
+            ParamKind::Uniform { ty } => {
+                let s = scalar_kind(*ty);
+                quote!(__ld::ParamKind::Uniform { scalar: #s })
+            }
+        };
+        quote!(__ld::ParamInfo { name: #pname, kind: #kind })
+    });
+    let shared = k.shared.iter().map(|s| {
+        let n = &s.name;
+        let w = s.elem.words(m);
+        let len = s.len;
+        quote!(__ld::SharedInfo { name: #n, elem_words: #w, len: #len })
+    });
+    let [x, y, z] = k.workgroup_size;
+    Ok(quote! {
+        #twin
+        static LD_INFO: __ld::KernelInfo = __ld::KernelInfo {
+            name: #name_str,
+            workgroup_size: [#x, #y, #z],
+            params: &[#(#params),*],
+            shared: &[#(#shared),*],
+            wgsl: #native,
+            new_invocation: ld_new_invocation,
+        };
+        impl ::ld::Kernel for #name {
+            fn info(&self) -> &'static __ld::KernelInfo {
+                &LD_INFO
+            }
+        }
+    })
+}
+
+/// Buffer-element impls for a kernel struct: bytemuck's `Pod` (all fields
+/// are 4-byte scalars or arrays of them, so `repr(C)` has no padding), the
+/// runtime's element trait, and word-level access for the CPU twin.
+fn struct_impls(m: &Module, s: &StructDef, define: bool) -> TokenStream {
+    let name = format_ident!("{}", s.name);
+    let fields: Vec<_> = s.fields.iter().map(|(n, _)| format_ident!("{}", n)).collect();
+    let tys: Vec<_> = s.fields.iter().map(|(_, t)| cpu::rust_type(m, t)).collect();
+    let mut offs = Vec::new();
+    let mut o = 0u32;
+    for (_, t) in &s.fields {
+        offs.push(o);
+        o += t.words(m);
+    }
+    let words = o;
+    let def = if define {
+        quote! {
+            #[repr(C)]
+            #[derive(Clone, Copy, Debug, Default, PartialEq)]
+            struct #name { #(#fields: #tys),* }
+        }
+    } else {
+        quote!()
+    };
+    let _ = Span::call_site();
+    quote! {
+        #def
+        unsafe impl __ld::bytemuck::Zeroable for #name {}
+        unsafe impl __ld::bytemuck::Pod for #name {}
+        impl __ld::Words for #name {
+            const WORDS: u32 = #words;
+            fn from_words<F: FnMut(u32) -> u32>(f: &mut F) -> Self {
+                #name { #(#fields: <#tys as __ld::Words>::from_words(&mut |i| f(i + #offs))),* }
+            }
+            fn to_words<F: FnMut(u32, u32)>(&self, f: &mut F) {
+                #( <#tys as __ld::Words>::to_words(&self.#fields, &mut |i, w| f(i + #offs, w)); )*
+            }
+        }
+    }
+}

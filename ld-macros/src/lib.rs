@@ -1,0 +1,39 @@
+//! `#[ld::kernel]`: compiles a Rust function into a GPU kernel.
+//!
+//! The pipeline, one module per stage:
+//! `parse` (syn → typed IR) → `analysis` (barrier uniformity) →
+//! `wgsl` (native WGSL, validated by naga) and `lower` + `cpu` (the CPU twin)
+//! → `expand` (the `ld::Kernel` impl tying them together).
+
+mod analysis;
+mod cpu;
+mod expand;
+mod ir;
+mod lower;
+mod parse;
+mod wgsl;
+
+use proc_macro::TokenStream;
+
+/// Turns a function into a kernel: `#[ld::kernel(workgroup_size = 64)]`.
+///
+/// The function becomes a unit struct of the same name implementing
+/// `ld::Kernel`, launched with `runtime.launch(name, grid, args)`. See
+/// KERNELS.md for the supported Rust subset.
+#[proc_macro_attribute]
+pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
+    let f = syn::parse_macro_input!(item as syn::ItemFn);
+    expand::kernel_fn(attr.into(), f).unwrap_or_else(|e| e.to_compile_error()).into()
+}
+
+/// A module of kernels sharing helpers, structs and consts: kernels inside
+/// are marked `#[kernel(workgroup_size = N)]`.
+#[proc_macro_attribute]
+pub fn kernels(attr: TokenStream, item: TokenStream) -> TokenStream {
+    if !attr.is_empty() {
+        let e = syn::Error::new(proc_macro2::Span::call_site(), "`#[ld::kernels]` takes no arguments");
+        return e.to_compile_error().into();
+    }
+    let m = syn::parse_macro_input!(item as syn::ItemMod);
+    expand::kernels_mod(m).unwrap_or_else(|e| e.to_compile_error()).into()
+}

@@ -1,0 +1,19 @@
+//! WGSL back end. `native` emits the kernel as written: structured control
+//! flow, one dispatch, no overhead. Every emitted module is validated by
+//! naga at expansion time (`validate`), so a kernel that compiles is a
+//! kernel wgpu accepts.
+
+mod names;
+mod validate;
+mod writer;
+
+pub use validate::validate;
+
+use crate::ir::Module;
+
+/// Bind group layout shared with the runtime: storage and atomic parameters
+/// are bound at their parameter index, and the scalar parameters, packed in
+/// order as 32-bit words, at binding `params.len()`.
+pub fn native(m: &Module) -> String {
+    writer::Writer::new(m).module()
+}

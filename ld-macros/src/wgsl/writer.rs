@@ -1,0 +1,526 @@
+//! Text emission of WGSL from the IR.
+
+use super::names::Namer;
+use crate::ir::*;
+use std::collections::HashMap;
+use std::fmt::Write;
+
+/// A helper specialised for the memories bound to its slice parameters.
+type Instance = (FnId, Vec<Option<MemRef>>);
+
+pub struct Writer<'m> {
+    m: &'m Module,
+    globals: Namer,
+    struct_names: Vec<String>,
+    param_names: Vec<String>,
+    shared_names: Vec<String>,
+    instances: HashMap<Instance, String>,
+    queue: Vec<Instance>,
+    uses_round: bool,
+}
+
+/// Per-function state: local names and the binding of slice parameters.
+struct Func<'a> {
+    locals: &'a [Local],
+    names: Vec<String>,
+    slices: Vec<Option<MemRef>>,
+    indent: usize,
+    out: String,
+}
+
+fn uniform_field(name: &str) -> String {
+    name.to_string()
+}
+
+impl<'m> Writer<'m> {
+    pub fn new(m: &'m Module) -> Self {
+        let mut globals = Namer::default();
+        for reserved in ["ld_uniforms", "LdUniforms", "ld_gid", "ld_lid", "ld_wid", "ld_nwg", "ld_lidx", "ld_round"] {
+            globals.fresh(reserved);
+        }
+        let struct_names = m.structs.iter().map(|s| globals.fresh(&s.name)).collect();
+        let param_names = m.kernel.params.iter().map(|p| globals.fresh(&p.name)).collect();
+        let shared_names = m.kernel.shared.iter().map(|s| globals.fresh(&s.name)).collect();
+        Writer { m, globals, struct_names, param_names, shared_names, instances: HashMap::new(), queue: vec![], uses_round: false }
+    }
+
+    pub fn module(mut self) -> String {
+        let entry = self.entry();
+        let mut helpers = String::new();
+        let mut done = 0;
+        while done < self.queue.len() {
+            let inst = self.queue[done].clone();
+            done += 1;
+            helpers.push_str(&self.helper(&inst));
+        }
+        let mut out = String::new();
+        for (s, name) in self.m.structs.iter().zip(&self.struct_names) {
+            writeln!(out, "struct {name} {{").unwrap();
+            for (f, t) in &s.fields {
+                writeln!(out, "    {f}: {},", self.ty(t)).unwrap();
+            }
+            writeln!(out, "}}\n").unwrap();
+        }
+        let uniforms: Vec<(usize, &Param)> = self.m.kernel.params.iter().enumerate().filter(|(_, p)| matches!(p.kind, ParamKind::Uniform { .. })).collect();
+        if !uniforms.is_empty() {
+            writeln!(out, "struct LdUniforms {{").unwrap();
+            for (i, p) in &uniforms {
+                let ParamKind::Uniform { ty } = p.kind else { unreachable!() };
+                writeln!(out, "    {}: {},", uniform_field(&self.param_names[*i]), self.ty(&Type::Scalar(ty))).unwrap();
+            }
+            writeln!(out, "}}\n").unwrap();
+        }
+        for (i, p) in self.m.kernel.params.iter().enumerate() {
+            let name = &self.param_names[i];
+            match &p.kind {
+                ParamKind::Storage { elem, access } => {
+                    let acc = if *access == Access::Read { "read" } else { "read_write" };
+                    writeln!(out, "@group(0) @binding({i}) var<storage, {acc}> {name}: array<{}>;", self.ty(elem)).unwrap();
+                }
+                ParamKind::Atomic { elem } => {
+                    writeln!(out, "@group(0) @binding({i}) var<storage, read_write> {name}: array<atomic<{}>>;", self.ty(&Type::Scalar(*elem))).unwrap();
+                }
+                ParamKind::Uniform { .. } => {}
+            }
+        }
+        if !uniforms.is_empty() {
+            writeln!(out, "@group(0) @binding({}) var<uniform> ld_uniforms: LdUniforms;", self.m.kernel.params.len()).unwrap();
+        }
+        for (s, name) in self.m.kernel.shared.iter().zip(&self.shared_names) {
+            writeln!(out, "var<workgroup> {name}: array<{}, {}>;", self.ty(&s.elem), s.len).unwrap();
+        }
+        out.push('\n');
+        if self.uses_round {
+            out.push_str("// Rust's f32::round: halfway cases away from zero (WGSL's round goes to even).\nfn ld_round(x: f32) -> f32 {\n    let t = trunc(x);\n    return select(t, t + sign(x), abs(x - t) >= 0.5);\n}\n\n");
+        }
+        out.push_str(&helpers);
+        out.push_str(&entry);
+        out
+    }
+
+    pub fn ty(&self, t: &Type) -> String {
+        match t {
+            Type::Unit => "void".into(),
+            Type::Scalar(Scalar::U32) => "u32".into(),
+            Type::Scalar(Scalar::I32) => "i32".into(),
+            Type::Scalar(Scalar::F32) => "f32".into(),
+            Type::Scalar(Scalar::Bool) => "bool".into(),
+            Type::UVec3 => "vec3<u32>".into(),
+            Type::Array(e, n) => format!("array<{}, {n}>", self.ty(e)),
+            Type::Struct(id) => self.struct_names[*id].clone(),
+            Type::Atomic(s) => format!("atomic<{}>", self.ty(&Type::Scalar(*s))),
+            Type::Var(_) => unreachable!(),
+        }
+    }
+
+    fn func<'a>(&self, locals: &'a [Local], slices: Vec<Option<MemRef>>) -> Func<'a> {
+        let mut names = self.globals.clone();
+        let names = locals.iter().map(|l| names.fresh(&l.name)).collect();
+        Func { locals, names, slices, indent: 1, out: String::new() }
+    }
+
+    fn declare_locals(&self, f: &mut Func, skip: &[LocalId]) {
+        for (i, l) in f.locals.iter().enumerate() {
+            if !skip.contains(&i) {
+                let line = format!("var {}: {};", f.names[i], self.ty(&l.ty));
+                line_to(f, &line);
+            }
+        }
+    }
+
+    fn entry(&mut self) -> String {
+        let k = &self.m.kernel;
+        let mut f = self.func(&k.body.locals, vec![]);
+        self.declare_locals(&mut f, &[]);
+        self.block(&mut f, &k.body.block);
+        let [x, y, z] = k.workgroup_size;
+        format!(
+            "@compute @workgroup_size({x}, {y}, {z})\nfn main(\n    @builtin(global_invocation_id) ld_gid: vec3<u32>,\n    @builtin(local_invocation_id) ld_lid: vec3<u32>,\n    @builtin(workgroup_id) ld_wid: vec3<u32>,\n    @builtin(num_workgroups) ld_nwg: vec3<u32>,\n    @builtin(local_invocation_index) ld_lidx: u32,\n) {{\n{}}}\n",
+            f.out
+        )
+    }
+
+    fn instance(&mut self, inst: Instance) -> String {
+        if let Some(n) = self.instances.get(&inst) {
+            return n.clone();
+        }
+        let name = self.globals.fresh(&self.m.functions[inst.0].name);
+        self.instances.insert(inst.clone(), name.clone());
+        self.queue.push(inst);
+        name
+    }
+
+    fn helper(&mut self, inst: &Instance) -> String {
+        let fun = &self.m.functions[inst.0];
+        let name = self.instances[inst].clone();
+        let mut f = self.func(&fun.body.locals, inst.1.clone());
+        let mut params = Vec::new();
+        let mut copies = Vec::new();
+        for (i, p) in fun.params.iter().enumerate() {
+            let (local, ty) = match p {
+                FnParam::Value(l) => (*l, fun.body.locals[*l].ty.clone()),
+                FnParam::Slice { offset, .. } => (*offset, Type::U32),
+            };
+            let pname = format!("ld_p{i}");
+            params.push(format!("{pname}: {}", self.ty(&ty)));
+            copies.push(format!("{} = {pname};", f.names[local]));
+        }
+        self.declare_locals(&mut f, &[]);
+        for c in copies {
+            line_to(&mut f, &c);
+        }
+        self.block(&mut f, &fun.body.block);
+        let ret = if fun.ret == Type::Unit { String::new() } else { format!(" -> {}", self.ty(&fun.ret)) };
+        format!("fn {name}({}){ret} {{\n{}}}\n\n", params.join(", "), f.out)
+    }
+
+    fn block(&mut self, f: &mut Func, b: &[Stmt]) {
+        for s in b {
+            self.stmt(f, s);
+        }
+    }
+
+    fn stmt(&mut self, f: &mut Func, s: &Stmt) {
+        match &s.kind {
+            StmtKind::Let(id, Some(e)) => {
+                let v = self.expr(f, e);
+                let line = format!("{} = {v};", f.names[*id]);
+                line_to(f, &line);
+            }
+            StmtKind::Let(_, None) => {}
+            StmtKind::Assign(p, op, v) => {
+                let place = self.place(f, p);
+                let mut v = self.expr(f, v);
+                let op = match op {
+                    None => "=".to_string(),
+                    Some(op) => {
+                        if op.is_shift() {
+                            v = format!("u32({v})");
+                        }
+                        format!("{}=", op.symbol())
+                    }
+                };
+                line_to(f, &format!("{place} {op} {v};"));
+            }
+            StmtKind::Expr(e) => {
+                let x = self.expr(f, e);
+                if e.ty == Type::Unit {
+                    line_to(f, &format!("{x};"));
+                } else {
+                    line_to(f, &format!("_ = {x};"));
+                }
+            }
+            StmtKind::If(c, a, b) => {
+                let c = self.expr(f, c);
+                line_to(f, &format!("if {c} {{"));
+                f.indent += 1;
+                self.block(f, a);
+                f.indent -= 1;
+                if b.is_empty() {
+                    line_to(f, "}");
+                } else {
+                    line_to(f, "} else {");
+                    f.indent += 1;
+                    self.block(f, b);
+                    f.indent -= 1;
+                    line_to(f, "}");
+                }
+            }
+            StmtKind::Loop(l) => {
+                line_to(f, "loop {");
+                f.indent += 1;
+                if let Some(c) = &l.cond {
+                    let c = self.expr(f, c);
+                    line_to(f, &format!("if !{c} {{ break; }}"));
+                }
+                self.block(f, &l.body);
+                if !l.continuing.is_empty() {
+                    line_to(f, "continuing {");
+                    f.indent += 1;
+                    self.block(f, &l.continuing);
+                    f.indent -= 1;
+                    line_to(f, "}");
+                }
+                f.indent -= 1;
+                line_to(f, "}");
+            }
+            StmtKind::Break => line_to(f, "break;"),
+            StmtKind::Continue => line_to(f, "continue;"),
+            StmtKind::Return(None) => line_to(f, "return;"),
+            StmtKind::Return(Some(e)) => {
+                let x = self.expr(f, e);
+                line_to(f, &format!("return {x};"));
+            }
+            StmtKind::Barrier(BarrierKind::Workgroup) => line_to(f, "workgroupBarrier();"),
+            StmtKind::Barrier(BarrierKind::Storage) => line_to(f, "storageBarrier();"),
+        }
+    }
+
+    fn mem_name(&self, f: &Func, m: MemRef) -> (String, MemRef) {
+        let m = match m {
+            MemRef::FnSlice(i) => f.slices[i].expect("bound slice"),
+            m => m,
+        };
+        match m {
+            MemRef::Param(i) => (self.param_names[i].clone(), m),
+            MemRef::Shared(i) => (self.shared_names[i].clone(), m),
+            MemRef::FnSlice(_) => unreachable!(),
+        }
+    }
+
+    fn place(&mut self, f: &mut Func, p: &Place) -> String {
+        let mut s = match &p.root {
+            Root::Local(id) => f.names[*id].clone(),
+            Root::Mem { mem, index } => {
+                let (name, _) = self.mem_name(f, *mem);
+                let i = self.expr(f, index);
+                format!("{name}[{i}]")
+            }
+        };
+        let mut ty = match &p.root {
+            Root::Local(id) => f.locals[*id].ty.clone(),
+            Root::Mem { mem, .. } => self.mem_elem(f, *mem),
+        };
+        for pr in &p.path {
+            match (pr, ty.clone()) {
+                (Proj::Index(i), Type::Array(e, _)) => {
+                    let i = self.expr(f, i);
+                    s = format!("{s}[{i}]");
+                    ty = *e;
+                }
+                (Proj::Field(i), Type::Struct(sid)) => {
+                    let (name, fty) = &self.m.structs[sid].fields[*i];
+                    s = format!("{s}.{name}");
+                    ty = fty.clone();
+                }
+                (Proj::Component(c), _) => {
+                    s = format!("{s}.{}", ["x", "y", "z"][*c as usize]);
+                    ty = Type::U32;
+                }
+                _ => unreachable!("ill-typed projection"),
+            }
+        }
+        s
+    }
+
+    fn mem_elem(&self, f: &Func, m: MemRef) -> Type {
+        let (_, m) = self.mem_name(f, m);
+        match m {
+            MemRef::Param(i) => match &self.m.kernel.params[i].kind {
+                ParamKind::Storage { elem, .. } => elem.clone(),
+                ParamKind::Atomic { elem } => Type::Atomic(*elem),
+                ParamKind::Uniform { .. } => unreachable!(),
+            },
+            MemRef::Shared(i) => self.m.kernel.shared[i].elem.clone(),
+            MemRef::FnSlice(_) => unreachable!(),
+        }
+    }
+
+    fn expr(&mut self, f: &mut Func, e: &Expr) -> String {
+        match &e.kind {
+            ExprKind::Lit(l) => lit(*l, &e.ty),
+            ExprKind::Load(p) => self.place(f, p),
+            ExprKind::Uniform(i) => format!("ld_uniforms.{}", uniform_field(&self.param_names[*i])),
+            ExprKind::Builtin(b) => match b {
+                Builtin::GlobalId => "ld_gid",
+                Builtin::LocalId => "ld_lid",
+                Builtin::WorkgroupId => "ld_wid",
+                Builtin::NumWorkgroups => "ld_nwg",
+                Builtin::LocalIndex => "ld_lidx",
+            }
+            .into(),
+            ExprKind::Unary(op, a) => {
+                let x = self.expr(f, a);
+                match op {
+                    UnOp::Neg => format!("(-{x})"),
+                    UnOp::Not if a.ty == Type::BOOL => format!("(!{x})"),
+                    UnOp::Not => format!("(~{x})"),
+                }
+            }
+            ExprKind::Binary(op, a, b) => {
+                let x = self.expr(f, a);
+                let y = self.expr(f, b);
+                if op.is_shift() && b.ty != Type::U32 {
+                    format!("({x} {} u32({y}))", op.symbol())
+                } else {
+                    format!("({x} {} {y})", op.symbol())
+                }
+            }
+            ExprKind::Cast(to, a) => {
+                let x = self.expr(f, a);
+                if a.ty == Type::Scalar(*to) {
+                    x
+                } else {
+                    format!("{}({x})", self.ty(&Type::Scalar(*to)))
+                }
+            }
+            ExprKind::Intrinsic(i, args) => {
+                let xs: Vec<String> = args.iter().map(|a| self.expr(f, a)).collect();
+                self.intrinsic(*i, &args[0].ty, &xs)
+            }
+            ExprKind::Call(id, args) => {
+                let mut binding = Vec::new();
+                let mut xs = Vec::new();
+                for a in args {
+                    match a {
+                        CallArg::Value(v) => {
+                            binding.push(None);
+                            xs.push(self.expr(f, v));
+                        }
+                        CallArg::Slice { mem, offset } => {
+                            let (_, m) = self.mem_name(f, *mem);
+                            binding.push(Some(m));
+                            xs.push(self.expr(f, offset));
+                        }
+                    }
+                }
+                let name = self.instance((*id, binding));
+                format!("{name}({})", xs.join(", "))
+            }
+            ExprKind::Atomic(op, p, args) => {
+                let place = self.place(f, p);
+                let xs: Vec<String> = args.iter().map(|a| self.expr(f, a)).collect();
+                match op {
+                    AtomicOp::Load => format!("atomicLoad(&{place})"),
+                    AtomicOp::Store => format!("atomicStore(&{place}, {})", xs[0]),
+                    AtomicOp::CompareExchange => format!("atomicCompareExchangeWeak(&{place}, {}, {}).old_value", xs[0], xs[1]),
+                    op => {
+                        let name = match op {
+                            AtomicOp::Add => "atomicAdd",
+                            AtomicOp::Sub => "atomicSub",
+                            AtomicOp::Max => "atomicMax",
+                            AtomicOp::Min => "atomicMin",
+                            AtomicOp::And => "atomicAnd",
+                            AtomicOp::Or => "atomicOr",
+                            AtomicOp::Xor => "atomicXor",
+                            AtomicOp::Exchange => "atomicExchange",
+                            _ => unreachable!(),
+                        };
+                        format!("{name}(&{place}, {})", xs[0])
+                    }
+                }
+            }
+            ExprKind::Component(a, c) => {
+                let x = self.expr(f, a);
+                format!("{x}.{}", ["x", "y", "z"][*c as usize])
+            }
+            ExprKind::Field(a, i) => {
+                let x = self.expr(f, a);
+                let Type::Struct(s) = a.ty else { unreachable!() };
+                format!("{x}.{}", self.m.structs[s].fields[*i].0)
+            }
+            ExprKind::Len(m, off) => {
+                let (name, m) = self.mem_name(f, *m);
+                let len = match m {
+                    MemRef::Shared(i) => format!("{}u", self.m.kernel.shared[i].len),
+                    _ => format!("arrayLength(&{name})"),
+                };
+                match off {
+                    Some(o) => {
+                        let o = self.expr(f, o);
+                        format!("({len} - {o})")
+                    }
+                    None => len,
+                }
+            }
+            ExprKind::StructLit(xs) => {
+                let vals: Vec<String> = xs.iter().map(|x| self.expr(f, x)).collect();
+                format!("{}({})", self.ty(&e.ty), vals.join(", "))
+            }
+            ExprKind::ArrayLit(xs) => {
+                let vals: Vec<String> = xs.iter().map(|x| self.expr(f, x)).collect();
+                format!("{}({})", self.ty(&e.ty), vals.join(", "))
+            }
+            ExprKind::ArrayRepeat(x, n) => {
+                let zero = matches!(x.kind, ExprKind::Lit(Lit::Int(0)) | ExprKind::Lit(Lit::Bool(false))) || matches!(x.kind, ExprKind::Lit(Lit::Float(v)) if v.to_bits() == 0);
+                if zero {
+                    return format!("{}()", self.ty(&e.ty));
+                }
+                let v = self.expr(f, x);
+                let vals = vec![v; *n as usize];
+                format!("{}({})", self.ty(&e.ty), vals.join(", "))
+            }
+        }
+    }
+
+    fn intrinsic(&mut self, i: Intrinsic, ty: &Type, xs: &[String]) -> String {
+        use Intrinsic::*;
+        let call = |name: &str| format!("{name}({})", xs.join(", "));
+        let as_u32 = |name: &str| {
+            let c = format!("{name}({})", xs[0]);
+            if *ty == Type::U32 {
+                c
+            } else {
+                format!("u32({c})")
+            }
+        };
+        match i {
+            Abs => call("abs"),
+            Min => call("min"),
+            Max => call("max"),
+            Clamp => call("clamp"),
+            Sqrt => call("sqrt"),
+            InverseSqrt => call("inverseSqrt"),
+            Exp => call("exp"),
+            Exp2 => call("exp2"),
+            Log => call("log"),
+            Log2 => call("log2"),
+            Pow => call("pow"),
+            Sin => call("sin"),
+            Cos => call("cos"),
+            Tan => call("tan"),
+            Atan2 => call("atan2"),
+            Floor => call("floor"),
+            Ceil => call("ceil"),
+            Round => {
+                self.uses_round = true;
+                call("ld_round")
+            }
+            RoundTiesEven => call("round"),
+            Trunc => call("trunc"),
+            Fract => format!("({} - trunc({}))", xs[0], xs[0]),
+            Fma => call("fma"),
+            Sign => call("sign"),
+            CountOneBits => as_u32("countOneBits"),
+            LeadingZeros => as_u32("countLeadingZeros"),
+            TrailingZeros => as_u32("countTrailingZeros"),
+            ReverseBits => call("reverseBits"),
+            Bitcast(s) => format!("bitcast<{}>({})", self.ty(&Type::Scalar(s)), xs[0]),
+            Select => call("select"),
+        }
+    }
+}
+
+fn line_to(f: &mut Func, line: &str) {
+    for _ in 0..f.indent {
+        f.out.push_str("    ");
+    }
+    f.out.push_str(line);
+    f.out.push('\n');
+}
+
+pub fn lit(l: Lit, ty: &Type) -> String {
+    match (l, ty) {
+        (Lit::Int(v), Type::Scalar(Scalar::U32)) => format!("{}u", v as u32),
+        (Lit::Int(v), _) => {
+            let v = v as i32;
+            if v == i32::MIN {
+                "(-2147483647i - 1i)".into()
+            } else if v < 0 {
+                format!("(-{}i)", -(v as i64))
+            } else {
+                format!("{v}i")
+            }
+        }
+        (Lit::Float(x), _) => {
+            let s = format!("{:?}", x.abs());
+            let s = if s.contains('.') || s.contains('e') { s } else { format!("{s}.0") };
+            if x.is_sign_negative() {
+                format!("(-{s}f)")
+            } else {
+                format!("{s}f")
+            }
+        }
+        (Lit::Bool(b), _) => b.to_string(),
+    }
+}

@@ -1,0 +1,308 @@
+//! What a kernel's generated CPU twin sees: `Cx`, the invocation's view of
+//! its ids and of memory. Every access goes through `Cx` so that it is
+//! bounds-checked (a GPU would clamp silently) and so the executor decides
+//! which words back each buffer.
+
+use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
+
+/// One invocation of a kernel's twin, suspended between `step`s.
+pub trait Invocation: Send {
+    /// Runs until the next barrier or the end of the kernel.
+    fn step(&mut self, cx: &mut Cx<'_>) -> Result<Yield, Fault>;
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Yield {
+    /// Waiting at barrier `id` (ids are unique per barrier in the kernel).
+    Barrier { kind: BarrierKind, id: u32 },
+    Done,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BarrierKind {
+    Workgroup,
+    Storage,
+}
+
+/// Which memory an access addresses: a buffer (by kernel parameter index)
+/// or a workgroup array (by declaration index).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Mem {
+    Storage(usize),
+    Shared(usize),
+}
+
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct UVec3 {
+    pub x: u32,
+    pub y: u32,
+    pub z: u32,
+}
+
+impl UVec3 {
+    pub const fn new(x: u32, y: u32, z: u32) -> Self {
+        UVec3 { x, y, z }
+    }
+}
+
+/// The builtin ids of one invocation.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Ids {
+    pub global_id: UVec3,
+    pub local_id: UVec3,
+    pub workgroup_id: UVec3,
+    pub num_workgroups: UVec3,
+    pub local_index: u32,
+}
+
+/// A buffer as the executor binds it: words shared by all workgroups.
+#[derive(Clone, Copy)]
+pub struct StorageView<'a> {
+    pub words: &'a [AtomicU32],
+    pub elem_words: u32,
+    /// Length in elements.
+    pub len: u32,
+}
+
+/// One workgroup array of one workgroup.
+pub struct SharedMem {
+    pub words: Vec<u32>,
+    pub elem_words: u32,
+    pub len: u32,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AtomicOp {
+    Load,
+    Store,
+    Add,
+    Sub,
+    Max,
+    Min,
+    And,
+    Or,
+    Xor,
+    Exchange,
+    CompareExchange,
+}
+
+/// Why an invocation stopped. `site` is the kernel source (line, column).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Fault {
+    OutOfBounds { mem: Option<Mem>, index: i64, len: u32, site: (u32, u32) },
+    OutOfFuel,
+}
+
+pub struct Cx<'a> {
+    pub ids: Ids,
+    pub(crate) storage: &'a [Option<StorageView<'a>>],
+    pub(crate) shared: &'a mut [SharedMem],
+    pub(crate) uniforms: &'a [u32],
+    pub(crate) fuel: u64,
+}
+
+/// A value that lives in memory as consecutive 32-bit words.
+pub trait Words: Copy {
+    const WORDS: u32;
+    fn from_words<F: FnMut(u32) -> u32>(f: &mut F) -> Self;
+    fn to_words<F: FnMut(u32, u32)>(&self, f: &mut F);
+}
+
+impl Words for u32 {
+    const WORDS: u32 = 1;
+    #[inline]
+    fn from_words<F: FnMut(u32) -> u32>(f: &mut F) -> Self {
+        f(0)
+    }
+    #[inline]
+    fn to_words<F: FnMut(u32, u32)>(&self, f: &mut F) {
+        f(0, *self)
+    }
+}
+
+impl Words for i32 {
+    const WORDS: u32 = 1;
+    #[inline]
+    fn from_words<F: FnMut(u32) -> u32>(f: &mut F) -> Self {
+        f(0) as i32
+    }
+    #[inline]
+    fn to_words<F: FnMut(u32, u32)>(&self, f: &mut F) {
+        f(0, *self as u32)
+    }
+}
+
+impl Words for f32 {
+    const WORDS: u32 = 1;
+    #[inline]
+    fn from_words<F: FnMut(u32) -> u32>(f: &mut F) -> Self {
+        f32::from_bits(f(0))
+    }
+    #[inline]
+    fn to_words<F: FnMut(u32, u32)>(&self, f: &mut F) {
+        f(0, self.to_bits())
+    }
+}
+
+impl<T: Words, const N: usize> Words for [T; N] {
+    const WORDS: u32 = T::WORDS * N as u32;
+    fn from_words<F: FnMut(u32) -> u32>(f: &mut F) -> Self {
+        std::array::from_fn(|i| T::from_words(&mut |k| f(i as u32 * T::WORDS + k)))
+    }
+    fn to_words<F: FnMut(u32, u32)>(&self, f: &mut F) {
+        for (i, x) in self.iter().enumerate() {
+            x.to_words(&mut |k, w| f(i as u32 * T::WORDS + k, w));
+        }
+    }
+}
+
+/// Zero value of any kernel type (WGSL zero-initialises variables).
+#[inline]
+pub fn zeroed<T: bytemuck::Zeroable>() -> T {
+    T::zeroed()
+}
+
+/// Bounds check for arrays inside locals or buffer elements.
+#[inline]
+pub fn idx(i: i64, n: u32, site: (u32, u32)) -> Result<usize, Fault> {
+    if i >= 0 && i < n as i64 {
+        Ok(i as usize)
+    } else {
+        Err(Fault::OutOfBounds { mem: None, index: i, len: n, site })
+    }
+}
+
+impl<'a> Cx<'a> {
+    pub(crate) fn new(ids: Ids, storage: &'a [Option<StorageView<'a>>], shared: &'a mut [SharedMem], uniforms: &'a [u32], fuel: u64) -> Self {
+        Cx { ids, storage, shared, uniforms, fuel }
+    }
+
+    pub(crate) fn fuel_left(&self) -> u64 {
+        self.fuel
+    }
+
+    /// Counts one loop iteration or branch; runs out on non-terminating kernels.
+    #[inline]
+    pub fn tick(&mut self) -> Result<(), Fault> {
+        if self.fuel == 0 {
+            return Err(Fault::OutOfFuel);
+        }
+        self.fuel -= 1;
+        Ok(())
+    }
+
+    #[inline]
+    pub fn uniform(&self, word: usize) -> u32 {
+        self.uniforms[word]
+    }
+
+    #[inline]
+    pub fn len(&self, mem: Mem) -> u32 {
+        match mem {
+            Mem::Storage(i) => self.view(i).len,
+            Mem::Shared(i) => self.shared[i].len,
+        }
+    }
+
+    #[inline]
+    fn view(&self, i: usize) -> &StorageView<'a> {
+        self.storage[i].as_ref().expect("storage parameter is bound")
+    }
+
+    /// First word of element `index`, `inner` words in, if in bounds.
+    #[inline]
+    fn word(&self, mem: Mem, index: i64, inner: u32, site: (u32, u32)) -> Result<usize, Fault> {
+        let (len, ew) = match mem {
+            Mem::Storage(i) => {
+                let v = self.view(i);
+                (v.len, v.elem_words)
+            }
+            Mem::Shared(i) => (self.shared[i].len, self.shared[i].elem_words),
+        };
+        if index < 0 || index >= len as i64 {
+            return Err(Fault::OutOfBounds { mem: Some(mem), index, len, site });
+        }
+        Ok(index as usize * ew as usize + inner as usize)
+    }
+
+    #[inline]
+    pub fn read<T: Words>(&self, mem: Mem, index: i64, inner: u32, site: (u32, u32)) -> Result<T, Fault> {
+        let w = self.word(mem, index, inner, site)?;
+        Ok(match mem {
+            Mem::Storage(i) => {
+                let words = self.view(i).words;
+                T::from_words(&mut |k| words[w + k as usize].load(Relaxed))
+            }
+            Mem::Shared(i) => {
+                let words = &self.shared[i].words;
+                T::from_words(&mut |k| words[w + k as usize])
+            }
+        })
+    }
+
+    #[inline]
+    pub fn write<T: Words>(&mut self, mem: Mem, index: i64, inner: u32, value: T, site: (u32, u32)) -> Result<(), Fault> {
+        let w = self.word(mem, index, inner, site)?;
+        match mem {
+            Mem::Storage(i) => {
+                let words = self.view(i).words;
+                value.to_words(&mut |k, x| words[w + k as usize].store(x, Relaxed));
+            }
+            Mem::Shared(i) => {
+                let words = &mut self.shared[i].words;
+                value.to_words(&mut |k, x| words[w + k as usize] = x);
+            }
+        }
+        Ok(())
+    }
+
+    /// An atomic read-modify-write on one word; returns the old value
+    /// (`Store` returns 0). `signed` selects `i32` ordering for min/max.
+    #[allow(clippy::too_many_arguments)]
+    pub fn atomic(&mut self, mem: Mem, index: i64, inner: u32, op: AtomicOp, signed: bool, a: u32, b: u32, site: (u32, u32)) -> Result<u32, Fault> {
+        let w = self.word(mem, index, inner, site)?;
+        let apply = |old: u32| -> u32 {
+            match op {
+                AtomicOp::Load => old,
+                AtomicOp::Store | AtomicOp::Exchange => a,
+                AtomicOp::Add => old.wrapping_add(a),
+                AtomicOp::Sub => old.wrapping_sub(a),
+                AtomicOp::Max if signed => (old as i32).max(a as i32) as u32,
+                AtomicOp::Min if signed => (old as i32).min(a as i32) as u32,
+                AtomicOp::Max => old.max(a),
+                AtomicOp::Min => old.min(a),
+                AtomicOp::And => old & a,
+                AtomicOp::Or => old | a,
+                AtomicOp::Xor => old ^ a,
+                AtomicOp::CompareExchange => {
+                    if old == a {
+                        b
+                    } else {
+                        old
+                    }
+                }
+            }
+        };
+        let old = match mem {
+            Mem::Storage(i) => {
+                let cell = &self.view(i).words[w];
+                match op {
+                    AtomicOp::Load => cell.load(Relaxed),
+                    AtomicOp::Store => {
+                        cell.store(a, Relaxed);
+                        0
+                    }
+                    _ => cell.fetch_update(Relaxed, Relaxed, |old| Some(apply(old))).unwrap(),
+                }
+            }
+            Mem::Shared(i) => {
+                let cell = &mut self.shared[i].words[w];
+                let old = *cell;
+                *cell = apply(old);
+                old
+            }
+        };
+        Ok(if op == AtomicOp::Store { 0 } else { old })
+    }
+}

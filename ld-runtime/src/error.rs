@@ -1,0 +1,47 @@
+//! Errors say what happened and what to do about it.
+
+use std::time::Duration;
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("no GPU adapter found{detail} and LD_REQUIRE_GPU=1 forbids falling back to the CPU executor; install a Vulkan driver (on Debian: `apt-get install mesa-vulkan-drivers` for lavapipe) or unset LD_REQUIRE_GPU")]
+    NoAdapter { detail: String },
+
+    #[error("could not open the GPU device on {adapter}: {reason}")]
+    DeviceOpen { adapter: String, reason: String },
+
+    #[error("LD_BACKEND={0:?} is not a backend: use `gpu` or `cpu`")]
+    BadBackendEnv(String),
+
+    #[error("kernel `{kernel}` takes {expected} arguments, {given} given; its signature is {signature}")]
+    ArgCount { kernel: &'static str, expected: usize, given: usize, signature: String },
+
+    #[error("argument {index} of `{kernel}` (`{param}: {expected}`): {problem}")]
+    Arg { kernel: &'static str, index: usize, param: &'static str, expected: String, problem: String },
+
+    #[error("grid {grid:?} for `{kernel}`: {problem}")]
+    Grid { kernel: &'static str, grid: [u32; 3], problem: String },
+
+    #[error("buffer of {len} elements of `{elem}` ({bytes} bytes) exceeds the device's limit of {limit} bytes per storage binding; split the data or use a device with a larger `max_storage_buffer_binding_size`")]
+    BufferTooLarge { elem: &'static str, len: usize, bytes: u64, limit: u64 },
+
+    #[error("{what} has {got} elements but {expected} were given; buffers keep their length, create a new one to resize")]
+    LengthMismatch { what: String, got: usize, expected: usize },
+
+    #[error("kernel `{kernel}` faulted on the CPU executor in invocation {invocation}: {fault}\n  {effects}")]
+    Fault { kernel: &'static str, invocation: String, fault: String, effects: String },
+
+    #[error("kernel `{kernel}` did not finish within {timeout:?} on {adapter}: it may never terminate. Run it with LD_BACKEND=cpu to find the looping invocation, or raise the limit (LD_GPU_TIMEOUT_SECS). The device may be unusable now; buffers written by this launch hold undefined contents")]
+    Timeout { kernel: &'static str, timeout: Duration, adapter: String },
+
+    #[error("the GPU device was lost{during}: {reason}. Buffers on it are gone; create a new Runtime (or use LD_BACKEND=cpu)")]
+    DeviceLost { during: String, reason: String },
+
+    #[error("wgpu rejected {what}: {message}")]
+    Wgpu { what: String, message: String },
+
+    #[error("{0}")]
+    Unsupported(String),
+}

@@ -1,0 +1,89 @@
+//! Opening a device: the best adapter the system offers (a discrete GPU
+//! before an integrated one, before a software one like lavapipe), with the
+//! adapter's own limits so large buffers bind.
+
+use crate::error::{Error, Result};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+pub struct GpuContext {
+    pub device: wgpu::Device,
+    pub queue: wgpu::Queue,
+    pub info: wgpu::AdapterInfo,
+    pub limits: wgpu::Limits,
+    pub(crate) pipelines: Mutex<HashMap<usize, Arc<super::pipeline::Pipeline>>>,
+    pub(crate) lost: Arc<Mutex<Option<String>>>,
+    pub timeout: Duration,
+}
+
+impl GpuContext {
+    pub fn describe(&self) -> String {
+        format!("{} ({:?}, {:?})", self.info.name, self.info.device_type, self.info.backend)
+    }
+
+    /// Fails if the device was lost since the last call.
+    pub fn check_alive(&self, during: &str) -> Result<()> {
+        if let Some(reason) = self.lost.lock().unwrap().clone() {
+            return Err(Error::DeviceLost { during: format!(" {during}"), reason });
+        }
+        Ok(())
+    }
+}
+
+fn desc_backends() -> wgpu::Backends {
+    wgpu::Backends::from_env().unwrap_or(wgpu::Backends::PRIMARY)
+}
+
+fn rank(info: &wgpu::AdapterInfo) -> (u8, u8) {
+    let ty = match info.device_type {
+        wgpu::DeviceType::DiscreteGpu => 0,
+        wgpu::DeviceType::IntegratedGpu => 1,
+        wgpu::DeviceType::VirtualGpu => 2,
+        wgpu::DeviceType::Other => 3,
+        wgpu::DeviceType::Cpu => 4,
+    };
+    let backend = match info.backend {
+        wgpu::Backend::Vulkan | wgpu::Backend::Metal | wgpu::Backend::Dx12 => 0,
+        _ => 1,
+    };
+    (ty, backend)
+}
+
+/// Opens the best adapter; `LD_ADAPTER=substring` picks one by name.
+/// Returns `Ok(None)` when the system has no adapter at all.
+pub fn open() -> Result<Option<Arc<GpuContext>>> {
+    let mut desc = wgpu::InstanceDescriptor::new_without_display_handle_from_env();
+    if std::env::var_os("WGPU_BACKEND").is_none() {
+        // Vulkan/Metal/DX12 only: GL's compute support is partial, and probing
+        // it prints EGL noise on headless machines.
+        desc.backends = wgpu::Backends::PRIMARY;
+    }
+    let instance = wgpu::Instance::new(desc);
+    let mut adapters = pollster::block_on(instance.enumerate_adapters(desc_backends()));
+    adapters.retain(|a| a.get_downlevel_capabilities().flags.contains(wgpu::DownlevelFlags::COMPUTE_SHADERS));
+    if let Ok(want) = std::env::var("LD_ADAPTER") {
+        adapters.retain(|a| a.get_info().name.to_lowercase().contains(&want.to_lowercase()));
+    }
+    adapters.sort_by_key(|a| rank(&a.get_info()));
+    let Some(adapter) = adapters.into_iter().next() else { return Ok(None) };
+    let info = adapter.get_info();
+    let limits = adapter.limits();
+    let desc = wgpu::DeviceDescriptor {
+        label: Some("ld"),
+        required_features: wgpu::Features::empty(),
+        required_limits: limits.clone(),
+        experimental_features: wgpu::ExperimentalFeatures::disabled(),
+        memory_hints: wgpu::MemoryHints::Performance,
+        trace: wgpu::Trace::Off,
+    };
+    let (device, queue) = pollster::block_on(adapter.request_device(&desc))
+        .map_err(|e| Error::DeviceOpen { adapter: info.name.clone(), reason: e.to_string() })?;
+    let lost = Arc::new(Mutex::new(None));
+    let flag = lost.clone();
+    device.set_device_lost_callback(move |reason, msg| {
+        *flag.lock().unwrap() = Some(format!("{reason:?}: {msg}"));
+    });
+    let timeout = std::env::var("LD_GPU_TIMEOUT_SECS").ok().and_then(|s| s.parse().ok()).map(Duration::from_secs_f64).unwrap_or(Duration::from_secs(120));
+    Ok(Some(Arc::new(GpuContext { device, queue, info, limits, pipelines: Mutex::new(HashMap::new()), lost, timeout })))
+}

@@ -1,0 +1,96 @@
+//! The contract between `#[ld::kernel]` expansions and the runtime: what a
+//! kernel takes, how it is laid out, and its two compiled forms.
+
+use crate::cpu::twin::Invocation;
+use std::any::TypeId;
+
+/// Implemented by the unit struct `#[ld::kernel]` makes of a function.
+pub trait Kernel: Copy + Send + Sync + 'static {
+    fn info(&self) -> &'static KernelInfo;
+}
+
+pub struct KernelInfo {
+    pub name: &'static str,
+    pub workgroup_size: [u32; 3],
+    pub params: &'static [ParamInfo],
+    pub shared: &'static [SharedInfo],
+    /// Native WGSL. Bindings: storage/atomic parameter `i` at `@binding(i)`,
+    /// scalar parameters packed as 32-bit words at `@binding(params.len())`.
+    pub wgsl: &'static str,
+    /// A fresh invocation of the CPU twin.
+    pub new_invocation: fn() -> Box<dyn Invocation>,
+}
+
+impl KernelInfo {
+    pub fn invocations_per_workgroup(&self) -> u32 {
+        self.workgroup_size.iter().product()
+    }
+
+    pub fn uniform_count(&self) -> usize {
+        self.params.iter().filter(|p| matches!(p.kind, ParamKind::Uniform { .. })).count()
+    }
+
+    /// `name(a: &[f32], out: &mut [f32], n: u32)`, for error messages.
+    pub fn signature(&self) -> String {
+        let ps: Vec<String> = self.params.iter().map(|p| format!("{}: {}", p.name, p.kind)).collect();
+        format!("{}({})", self.name, ps.join(", "))
+    }
+}
+
+impl std::fmt::Debug for KernelInfo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.signature())
+    }
+}
+
+pub struct ParamInfo {
+    pub name: &'static str,
+    pub kind: ParamKind,
+}
+
+pub enum ParamKind {
+    Storage { elem: ElemInfo, writable: bool },
+    Atomic { elem: ElemInfo },
+    Uniform { scalar: ScalarKind },
+}
+
+impl std::fmt::Display for ParamKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ParamKind::Storage { elem, writable: true } => write!(f, "&mut [{}]", elem.name),
+            ParamKind::Storage { elem, writable: false } => write!(f, "&[{}]", elem.name),
+            ParamKind::Atomic { elem } => write!(f, "&[Atomic{}]", elem.name.to_uppercase()),
+            ParamKind::Uniform { scalar } => write!(f, "{scalar}"),
+        }
+    }
+}
+
+/// A buffer element type: its name, size in 32-bit words, and Rust type.
+pub struct ElemInfo {
+    pub name: &'static str,
+    pub words: u32,
+    pub type_id: fn() -> TypeId,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ScalarKind {
+    U32,
+    I32,
+    F32,
+}
+
+impl std::fmt::Display for ScalarKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            ScalarKind::U32 => "u32",
+            ScalarKind::I32 => "i32",
+            ScalarKind::F32 => "f32",
+        })
+    }
+}
+
+pub struct SharedInfo {
+    pub name: &'static str,
+    pub elem_words: u32,
+    pub len: u32,
+}

@@ -1,0 +1,331 @@
+//! Launching a kernel: arguments are checked against the kernel's
+//! signature (count, element types, writability, sizes, grid limits) before
+//! anything runs, so a mistake is an error that names the parameter, not a
+//! garbage result.
+
+use crate::buffer::{Buffer, Element, Store};
+use crate::cpu::executor::{self, CpuLaunch};
+use crate::cpu::twin::StorageView;
+use crate::error::{Error, Result};
+use crate::gpu::{self, GpuBinding};
+use crate::kernel::{KernelInfo, ParamKind, ScalarKind};
+use crate::runtime::{Backend, Runtime};
+use std::any::TypeId;
+use std::time::{Duration, Instant};
+
+/// Number of workgroups along x, y and z.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Grid(pub [u32; 3]);
+
+impl Grid {
+    /// Enough workgroups of `per_workgroup` invocations to cover `items`.
+    pub fn cover(items: u64, per_workgroup: u32) -> Grid {
+        Grid([items.div_ceil(per_workgroup as u64).max(1) as u32, 1, 1])
+    }
+}
+
+impl From<u32> for Grid {
+    fn from(x: u32) -> Self {
+        Grid([x, 1, 1])
+    }
+}
+impl From<(u32, u32)> for Grid {
+    fn from((x, y): (u32, u32)) -> Self {
+        Grid([x, y, 1])
+    }
+}
+impl From<(u32, u32, u32)> for Grid {
+    fn from((x, y, z): (u32, u32, u32)) -> Self {
+        Grid([x, y, z])
+    }
+}
+impl From<[u32; 3]> for Grid {
+    fn from(g: [u32; 3]) -> Self {
+        Grid(g)
+    }
+}
+
+/// One launch argument.
+pub enum Arg<'a> {
+    Buffer(BufArg<'a>),
+    U32(u32),
+    I32(i32),
+    F32(f32),
+}
+
+pub struct BufArg<'a> {
+    pub(crate) store: &'a Store,
+    pub(crate) id: u64,
+    pub(crate) len: usize,
+    pub(crate) elem: TypeId,
+    pub(crate) elem_name: &'static str,
+    pub(crate) elem_words: u32,
+    /// Passed as `&mut`: the caller gave the kernel the right to write it.
+    pub(crate) exclusive: bool,
+}
+
+impl<'a, T: Element> From<&'a Buffer<T>> for Arg<'a> {
+    fn from(b: &'a Buffer<T>) -> Self {
+        Arg::Buffer(BufArg { store: &b.store, id: b.id, len: b.len(), elem: TypeId::of::<T>(), elem_name: std::any::type_name::<T>(), elem_words: T::WORDS, exclusive: false })
+    }
+}
+impl<'a, T: Element> From<&'a mut Buffer<T>> for Arg<'a> {
+    fn from(b: &'a mut Buffer<T>) -> Self {
+        let len = b.len();
+        Arg::Buffer(BufArg { store: &b.store, id: b.id, len, elem: TypeId::of::<T>(), elem_name: std::any::type_name::<T>(), elem_words: T::WORDS, exclusive: true })
+    }
+}
+impl From<u32> for Arg<'_> {
+    fn from(x: u32) -> Self {
+        Arg::U32(x)
+    }
+}
+impl From<i32> for Arg<'_> {
+    fn from(x: i32) -> Self {
+        Arg::I32(x)
+    }
+}
+impl From<f32> for Arg<'_> {
+    fn from(x: f32) -> Self {
+        Arg::F32(x)
+    }
+}
+
+impl Arg<'_> {
+    fn describe(&self) -> String {
+        match self {
+            Arg::Buffer(b) if b.exclusive => format!("`&mut Buffer<{}>`", b.elem_name),
+            Arg::Buffer(b) => format!("`&Buffer<{}>`", b.elem_name),
+            Arg::U32(_) => "a `u32`".into(),
+            Arg::I32(_) => "an `i32`".into(),
+            Arg::F32(_) => "an `f32`".into(),
+        }
+    }
+}
+
+/// Launch arguments: a tuple of buffers and scalars, or a `Vec<Arg>`.
+pub trait IntoArgs<'a> {
+    fn into_args(self) -> Vec<Arg<'a>>;
+}
+
+impl<'a> IntoArgs<'a> for Vec<Arg<'a>> {
+    fn into_args(self) -> Vec<Arg<'a>> {
+        self
+    }
+}
+
+impl<'a> IntoArgs<'a> for () {
+    fn into_args(self) -> Vec<Arg<'a>> {
+        vec![]
+    }
+}
+
+macro_rules! tuple_args {
+    ($($t:ident),+) => {
+        impl<'a, $($t: Into<Arg<'a>>),+> IntoArgs<'a> for ($($t,)+) {
+            #[allow(non_snake_case)]
+            fn into_args(self) -> Vec<Arg<'a>> {
+                let ($($t,)+) = self;
+                vec![$($t.into()),+]
+            }
+        }
+    };
+}
+tuple_args!(A);
+tuple_args!(A, B);
+tuple_args!(A, B, C);
+tuple_args!(A, B, C, D);
+tuple_args!(A, B, C, D, E);
+tuple_args!(A, B, C, D, E, F);
+tuple_args!(A, B, C, D, E, F, G);
+tuple_args!(A, B, C, D, E, F, G, H);
+tuple_args!(A, B, C, D, E, F, G, H, I);
+tuple_args!(A, B, C, D, E, F, G, H, I, J);
+tuple_args!(A, B, C, D, E, F, G, H, I, J, K);
+tuple_args!(A, B, C, D, E, F, G, H, I, J, K, L);
+
+/// How a launch executes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Mode {
+    /// One plain dispatch: the kernel as written, no overhead.
+    #[default]
+    Native,
+}
+
+/// What a finished launch reports.
+#[derive(Clone, Debug)]
+pub struct Run {
+    pub backend: Backend,
+    pub mode: Mode,
+    /// Time from submission to completion (GPU) or of the execution (CPU).
+    pub elapsed: Duration,
+}
+
+#[must_use = "a launch does nothing until `.run()`"]
+pub struct Launch<'a> {
+    rt: &'a Runtime,
+    info: &'static KernelInfo,
+    grid: Grid,
+    args: Vec<Arg<'a>>,
+    mode: Mode,
+}
+
+impl<'a> Launch<'a> {
+    pub(crate) fn new(rt: &'a Runtime, info: &'static KernelInfo, grid: Grid, args: Vec<Arg<'a>>) -> Self {
+        Launch { rt, info, grid, args, mode: Mode::Native }
+    }
+
+    pub fn mode(mut self, mode: Mode) -> Self {
+        self.mode = mode;
+        self
+    }
+
+    /// Checks the arguments and runs the kernel.
+    pub fn run(self) -> Result<Run> {
+        let uniforms = self.check()?;
+        let start = Instant::now();
+        let elapsed = match &self.rt.gpu {
+            Some(ctx) => {
+                let bindings: Vec<GpuBinding> = self
+                    .args
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(i, a)| match a {
+                        Arg::Buffer(b) => match b.store {
+                            Store::Gpu { buf, .. } => Some(GpuBinding { param: i, buffer: buf }),
+                            Store::Cpu(_) => None,
+                        },
+                        _ => None,
+                    })
+                    .collect();
+                gpu::dispatch(ctx, self.info, self.grid.0, &bindings, &uniforms)?
+            }
+            None => {
+                self.run_cpu(uniforms)?;
+                start.elapsed()
+            }
+        };
+        Ok(Run { backend: self.rt.backend(), mode: self.mode, elapsed })
+    }
+
+    fn run_cpu(&self, uniforms: Vec<u32>) -> Result<()> {
+        let storage = self
+            .args
+            .iter()
+            .map(|a| match a {
+                Arg::Buffer(b) => match b.store {
+                    Store::Cpu(words) => Some(StorageView { words, elem_words: b.elem_words, len: b.len as u32 }),
+                    Store::Gpu { .. } => None,
+                },
+                _ => None,
+            })
+            .collect();
+        let fuel = std::env::var("LD_CPU_FUEL").ok().and_then(|s| s.parse().ok()).unwrap_or(1u64 << 28);
+        let l = CpuLaunch { info: self.info, grid: self.grid.0, storage, uniforms, fuel };
+        executor::run(&l).map_err(|e| {
+            let written: Vec<&str> = self.info.params.iter().filter(|p| matches!(p.kind, ParamKind::Storage { writable: true, .. } | ParamKind::Atomic { .. })).map(|p| p.name).collect();
+            let effects = if written.is_empty() {
+                "no buffer was written".to_string()
+            } else {
+                format!("the buffers this kernel writes ({}) may hold partial results: other workgroups ran before and alongside the faulting one", written.join(", "))
+            };
+            Error::Fault { kernel: self.info.name, invocation: e.invocation(self.info), fault: e.describe(self.info, fuel), effects }
+        })
+    }
+
+    /// Validates arguments and grid; returns the packed scalar words.
+    fn check(&self) -> Result<Vec<u32>> {
+        let info = self.info;
+        if self.args.len() != info.params.len() {
+            return Err(Error::ArgCount { kernel: info.name, expected: info.params.len(), given: self.args.len(), signature: info.signature() });
+        }
+        self.check_grid()?;
+        let mut uniforms = Vec::new();
+        for (i, (p, a)) in info.params.iter().zip(&self.args).enumerate() {
+            let err = |problem: String| Error::Arg { kernel: info.name, index: i, param: p.name, expected: p.kind.to_string(), problem };
+            match (&p.kind, a) {
+                (ParamKind::Storage { elem, writable }, Arg::Buffer(b)) => {
+                    self.check_buffer(b, elem.type_id, elem.name, &err)?;
+                    if *writable && !b.exclusive {
+                        return Err(err(format!("the kernel writes `{}`: pass it as `&mut`", p.name)));
+                    }
+                }
+                (ParamKind::Atomic { elem }, Arg::Buffer(b)) => {
+                    self.check_buffer(b, elem.type_id, elem.name, &err)?;
+                    if !b.exclusive {
+                        return Err(err(format!("atomics write `{}`: pass it as `&mut`", p.name)));
+                    }
+                }
+                (ParamKind::Uniform { scalar }, a) => uniforms.push(scalar_word(*scalar, a).ok_or_else(|| err(format!("got {}", a.describe())))?),
+                (_, a) => return Err(err(format!("got {}; buffers are passed as `&buf` or `&mut buf`", a.describe()))),
+            }
+        }
+        self.check_aliasing()?;
+        Ok(uniforms)
+    }
+
+    fn check_buffer(&self, b: &BufArg, want: fn() -> TypeId, want_name: &str, err: &dyn Fn(String) -> Error) -> Result<()> {
+        if b.elem != want() {
+            return Err(err(format!("got a buffer of `{}`, the kernel reads `{want_name}`", b.elem_name)));
+        }
+        if b.len == 0 {
+            return Err(err("the buffer is empty; bindings need at least one element (wgpu cannot bind zero bytes)".into()));
+        }
+        if b.len > u32::MAX as usize {
+            return Err(err("more than 2^32 elements cannot be indexed by a kernel".into()));
+        }
+        match (b.store, &self.rt.gpu) {
+            (Store::Gpu { ctx, .. }, Some(rt)) if std::sync::Arc::ptr_eq(ctx, rt) => Ok(()),
+            (Store::Cpu(_), None) => Ok(()),
+            _ => Err(err("the buffer belongs to another runtime; create buffers with the runtime that launches the kernel".into())),
+        }
+    }
+
+    fn check_aliasing(&self) -> Result<()> {
+        let bufs: Vec<(usize, &BufArg)> = self.args.iter().enumerate().filter_map(|(i, a)| if let Arg::Buffer(b) = a { Some((i, b)) } else { None }).collect();
+        for (x, (i, a)) in bufs.iter().enumerate() {
+            for (j, b) in &bufs[x + 1..] {
+                if a.id == b.id && (a.exclusive || b.exclusive) {
+                    let p = &self.info.params[*j];
+                    return Err(Error::Arg {
+                        kernel: self.info.name,
+                        index: *j,
+                        param: p.name,
+                        expected: p.kind.to_string(),
+                        problem: format!("the same buffer is also bound to `{}`, and one of them is written: WGSL forbids aliasing a writable binding", self.info.params[*i].name),
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn check_grid(&self) -> Result<()> {
+        let max = self.rt.gpu.as_ref().map(|g| g.limits.max_compute_workgroups_per_dimension).unwrap_or(65535);
+        let g = self.grid.0;
+        let problem = if g.contains(&0) {
+            Some("every dimension needs at least one workgroup".to_string())
+        } else if g.iter().any(|&d| d > max) {
+            Some(format!("the device allows at most {max} workgroups per dimension; spread the grid over y and z, or loop inside the kernel"))
+        } else {
+            None
+        };
+        match problem {
+            Some(problem) => Err(Error::Grid { kernel: self.info.name, grid: g, problem }),
+            None => Ok(()),
+        }
+    }
+}
+
+/// A scalar argument as the word the uniform block holds. A non-negative
+/// `i32` is accepted for a `u32` parameter (Rust's integer literal default).
+fn scalar_word(want: ScalarKind, a: &Arg) -> Option<u32> {
+    match (want, a) {
+        (ScalarKind::U32, Arg::U32(x)) => Some(*x),
+        (ScalarKind::U32, Arg::I32(x)) if *x >= 0 => Some(*x as u32),
+        (ScalarKind::I32, Arg::I32(x)) => Some(*x as u32),
+        (ScalarKind::F32, Arg::F32(x)) => Some(x.to_bits()),
+        _ => None,
+    }
+}
