@@ -1,1 +1,251 @@
-fn main(){}
+//! EM: the M-step count of the paper's running example (LDetector, Fig. 2).
+//!
+//! For each cluster `j` (grid y) every invocation walks its share of the
+//! points, and for each point `x_i` with membership weight `w_ij` forms
+//! `dist = x_i - C_j`, `temp1 = dist * w_ij` and accumulates the 3x3
+//! `Rp += temp1 ⊗ dist` and the weight. As in the paper, `dist`, `temp1` and
+//! `Rp` are windows into one shared array `s_float` (CUDA pointers
+//! `s_float + index`); after the barrier the workgroup reduces its `Rp`s and
+//! weights, and the host divides to get each cluster's covariance.
+//!
+//! The racy variant (default, as in the paper) computes the scratch window
+//! index with `lid & 127` in a 256-invocation workgroup: invocations `lid`
+//! and `lid + 128` share their `temp1`/`dist` windows, a write-write race on
+//! shared memory (Table VI: em, ww, shared). `--fixed` gives every
+//! invocation its own window.
+//!
+//! `cargo run --release --example em -- [--fixed] [--cpu] [--points N]`
+
+mod common;
+
+use clap::Parser;
+use common::{bits_checksum, median, ms, Rng};
+use std::time::Instant;
+
+const DIM: usize = 3;
+
+/// Shared layout (words): temp1 [0, 768), dist [768, 1536),
+/// Rp [1536, 3840) (9 per invocation), C [3840, 3840 + DIM).
+#[ld::kernels]
+mod kernels {
+    const DIM: u32 = 3;
+    const RP: u32 = 1536;
+    const C: u32 = 3840;
+
+    /// Accumulates one invocation's points into its `Rp` window and returns
+    /// the sum of its weights. `slot` picks its `temp1`/`dist` scratch.
+    fn accumulate(s_float: &mut [f32], data: &[f32], memb: &[f32], j: u32, n: u32, slot: u32, lid: u32, first: u32, stride: u32) -> f32 {
+        let rp = &mut s_float[RP + lid * 9..];
+        let temp1 = &mut s_float[slot * DIM..];
+        let dist = &mut s_float[768 + slot * DIM..];
+        let c = &s_float[C..];
+        for e in 0..9u32 {
+            rp[e] = 0.0;
+        }
+        let mut wsum = 0.0f32;
+        for i in (first..n).step_by(stride) {
+            let x = memb[j * n + i];
+            for cnt in 0..DIM {
+                dist[cnt] = data[i * DIM + cnt] - c[cnt];
+                temp1[cnt] = dist[cnt] * x;
+            }
+            for cnt in 0..DIM {
+                for inn in 0..DIM {
+                    rp[cnt * DIM + inn] += temp1[cnt] * dist[inn];
+                }
+            }
+            wsum += x;
+        }
+        wsum
+    }
+
+    /// Tree-reduces the workgroup's `Rp`s and weights and writes them out.
+    fn publish(s_float: &mut [f32], partial: &mut [f32], lid: u32, out: u32) {
+        if lid < 9 {
+            partial[out * 10 + lid] = s_float[RP + lid];
+        }
+        if lid == 9 {
+            partial[out * 10 + 9] = s_float[0];
+        }
+    }
+
+    #[kernel(workgroup_size = 256)]
+    pub fn m_count_racy(data: &[f32], memb: &[f32], centroids: &[f32], partial: &mut [f32], n: u32) {
+        let s_float = shared::<[f32; 3843]>();
+        let lid = local_index();
+        let j = workgroup_id().y;
+        if lid < DIM {
+            s_float[C + lid] = centroids[j * DIM + lid];
+        }
+        barrier();
+        // The bug: scratch windows sized for 128 invocations.
+        let w = accumulate(&mut s_float, data, memb, j, n, lid & 127, lid, global_id().x, 256 * num_workgroups().x);
+        barrier();
+        s_float[lid] = w;
+        barrier();
+        let mut s = 128u32;
+        while s > 0 {
+            if lid < s {
+                for e in 0..9u32 {
+                    s_float[RP + lid * 9 + e] += s_float[RP + (lid + s) * 9 + e];
+                }
+                s_float[lid] += s_float[lid + s];
+            }
+            barrier();
+            s >>= 1;
+        }
+        publish(&mut s_float, partial, lid, j * num_workgroups().x + workgroup_id().x);
+    }
+
+    #[kernel(workgroup_size = 256)]
+    pub fn m_count_fixed(data: &[f32], memb: &[f32], centroids: &[f32], partial: &mut [f32], n: u32) {
+        let s_float = shared::<[f32; 3843]>();
+        let lid = local_index();
+        let j = workgroup_id().y;
+        if lid < DIM {
+            s_float[C + lid] = centroids[j * DIM + lid];
+        }
+        barrier();
+        let w = accumulate(&mut s_float, data, memb, j, n, lid, lid, global_id().x, 256 * num_workgroups().x);
+        barrier();
+        s_float[lid] = w;
+        barrier();
+        let mut s = 128u32;
+        while s > 0 {
+            if lid < s {
+                for e in 0..9u32 {
+                    s_float[RP + lid * 9 + e] += s_float[RP + (lid + s) * 9 + e];
+                }
+                s_float[lid] += s_float[lid + s];
+            }
+            barrier();
+            s >>= 1;
+        }
+        publish(&mut s_float, partial, lid, j * num_workgroups().x + workgroup_id().x);
+    }
+}
+
+#[derive(Parser, Debug)]
+#[command(about = "EM M-step (LDetector's running example) on ld")]
+struct Args {
+    /// Run the race-free variant instead of the paper's racy one.
+    #[arg(long)]
+    fixed: bool,
+    /// Run on the CPU reference executor instead of the GPU.
+    #[arg(long)]
+    cpu: bool,
+    /// Number of points.
+    #[arg(long, default_value_t = 65536)]
+    points: u32,
+    /// Number of clusters.
+    #[arg(long, default_value_t = 8)]
+    clusters: u32,
+    /// Workgroups per cluster.
+    #[arg(long, default_value_t = 16)]
+    blocks: u32,
+    /// Timed repetitions (the median is reported).
+    #[arg(long, default_value_t = 5)]
+    runs: u32,
+}
+
+struct Inputs {
+    data: Vec<f32>,
+    memb: Vec<f32>,
+    centroids: Vec<f32>,
+}
+
+fn inputs(n: usize, k: usize) -> Inputs {
+    let mut rng = Rng::new(2017);
+    let centroids: Vec<f32> = (0..k * DIM).map(|_| rng.f32() * 20.0 - 10.0).collect();
+    let mut data = Vec::with_capacity(n * DIM);
+    for i in 0..n {
+        let c = i % k;
+        for d in 0..DIM {
+            data.push(centroids[c * DIM + d] + rng.normal());
+        }
+    }
+    let mut memb = vec![0.0f32; k * n];
+    for i in 0..n {
+        let raw: Vec<f32> = (0..k).map(|j| if j == i % k { 4.0 + rng.f32() } else { rng.f32() * 0.25 }).collect();
+        let total: f32 = raw.iter().sum();
+        for j in 0..k {
+            memb[j * n + i] = raw[j] / total;
+        }
+    }
+    Inputs { data, memb, centroids }
+}
+
+/// Per-cluster weighted scatter matrices and weights, in f64 on the host.
+fn host_reference(inp: &Inputs, n: usize, k: usize) -> Vec<f64> {
+    let mut out = vec![0.0f64; k * 10];
+    for j in 0..k {
+        for i in 0..n {
+            let w = inp.memb[j * n + i] as f64;
+            let d: Vec<f64> = (0..DIM).map(|c| inp.data[i * DIM + c] as f64 - inp.centroids[j * DIM + c] as f64).collect();
+            for a in 0..DIM {
+                for b in 0..DIM {
+                    out[j * 10 + a * DIM + b] += w * d[a] * d[b];
+                }
+            }
+            out[j * 10 + 9] += w;
+        }
+    }
+    out
+}
+
+fn main() {
+    let args = Args::parse();
+    if let Err(e) = run(&args) {
+        eprintln!("em: error: {e}");
+        std::process::exit(1);
+    }
+}
+
+fn run(args: &Args) -> ld::Result<()> {
+    let (n, k) = (args.points as usize, args.clusters as usize);
+    let rt = common::runtime(args.cpu)?;
+    let inp = inputs(n, k);
+    let data = rt.upload(&inp.data)?;
+    let memb = rt.upload(&inp.memb)?;
+    let centroids = rt.upload(&inp.centroids)?;
+    let mut partial = rt.zeros::<f32>(k * args.blocks as usize * 10)?;
+    let grid = (args.blocks, args.clusters);
+    let mut times = Vec::new();
+    for _ in 0..args.runs.max(1) {
+        let launch = if args.fixed {
+            rt.launch(kernels::m_count_fixed, grid, (&data, &memb, &centroids, &mut partial, args.points))
+        } else {
+            rt.launch(kernels::m_count_racy, grid, (&data, &memb, &centroids, &mut partial, args.points))
+        };
+        let t = Instant::now();
+        launch.run()?;
+        times.push(t.elapsed());
+    }
+    let out = partial.to_vec()?;
+    // Sum the per-workgroup partials of each cluster (host side of the M-step).
+    let mut sums = vec![0.0f64; k * 10];
+    for j in 0..k {
+        for b in 0..args.blocks as usize {
+            for e in 0..10 {
+                sums[j * 10 + e] += out[(j * args.blocks as usize + b) * 10 + e] as f64;
+            }
+        }
+    }
+    let reference = host_reference(&inp, n, k);
+    let max_rel = sums.iter().zip(&reference).map(|(a, b)| (a - b).abs() / b.abs().max(1e-3)).fold(0.0, f64::max);
+    let checksum: f64 = out.iter().map(|&x| x as f64).sum();
+    println!(
+        "em: backend={} | variant={} | points={} clusters={} workgroups={} | native {:.3} ms (median of {}) | checksum {:.6e} | bits {:016x} | max rel err vs host {:.1e}",
+        rt.backend(),
+        if args.fixed { "fixed" } else { "racy" },
+        n,
+        k,
+        args.blocks * args.clusters,
+        ms(median(times)),
+        args.runs.max(1),
+        checksum,
+        bits_checksum(out.iter().map(|x| x.to_bits())),
+        max_rel
+    );
+    Ok(())
+}

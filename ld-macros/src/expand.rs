@@ -51,6 +51,8 @@ pub fn kernels_mod(m: syn::ItemMod) -> syn::Result<TokenStream> {
             }
             syn::Item::Fn(_) => {} // helpers only exist inside kernels
             syn::Item::Struct(s) => out.push(quote!(#s)),
+            // Kernels see consts as literals; the host may or may not use them.
+            syn::Item::Const(c) => out.push(quote!(#[allow(dead_code)] #c)),
             other => out.push(quote!(#other)),
         }
     }

@@ -338,7 +338,6 @@ fn intrinsic_rest(i: Intrinsic, float: bool, xs: &[TokenStream]) -> TokenStream 
         Clamp if float => quote!(__ld::ops::clamp_f32(#x, #y, #z)),
         Clamp => quote!(::core::cmp::Ord::min(::core::cmp::Ord::max(#x, #y), #z)),
         Sqrt => quote!((#x).sqrt()),
-        InverseSqrt => quote!((1.0f32 / (#x).sqrt())),
         Exp => quote!((#x).exp()),
         Exp2 => quote!((#x).exp2()),
         Log => quote!((#x).ln()),
@@ -355,7 +354,6 @@ fn intrinsic_rest(i: Intrinsic, float: bool, xs: &[TokenStream]) -> TokenStream 
         Trunc => quote!((#x).trunc()),
         Fract => quote!(__ld::ops::fract(#x)),
         Fma => quote!((#x).mul_add(#y, #z)),
-        Sign => quote!(__ld::ops::sign_f32(#x)),
         CountOneBits => quote!((#x).count_ones()),
         LeadingZeros => quote!((#x).leading_zeros()),
         TrailingZeros => quote!((#x).trailing_zeros()),
@@ -364,7 +362,6 @@ fn intrinsic_rest(i: Intrinsic, float: bool, xs: &[TokenStream]) -> TokenStream 
         Bitcast(Scalar::U32) if float => quote!((#x).to_bits()),
         Bitcast(Scalar::I32) if float => quote!(((#x).to_bits() as i32)),
         Bitcast(s) => cast(Scalar::U32, s, x.clone()),
-        Select => quote!(if #z { #y } else { #x }),
         Abs => unreachable!(),
     }
 }

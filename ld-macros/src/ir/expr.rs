@@ -128,7 +128,6 @@ pub enum Intrinsic {
     Max,
     Clamp,
     Sqrt,
-    InverseSqrt,
     Exp,
     Exp2,
     Log,
@@ -148,13 +147,11 @@ pub enum Intrinsic {
     /// Rust `fract`: `x - trunc(x)` (WGSL `fract` is `x - floor(x)`).
     Fract,
     Fma,
-    Sign,
     CountOneBits,
     LeadingZeros,
     TrailingZeros,
     ReverseBits,
     Bitcast(Scalar),
-    Select,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

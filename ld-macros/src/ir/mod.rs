@@ -43,7 +43,6 @@ impl StructDef {
 
 #[derive(Debug, Clone)]
 pub struct Kernel {
-    pub name: String,
     pub span: Span,
     pub workgroup_size: [u32; 3],
     pub params: Vec<Param>,
@@ -51,17 +50,10 @@ pub struct Kernel {
     pub body: Body,
 }
 
-impl Kernel {
-    pub fn workgroup_invocations(&self) -> u32 {
-        self.workgroup_size.iter().product()
-    }
-}
-
 /// A kernel parameter: a storage buffer binding or a scalar uniform.
 #[derive(Debug, Clone)]
 pub struct Param {
     pub name: String,
-    pub span: Span,
     pub kind: ParamKind,
 }
 
@@ -85,7 +77,6 @@ pub enum Access {
 #[derive(Debug, Clone)]
 pub struct SharedVar {
     pub name: String,
-    pub span: Span,
     pub elem: Type,
     pub len: u32,
 }
@@ -102,7 +93,6 @@ pub struct Body {
 pub struct Local {
     pub name: String,
     pub ty: Type,
-    pub span: Span,
 }
 
 /// A helper function callable from kernels. Slice parameters are bound at
@@ -120,7 +110,7 @@ pub struct Function {
 #[derive(Debug, Clone)]
 pub enum FnParam {
     Value(LocalId),
-    /// A slice parameter: element type, whether it is written, whether its
-    /// elements are atomics, and the local holding the window's offset.
-    Slice { name: String, elem: Type, mutable: bool, atomic: bool, offset: LocalId },
+    /// A slice parameter: its element type and the local holding the
+    /// window's offset into whatever the call site binds.
+    Slice { elem: Type, offset: LocalId },
 }

@@ -131,9 +131,3 @@ fn free_jump(b: &[Stmt]) -> bool {
         _ => false,
     })
 }
-
-impl Machine {
-    pub fn barrier_count(&self) -> usize {
-        self.blocks.iter().filter(|b| matches!(b.term, Term::Barrier(..))).count()
-    }
-}

@@ -190,7 +190,7 @@ fn helper(
                 let offset = cx.hidden_local(&format!("{name}_offset"), Type::U32, arg.span());
                 let v = MemView { name: name.clone(), ..view.clone() };
                 cx.bind(name, Binding::Mem { mem: MemRef::FnSlice(i), offset: Some(offset), len: None, view: v });
-                params.push(FnParam::Slice { name: name.clone(), elem: view.elem.clone(), mutable: view.mutable, atomic: view.atomic, offset });
+                params.push(FnParam::Slice { elem: view.elem.clone(), offset });
             }
         }
     }
@@ -225,13 +225,13 @@ fn kernel_fn(cx: &mut FnCx, f: &syn::ItemFn, attr: &KernelAttr) -> Result<Kernel
             },
         };
         cx.bind(&name, b);
-        params.push(Param { name, span: a.span(), kind });
+        params.push(Param { name, kind });
     }
     cx.kernel = Some(KernelCx { params: params.clone(), shared: vec![] });
     let block = cx.fn_body(&f.block)?;
     let body = finish(cx, block)?;
     let shared = cx.kernel.take().unwrap().shared;
-    Ok(Kernel { name: f.sig.ident.to_string(), span: f.sig.ident.span(), workgroup_size: attr.workgroup_size, params, shared, body })
+    Ok(Kernel { span: f.sig.ident.span(), workgroup_size: attr.workgroup_size, params, shared, body })
 }
 
 /// Resolves every type variable and checks literals fit their final type.

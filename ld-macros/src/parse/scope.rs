@@ -119,8 +119,8 @@ impl<'m> FnCx<'m> {
         self.consts.get(name).map(|(l, t)| Binding::Const(*l, t.clone()))
     }
 
-    pub fn new_local(&mut self, name: &str, ty: Type, span: Span) -> LocalId {
-        self.locals.push(Local { name: name.to_string(), ty, span });
+    pub fn new_local(&mut self, name: &str, ty: Type, _span: Span) -> LocalId {
+        self.locals.push(Local { name: name.to_string(), ty });
         self.locals.len() - 1
     }
 
@@ -131,11 +131,6 @@ impl<'m> FnCx<'m> {
 
     pub fn int_var(&mut self) -> Type {
         self.vars.push((VarKind::Int, None));
-        Type::Var(self.vars.len() - 1)
-    }
-
-    pub fn float_var(&mut self) -> Type {
-        self.vars.push((VarKind::Float, None));
         Type::Var(self.vars.len() - 1)
     }
 

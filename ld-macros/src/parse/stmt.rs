@@ -146,7 +146,7 @@ impl FnCx<'_> {
         };
         let atomic = matches!(*elem, Type::Atomic(_));
         let k = self.kernel.as_mut().unwrap();
-        k.shared.push(SharedVar { name: name.to_string(), span, elem: (*elem).clone(), len });
+        k.shared.push(SharedVar { name: name.to_string(), elem: (*elem).clone(), len });
         let idx = k.shared.len() - 1;
         let view = MemView { elem: *elem, mutable: true, atomic, fixed_len: Some(len), name: name.to_string() };
         self.bind(name, Binding::Mem { mem: MemRef::Shared(idx), offset: None, len: None, view });

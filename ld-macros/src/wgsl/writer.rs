@@ -460,7 +460,6 @@ impl<'m> Writer<'m> {
             Max => call("max"),
             Clamp => call("clamp"),
             Sqrt => call("sqrt"),
-            InverseSqrt => call("inverseSqrt"),
             Exp => call("exp"),
             Exp2 => call("exp2"),
             Log => call("log"),
@@ -480,13 +479,11 @@ impl<'m> Writer<'m> {
             Trunc => call("trunc"),
             Fract => format!("({} - trunc({}))", xs[0], xs[0]),
             Fma => call("fma"),
-            Sign => call("sign"),
             CountOneBits => as_u32("countOneBits"),
             LeadingZeros => as_u32("countLeadingZeros"),
             TrailingZeros => as_u32("countTrailingZeros"),
             ReverseBits => call("reverseBits"),
             Bitcast(s) => format!("bitcast<{}>({})", self.ty(&Type::Scalar(s)), xs[0]),
-            Select => call("select"),
         }
     }
 }

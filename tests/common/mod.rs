@@ -1,0 +1,45 @@
+//! Shared by the integration tests: the two runtimes a differential test
+//! compares, and float comparison with a stated bound.
+#![allow(dead_code)]
+
+use ld::Runtime;
+
+/// The GPU runtime (lavapipe on machines without a GPU). With
+/// `LD_REQUIRE_GPU=1` a missing adapter fails the test; otherwise the test
+/// says so on stderr and gets `None`.
+pub fn gpu() -> Option<Runtime> {
+    match Runtime::gpu() {
+        Ok(rt) => Some(rt),
+        Err(e) if std::env::var("LD_REQUIRE_GPU").as_deref() == Ok("1") => panic!("LD_REQUIRE_GPU=1 but: {e}"),
+        Err(e) => {
+            eprintln!("note: GPU half of this differential test not run: {e}");
+            None
+        }
+    }
+}
+
+pub fn cpu() -> Runtime {
+    Runtime::cpu()
+}
+
+/// Distance in units in the last place between two finite floats.
+pub fn ulps(a: f32, b: f32) -> u32 {
+    if a == b {
+        return 0;
+    }
+    let key = |x: f32| {
+        let i = x.to_bits() as i32;
+        if i < 0 { i32::MIN.wrapping_sub(i) } else { i }
+    };
+    (key(a) as i64 - key(b) as i64).unsigned_abs().min(u32::MAX as u64) as u32
+}
+
+/// Asserts two float slices agree within `max_ulps` (or an absolute `abs_tol`
+/// for values near zero, where ULPs are meaningless after cancellation).
+pub fn assert_close(gpu: &[f32], cpu: &[f32], max_ulps: u32, abs_tol: f32, what: &str) {
+    assert_eq!(gpu.len(), cpu.len(), "{what}: lengths differ");
+    for (i, (g, c)) in gpu.iter().zip(cpu).enumerate() {
+        let ok = ulps(*g, *c) <= max_ulps || (g - c).abs() <= abs_tol;
+        assert!(ok, "{what}[{i}]: gpu {g} vs cpu {c} ({} ulps, bound {max_ulps} ulps / {abs_tol} abs)", ulps(*g, *c));
+    }
+}

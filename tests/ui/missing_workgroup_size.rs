@@ -1,0 +1,6 @@
+#[ld::kernel]
+fn k(data: &mut [u32]) {
+    data[global_id().x] = 0;
+}
+
+fn main() {}
