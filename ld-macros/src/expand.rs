@@ -53,6 +53,7 @@ pub fn kernels_mod(m: syn::ItemMod) -> syn::Result<TokenStream> {
             syn::Item::Struct(s) => out.push(quote!(#s)),
             // Kernels see consts as literals; the host may or may not use them.
             syn::Item::Const(c) => out.push(quote!(#[allow(dead_code)] #c)),
+            syn::Item::Use(u) => out.push(quote!(#[allow(unused_imports)] #u)),
             other => out.push(quote!(#other)),
         }
     }
@@ -67,11 +68,12 @@ pub fn kernels_mod(m: syn::ItemMod) -> syn::Result<TokenStream> {
             // Struct items get the derives that make them buffer elements.
             match syn::parse2::<syn::ItemStruct>(t.clone()) {
                 Ok(s) => {
-                    let (vis, name, fields, attrs) = (&s.vis, &s.ident, &s.fields, &s.attrs);
+                    let (vis, name, fields) = (&s.vis, &s.ident, &s.fields);
+                    let (attrs, extra) = struct_attrs(&s.attrs);
                     quote! {
                         #(#attrs)*
                         #[repr(C)]
-                        #[derive(Clone, Copy, Debug, Default, PartialEq)]
+                        #[derive(Clone, Copy, Debug, Default, PartialEq #(, #extra)*)]
                         #vis struct #name #fields
                     }
                 }
@@ -89,6 +91,30 @@ pub fn kernels_mod(m: syn::ItemMod) -> syn::Result<TokenStream> {
             };
         }
     })
+}
+
+/// A kernel struct's own attributes, minus the `repr` and derives ld adds,
+/// plus any other derives the user asked for.
+fn struct_attrs(attrs: &[syn::Attribute]) -> (Vec<&syn::Attribute>, Vec<syn::Path>) {
+    const OURS: [&str; 5] = ["Clone", "Copy", "Debug", "Default", "PartialEq"];
+    let mut keep = Vec::new();
+    let mut extra = Vec::new();
+    for a in attrs {
+        if a.path().is_ident("repr") {
+            continue;
+        }
+        if a.path().is_ident("derive") {
+            let _ = a.parse_nested_meta(|m| {
+                if !OURS.iter().any(|o| m.path.is_ident(o)) {
+                    extra.push(m.path.clone());
+                }
+                Ok(())
+            });
+            continue;
+        }
+        keep.push(a);
+    }
+    (keep, extra)
 }
 
 fn is_kernel_fn(i: &syn::Item) -> bool {

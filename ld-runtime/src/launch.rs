@@ -169,15 +169,24 @@ pub struct Launch<'a> {
     grid: Grid,
     args: Vec<Arg<'a>>,
     mode: Mode,
+    fuel: Option<u64>,
 }
 
 impl<'a> Launch<'a> {
     pub(crate) fn new(rt: &'a Runtime, info: &'static KernelInfo, grid: Grid, args: Vec<Arg<'a>>) -> Self {
-        Launch { rt, info, grid, args, mode: Mode::Native }
+        Launch { rt, info, grid, args, mode: Mode::Native, fuel: None }
     }
 
     pub fn mode(mut self, mode: Mode) -> Self {
         self.mode = mode;
+        self
+    }
+
+    /// CPU executor: loop iterations (and branches) one invocation may run
+    /// before the kernel is reported as not terminating. Default 2^28, or
+    /// `LD_CPU_FUEL`.
+    pub fn max_loop_iterations(mut self, n: u64) -> Self {
+        self.fuel = Some(n);
         self
     }
 
@@ -221,7 +230,7 @@ impl<'a> Launch<'a> {
                 _ => None,
             })
             .collect();
-        let fuel = std::env::var("LD_CPU_FUEL").ok().and_then(|s| s.parse().ok()).unwrap_or(1u64 << 28);
+        let fuel = self.fuel.or_else(|| std::env::var("LD_CPU_FUEL").ok().and_then(|s| s.parse().ok())).unwrap_or(1u64 << 28);
         let l = CpuLaunch { info: self.info, grid: self.grid.0, storage, uniforms, fuel };
         executor::run(&l).map_err(|e| {
             let written: Vec<&str> = self.info.params.iter().filter(|p| matches!(p.kind, ParamKind::Storage { writable: true, .. } | ParamKind::Atomic { .. })).map(|p| p.name).collect();

@@ -1,5 +1,3 @@
-use std::sync::atomic::AtomicU32;
-
 #[ld::kernel(workgroup_size = 64)]
 fn k(bins: &mut [AtomicU32]) {
     bins[0].fetch_add(1);

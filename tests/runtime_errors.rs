@@ -1,0 +1,149 @@
+//! Bad launches get errors that name what is wrong and what to do.
+
+mod common;
+
+use ld::{Error, Grid, Runtime};
+
+#[ld::kernel(workgroup_size = 64)]
+fn copy(src: &[u32], dst: &mut [u32], n: u32) {
+    let i = global_id().x;
+    if i < n {
+        dst[i] = src[i];
+    }
+}
+
+#[ld::kernel(workgroup_size = 64)]
+fn off_by_one(dst: &mut [u32]) {
+    let i = global_id().x;
+    dst[i + 1] = i;
+}
+
+#[ld::kernel(workgroup_size = 1)]
+fn spin(flag: &[u32], out: &mut [u32]) {
+    let mut x = 0u32;
+    while flag[0] == 0 {
+        x += 1;
+    }
+    out[0] = x;
+}
+
+fn runtimes() -> Vec<Runtime> {
+    let mut v = vec![common::cpu()];
+    v.extend(common::gpu());
+    v
+}
+
+fn msg(r: ld::Result<ld::Run>) -> (Error, String) {
+    let e = r.expect_err("launch should fail");
+    let s = e.to_string();
+    (e, s)
+}
+
+#[test]
+fn wrong_argument_count_names_the_signature() {
+    for rt in runtimes() {
+        let src = rt.upload(&[1u32; 64]).unwrap();
+        let (e, s) = msg(rt.launch(copy, 1u32, (&src,)).run());
+        assert!(matches!(e, Error::ArgCount { expected: 3, given: 1, .. }), "{s}");
+        assert!(s.contains("copy(src: &[u32], dst: &mut [u32], n: u32)"), "{s}");
+    }
+}
+
+#[test]
+fn wrong_element_type_is_named() {
+    for rt in runtimes() {
+        let src = rt.upload(&[1.0f32; 64]).unwrap();
+        let mut dst = rt.zeros::<u32>(64).unwrap();
+        let (e, s) = msg(rt.launch(copy, 1u32, (&src, &mut dst, 64u32)).run());
+        assert!(matches!(e, Error::Arg { index: 0, param: "src", .. }), "{s}");
+        assert!(s.contains("f32") && s.contains("u32"), "{s}");
+    }
+}
+
+#[test]
+fn written_buffer_must_be_passed_mut() {
+    for rt in runtimes() {
+        let src = rt.upload(&[1u32; 64]).unwrap();
+        let dst = rt.zeros::<u32>(64).unwrap();
+        let (e, s) = msg(rt.launch(copy, 1u32, (&src, &dst, 64u32)).run());
+        assert!(matches!(e, Error::Arg { index: 1, param: "dst", .. }), "{s}");
+        assert!(s.contains("&mut"), "{s}");
+    }
+}
+
+#[test]
+fn scalar_type_mismatch_and_literal_leniency() {
+    for rt in runtimes() {
+        let src = rt.upload(&[7u32; 64]).unwrap();
+        let mut dst = rt.zeros::<u32>(64).unwrap();
+        let (e, s) = msg(rt.launch(copy, 1u32, (&src, &mut dst, 1.5f32)).run());
+        assert!(matches!(e, Error::Arg { index: 2, param: "n", .. }), "{s}");
+        let (_, s) = msg(rt.launch(copy, 1u32, (&src, &mut dst, -1)).run());
+        assert!(s.contains("i32"), "{s}");
+        // A non-negative i32 literal is accepted for a u32 parameter.
+        rt.launch(copy, 1u32, (&src, &mut dst, 64)).run().unwrap();
+        assert_eq!(dst.to_vec().unwrap(), vec![7u32; 64]);
+    }
+}
+
+#[test]
+fn empty_buffers_and_bad_grids_are_rejected() {
+    for rt in runtimes() {
+        let src = rt.upload::<u32>(&[]).unwrap();
+        let mut dst = rt.zeros::<u32>(64).unwrap();
+        let (_, s) = msg(rt.launch(copy, 1u32, (&src, &mut dst, 0u32)).run());
+        assert!(s.contains("empty"), "{s}");
+        let src = rt.upload(&[1u32; 64]).unwrap();
+        let (e, s) = msg(rt.launch(copy, 0u32, (&src, &mut dst, 64u32)).run());
+        assert!(matches!(e, Error::Grid { .. }), "{s}");
+        let (e, s) = msg(rt.launch(copy, Grid([1 << 20, 1, 1]), (&src, &mut dst, 64u32)).run());
+        assert!(matches!(e, Error::Grid { .. }) && s.contains("per dimension"), "{s}");
+    }
+}
+
+#[test]
+fn buffers_of_another_runtime_are_rejected() {
+    let Some(gpu) = common::gpu() else { return };
+    let cpu = common::cpu();
+    let src = cpu.upload(&[1u32; 64]).unwrap();
+    let mut dst = gpu.zeros::<u32>(64).unwrap();
+    let (_, s) = msg(gpu.launch(copy, 1u32, (&src, &mut dst, 64u32)).run());
+    assert!(s.contains("another runtime"), "{s}");
+}
+
+#[test]
+fn out_of_bounds_names_invocation_buffer_index_and_line() {
+    let rt = common::cpu();
+    let mut dst = rt.zeros::<u32>(64).unwrap();
+    let (e, s) = msg(rt.launch(off_by_one, 1u32, (&mut dst,)).run());
+    assert!(matches!(e, Error::Fault { kernel: "off_by_one", .. }), "{s}");
+    assert!(s.contains("global id (63, 0, 0)"), "{s}");
+    assert!(s.contains("index 64") && s.contains("`dst`") && s.contains("length 64"), "{s}");
+    assert!(s.contains(&format!("line {}", line_of("dst[i + 1] = i;"))), "{s}");
+    assert!(s.contains("partial results"), "{s}");
+}
+
+#[test]
+fn non_termination_is_reported_on_the_cpu() {
+    let rt = common::cpu();
+    let flag = rt.zeros::<u32>(1).unwrap();
+    let mut out = rt.zeros::<u32>(1).unwrap();
+    let (e, s) = msg(rt.launch(spin, 1u32, (&flag, &mut out)).max_loop_iterations(10_000).run());
+    assert!(matches!(e, Error::Fault { .. }), "{s}");
+    assert!(s.contains("never terminates") && s.contains("10000"), "{s}");
+}
+
+#[test]
+fn buffer_write_keeps_length() {
+    for rt in runtimes() {
+        let mut b = rt.zeros::<u32>(4).unwrap();
+        let e = b.write(&[1, 2, 3]).unwrap_err();
+        assert!(matches!(e, Error::LengthMismatch { got: 4, expected: 3, .. }), "{e}");
+        b.write(&[1, 2, 3, 4]).unwrap();
+        assert_eq!(b.to_vec().unwrap(), vec![1, 2, 3, 4]);
+    }
+}
+
+fn line_of(needle: &str) -> usize {
+    include_str!("runtime_errors.rs").lines().position(|l| l.contains(needle) && !l.contains("line_of")).unwrap() + 1
+}
