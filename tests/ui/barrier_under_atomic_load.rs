@@ -1,5 +1,3 @@
-use std::sync::atomic::AtomicU32;
-
 #[ld::kernel(workgroup_size = 64)]
 fn k(counter: &[AtomicU32]) {
     if counter[0].load() > 10 {

@@ -1,5 +1,3 @@
-use std::sync::atomic::AtomicU32;
-
 #[ld::kernel(workgroup_size = 64)]
 fn k(bins: &[AtomicU32]) {
     bins[global_id().x] = 1;

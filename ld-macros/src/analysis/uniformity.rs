@@ -1,8 +1,9 @@
 //! Barrier uniformity: WGSL requires every invocation of a workgroup to
 //! reach the same barriers, so a barrier may only sit under control flow that
-//! is the same for the whole workgroup. naga does not catch every case, and
-//! a GPU that meets a divergent barrier hangs or corrupts silently, so we
-//! reject it at compile time, pointing at the barrier and the condition.
+//! is the same for the whole workgroup. naga does not check this (it accepts
+//! a barrier under `if local_index < 3`), and a GPU that meets a divergent
+//! barrier hangs or corrupts silently, so we reject it at compile time,
+//! pointing at the barrier, at the condition, and at what made it vary.
 //!
 //! A value is uniform when it depends only on literals, scalar parameters,
 //! `workgroup_id()`, `num_workgroups()`, read-only buffers at uniform
@@ -13,49 +14,62 @@ use proc_macro2::Span;
 use syn::Error;
 
 pub fn check(kernel: &Kernel) -> syn::Result<()> {
-    let mut a = Analysis { kernel, uniform: vec![true; kernel.body.locals.len()], changed: true, errors: None, report: false };
+    let mut a = Analysis { kernel, locals: vec![None; kernel.body.locals.len()], changed: true, errors: None, report: false };
     // Locals only ever move from uniform to non-uniform: iterate to a fixed point.
     while a.changed {
         a.changed = false;
-        a.block(&kernel.body.block, &mut Flow::uniform());
+        a.block(&kernel.body.block, &mut Flow::default());
     }
     a.report = true;
-    a.block(&kernel.body.block, &mut Flow::uniform());
+    a.block(&kernel.body.block, &mut Flow::default());
     match a.errors {
         Some(e) => Err(e),
         None => Ok(()),
     }
 }
 
-/// Why control flow here may differ between invocations (the first cause).
-#[derive(Clone)]
+/// Why something may differ between the invocations of a workgroup.
+#[derive(Clone, Debug)]
+struct Cause {
+    span: Span,
+    why: String,
+    /// The assignment that made a local non-uniform, when that is the reason.
+    via: Option<(Span, String)>,
+}
+
+impl Cause {
+    fn new(span: Span, why: impl Into<String>) -> Self {
+        Cause { span, why: why.into(), via: None }
+    }
+}
+
+/// Control flow at a point: why it may differ between invocations.
+#[derive(Clone, Default)]
 struct Flow {
-    divergent: Option<(Span, &'static str)>,
+    divergent: Option<Cause>,
     /// Set once a non-uniform `return` may have been taken.
     returned: Option<Span>,
 }
 
 impl Flow {
-    fn uniform() -> Self {
-        Flow { divergent: None, returned: None }
-    }
-    fn cause(&self) -> Option<(Span, &'static str)> {
-        self.returned.map(|s| (s, "this `return` is taken by only some invocations, so they miss later barriers")).or(self.divergent)
+    fn cause(&self) -> Option<Cause> {
+        self.returned.map(|s| Cause::new(s, "this `return` is taken by only some invocations, so they miss the barriers after it")).or_else(|| self.divergent.clone())
     }
 }
 
 struct Analysis<'k> {
     kernel: &'k Kernel,
-    uniform: Vec<bool>,
+    /// Per local: why it is not uniform (`None` while it is).
+    locals: Vec<Option<Cause>>,
     changed: bool,
     errors: Option<Error>,
     report: bool,
 }
 
-/// What a loop body did that makes later iterations divergent.
+/// A jump some invocations take: it makes the rest of its loop divergent.
 #[derive(Default)]
 struct Escapes {
-    divergent_jump: Option<Span>,
+    jump: Option<Span>,
 }
 
 impl Analysis<'_> {
@@ -63,9 +77,7 @@ impl Analysis<'_> {
         let mut esc = Escapes::default();
         for s in b {
             let e = self.stmt(s, flow);
-            if esc.divergent_jump.is_none() {
-                esc.divergent_jump = e.divergent_jump;
-            }
+            esc.jump = esc.jump.or(e.jump);
         }
         esc
     }
@@ -75,14 +87,14 @@ impl Analysis<'_> {
         match &s.kind {
             StmtKind::Let(id, init) => {
                 if let Some(e) = init {
-                    let u = self.expr(e) && flow.cause().is_none();
-                    self.assign_local(*id, u);
+                    let c = self.expr(e).or_else(|| flow.cause());
+                    self.assign_local(*id, c, s.span);
                 }
             }
             StmtKind::Assign(p, _, v) => {
-                let u = self.expr(v) && flow.cause().is_none() && self.place_indices(p);
+                let c = self.expr(v).or_else(|| self.place_indices(p)).or_else(|| flow.cause());
                 if let Root::Local(id) = p.root {
-                    self.assign_local(id, u);
+                    self.assign_local(id, c, s.span);
                 }
             }
             StmtKind::Expr(e) => {
@@ -90,40 +102,47 @@ impl Analysis<'_> {
             }
             StmtKind::If(c, a, b) => {
                 let mut inner = flow.clone();
-                if !self.expr(c) && inner.divergent.is_none() {
-                    inner.divergent = Some((c.span, "this condition depends on the invocation"));
+                if let Some(cause) = self.expr(c) {
+                    inner.divergent.get_or_insert(Cause { span: c.span, why: format!("this condition is not uniform: {}", cause.why), via: cause.via });
                 }
-                let mut fa = inner.clone();
-                let mut fb = inner.clone();
+                let (mut fa, mut fb) = (inner.clone(), inner);
                 let ea = self.block(a, &mut fa);
                 let eb = self.block(b, &mut fb);
                 flow.returned = flow.returned.or(fa.returned).or(fb.returned);
-                esc.divergent_jump = ea.divergent_jump.or(eb.divergent_jump);
+                esc.jump = ea.jump.or(eb.jump);
             }
             StmtKind::Loop(l) => {
-                let mut inner = flow.clone();
+                // A loop that some invocations leave early (a divergent
+                // `break`, `continue` or `return`) diverges from then on, in
+                // its later iterations too: find such jumps first, quietly.
+                let mut probe = flow.clone();
                 if let Some(c) = &l.cond {
-                    if !self.expr(c) && inner.divergent.is_none() {
-                        inner.divergent = Some((c.span, "this loop condition depends on the invocation"));
+                    if let Some(cause) = self.quiet(|a| a.expr(c)) {
+                        probe.divergent.get_or_insert(cause);
                     }
                 }
-                // A loop some invocations leave early diverges from then on,
-                // including in its next iterations: analyse the body again
-                // under that divergence if it has such a jump.
-                let mut body_flow = inner.clone();
-                let e = self.quiet(|a| a.block(&l.body, &mut body_flow.clone()));
-                if let Some(j) = e.divergent_jump {
-                    if body_flow.divergent.is_none() {
-                        body_flow.divergent = Some((j, "this `break`/`continue` is taken by only some invocations"));
+                let mut probe_body = probe.clone();
+                let e = self.quiet(|a| a.block(&l.body, &mut probe_body));
+                let mut inner = flow.clone();
+                if let Some(j) = e.jump {
+                    inner.divergent.get_or_insert(Cause::new(j, "this `break`/`continue` is taken by only some invocations, so the loop's later iterations diverge"));
+                }
+                if let Some(r) = probe_body.returned.filter(|_| flow.returned.is_none()) {
+                    inner.divergent.get_or_insert(Cause::new(r, "this `return` is taken by only some invocations, so the loop's later iterations diverge"));
+                }
+                if let Some(c) = &l.cond {
+                    if let Some(cause) = self.expr(c) {
+                        inner.divergent.get_or_insert(Cause { span: c.span, why: format!("this loop condition is not uniform: {}", cause.why), via: cause.via });
                     }
                 }
+                let mut body_flow = inner;
                 self.block(&l.body, &mut body_flow);
                 self.block(&l.continuing, &mut body_flow.clone());
                 flow.returned = flow.returned.or(body_flow.returned);
             }
             StmtKind::Break | StmtKind::Continue => {
                 if flow.divergent.is_some() {
-                    esc.divergent_jump = Some(s.span);
+                    esc.jump = Some(s.span);
                 }
             }
             StmtKind::Return(_) => {
@@ -132,7 +151,7 @@ impl Analysis<'_> {
                 }
             }
             StmtKind::Barrier(kind) => {
-                if let Some((cause_span, why)) = flow.cause() {
+                if let Some(cause) = flow.cause() {
                     let name = match kind {
                         BarrierKind::Workgroup => "barrier()",
                         BarrierKind::Storage => "storage_barrier()",
@@ -141,7 +160,13 @@ impl Analysis<'_> {
                         s.span,
                         format!("`{name}` is not reached by every invocation of the workgroup: WGSL requires barriers in uniform control flow (a divergent barrier hangs or corrupts the workgroup)"),
                     );
-                    self.error(cause_span, format!("{why}; move the barrier outside it, or make the condition depend only on uniform values (parameters, `workgroup_id()`, constants)"));
+                    self.error(
+                        cause.span,
+                        format!("{}; move the barrier out of it, or make it depend only on uniform values (scalar parameters, `workgroup_id()`, `num_workgroups()`, constants, read-only buffers at uniform indices)", cause.why),
+                    );
+                    if let Some((span, why)) = cause.via {
+                        self.error(span, why);
+                    }
                 }
             }
         }
@@ -167,69 +192,92 @@ impl Analysis<'_> {
         }
     }
 
-    fn assign_local(&mut self, id: LocalId, uniform: bool) {
-        if !uniform && self.uniform[id] {
-            self.uniform[id] = false;
+    fn assign_local(&mut self, id: LocalId, cause: Option<Cause>, at: Span) {
+        if let (Some(c), None) = (cause, &self.locals[id]) {
+            let name = &self.kernel.body.locals[id].name;
+            let via = c.via.clone().unwrap_or_else(|| (at, format!("`{name}` stops being uniform here: {}", c.why)));
+            self.locals[id] = Some(Cause { span: at, why: format!("`{name}` may differ between invocations"), via: Some(via) });
             self.changed = true;
         }
     }
 
-    fn place_indices(&mut self, p: &Place) -> bool {
-        let mut u = true;
+    fn place_indices(&mut self, p: &Place) -> Option<Cause> {
+        let mut c = None;
         if let Root::Mem { index, .. } = &p.root {
-            u &= self.expr(index);
+            c = c.or(self.expr(index));
         }
         for pr in &p.path {
             if let Proj::Index(i) = pr {
-                u &= self.expr(i);
+                c = c.or(self.expr(i));
             }
         }
-        u
+        c
     }
 
-    /// Whether `e` is the same for every invocation of a workgroup.
-    fn expr(&mut self, e: &Expr) -> bool {
+    fn mem_name(&self, m: MemRef) -> String {
+        match m {
+            MemRef::Param(i) => self.kernel.params[i].name.clone(),
+            MemRef::Shared(i) => self.kernel.shared[i].name.clone(),
+            MemRef::FnSlice(_) => "a slice".into(),
+        }
+    }
+
+    /// `None` when `e` is the same for every invocation of a workgroup.
+    fn expr(&mut self, e: &Expr) -> Option<Cause> {
         match &e.kind {
-            ExprKind::Lit(_) | ExprKind::Uniform(_) => true,
-            ExprKind::Builtin(b) => b.is_uniform(),
+            ExprKind::Lit(_) | ExprKind::Uniform(_) => None,
+            ExprKind::Builtin(b) => {
+                let name = match b {
+                    Builtin::GlobalId => "global_id()",
+                    Builtin::LocalId => "local_id()",
+                    Builtin::LocalIndex => "local_index()",
+                    Builtin::WorkgroupId | Builtin::NumWorkgroups => return None,
+                };
+                Some(Cause::new(e.span, format!("`{name}` differs between invocations")))
+            }
             ExprKind::Load(p) => {
                 let idx = self.place_indices(p);
                 let root = match &p.root {
-                    Root::Local(id) => self.uniform[*id],
-                    Root::Mem { mem: MemRef::Param(i), .. } => {
-                        matches!(self.kernel.params[*i].kind, ParamKind::Storage { access: Access::Read, .. })
+                    Root::Local(id) => self.locals[*id].clone().map(|c| Cause { span: e.span, ..c }),
+                    Root::Mem { mem: MemRef::Param(i), .. } if matches!(self.kernel.params[*i].kind, ParamKind::Storage { access: Access::Read, .. }) => None,
+                    Root::Mem { mem, .. } => {
+                        Some(Cause::new(e.span, format!("it reads `{}`, memory other invocations may write, so the value read may differ between them", self.mem_name(*mem))))
                     }
-                    Root::Mem { .. } => false,
                 };
-                idx && root
+                root.or(idx)
             }
             ExprKind::Unary(_, a) | ExprKind::Cast(_, a) | ExprKind::Component(a, _) | ExprKind::Field(a, _) | ExprKind::ArrayRepeat(a, _) => self.expr(a),
             ExprKind::Binary(_, a, b) => {
                 let x = self.expr(a);
-                self.expr(b) && x
+                let y = self.expr(b);
+                x.or(y)
             }
-            ExprKind::Intrinsic(_, xs) | ExprKind::StructLit(xs) | ExprKind::ArrayLit(xs) => xs.iter().fold(true, |u, x| self.expr(x) && u),
+            ExprKind::Intrinsic(_, xs) | ExprKind::StructLit(xs) | ExprKind::ArrayLit(xs) => {
+                let cs: Vec<_> = xs.iter().map(|x| self.expr(x)).collect();
+                cs.into_iter().flatten().next()
+            }
             ExprKind::Call(_, args) => {
-                let mut u = true;
+                let mut c = None;
                 for a in args {
-                    match a {
-                        CallArg::Value(x) => u &= self.expr(x),
-                        CallArg::Slice { offset, .. } => {
+                    let x = match a {
+                        CallArg::Value(x) => self.expr(x),
+                        CallArg::Slice { mem, offset } => {
                             self.expr(offset);
-                            u = false;
+                            Some(Cause::new(e.span, format!("this helper reads `{}`, memory other invocations may write", self.mem_name(*mem))))
                         }
-                    }
+                    };
+                    c = c.or(x);
                 }
-                u
+                c
             }
             ExprKind::Atomic(_, p, xs) => {
                 self.place_indices(p);
-                xs.iter().for_each(|x| {
+                for x in xs {
                     self.expr(x);
-                });
-                false
+                }
+                Some(Cause::new(e.span, "an atomic operation's result differs between invocations"))
             }
-            ExprKind::Len(_, off) => off.as_ref().map(|o| self.expr(o)).unwrap_or(true),
+            ExprKind::Len(_, off) => off.as_ref().and_then(|o| self.expr(o)),
         }
     }
 }

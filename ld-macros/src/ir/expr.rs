@@ -50,12 +50,6 @@ pub enum Builtin {
     LocalIndex,
 }
 
-impl Builtin {
-    /// True when every invocation of a workgroup sees the same value.
-    pub fn is_uniform(self) -> bool {
-        matches!(self, Builtin::WorkgroupId | Builtin::NumWorkgroups)
-    }
-}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum UnOp {

@@ -102,6 +102,15 @@ impl FnCx<'_> {
             )),
             syn::Expr::Tuple(_) => Err(Error::new(span, "tuples are not supported in kernels: use a struct")),
             syn::Expr::Range(_) => Err(Error::new(span, "ranges are only allowed in `for` loops and slice windows")),
+            syn::Expr::Match(m) => Err(Error::new(m.match_token.span, "`match` is not supported in kernels yet: use `if`/`else if`")),
+            syn::Expr::Let(l) => Err(Error::new(l.let_token.span, "`if let`/`while let` are not supported in kernels: compare with `==`")),
+            syn::Expr::Unsafe(u) => Err(Error::new(u.unsafe_token.span, "`unsafe` blocks are not supported (or needed) in kernels: remove `unsafe`")),
+            syn::Expr::Try(t) => Err(Error::new(t.question_token.spans[0], "the `?` operator is not supported in kernels")),
+            syn::Expr::Loop(_) | syn::Expr::While(_) | syn::Expr::ForLoop(_) => Err(Error::new(
+                span,
+                "loops are statements in kernels, not values: assign the result to a `let mut` variable before `break`",
+            )),
+            syn::Expr::Block(_) => Err(Error::new(span, "block expressions are supported as a whole `let` initializer or assignment value only")),
             _ => Err(Error::new(span, "this expression is not supported in kernels (see KERNELS.md for the supported subset)")),
         }
     }

@@ -238,6 +238,7 @@ fn kernel_fn(cx: &mut FnCx, f: &syn::ItemFn, attr: &KernelAttr) -> Result<Kernel
 fn finish(cx: &FnCx, mut block: Block) -> Result<Body> {
     let mut err = None;
     visit::exprs_mut(&mut block, &mut |e| {
+        let defaulted = matches!(cx.shallow(&e.ty), Type::Var(_));
         e.ty = cx.resolve(&e.ty);
         if let (ExprKind::Lit(Lit::Int(v)), Type::Scalar(s)) = (&e.kind, &e.ty) {
             let ok = match s {
@@ -246,7 +247,8 @@ fn finish(cx: &FnCx, mut block: Block) -> Result<Body> {
                 _ => true,
             };
             if !ok && err.is_none() {
-                err = Some(Error::new(e.span, format!("literal out of range for `{}`", s.rust_name())));
+                let hint = if defaulted { format!("; unsuffixed integer literals default to `i32`: write `{v}u32`") } else { String::new() };
+                err = Some(Error::new(e.span, format!("literal out of range for `{}`{hint}", s.rust_name())));
             }
         }
     });

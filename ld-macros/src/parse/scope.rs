@@ -44,6 +44,8 @@ pub struct FnCx<'m> {
     scopes: Vec<HashMap<String, Binding>>,
     vars: Vec<(VarKind, Option<Type>)>,
     pub loop_depth: usize,
+    /// Locals that are `for` loop variables (immutable, and said so in errors).
+    pub loop_vars: std::collections::HashSet<LocalId>,
     /// `Some` while checking a kernel body (builtins, barriers, shared allowed).
     pub kernel: Option<KernelCx>,
     pub ret: Type,
@@ -89,6 +91,7 @@ impl<'m> FnCx<'m> {
             scopes: vec![HashMap::new()],
             vars: Vec::new(),
             loop_depth: 0,
+            loop_vars: Default::default(),
             kernel: None,
             ret,
         }
@@ -96,6 +99,17 @@ impl<'m> FnCx<'m> {
 
     pub fn push_scope(&mut self) {
         self.scopes.push(HashMap::new());
+    }
+
+    /// Words a type occupies in memory.
+    pub fn type_words(&self, t: &Type) -> u32 {
+        match t {
+            Type::Unit => 0,
+            Type::Scalar(_) | Type::Atomic(_) | Type::Var(_) => 1,
+            Type::UVec3 => 3,
+            Type::Array(e, n) => self.type_words(e) * n,
+            Type::Struct(id) => self.structs[*id].fields.iter().map(|(_, t)| self.type_words(t)).sum(),
+        }
     }
 
     pub fn scope_count(&self) -> usize {

@@ -9,6 +9,9 @@ use crate::ir::*;
 use proc_macro2::Span;
 use syn::{spanned::Spanned, Error, Result};
 
+/// WebGPU's guaranteed `maxComputeWorkgroupStorageSize`.
+const MAX_WORKGROUP_BYTES: u64 = 16384;
+
 /// Where the value of an `if`/block expression goes.
 enum Dest {
     NewLocal { id: Option<LocalId>, name: String, ty: Option<Type>, span: Span },
@@ -145,6 +148,13 @@ impl FnCx<'_> {
             return Err(Error::new(ty.span(), "shared memory is declared as an array: `shared::<[T; N]>()`"));
         };
         let atomic = matches!(*elem, Type::Atomic(_));
+        let words: u64 = self.kernel.as_ref().unwrap().shared.iter().map(|s| self.type_words(&s.elem) as u64 * s.len as u64).sum::<u64>() + self.type_words(&elem) as u64 * len as u64;
+        if words * 4 > MAX_WORKGROUP_BYTES {
+            return Err(Error::new(
+                ty.span(),
+                format!("the kernel's shared arrays need {} bytes of workgroup memory; WebGPU guarantees {MAX_WORKGROUP_BYTES} (`maxComputeWorkgroupStorageSize`): use fewer or smaller shared arrays", words * 4),
+            ));
+        }
         let k = self.kernel.as_mut().unwrap();
         k.shared.push(SharedVar { name: name.to_string(), elem: (*elem).clone(), len });
         let idx = k.shared.len() - 1;
@@ -235,7 +245,7 @@ impl FnCx<'_> {
             syn::Expr::Break(b) => {
                 no_label(&b.label)?;
                 if b.expr.is_some() {
-                    return Err(Error::new(span, "`break` with a value is not supported"));
+                    return Err(Error::new(span, "`break` with a value is not supported: assign the result to a `let mut` variable before `break`"));
                 }
                 if self.loop_depth == 0 {
                     return Err(Error::new(span, "`break` outside of a loop"));
@@ -299,6 +309,7 @@ impl FnCx<'_> {
                 }
                 if !mutable {
                     let hint = match &place.root {
+                        Root::Local(id) if self.loop_vars.contains(id) => format!("`{name}` is the loop variable; copy it into a `let mut` local to change it"),
                         Root::Local(_) => format!("declare it `let mut {name}`"),
                         Root::Mem { .. } => format!("declare it `&mut [..]` to write it"),
                     };
@@ -466,6 +477,7 @@ impl FnCx<'_> {
 
         self.push_scope();
         let var = self.new_local(&var_name, ty.clone(), f.pat.span());
+        self.loop_vars.insert(var);
         self.bind(&var_name, Binding::Local { id: var, mutable: false });
         let bind_var = |cx: &Self| Stmt::new(StmtKind::Let(var, Some(l(cx, ctr))), span);
 
