@@ -325,12 +325,6 @@ fn shifts_by_literal_amounts() {
     expect("shift_consts", &got, &want, |i| format!("case {i}"));
 }
 
-// ld bug: a shift by a *literal* amount >= 32 is emitted unmasked
-// (`x << 33u`), which naga rejects ("Shift amount exceeds the bit width";
-// with a constant left operand too: "RHS of shift operation is greater than
-// or equal to 32") — a compile error, so the kernel is behind a cfg. Build it
-// with RUSTFLAGS="--cfg ld_bugs". KERNELS.md: `x << 33 == x << 1`.
-#[cfg(ld_bugs)]
 #[ld::kernel(workgroup_size = 1)]
 fn shift_literal_amount_ge_32(a: &[u32], out: &mut [u32]) {
     let x = a[0];
@@ -341,9 +335,7 @@ fn shift_literal_amount_ge_32(a: &[u32], out: &mut [u32]) {
 }
 
 #[test]
-#[ignore = "ld bug: shift by a literal amount >= 32 (`x << 33u32`) is a naga compile error instead of masking"]
 fn shifts_by_literal_amount_ge_32() {
-    #[cfg(ld_bugs)]
     {
         let got = both("shift_literal_amount_ge_32", |rt| {
             let da = rt.upload(&[0x8000_0010u32]).unwrap();
@@ -353,8 +345,6 @@ fn shifts_by_literal_amount_ge_32() {
         });
         assert_eq!(got, vec![0x20, 0x1000_0002, 0xf800_0001, 16]);
     }
-    #[cfg(not(ld_bugs))]
-    panic!("kernel not compiled: build with RUSTFLAGS=\"--cfg ld_bugs\" to reproduce");
 }
 
 // ---------------------------------------------------------------- bit ops

@@ -346,6 +346,82 @@ fn range_edges(lo: &[u32], out: &mut [u32]) {
     out[14] = c14; // 3
 }
 
+/// Ranges whose bounds come from a buffer, so the end may be u32::MAX at run
+/// time: `lo..=hi` and `(lo..=hi).step_by(s)`, `(lo..=hi).rev()` with hi == u32::MAX must stop
+/// after the last element, not wrap. Guarded against hanging.
+#[ld::kernel(workgroup_size = 64)]
+fn dynamic_ranges(lo: &[u32], hi: &[u32], out: &mut [u32]) {
+    let i = global_id().x;
+    if i < lo.len() {
+        let mut c = 0u32;
+        let mut s = 0u32;
+        for k in lo[i]..=hi[i] {
+            c += 1;
+            s = s * 5 + k;
+            if c > 1000 {
+                break;
+            }
+        }
+        let mut c2 = 0u32;
+        let mut s2 = 0u32;
+        for k in (lo[i]..=hi[i]).step_by(3) {
+            c2 += 1;
+            s2 = s2 * 5 + k;
+            if c2 > 1000 {
+                break;
+            }
+        }
+        let mut c3 = 0u32;
+        let mut s3 = 0u32;
+        for k in (lo[i]..=hi[i]).rev() {
+            c3 += 1;
+            s3 = s3 * 5 + k;
+            if c3 > 1000 {
+                break;
+            }
+        }
+        out[i * 6] = c;
+        out[i * 6 + 1] = s;
+        out[i * 6 + 2] = c2;
+        out[i * 6 + 3] = s2;
+        out[i * 6 + 4] = c3;
+        out[i * 6 + 5] = s3;
+    }
+}
+
+#[test]
+fn dynamic_ranges_up_to_u32_max() {
+    let mut lo = vec![];
+    let mut hi = vec![];
+    for d in 0..40u32 {
+        // near the top of u32, empty (lo > hi) and ordinary ranges
+        lo.push(u32::MAX - d);
+        hi.push(u32::MAX);
+        lo.push(u32::MAX - d);
+        hi.push(u32::MAX - 20);
+        lo.push(d * 3);
+        hi.push(d * 5 + 1);
+    }
+    let got = both("dynamic_ranges", |rt| {
+        let (dl, dh) = (rt.upload(&lo).unwrap(), rt.upload(&hi).unwrap());
+        let mut out = rt.zeros::<u32>(lo.len() * 6).unwrap();
+        rt.launch(dynamic_ranges, ld::Grid::cover(lo.len() as u64, WG), (&dl, &dh, &mut out)).run().unwrap();
+        out.to_vec().unwrap()
+    });
+    let fold5 = |it: &mut dyn Iterator<Item = u32>| it.fold((0u32, 0u32), |(c, s), k| (c + 1, s.wrapping_mul(5).wrapping_add(k)));
+    let want: Vec<u32> = lo
+        .iter()
+        .zip(&hi)
+        .flat_map(|(&l, &h)| {
+            let a = fold5(&mut (l..=h));
+            let b = fold5(&mut (l..=h).step_by(3));
+            let c = fold5(&mut (l..=h).rev());
+            [a.0, a.1, b.0, b.1, c.0, c.1]
+        })
+        .collect();
+    expect("dynamic_ranges", &got, &want);
+}
+
 #[test]
 fn range_edges_empty_and_ending_at_max() {
     let got = both("range_edges", |rt| {
@@ -529,20 +605,30 @@ fn helpers(a: &[u32], out: &mut [u32]) {
         out[o + 2] = weighted(base, i);
         out[o + 3] = clamp_sub(a[i], a[i + 1]);
         // a writable window passed to a helper that writes through it
-        put2(&mut out[o + 4..], sq(sq(2)));
+        let s = sq(2);
+        let v = sq(s);
+        put2(&mut out[o + 4..], v);
     }
 }
 
+#[ld::kernel(workgroup_size = 1)]
+fn nested_helper_call(out: &mut [u32]) {
+    fn sq(x: u32) -> u32 {
+        x * x
+    }
+    out[0] = sq(sq(2));
+}
+
 #[test]
-fn helper_functions_values_slices_windows() {
-    let a: Vec<u32> = (0..300u32).map(|i| (i * 37) % 101).collect();
-    let n = a.len() - 3;
-    let got = both("helpers", |rt| run_u32(rt, helpers, &a, n * 6));
-    let s3 = |j: usize| a[j] + a[j + 1] + a[j + 2];
-    let want: Vec<u32> = (0..n)
-        .flat_map(|i| [a[i] * a[i], s3(i), (i * i) as u32 + s3(i) + s3(i + 1), a[i].saturating_sub(a[i + 1]), 16, 17])
-        .collect();
-    expect("helpers", &got, &want);
+fn helper_call_as_helper_argument() {
+    {
+        let got = both("nested_helper_call", |rt| {
+            let mut out = rt.zeros::<u32>(1).unwrap();
+            rt.launch(nested_helper_call, 1u32, (&mut out,)).run().unwrap();
+            out.to_vec().unwrap()
+        });
+        expect("nested_helper_call", &got, &[16]);
+    }
 }
 
 #[ld::kernels]
@@ -632,7 +718,7 @@ fn local_arrays(a: &[u32], out: &mut [u32]) {
 
 #[test]
 fn local_arrays_dynamic_indexing() {
-    let a: Vec<u32> = (0..512u32).map(|i| (i * 2654435761u32) >> 24).collect();
+    let a: Vec<u32> = (0..512u32).map(|i| i.wrapping_mul(2654435761u32) >> 24).collect();
     let n = 256usize;
     let got = both("local_arrays", |rt| {
         let d = rt.upload(&a).unwrap();

@@ -118,8 +118,9 @@ impl Emitter<'_> {
         match pl {
             CpuPlace::Local(t) => quote!(#t),
             CpuPlace::Mem { mem, index, inner, site } => {
+                // Operands first: they may themselves need `cx` mutably.
                 let ty = rust_type(self.module, &ty);
-                quote!(cx.read::<#ty>(#mem, #index, #inner, #site)?)
+                quote!({ let ld_i = #index; let ld_o = #inner; cx.read::<#ty>(#mem, ld_i, ld_o, #site)? })
             }
         }
     }
@@ -177,7 +178,9 @@ impl Emitter<'_> {
                         }
                     }
                 }
-                quote!(#name(cx, #(#xs),*)?)
+                // Arguments are evaluated into temporaries before `cx` is lent to the call.
+                let tmps: Vec<_> = (0..xs.len()).map(|i| format_ident!("ld_a{}", i)).collect();
+                quote!({ #(let #tmps = #xs;)* #name(cx, #(#tmps),*)? })
             }
             ExprKind::Atomic(op, p, args) => self.atomic(*op, p, args, e),
             ExprKind::Component(a, c) => {
@@ -196,7 +199,7 @@ impl Emitter<'_> {
                 match off {
                     Some(o) => {
                         let o = self.expr(o);
-                        quote!(cx.len(#mem).wrapping_sub(#o))
+                        quote!({ let ld_o: u32 = #o; cx.len(#mem).wrapping_sub(ld_o) })
                     }
                     None => quote!(cx.len(#mem)),
                 }
@@ -234,7 +237,7 @@ impl Emitter<'_> {
         let a = xs.first().map(|x| quote!((#x) as u32)).unwrap_or(quote!(0u32));
         let b = xs.get(1).map(|x| quote!((#x) as u32)).unwrap_or(quote!(0u32));
         let op = format_ident!("{}", format!("{op:?}"));
-        let call = quote!(cx.atomic(#mem, #index, #inner, __ld::AtomicOp::#op, #signed, #a, #b, #site)?);
+        let call = quote!({ let ld_i = #index; let ld_o = #inner; let ld_x = #a; let ld_y = #b; cx.atomic(#mem, ld_i, ld_o, __ld::AtomicOp::#op, #signed, ld_x, ld_y, #site)? });
         match e.ty {
             Type::Unit => quote!({ #call; }),
             Type::Scalar(Scalar::I32) => quote!((#call as i32)),
@@ -343,6 +346,7 @@ fn intrinsic_rest(i: Intrinsic, float: bool, xs: &[TokenStream]) -> TokenStream 
         Log => quote!((#x).ln()),
         Log2 => quote!((#x).log2()),
         Pow => quote!((#x).powf(#y)),
+        Powi => quote!((#x).powi(#y)),
         Sin => quote!((#x).sin()),
         Cos => quote!((#x).cos()),
         Tan => quote!((#x).tan()),

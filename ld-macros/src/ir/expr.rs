@@ -127,6 +127,8 @@ pub enum Intrinsic {
     Log,
     Log2,
     Pow,
+    /// Rust `powi`: `f32` base, `i32` exponent (WGSL's `pow` is undefined for negative bases).
+    Powi,
     Sin,
     Cos,
     Tan,

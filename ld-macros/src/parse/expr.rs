@@ -583,8 +583,7 @@ impl FnCx<'_> {
             let e = self.expr(a)?;
             self.unify(&e.ty, &Type::I32, e.span)?;
             self.unify(&recv.ty, &Type::F32, recv.span)?;
-            let e = mk(ExprKind::Cast(Scalar::F32, Box::new(e)), Type::F32, span);
-            return Ok(mk(ExprKind::Intrinsic(Intrinsic::Pow, vec![recv, e]), Type::F32, span));
+            return Ok(mk(ExprKind::Intrinsic(Intrinsic::Powi, vec![recv, e]), Type::F32, span));
         }
         if name == "recip" {
             self.unify(&recv.ty, &Type::F32, recv.span)?;

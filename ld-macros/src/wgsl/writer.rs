@@ -17,6 +17,7 @@ pub struct Writer<'m> {
     instances: HashMap<Instance, String>,
     queue: Vec<Instance>,
     uses_round: bool,
+    uses_powi: bool,
 }
 
 /// Per-function state: local names and the binding of slice parameters.
@@ -35,13 +36,13 @@ fn uniform_field(name: &str) -> String {
 impl<'m> Writer<'m> {
     pub fn new(m: &'m Module) -> Self {
         let mut globals = Namer::default();
-        for reserved in ["ld_uniforms", "LdUniforms", "ld_gid", "ld_lid", "ld_wid", "ld_nwg", "ld_lidx", "ld_round"] {
+        for reserved in ["ld_uniforms", "LdUniforms", "ld_gid", "ld_lid", "ld_wid", "ld_nwg", "ld_lidx", "ld_round", "ld_powi"] {
             globals.fresh(reserved);
         }
         let struct_names = m.structs.iter().map(|s| globals.fresh(&s.name)).collect();
         let param_names = m.kernel.params.iter().map(|p| globals.fresh(&p.name)).collect();
         let shared_names = m.kernel.shared.iter().map(|s| globals.fresh(&s.name)).collect();
-        Writer { m, globals, struct_names, param_names, shared_names, instances: HashMap::new(), queue: vec![], uses_round: false }
+        Writer { m, globals, struct_names, param_names, shared_names, instances: HashMap::new(), queue: vec![], uses_round: false, uses_powi: false }
     }
 
     pub fn module(mut self) -> String {
@@ -92,6 +93,9 @@ impl<'m> Writer<'m> {
         out.push('\n');
         if self.uses_round {
             out.push_str("// Rust's f32::round: halfway cases away from zero (WGSL's round goes to even).\nfn ld_round(x: f32) -> f32 {\n    let t = trunc(x);\n    return select(t, t + sign(x), abs(x - t) >= 0.5);\n}\n\n");
+        }
+        if self.uses_powi {
+            out.push_str("// Rust's f32::powi: WGSL's pow is undefined for negative bases.\nfn ld_powi(x: f32, n: i32) -> f32 {\n    let p = pow(abs(x), f32(n));\n    return select(p, -p, x < 0.0 && (n & 1) != 0);\n}\n\n");
         }
         out.push_str(&helpers);
         out.push_str(&entry);
@@ -190,11 +194,12 @@ impl<'m> Writer<'m> {
             StmtKind::Let(_, None) => {}
             StmtKind::Assign(p, op, v) => {
                 let place = self.place(f, p);
-                let mut v = self.expr(f, v);
+                let lit_shift = op.and_then(|o| shift_amount(o, v));
+                let mut v = lit_shift.clone().unwrap_or_else(|| self.expr(f, v));
                 let op = match op {
                     None => "=".to_string(),
                     Some(op) => {
-                        if op.is_shift() {
+                        if op.is_shift() && lit_shift.is_none() {
                             v = format!("u32({v})");
                         }
                         format!("{}=", op.symbol())
@@ -339,8 +344,8 @@ impl<'m> Writer<'m> {
             }
             ExprKind::Binary(op, a, b) => {
                 let x = self.expr(f, a);
-                let y = self.expr(f, b);
-                if op.is_shift() && b.ty != Type::U32 {
+                let y = shift_amount(*op, b).unwrap_or_else(|| self.expr(f, b));
+                if op.is_shift() && b.ty != Type::U32 && !matches!(b.kind, ExprKind::Lit(_)) {
                     format!("({x} {} u32({y}))", op.symbol())
                 } else {
                     format!("({x} {} {y})", op.symbol())
@@ -465,6 +470,10 @@ impl<'m> Writer<'m> {
             Log => call("log"),
             Log2 => call("log2"),
             Pow => call("pow"),
+            Powi => {
+                self.uses_powi = true;
+                call("ld_powi")
+            }
             Sin => call("sin"),
             Cos => call("cos"),
             Tan => call("tan"),
@@ -485,6 +494,15 @@ impl<'m> Writer<'m> {
             ReverseBits => call("reverseBits"),
             Bitcast(s) => format!("bitcast<{}>({})", self.ty(&Type::Scalar(s)), xs[0]),
         }
+    }
+}
+
+/// A literal shift amount, masked to its low five bits as WGSL does at run
+/// time (naga rejects a constant amount of 32 or more).
+fn shift_amount(op: BinOp, amount: &Expr) -> Option<String> {
+    match amount.kind {
+        ExprKind::Lit(Lit::Int(v)) if op.is_shift() => Some(format!("{}u", (v as u32) & 31)),
+        _ => None,
     }
 }
 
