@@ -146,6 +146,15 @@ struct Args {
     /// Timed repetitions (the median is reported).
     #[arg(long, default_value_t = 5)]
     runs: u32,
+    /// Check for data races (exit status 3 when races are found).
+    #[arg(long)]
+    check: bool,
+    /// Print the check report as JSON.
+    #[arg(long)]
+    json: bool,
+    /// Invocations per warp in check mode (a power of two).
+    #[arg(long, default_value_t = 32)]
+    warp_size: u32,
 }
 
 struct Inputs {
@@ -195,10 +204,40 @@ fn host_reference(inp: &Inputs, n: usize, k: usize) -> Vec<f64> {
 
 fn main() {
     let args = Args::parse();
-    if let Err(e) = run(&args) {
-        eprintln!("em: error: {e}");
-        std::process::exit(1);
+    let code = if args.check { check(&args) } else { run(&args).map(|_| 0) };
+    match code {
+        Ok(c) => std::process::exit(c),
+        Err(e) => {
+            eprintln!("em: error: {e}");
+            std::process::exit(1);
+        }
     }
+}
+
+/// Check mode: prints the report; exit status 0 without races, 3 with.
+fn check(args: &Args) -> ld::Result<i32> {
+    let (n, k) = (args.points as usize, args.clusters as usize);
+    let rt = common::runtime(args.cpu)?;
+    let inp = inputs(n, k);
+    let data = rt.upload(&inp.data)?;
+    let memb = rt.upload(&inp.memb)?;
+    let centroids = rt.upload(&inp.centroids)?;
+    let mut partial = rt.zeros::<f32>(k * args.blocks as usize * 10)?;
+    let grid = (args.blocks, args.clusters);
+    let launch = if args.fixed {
+        rt.launch(kernels::m_count_fixed, grid, (&data, &memb, &centroids, &mut partial, args.points))
+    } else {
+        rt.launch(kernels::m_count_racy, grid, (&data, &memb, &centroids, &mut partial, args.points))
+    };
+    let opts = ld::CheckOptions { warp_size: args.warp_size, ..Default::default() };
+    let run = launch.mode(ld::Mode::Check).check_options(opts).run()?;
+    let report = run.report.expect("check mode reports");
+    if args.json {
+        println!("{}", report.to_json());
+    } else {
+        println!("{report}");
+    }
+    Ok(if report.has_races() { 3 } else { 0 })
 }
 
 fn run(args: &Args) -> ld::Result<()> {

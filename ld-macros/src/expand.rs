@@ -171,11 +171,19 @@ fn kernel_impl(m: &Module, f: &syn::ItemFn) -> syn::Result<TokenStream> {
     let native = wgsl::native(m);
     wgsl::validate(&native, m.kernel.span, "native")?;
     let twin = cpu::twin(m);
+    let classes = analysis::targets::params(m);
+    let shared_targets = analysis::targets::shared(m);
     let k = &m.kernel;
     let name = &f.sig.ident;
     let name_str = name.to_string();
-    let params = k.params.iter().map(|p| {
+    let params = k.params.iter().zip(&classes).map(|(p, class)| {
         let pname = &p.name;
+        let check = match class {
+            analysis::targets::Class::ReadOnly => quote!(__ld::CheckClass::ReadOnly),
+            analysis::targets::Class::Atomic => quote!(__ld::CheckClass::Atomic),
+            analysis::targets::Class::OwnElement => quote!(__ld::CheckClass::OwnElement),
+            analysis::targets::Class::Target => quote!(__ld::CheckClass::Target),
+        };
         let kind = match &p.kind {
             ParamKind::Storage { elem, access } => {
                 let e = elem_info(m, elem);
@@ -191,13 +199,26 @@ fn kernel_impl(m: &Module, f: &syn::ItemFn) -> syn::Result<TokenStream> {
                 quote!(__ld::ParamKind::Uniform { scalar: #s })
             }
         };
-        quote!(__ld::ParamInfo { name: #pname, kind: #kind })
+        quote!(__ld::ParamInfo { name: #pname, kind: #kind, check: #check })
     });
-    let shared = k.shared.iter().map(|s| {
+    let shared = k.shared.iter().zip(&shared_targets).map(|(s, target)| {
         let n = &s.name;
         let w = s.elem.words(m);
         let len = s.len;
-        quote!(__ld::SharedInfo { name: #n, elem_words: #w, len: #len })
+        quote!(__ld::SharedInfo { name: #n, elem_words: #w, len: #len, target: #target })
+    });
+    let machine = crate::lower::machine(&k.body.block);
+    let barriers = machine.blocks.iter().enumerate().filter_map(|(id, b)| match &b.term {
+        crate::lower::Term::Barrier(kind, _, span) => {
+            let id = id as u32;
+            let kind = match kind {
+                BarrierKind::Workgroup => quote!(__ld::BarrierKind::Workgroup),
+                BarrierKind::Storage => quote!(__ld::BarrierKind::Storage),
+            };
+            let line = quote::quote_spanned!(*span=> line!());
+            Some(quote!(__ld::BarrierInfo { id: #id, kind: #kind, line: #line }))
+        }
+        _ => None,
     });
     let [x, y, z] = k.workgroup_size;
     Ok(quote! {
@@ -207,6 +228,7 @@ fn kernel_impl(m: &Module, f: &syn::ItemFn) -> syn::Result<TokenStream> {
             workgroup_size: [#x, #y, #z],
             params: &[#(#params),*],
             shared: &[#(#shared),*],
+            barriers: &[#(#barriers),*],
             wgsl: #native,
             new_invocation: ld_new_invocation,
         };

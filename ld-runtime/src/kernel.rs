@@ -14,6 +14,9 @@ pub struct KernelInfo {
     pub workgroup_size: [u32; 3],
     pub params: &'static [ParamInfo],
     pub shared: &'static [SharedInfo],
+    /// Every barrier statement: its id (as the CPU twin and instrumented
+    /// WGSL yield it), kind and source line.
+    pub barriers: &'static [BarrierInfo],
     /// Native WGSL. Bindings: storage/atomic parameter `i` at `@binding(i)`,
     /// scalar parameters packed as 32-bit words at `@binding(params.len())`.
     pub wgsl: &'static str,
@@ -46,6 +49,23 @@ impl std::fmt::Debug for KernelInfo {
 pub struct ParamInfo {
     pub name: &'static str,
     pub kind: ParamKind,
+    /// What check mode does with it (from the macro's target analysis).
+    pub check: CheckClass,
+}
+
+/// How check mode treats a parameter.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CheckClass {
+    /// Never written (scalars, `&[T]`): cannot race.
+    ReadOnly,
+    /// Every access is atomic: never a data race (results are replayed).
+    Atomic,
+    /// Every access is indexed by the invocation's own `global_id().x`: on a
+    /// 1-D grid no two invocations touch the same element, so one shared
+    /// copy suffices.
+    OwnElement,
+    /// Written, and several units may touch the same words: privatized.
+    Target,
 }
 
 pub enum ParamKind {
@@ -89,8 +109,16 @@ impl std::fmt::Display for ScalarKind {
     }
 }
 
+pub struct BarrierInfo {
+    pub id: u32,
+    pub kind: crate::cpu::twin::BarrierKind,
+    pub line: u32,
+}
+
 pub struct SharedInfo {
     pub name: &'static str,
     pub elem_words: u32,
     pub len: u32,
+    /// Privatized per warp by check mode (every non-atomic shared array).
+    pub target: bool,
 }

@@ -4,6 +4,7 @@
 //! garbage result.
 
 use crate::buffer::{Buffer, Element, Store};
+use crate::check::{self, report::Report, CheckOptions};
 use crate::cpu::executor::{self, CpuLaunch};
 use crate::cpu::twin::StorageView;
 use crate::error::{Error, Result};
@@ -151,6 +152,8 @@ pub enum Mode {
     /// One plain dispatch: the kernel as written, no overhead.
     #[default]
     Native,
+    /// Two-pass value-based race detection (LDetector); the run carries a report.
+    Check,
 }
 
 /// What a finished launch reports.
@@ -160,6 +163,8 @@ pub struct Run {
     pub mode: Mode,
     /// Time from submission to completion (GPU) or of the execution (CPU).
     pub elapsed: Duration,
+    /// Check mode's findings.
+    pub report: Option<Report>,
 }
 
 #[must_use = "a launch does nothing until `.run()`"]
@@ -170,15 +175,22 @@ pub struct Launch<'a> {
     args: Vec<Arg<'a>>,
     mode: Mode,
     fuel: Option<u64>,
+    check: CheckOptions,
 }
 
 impl<'a> Launch<'a> {
     pub(crate) fn new(rt: &'a Runtime, info: &'static KernelInfo, grid: Grid, args: Vec<Arg<'a>>) -> Self {
-        Launch { rt, info, grid, args, mode: Mode::Native, fuel: None }
+        Launch { rt, info, grid, args, mode: Mode::Native, fuel: None, check: CheckOptions::default() }
     }
 
     pub fn mode(mut self, mode: Mode) -> Self {
         self.mode = mode;
+        self
+    }
+
+    /// Options of check mode (warp size, record limits).
+    pub fn check_options(mut self, opts: CheckOptions) -> Self {
+        self.check = opts;
         self
     }
 
@@ -193,6 +205,9 @@ impl<'a> Launch<'a> {
     /// Checks the arguments and runs the kernel.
     pub fn run(self) -> Result<Run> {
         let uniforms = self.check()?;
+        if self.mode == Mode::Check {
+            return self.run_check(uniforms);
+        }
         let start = Instant::now();
         let elapsed = match &self.rt.gpu {
             Some(ctx) => {
@@ -215,10 +230,34 @@ impl<'a> Launch<'a> {
                 start.elapsed()
             }
         };
-        Ok(Run { backend: self.rt.backend(), mode: self.mode, elapsed })
+        Ok(Run { backend: self.rt.backend(), mode: self.mode, elapsed, report: None })
+    }
+
+    fn run_check(self, uniforms: Vec<u32>) -> Result<Run> {
+        let wg = self.info.invocations_per_workgroup();
+        let w = self.check.warp_size;
+        if w == 0 || !w.is_power_of_two() || w > wg {
+            return Err(Error::Unsupported(format!("warp size {w}: it must be a power of two no larger than the workgroup ({wg} invocations of `{}`)", self.info.name)));
+        }
+        if self.rt.gpu.is_some() {
+            return Err(Error::Unsupported("check mode on the GPU is not available yet: run with LD_BACKEND=cpu".into()));
+        }
+        let start = Instant::now();
+        let l = self.cpu_launch(uniforms);
+        let targets = check::targets(self.info, self.grid.0);
+        let out = check::cpu::check(&l, &targets, self.check).map_err(|e| self.fault(e, l.fuel))?;
+        let elapsed = start.elapsed();
+        let workgroups = l.workgroup_count() as u32;
+        let report = check::cpu::report(self.info, &targets, out, w, workgroups, self.rt.backend().to_string(), elapsed.as_secs_f64() * 1e3, self.check.max_records);
+        Ok(Run { backend: self.rt.backend(), mode: self.mode, elapsed, report: Some(report) })
     }
 
     fn run_cpu(&self, uniforms: Vec<u32>) -> Result<()> {
+        let l = self.cpu_launch(uniforms);
+        executor::run(&l).map_err(|e| self.fault(e, l.fuel))
+    }
+
+    fn cpu_launch(&self, uniforms: Vec<u32>) -> CpuLaunch<'a> {
         let storage = self
             .args
             .iter()
@@ -231,8 +270,11 @@ impl<'a> Launch<'a> {
             })
             .collect();
         let fuel = self.fuel.or_else(|| std::env::var("LD_CPU_FUEL").ok().and_then(|s| s.parse().ok())).unwrap_or(1u64 << 28);
-        let l = CpuLaunch { info: self.info, grid: self.grid.0, storage, uniforms, fuel };
-        executor::run(&l).map_err(|e| {
+        CpuLaunch { info: self.info, grid: self.grid.0, storage, uniforms, fuel }
+    }
+
+    fn fault(&self, e: executor::WorkgroupError, fuel: u64) -> Error {
+        {
             let written: Vec<&str> = self.info.params.iter().filter(|p| matches!(p.kind, ParamKind::Storage { writable: true, .. } | ParamKind::Atomic { .. })).map(|p| p.name).collect();
             let effects = if written.is_empty() {
                 "no buffer was written".to_string()
@@ -240,7 +282,7 @@ impl<'a> Launch<'a> {
                 format!("the buffers this kernel writes ({}) may hold partial results: other workgroups ran before and alongside the faulting one", written.join(", "))
             };
             Error::Fault { kernel: self.info.name, invocation: e.invocation(self.info), fault: e.describe(self.info, fuel), effects }
-        })
+        }
     }
 
     /// Validates arguments and grid; returns the packed scalar words.

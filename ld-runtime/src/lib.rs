@@ -7,6 +7,7 @@
 //! dispatch to `gpu` or `cpu`.
 
 pub mod buffer;
+pub mod check;
 pub mod cpu;
 pub mod error;
 mod gpu;
@@ -17,6 +18,8 @@ pub mod runtime;
 pub use buffer::{Buffer, Element};
 pub use error::{Error, Result};
 pub use kernel::{Kernel, KernelInfo};
+pub use check::report::{Race, RaceKind, Report};
+pub use check::CheckOptions;
 pub use launch::{Arg, Grid, IntoArgs, Launch, Mode, Run};
 pub use runtime::{Backend, Runtime};
 
@@ -25,6 +28,6 @@ pub use runtime::{Backend, Runtime};
 pub mod __private {
     pub use crate::cpu::ops;
     pub use crate::cpu::twin::{idx, zeroed, AtomicOp, BarrierKind, Cx, Fault, Invocation, Mem, UVec3, Words, Yield};
-    pub use crate::kernel::{ElemInfo, KernelInfo, ParamInfo, ParamKind, ScalarKind, SharedInfo};
+    pub use crate::kernel::{BarrierInfo, CheckClass, ElemInfo, KernelInfo, ParamInfo, ParamKind, ScalarKind, SharedInfo};
     pub use bytemuck;
 }

@@ -84,7 +84,7 @@ pub fn twin(m: &Module) -> TokenStream {
                 let (a, b) = (*a as u32, *b as u32);
                 quote! { cx.tick()?; self.pc = if #c { #a } else { #b }; }
             }
-            Term::Barrier(kind, next) => {
+            Term::Barrier(kind, next, _) => {
                 let next = *next as u32;
                 let kind = match kind {
                     BarrierKind::Workgroup => quote!(__ld::BarrierKind::Workgroup),
@@ -99,6 +99,7 @@ pub fn twin(m: &Module) -> TokenStream {
     let helpers = m.functions.iter().enumerate().map(|(i, f)| helper(m, i, f));
     quote! {
         #[allow(non_snake_case, unused_mut, unused_variables, unreachable_code, unused_parens, unused_assignments, clippy::all)]
+        #[derive(Clone)]
         struct LdInvocation {
             pc: u32,
             #(#fields,)*
@@ -113,6 +114,10 @@ pub fn twin(m: &Module) -> TokenStream {
                         _ => return Ok(__ld::Yield::Done),
                     }
                 }
+            }
+
+            fn clone_box(&self) -> ::std::boxed::Box<dyn __ld::Invocation> {
+                ::std::boxed::Box::new(self.clone())
             }
         }
 

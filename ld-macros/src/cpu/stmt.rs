@@ -26,7 +26,10 @@ impl Emitter<'_> {
             },
             StmtKind::Assign(p, op, v) => self.assign(p, *op, v, s),
             StmtKind::Expr(e) => {
-                let x = self.expr(e);
+                let x = match &e.kind {
+                    ExprKind::Atomic(op, p, args) => self.atomic(*op, p, args, e, false),
+                    _ => self.expr(e),
+                };
                 quote!(let _ = #x;)
             }
             StmtKind::If(c, a, b) => {

@@ -29,8 +29,8 @@ pub enum Term {
     Goto(BlockId),
     Branch(Expr, BlockId, BlockId),
     /// Suspend at a barrier, resume at the block. Barriers are identified by
-    /// the id of the block that ends with them.
-    Barrier(BarrierKind, BlockId),
+    /// the id of the block that ends with them; the span is the statement's.
+    Barrier(BarrierKind, BlockId, proc_macro2::Span),
 }
 
 pub fn machine(body: &Block) -> Machine {
@@ -64,7 +64,7 @@ impl Lowerer {
             cur = match &s.kind {
                 StmtKind::Barrier(kind) => {
                     let next = self.new_block();
-                    self.blocks[cur].term = Term::Barrier(*kind, next);
+                    self.blocks[cur].term = Term::Barrier(*kind, next, s.span);
                     next
                 }
                 StmtKind::If(c, a, b) => {

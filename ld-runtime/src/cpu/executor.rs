@@ -13,8 +13,11 @@
 //!   out is reported as not terminating.
 //! - Barrier divergence (invocations of one workgroup at different barriers,
 //!   or some finished while others wait) is reported: on a GPU it hangs.
+//!
+//! `Workgroup` is also what check mode drives region by region, giving each
+//! warp its own memory.
 
-use super::twin::{Cx, Fault, Ids, Mem, SharedMem, StorageView, UVec3, Yield};
+use super::twin::{AtomicLog, BarrierKind, Cx, Fault, Ids, Invocation, Mem, SharedMem, StorageView, UVec3, Yield};
 use crate::kernel::KernelInfo;
 use rayon::prelude::*;
 
@@ -26,6 +29,12 @@ pub struct CpuLaunch<'a> {
     pub uniforms: Vec<u32>,
     /// Loop iterations and branches allowed per invocation.
     pub fuel: u64,
+}
+
+impl CpuLaunch<'_> {
+    pub fn workgroup_count(&self) -> u64 {
+        self.grid.iter().map(|&d| d as u64).product()
+    }
 }
 
 /// A failure inside one workgroup, before names are attached.
@@ -43,17 +52,101 @@ pub enum ErrorKind {
     Divergence { first: (u32, Option<u32>), other: (u32, Option<u32>) },
 }
 
+/// Where a workgroup's invocations stopped at the end of a region.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RegionEnd {
+    Barrier { kind: BarrierKind, id: u32 },
+    Done,
+}
+
 pub fn run(l: &CpuLaunch) -> Result<(), WorkgroupError> {
-    let [gx, gy, gz] = l.grid;
-    let total = gx as u64 * gy as u64 * gz as u64;
-    let first_err = (0..total).into_par_iter().map(|wg| run_workgroup(l, wg)).find_first(|r| r.is_err());
+    let first_err = (0..l.workgroup_count()).into_par_iter().map(|wg| run_native(l, wg)).find_first(|r| r.is_err());
     match first_err {
         Some(Err(e)) => Err(e),
         _ => Ok(()),
     }
 }
 
-fn unlinear(i: u64, dims: [u32; 3]) -> UVec3 {
+fn run_native(l: &CpuLaunch, wg: u64) -> Result<(), WorkgroupError> {
+    let mut g = Workgroup::new(l, wg);
+    let mut shared = SharedSet::native(l.info);
+    let views = [l.storage.clone()];
+    loop {
+        let end = g.run_region(l, &views, l.info.invocations_per_workgroup(), &mut shared, &mut AtomicLogs::off())?;
+        if end == RegionEnd::Done {
+            return Ok(());
+        }
+    }
+}
+
+/// A workgroup's shared arrays: the real ones, and (check mode) one copy
+/// per group of each array marked private.
+pub struct SharedSet {
+    pub real: Vec<SharedMem>,
+    pub copies: Vec<Vec<SharedMem>>,
+    pub private: Vec<bool>,
+}
+
+impl SharedSet {
+    pub fn native(info: &KernelInfo) -> Self {
+        SharedSet { real: new_shared(info), copies: vec![], private: vec![false; info.shared.len()] }
+    }
+
+    fn for_group(&mut self, g: usize) -> Vec<&mut SharedMem> {
+        let private = &self.private;
+        match self.copies.get_mut(g) {
+            Some(copies) => self.real.iter_mut().zip(copies.iter_mut()).enumerate().map(|(a, (r, c))| if private[a] { c } else { r }).collect(),
+            None => self.real.iter_mut().collect(),
+        }
+    }
+}
+
+/// Per-invocation atomic logs of check mode.
+pub struct AtomicLogs {
+    pub mode: LogMode,
+    pub logs: Vec<Vec<u32>>,
+    pub pos: Vec<usize>,
+    pub capacity: usize,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum LogMode {
+    Off,
+    Record,
+    Replay,
+}
+
+impl AtomicLogs {
+    pub fn off() -> Self {
+        AtomicLogs { mode: LogMode::Off, logs: vec![], pos: vec![], capacity: 0 }
+    }
+
+    pub fn new(invocations: usize, capacity: usize) -> Self {
+        AtomicLogs { mode: LogMode::Record, logs: vec![vec![]; invocations], pos: vec![0; invocations], capacity }
+    }
+
+    /// Starts recording a region afresh.
+    pub fn record(&mut self) {
+        self.mode = LogMode::Record;
+        self.logs.iter_mut().for_each(|l| l.clear());
+    }
+
+    /// Replays what the last `record` logged.
+    pub fn replay(&mut self) {
+        self.mode = LogMode::Replay;
+        self.pos.iter_mut().for_each(|p| *p = 0);
+    }
+
+    fn for_invocation(&mut self, li: usize) -> AtomicLog<'_> {
+        match self.mode {
+            LogMode::Off => AtomicLog::Off,
+            LogMode::Record => AtomicLog::Record { log: &mut self.logs[li], capacity: self.capacity },
+            LogMode::Replay => AtomicLog::Replay { log: &self.logs[li], pos: &mut self.pos[li] },
+        }
+    }
+}
+
+pub fn unlinear(i: u64, dims: [u32; 3]) -> UVec3 {
     let (x, y) = (dims[0] as u64, dims[1] as u64);
     UVec3::new((i % x) as u32, ((i / x) % y) as u32, (i / (x * y)) as u32)
 }
@@ -74,44 +167,68 @@ pub fn new_shared(info: &KernelInfo) -> Vec<SharedMem> {
     info.shared.iter().map(|s| SharedMem { words: vec![0; (s.len * s.elem_words) as usize], elem_words: s.elem_words, len: s.len }).collect()
 }
 
-fn run_workgroup(l: &CpuLaunch, wg: u64) -> Result<(), WorkgroupError> {
-    let wid = unlinear(wg, l.grid);
-    let n = l.info.invocations_per_workgroup();
-    let mut invocations: Vec<_> = (0..n).map(|_| (l.info.new_invocation)()).collect();
-    let mut fuel = vec![l.fuel; n as usize];
-    let mut shared = new_shared(l.info);
-    let mut state: Vec<Option<u32>> = vec![None; n as usize];
-    let mut done = vec![false; n as usize];
-    loop {
-        for li in 0..n {
+/// A workgroup in flight: its invocations suspended between regions.
+pub struct Workgroup {
+    pub linear: u64,
+    pub wid: UVec3,
+    pub invocations: Vec<Box<dyn Invocation>>,
+    fuel: Vec<u64>,
+    done: Vec<bool>,
+}
+
+impl Workgroup {
+    pub fn new(l: &CpuLaunch, linear: u64) -> Self {
+        let n = l.info.invocations_per_workgroup() as usize;
+        Workgroup { linear, wid: unlinear(linear, l.grid), invocations: (0..n).map(|_| (l.info.new_invocation)()).collect(), fuel: vec![l.fuel; n], done: vec![false; n] }
+    }
+
+    /// The suspended state of every invocation, to re-run a region from.
+    pub fn snapshot(&self) -> (Vec<Box<dyn Invocation>>, Vec<u64>, Vec<bool>) {
+        (self.invocations.iter().map(|i| i.clone_box()).collect(), self.fuel.clone(), self.done.clone())
+    }
+
+    pub fn restore(&mut self, s: &(Vec<Box<dyn Invocation>>, Vec<u64>, Vec<bool>)) {
+        self.invocations = s.0.iter().map(|i| i.clone_box()).collect();
+        self.fuel = s.1.clone();
+        self.done = s.2.clone();
+    }
+
+    /// Runs every unfinished invocation to its next barrier (or end).
+    /// Invocation `li` is in group `li / group_size` and sees `storage[group]`
+    /// and the group's shared arrays.
+    pub fn run_region(&mut self, l: &CpuLaunch, storage: &[Vec<Option<StorageView<'_>>>], group_size: u32, shared: &mut SharedSet, atomics: &mut AtomicLogs) -> Result<RegionEnd, WorkgroupError> {
+        let n = self.invocations.len();
+        let mut state: Vec<Option<(BarrierKind, u32)>> = vec![None; n];
+        for li in 0..n as u32 {
             let i = li as usize;
-            if done[i] {
+            if self.done[i] {
                 continue;
             }
-            let mut cx = Cx::new(ids(l, wid, li), &l.storage, &mut shared, &l.uniforms, fuel[i]);
-            let r = invocations[i].step(&mut cx);
-            fuel[i] = cx.fuel_left();
+            let g = (li / group_size) as usize;
+            let mut cx = Cx::new(ids(l, self.wid, li), &storage[g], shared.for_group(g), &l.uniforms, self.fuel[i], atomics.for_invocation(i));
+            let r = self.invocations[i].step(&mut cx);
+            self.fuel[i] = cx.fuel_left();
             match r {
-                Ok(Yield::Done) => {
-                    done[i] = true;
-                    state[i] = None;
-                }
-                Ok(Yield::Barrier { id, .. }) => state[i] = Some(id),
-                Err(f) => return Err(WorkgroupError { workgroup: wid, local_index: li, kind: ErrorKind::Fault(f) }),
+                Ok(Yield::Done) => self.done[i] = true,
+                Ok(Yield::Barrier { kind, id }) => state[i] = Some((kind, id)),
+                Err(f) => return Err(WorkgroupError { workgroup: self.wid, local_index: li, kind: ErrorKind::Fault(f) }),
             }
         }
-        if done.iter().all(|d| *d) {
-            return Ok(());
+        if self.done.iter().all(|d| *d) {
+            return Ok(RegionEnd::Done);
         }
         // Everyone must wait at the same barrier.
         let first = state.iter().position(|s| s.is_some()).unwrap();
-        if let Some(other) = (0..n as usize).find(|&j| state[j] != state[first]) {
+        if let Some(other) = (0..n).find(|&j| state[j] != state[first]) {
+            let id = |s: Option<(BarrierKind, u32)>| s.map(|x| x.1);
             return Err(WorkgroupError {
-                workgroup: wid,
+                workgroup: self.wid,
                 local_index: other as u32,
-                kind: ErrorKind::Divergence { first: (first as u32, state[first]), other: (other as u32, state[other]) },
+                kind: ErrorKind::Divergence { first: (first as u32, id(state[first])), other: (other as u32, id(state[other])) },
             });
         }
+        let (kind, id) = state[first].unwrap();
+        Ok(RegionEnd::Barrier { kind, id })
     }
 }
 
@@ -146,6 +263,9 @@ impl WorkgroupError {
             }
             ErrorKind::Fault(Fault::OutOfFuel) => format!(
                 "it ran {fuel} loop iterations without finishing: the kernel probably never terminates (raise the limit with LD_CPU_FUEL if it is just long)"
+            ),
+            ErrorKind::Fault(Fault::AtomicLogFull { capacity }) => format!(
+                "it used the results of more than {capacity} atomic operations in one region; check mode replays them from a log of that size: raise `CheckOptions::atomic_log`"
             ),
             ErrorKind::Divergence { first, other } => {
                 let at = |s: Option<u32>| match s {

@@ -9,6 +9,9 @@ use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 pub trait Invocation: Send {
     /// Runs until the next barrier or the end of the kernel.
     fn step(&mut self, cx: &mut Cx<'_>) -> Result<Yield, Fault>;
+    /// A copy of the suspended state (locals and position): check mode
+    /// re-runs a region from it.
+    fn clone_box(&self) -> Box<dyn Invocation>;
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -92,14 +95,27 @@ pub enum AtomicOp {
 pub enum Fault {
     OutOfBounds { mem: Option<Mem>, index: i64, len: u32, site: (u32, u32) },
     OutOfFuel,
+    /// Check mode: more atomic results in one region than the replay log holds.
+    AtomicLogFull { capacity: usize },
+}
+
+/// Check mode's treatment of atomics: pass 1 records the results an
+/// invocation uses, pass 2 replays them instead of touching memory again, so
+/// re-running a region neither applies an atomic twice nor sees a different
+/// (but race-free) interleaving.
+pub enum AtomicLog<'a> {
+    Off,
+    Record { log: &'a mut Vec<u32>, capacity: usize },
+    Replay { log: &'a [u32], pos: &'a mut usize },
 }
 
 pub struct Cx<'a> {
     pub ids: Ids,
     pub(crate) storage: &'a [Option<StorageView<'a>>],
-    pub(crate) shared: &'a mut [SharedMem],
+    pub(crate) shared: Vec<&'a mut SharedMem>,
     pub(crate) uniforms: &'a [u32],
     pub(crate) fuel: u64,
+    pub(crate) atomics: AtomicLog<'a>,
 }
 
 /// A value that lives in memory as consecutive 32-bit words.
@@ -174,8 +190,8 @@ pub fn idx(i: i64, n: u32, site: (u32, u32)) -> Result<usize, Fault> {
 }
 
 impl<'a> Cx<'a> {
-    pub(crate) fn new(ids: Ids, storage: &'a [Option<StorageView<'a>>], shared: &'a mut [SharedMem], uniforms: &'a [u32], fuel: u64) -> Self {
-        Cx { ids, storage, shared, uniforms, fuel }
+    pub(crate) fn new(ids: Ids, storage: &'a [Option<StorageView<'a>>], shared: Vec<&'a mut SharedMem>, uniforms: &'a [u32], fuel: u64, atomics: AtomicLog<'a>) -> Self {
+        Cx { ids, storage, shared, uniforms, fuel, atomics }
     }
 
     pub(crate) fn fuel_left(&self) -> u64 {
@@ -258,10 +274,19 @@ impl<'a> Cx<'a> {
     }
 
     /// An atomic read-modify-write on one word; returns the old value
-    /// (`Store` returns 0). `signed` selects `i32` ordering for min/max.
+    /// (`Store` returns 0). `signed` selects `i32` ordering for min/max;
+    /// `used` says whether the kernel uses the result (only those are logged).
     #[allow(clippy::too_many_arguments)]
-    pub fn atomic(&mut self, mem: Mem, index: i64, inner: u32, op: AtomicOp, signed: bool, a: u32, b: u32, site: (u32, u32)) -> Result<u32, Fault> {
+    pub fn atomic(&mut self, mem: Mem, index: i64, inner: u32, op: AtomicOp, signed: bool, used: bool, a: u32, b: u32, site: (u32, u32)) -> Result<u32, Fault> {
         let w = self.word(mem, index, inner, site)?;
+        if let AtomicLog::Replay { log, pos } = &mut self.atomics {
+            if !used {
+                return Ok(0);
+            }
+            let v = log.get(**pos).copied().unwrap_or(0);
+            **pos += 1;
+            return Ok(v);
+        }
         let apply = |old: u32| -> u32 {
             match op {
                 AtomicOp::Load => old,
@@ -303,6 +328,13 @@ impl<'a> Cx<'a> {
                 old
             }
         };
-        Ok(if op == AtomicOp::Store { 0 } else { old })
+        let old = if op == AtomicOp::Store { 0 } else { old };
+        if let (AtomicLog::Record { log, capacity }, true) = (&mut self.atomics, used) {
+            if log.len() >= *capacity {
+                return Err(Fault::AtomicLogFull { capacity: *capacity });
+            }
+            log.push(old);
+        }
+        Ok(old)
     }
 }

@@ -1,0 +1,155 @@
+//! Check mode: the LDetector two-pass, value-based race detection.
+//!
+//! Level 1 runs the whole dispatch twice with one private copy of every
+//! storage target per workgroup; level 2 runs it again, region by region
+//! (between barriers), with one copy per warp of every target, re-running
+//! each region from its start. `sweep` holds the word-level algorithm the
+//! CPU runs and `shaders/` the same algorithm in WGSL; `cpu` and `gpu`
+//! drive them; `report` is what the user reads.
+
+pub mod cpu;
+pub mod report;
+pub mod sweep;
+
+use crate::cpu::twin::BarrierKind;
+use crate::kernel::{CheckClass, KernelInfo, ParamKind};
+use report::{Checked, Memory, Region};
+
+/// Knobs of a check.
+#[derive(Clone, Copy, Debug)]
+pub struct CheckOptions {
+    /// Invocations per warp (level-2 unit): a power of two up to the
+    /// workgroup size. 1 checks every invocation against every other.
+    pub warp_size: u32,
+    /// Race records kept in detail; the total count stays exact.
+    pub max_records: usize,
+    /// Atomic results one invocation may use per region (they are replayed
+    /// in pass 2).
+    pub atomic_log: usize,
+}
+
+impl Default for CheckOptions {
+    fn default() -> Self {
+        CheckOptions { warp_size: 32, max_records: 4096, atomic_log: 64 }
+    }
+}
+
+/// What is privatized, and how.
+#[derive(Clone, Debug)]
+pub(crate) struct Target {
+    pub name: &'static str,
+    pub memory: Memory,
+    pub place: Place,
+    /// One copy shared by all units (own-element buffers) instead of one per unit.
+    pub single: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Place {
+    Param(usize),
+    Shared(usize),
+}
+
+/// The targets of a launch. Own-element buffers only stay single-copy on a
+/// 1-D grid (elsewhere `global_id().x` repeats across rows).
+pub(crate) fn targets(info: &KernelInfo, grid: [u32; 3]) -> Vec<Target> {
+    let one_d = grid[1] == 1 && grid[2] == 1;
+    let mut out = Vec::new();
+    for (i, p) in info.params.iter().enumerate() {
+        let single = match p.check {
+            CheckClass::Target => false,
+            CheckClass::OwnElement => one_d,
+            _ => continue,
+        };
+        out.push(Target { name: p.name, memory: Memory::Storage, place: Place::Param(i), single });
+    }
+    for (i, s) in info.shared.iter().enumerate() {
+        if s.target {
+            out.push(Target { name: s.name, memory: Memory::Workgroup, place: Place::Shared(i), single: false });
+        }
+    }
+    out
+}
+
+pub(crate) fn checked(info: &KernelInfo, targets: &[Target]) -> Vec<Checked> {
+    let mut out = Vec::new();
+    for t in targets {
+        let treatment = if t.single { "own element: one shared copy" } else { "privatized" };
+        out.push(Checked { name: t.name.into(), memory: t.memory, treatment: treatment.into() });
+    }
+    for p in info.params {
+        let treatment = match (&p.kind, p.check) {
+            (ParamKind::Uniform { .. }, _) => continue,
+            (_, CheckClass::ReadOnly) => "read-only: cannot race",
+            (_, CheckClass::Atomic) => "atomic: never a data race; results replayed",
+            _ => continue,
+        };
+        out.push(Checked { name: p.name.into(), memory: Memory::Storage, treatment: treatment.into() });
+    }
+    for s in info.shared.iter().filter(|s| !s.target) {
+        out.push(Checked { name: s.name.into(), memory: Memory::Workgroup, treatment: "atomic: never a data race; results replayed".into() });
+    }
+    out
+}
+
+/// Static regions, numbered as they are first met: region 0 is level 1's
+/// whole dispatch; level-2 regions are (opening barrier, closing barrier).
+#[derive(Default)]
+pub(crate) struct Regions {
+    pub keys: Vec<(Option<u32>, Option<u32>)>,
+    pub list: Vec<Region>,
+    pub raced: Vec<bool>,
+}
+
+impl Regions {
+    pub fn new() -> Self {
+        let mut r = Regions::default();
+        r.keys.push((None, None));
+        r.list.push(Region { from_line: None, to_line: None });
+        r.raced.push(false);
+        r
+    }
+
+    pub fn id(&mut self, info: &KernelInfo, from: Option<u32>, to: Option<u32>) -> u32 {
+        if let Some(i) = self.keys.iter().skip(1).position(|k| *k == (from, to)) {
+            return i as u32 + 1;
+        }
+        let line = |id: Option<u32>| id.and_then(|id| info.barriers.iter().find(|b| b.id == id)).map(|b| b.line);
+        self.keys.push((from, to));
+        self.list.push(Region { from_line: line(from), to_line: line(to) });
+        self.raced.push(false);
+        self.list.len() as u32 - 1
+    }
+
+    /// Regions actually analysed (level 1 counts once when it ran).
+    pub fn analysed(&self, level1_ran: bool) -> u32 {
+        self.list.len() as u32 - (!level1_ran) as u32
+    }
+}
+
+/// Whether a barrier ends the epoch of a memory (orders it).
+pub(crate) fn orders(kind: Option<BarrierKind>, memory: Memory) -> bool {
+    match (kind, memory) {
+        (None, _) => true,
+        (Some(BarrierKind::Workgroup), Memory::Workgroup) | (Some(BarrierKind::Storage), Memory::Storage) => true,
+        _ => false,
+    }
+}
+
+/// The sentence that explains a race whose cause is a barrier's kind or scope.
+pub(crate) fn note(level: report::Level, memory: Memory, cross: bool, kind: report::RaceKind, has_storage_barrier: bool) -> Option<String> {
+    use report::{Level, RaceKind};
+    match level {
+        Level::InterWorkgroup if has_storage_barrier => Some(
+            "no barrier orders memory between workgroups of one dispatch: storage_barrier() (storageBarrier) only orders storage within a workgroup".into(),
+        ),
+        Level::InterWorkgroup => Some("no barrier orders memory between workgroups of one dispatch".into()),
+        Level::InterWarp if !cross => None,
+        Level::InterWarp => Some(match (memory, kind) {
+            (Memory::Storage, RaceKind::ReadWrite) => "storage written before a workgroupBarrier and read after it: workgroupBarrier does not order storage memory (use storage_barrier())".into(),
+            (Memory::Storage, RaceKind::WriteWrite) => "storage written on both sides of a workgroupBarrier: workgroupBarrier does not order storage memory (use storage_barrier())".into(),
+            (Memory::Workgroup, RaceKind::ReadWrite) => "workgroup memory written before a storageBarrier and read after it: storageBarrier does not order workgroup memory (use barrier())".into(),
+            (Memory::Workgroup, RaceKind::WriteWrite) => "workgroup memory written on both sides of a storageBarrier: storageBarrier does not order workgroup memory (use barrier())".into(),
+        }),
+    }
+}

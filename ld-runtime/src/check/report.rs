@@ -1,0 +1,246 @@
+//! The check report: what was checked, and every race seen, in a canonical
+//! order so the GPU's and the CPU's reports compare equal.
+
+use serde::Serialize;
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub enum RaceKind {
+    #[serde(rename = "ww")]
+    WriteWrite,
+    #[serde(rename = "rw")]
+    ReadWrite,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Memory {
+    Workgroup,
+    Storage,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Level {
+    InterWorkgroup,
+    InterWarp,
+}
+
+/// A static AP region: from one barrier (or the kernel's start) to the next.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub struct Region {
+    /// Source line of the barrier that opens it (`None`: kernel start).
+    pub from_line: Option<u32>,
+    /// Source line of the barrier that closes it (`None`: kernel end).
+    pub to_line: Option<u32>,
+}
+
+impl fmt::Display for Region {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match (self.from_line, self.to_line) {
+            (None, None) => write!(f, "whole dispatch"),
+            (a, b) => write!(
+                f,
+                "{} to {}",
+                a.map(|l| format!("barrier at line {l}")).unwrap_or_else(|| "kernel start".into()),
+                b.map(|l| format!("barrier at line {l}")).unwrap_or_else(|| "kernel end".into())
+            ),
+        }
+    }
+}
+
+/// A unit: a workgroup (level 1) or one warp of a workgroup (level 2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub struct Unit {
+    pub workgroup: [u32; 3],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub warp: Option<u32>,
+}
+
+impl fmt::Display for Unit {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let [x, y, z] = self.workgroup;
+        let wg = if y == 0 && z == 0 { format!("wg {x}") } else { format!("wg ({x},{y},{z})") };
+        match self.warp {
+            Some(w) => write!(f, "{wg} warp {w}"),
+            None => f.write_str(&wg),
+        }
+    }
+}
+
+/// One race: all words of one variable where the same units raced the
+/// same way in the same region.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Race {
+    pub kind: RaceKind,
+    pub memory: Memory,
+    pub variable: String,
+    pub level: Level,
+    pub region: Region,
+    /// ww: the two writers (in unit order); rw: the unit whose result changed
+    /// when it saw the others' writes.
+    pub units: Vec<Unit>,
+    /// Word offsets into the variable, as half-open ranges.
+    pub words: Vec<(u32, u32)>,
+    /// Why, in words, when the cause is a barrier of the wrong kind or scope.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+/// A memory check mode looked at, and how.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Checked {
+    pub name: String,
+    pub memory: Memory,
+    /// `privatized`, `own element (one copy)`, `read-only`, `atomic`.
+    pub treatment: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Report {
+    pub kernel: String,
+    pub backend: String,
+    pub warp_size: u32,
+    pub workgroups: u32,
+    pub warps_per_workgroup: u32,
+    pub checked: Vec<Checked>,
+    /// Static regions analysed, and how many had a race (Table VI's #ana, #race).
+    pub regions_analyzed: u32,
+    pub regions_with_races: u32,
+    /// Distinct units and words involved in races (Table VI's #units, #words).
+    pub units_with_races: u32,
+    pub words_with_races: u64,
+    /// Exact number of racing (unit, word) observations, even when the
+    /// record buffer overflowed.
+    pub race_records: u64,
+    pub records_dropped: u64,
+    pub races: Vec<Race>,
+    /// What the user's buffers hold now.
+    pub buffers: String,
+    pub elapsed_ms: f64,
+}
+
+impl Report {
+    pub fn has_races(&self) -> bool {
+        self.race_records > 0
+    }
+
+    /// The parts that must agree between backends (not timing or adapter).
+    pub fn verdict(&self) -> (Vec<Race>, u32, u32, u32, u64, u64) {
+        (self.races.clone(), self.regions_analyzed, self.regions_with_races, self.units_with_races, self.words_with_races, self.race_records)
+    }
+
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).expect("report serializes")
+    }
+}
+
+impl fmt::Display for Report {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "ld check: kernel `{}` on {}", self.kernel, self.backend)?;
+        writeln!(f, "  units: {} workgroups x {} warps of {} invocations", self.workgroups, self.warps_per_workgroup, self.warp_size)?;
+        let checked: Vec<String> = self.checked.iter().map(|c| format!("{} ({}, {})", c.name, c.memory.name(), c.treatment)).collect();
+        writeln!(f, "  checked: {}", if checked.is_empty() { "nothing (no memory is written)".into() } else { checked.join(", ") })?;
+        if self.races.is_empty() {
+            writeln!(f, "  no races found ({} regions analysed)", self.regions_analyzed)?;
+        } else {
+            writeln!(
+                f,
+                "  RACES: {} in {} of {} regions analysed; {} units, {} words involved",
+                self.races.len(),
+                self.regions_with_races,
+                self.regions_analyzed,
+                self.units_with_races,
+                self.words_with_races
+            )?;
+            for r in &self.races {
+                let units: Vec<String> = r.units.iter().map(|u| u.to_string()).collect();
+                writeln!(
+                    f,
+                    "  - {} race on {} `{}` ({}), {}: {}, words {}",
+                    match r.kind {
+                        RaceKind::WriteWrite => "write-write",
+                        RaceKind::ReadWrite => "read-write",
+                    },
+                    r.memory.name(),
+                    r.variable,
+                    r.level.name(),
+                    r.region,
+                    units.join(" and "),
+                    ranges(&r.words)
+                )?;
+                if let Some(n) = &r.note {
+                    writeln!(f, "      {n}")?;
+                }
+            }
+            if self.records_dropped > 0 {
+                writeln!(f, "  ({} race records beyond the record buffer were counted but not detailed)", self.records_dropped)?;
+            }
+        }
+        write!(f, "  buffers: {}", self.buffers)
+    }
+}
+
+impl Memory {
+    pub fn name(self) -> &'static str {
+        match self {
+            Memory::Workgroup => "workgroup",
+            Memory::Storage => "storage",
+        }
+    }
+}
+
+impl Level {
+    pub fn name(self) -> &'static str {
+        match self {
+            Level::InterWorkgroup => "inter-workgroup",
+            Level::InterWarp => "inter-warp",
+        }
+    }
+}
+
+fn ranges(words: &[(u32, u32)]) -> String {
+    let shown: Vec<String> = words.iter().take(8).map(|(a, b)| if b - a == 1 { format!("{a}") } else { format!("{a}..{b}") }).collect();
+    let more = if words.len() > 8 { format!(" (+{} more ranges)", words.len() - 8) } else { String::new() };
+    format!("{}{more}", shown.join(", "))
+}
+
+/// One racing (unit, word) observation, as the sweeps produce them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Record {
+    pub kind: RaceKind,
+    pub level: Level,
+    /// Index into the check's list of targets.
+    pub target: u32,
+    /// Static region id (index into the check's region list).
+    pub region: u32,
+    pub unit_a: Unit,
+    pub unit_b: Option<Unit>,
+    pub word: u32,
+    /// The accesses lie on both sides of a barrier that does not order this memory.
+    pub cross: bool,
+}
+
+/// Groups records into races with word ranges, in canonical order.
+pub fn aggregate(records: &[Record], targets: &[(String, Memory)], regions: &[Region], note: &dyn Fn(&Record) -> Option<String>) -> Vec<Race> {
+    let mut groups: BTreeMap<(Level, u32, u32, RaceKind, Unit, Option<Unit>), (BTreeSet<u32>, Option<String>)> = BTreeMap::new();
+    for r in records {
+        let g = groups.entry((r.level, r.region, r.target, r.kind, r.unit_a, r.unit_b)).or_insert_with(|| (BTreeSet::new(), note(r)));
+        g.0.insert(r.word);
+    }
+    groups
+        .into_iter()
+        .map(|((level, region, target, kind, a, b), (words, note))| {
+            let (variable, memory) = targets[target as usize].clone();
+            let mut ranges: Vec<(u32, u32)> = Vec::new();
+            for w in words {
+                match ranges.last_mut() {
+                    Some(last) if last.1 == w => last.1 = w + 1,
+                    _ => ranges.push((w, w + 1)),
+                }
+            }
+            Race { kind, memory, variable, level, region: regions[region as usize].clone(), units: std::iter::once(a).chain(b).collect(), words: ranges, note }
+        })
+        .collect()
+}
