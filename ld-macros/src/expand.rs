@@ -172,6 +172,12 @@ fn kernel_impl(m: &Module, f: &syn::ItemFn) -> syn::Result<TokenStream> {
     wgsl::validate(&native, m.kernel.span, "native")?;
     let twin = cpu::twin(m);
     let classes = analysis::targets::params(m);
+    let private: Vec<bool> = classes.iter().map(|c| matches!(c, analysis::targets::Class::Target | analysis::targets::Class::OwnElement)).collect();
+    let check1 = wgsl::level1(m, private.clone());
+    wgsl::validate(&check1, m.kernel.span, "check-mode (level 1)")?;
+    let check2 = wgsl::level2(m, private);
+    wgsl::validate(&check2, m.kernel.span, "check-mode (level 2)")?;
+    let state_words: u32 = 1 + m.kernel.body.locals.iter().map(|l| l.ty.words(m).max(1)).sum::<u32>();
     let shared_targets = analysis::targets::shared(m);
     let k = &m.kernel;
     let name = &f.sig.ident;
@@ -230,6 +236,9 @@ fn kernel_impl(m: &Module, f: &syn::ItemFn) -> syn::Result<TokenStream> {
             shared: &[#(#shared),*],
             barriers: &[#(#barriers),*],
             wgsl: #native,
+            wgsl_check1: #check1,
+            wgsl_check2: #check2,
+            state_words: #state_words,
             new_invocation: ld_new_invocation,
         };
         impl ::ld::Kernel for #name {

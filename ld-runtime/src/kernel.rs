@@ -20,6 +20,12 @@ pub struct KernelInfo {
     /// Native WGSL. Bindings: storage/atomic parameter `i` at `@binding(i)`,
     /// scalar parameters packed as 32-bit words at `@binding(params.len())`.
     pub wgsl: &'static str,
+    /// Check mode's instrumented shaders (level 1: whole dispatch; level 2:
+    /// one region per dispatch) and the words of state level 2 saves per
+    /// invocation between regions.
+    pub wgsl_check1: &'static str,
+    pub wgsl_check2: &'static str,
+    pub state_words: u32,
     /// A fresh invocation of the CPU twin.
     pub new_invocation: fn() -> Box<dyn Invocation>,
 }

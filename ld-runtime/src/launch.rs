@@ -239,15 +239,28 @@ impl<'a> Launch<'a> {
         if w == 0 || !w.is_power_of_two() || w > wg {
             return Err(Error::Unsupported(format!("warp size {w}: it must be a power of two no larger than the workgroup ({wg} invocations of `{}`)", self.info.name)));
         }
-        if self.rt.gpu.is_some() {
-            return Err(Error::Unsupported("check mode on the GPU is not available yet: run with LD_BACKEND=cpu".into()));
-        }
         let start = Instant::now();
-        let l = self.cpu_launch(uniforms);
         let targets = check::targets(self.info, self.grid.0);
-        let out = check::cpu::check(&l, &targets, self.check).map_err(|e| self.fault(e, l.fuel))?;
+        let out = match &self.rt.gpu {
+            Some(ctx) => {
+                let buffers = self.args.iter().map(|a| match a {
+                    Arg::Buffer(BufArg { store: Store::Gpu { buf, .. }, .. }) => Some(buf),
+                    _ => None,
+                });
+                let lens = self.args.iter().map(|a| match a {
+                    Arg::Buffer(b) => (b.len as u32, b.elem_words),
+                    _ => (0, 0),
+                });
+                let c = check::gpu::GpuCheck { ctx, info: self.info, grid: self.grid.0, buffers: buffers.collect(), lens: lens.collect(), uniforms: &uniforms, opts: self.check, targets: &targets };
+                c.run()?
+            }
+            None => {
+                let l = self.cpu_launch(uniforms);
+                check::cpu::check(&l, &targets, self.check).map_err(|e| self.fault(e, l.fuel))?
+            }
+        };
         let elapsed = start.elapsed();
-        let workgroups = l.workgroup_count() as u32;
+        let workgroups = self.grid.0.iter().product();
         let report = check::cpu::report(self.info, &targets, out, w, workgroups, self.rt.backend().to_string(), elapsed.as_secs_f64() * 1e3, self.check.max_records);
         Ok(Run { backend: self.rt.backend(), mode: self.mode, elapsed, report: Some(report) })
     }

@@ -3,6 +3,7 @@
 //! naga at expansion time (`validate`), so a kernel that compiles is a
 //! kernel wgpu accepts.
 
+mod check;
 mod names;
 mod validate;
 mod writer;
@@ -15,5 +16,15 @@ use crate::ir::Module;
 /// are bound at their parameter index, and the scalar parameters, packed in
 /// order as 32-bit words, at binding `params.len()`.
 pub fn native(m: &Module) -> String {
-    writer::Writer::new(m).module()
+    writer::Writer::new(m, writer::Variant::Native, vec![]).module()
+}
+
+/// Check mode's level-1 shader; `private[i]`: parameter `i` is privatized.
+pub fn level1(m: &Module, private: Vec<bool>) -> String {
+    writer::Writer::new(m, writer::Variant::Level1, private).module()
+}
+
+/// Check mode's level-2 shader (one region per dispatch).
+pub fn level2(m: &Module, private: Vec<bool>) -> String {
+    writer::Writer::new(m, writer::Variant::Level2, private).module()
 }

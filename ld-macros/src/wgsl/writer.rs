@@ -8,25 +8,45 @@ use std::fmt::Write;
 /// A helper specialised for the memories bound to its slice parameters.
 type Instance = (FnId, Vec<Option<MemRef>>);
 
+/// Which shader to emit: the kernel as written, or one of check mode's
+/// instrumented variants (see `check`).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Variant {
+    Native,
+    /// Whole dispatch, storage targets redirected to the workgroup's copy.
+    Level1,
+    /// One region per dispatch, every target redirected to the warp's copy.
+    Level2,
+}
+
 pub struct Writer<'m> {
-    m: &'m Module,
-    globals: Namer,
+    pub(super) m: &'m Module,
+    pub(super) variant: Variant,
+    /// Per parameter: privatized (target or own element) in check variants.
+    pub(super) private: Vec<bool>,
+    pub(super) globals: Namer,
     struct_names: Vec<String>,
-    param_names: Vec<String>,
-    shared_names: Vec<String>,
+    pub(super) param_names: Vec<String>,
+    pub(super) shared_names: Vec<String>,
     instances: HashMap<Instance, String>,
     queue: Vec<Instance>,
     uses_round: bool,
     uses_powi: bool,
+    /// Check variants: one function per atomic call site whose result is used.
+    pub(super) atomic_sites: Vec<String>,
+    /// Level 2: the kernel's locals, as module-scope private variables.
+    pub(super) kernel_locals: Vec<String>,
 }
 
 /// Per-function state: local names and the binding of slice parameters.
-struct Func<'a> {
-    locals: &'a [Local],
-    names: Vec<String>,
-    slices: Vec<Option<MemRef>>,
-    indent: usize,
-    out: String,
+pub(super) struct Func<'a> {
+    pub locals: &'a [Local],
+    pub names: Vec<String>,
+    pub slices: Vec<Option<MemRef>>,
+    pub indent: usize,
+    pub out: String,
+    /// Level 2's kernel body: `return` must save the invocation's state.
+    pub l2_kernel: bool,
 }
 
 fn uniform_field(name: &str) -> String {
@@ -34,19 +54,23 @@ fn uniform_field(name: &str) -> String {
 }
 
 impl<'m> Writer<'m> {
-    pub fn new(m: &'m Module) -> Self {
+    pub fn new(m: &'m Module, variant: Variant, private: Vec<bool>) -> Self {
         let mut globals = Namer::default();
-        for reserved in ["ld_uniforms", "LdUniforms", "ld_gid", "ld_lid", "ld_wid", "ld_nwg", "ld_lidx", "ld_round", "ld_powi"] {
+        for reserved in ["ld_uniforms", "LdUniforms", "ld_gid", "ld_lid", "ld_wid", "ld_nwg", "ld_lidx", "ld_round", "ld_powi", "ld_pc", "ld_stop"] {
             globals.fresh(reserved);
         }
         let struct_names = m.structs.iter().map(|s| globals.fresh(&s.name)).collect();
         let param_names = m.kernel.params.iter().map(|p| globals.fresh(&p.name)).collect();
         let shared_names = m.kernel.shared.iter().map(|s| globals.fresh(&s.name)).collect();
-        Writer { m, globals, struct_names, param_names, shared_names, instances: HashMap::new(), queue: vec![], uses_round: false, uses_powi: false }
+        let mut w = Writer { m, variant, private, globals, struct_names, param_names, shared_names, instances: HashMap::new(), queue: vec![], uses_round: false, uses_powi: false, atomic_sites: vec![], kernel_locals: vec![] };
+        if variant == Variant::Level2 {
+            w.kernel_locals = m.kernel.body.locals.iter().map(|l| w.globals.fresh(&l.name)).collect();
+        }
+        w
     }
 
     pub fn module(mut self) -> String {
-        let entry = self.entry();
+        let entry = if self.variant == Variant::Level2 { self.entry_level2() } else { self.entry() };
         let mut helpers = String::new();
         let mut done = 0;
         while done < self.queue.len() {
@@ -87,10 +111,20 @@ impl<'m> Writer<'m> {
         if !uniforms.is_empty() {
             writeln!(out, "@group(0) @binding({}) var<uniform> ld_uniforms: LdUniforms;", self.m.kernel.params.len()).unwrap();
         }
-        for (s, name) in self.m.kernel.shared.iter().zip(&self.shared_names) {
-            writeln!(out, "var<workgroup> {name}: array<{}, {}>;", self.ty(&s.elem), s.len).unwrap();
+        if self.variant == Variant::Level2 {
+            out.push_str(&self.prelude_level2());
+        } else {
+            for (s, name) in self.m.kernel.shared.iter().zip(&self.shared_names) {
+                writeln!(out, "var<workgroup> {name}: array<{}, {}>;", self.ty(&s.elem), s.len).unwrap();
+            }
+            if self.variant == Variant::Level1 {
+                out.push_str(&self.prelude_level1());
+            }
         }
         out.push('\n');
+        for s in std::mem::take(&mut self.atomic_sites) {
+            out.push_str(&s);
+        }
         if self.uses_round {
             out.push_str("// Rust's f32::round: halfway cases away from zero (WGSL's round goes to even).\nfn ld_round(x: f32) -> f32 {\n    let t = trunc(x);\n    return select(t, t + sign(x), abs(x - t) >= 0.5);\n}\n\n");
         }
@@ -100,6 +134,18 @@ impl<'m> Writer<'m> {
         out.push_str(&helpers);
         out.push_str(&entry);
         out
+    }
+
+    /// Element `i` of a memory, redirected to the unit's copy in check variants.
+    pub(super) fn mem_at(&self, m: MemRef, i: &str) -> String {
+        match (self.variant, m) {
+            (Variant::Native, MemRef::Param(p)) => format!("{}[{i}]", self.param_names[p]),
+            (Variant::Native | Variant::Level1, MemRef::Shared(a)) => format!("{}[{i}]", self.shared_names[a]),
+            (_, MemRef::Param(p)) if self.private[p] => format!("{}[ld_base_{p} + min(u32({i}), ld_len_{p} - 1u)]", self.param_names[p]),
+            (_, MemRef::Param(p)) => format!("{}[{i}]", self.param_names[p]),
+            (Variant::Level2, MemRef::Shared(a)) => format!("{}[ld_shbase_{a} + min(u32({i}), {}u)]", self.shared_names[a], self.m.kernel.shared[a].len - 1),
+            (_, MemRef::FnSlice(_)) => unreachable!("slices are bound before rendering"),
+        }
     }
 
     pub fn ty(&self, t: &Type) -> String {
@@ -117,10 +163,10 @@ impl<'m> Writer<'m> {
         }
     }
 
-    fn func<'a>(&self, locals: &'a [Local], slices: Vec<Option<MemRef>>) -> Func<'a> {
+    pub(super) fn func<'a>(&self, locals: &'a [Local], slices: Vec<Option<MemRef>>) -> Func<'a> {
         let mut names = self.globals.clone();
         let names = locals.iter().map(|l| names.fresh(&l.name)).collect();
-        Func { locals, names, slices, indent: 1, out: String::new() }
+        Func { locals, names, slices, indent: 1, out: String::new(), l2_kernel: false }
     }
 
     fn declare_locals(&self, f: &mut Func, skip: &[LocalId]) {
@@ -136,6 +182,9 @@ impl<'m> Writer<'m> {
         let k = &self.m.kernel;
         let mut f = self.func(&k.body.locals, vec![]);
         self.declare_locals(&mut f, &[]);
+        if self.variant == Variant::Level1 {
+            line_to(&mut f, "ld_init(ld_gid, ld_lid, ld_wid, ld_nwg, ld_lidx);");
+        }
         self.block(&mut f, &k.body.block);
         let [x, y, z] = k.workgroup_size;
         format!(
@@ -178,7 +227,7 @@ impl<'m> Writer<'m> {
         format!("fn {name}({}){ret} {{\n{}}}\n\n", params.join(", "), f.out)
     }
 
-    fn block(&mut self, f: &mut Func, b: &[Stmt]) {
+    pub(super) fn block(&mut self, f: &mut Func, b: &[Stmt]) {
         for s in b {
             self.stmt(f, s);
         }
@@ -206,6 +255,11 @@ impl<'m> Writer<'m> {
                     }
                 };
                 line_to(f, &format!("{place} {op} {v};"));
+            }
+            StmtKind::Expr(Expr { kind: ExprKind::Atomic(op, p, args), .. }) if self.variant != Variant::Native => {
+                // Pass 2 replays; an atomic whose result is unused is skipped.
+                let x = self.atomic_call(f, *op, p, args);
+                line_to(f, &format!("if ld_cfg[0] != 2u {{ {}; }}", if *op == AtomicOp::Store { x } else { format!("_ = {x}") }));
             }
             StmtKind::Expr(e) => {
                 let x = self.expr(f, e);
@@ -251,6 +305,7 @@ impl<'m> Writer<'m> {
             }
             StmtKind::Break => line_to(f, "break;"),
             StmtKind::Continue => line_to(f, "continue;"),
+            StmtKind::Return(None) if f.l2_kernel => line_to(f, "ld_pc = LD_DONE; ld_stop = LD_DONE; ld_exit(); return;"),
             StmtKind::Return(None) => line_to(f, "return;"),
             StmtKind::Return(Some(e)) => {
                 let x = self.expr(f, e);
@@ -261,7 +316,7 @@ impl<'m> Writer<'m> {
         }
     }
 
-    fn mem_name(&self, f: &Func, m: MemRef) -> (String, MemRef) {
+    pub(super) fn mem_name(&self, f: &Func, m: MemRef) -> (String, MemRef) {
         let m = match m {
             MemRef::FnSlice(i) => f.slices[i].expect("bound slice"),
             m => m,
@@ -273,13 +328,13 @@ impl<'m> Writer<'m> {
         }
     }
 
-    fn place(&mut self, f: &mut Func, p: &Place) -> String {
+    pub(super) fn place(&mut self, f: &mut Func, p: &Place) -> String {
         let mut s = match &p.root {
             Root::Local(id) => f.names[*id].clone(),
             Root::Mem { mem, index } => {
-                let (name, _) = self.mem_name(f, *mem);
+                let (_, m) = self.mem_name(f, *mem);
                 let i = self.expr(f, index);
-                format!("{name}[{i}]")
+                self.mem_at(m, &i)
             }
         };
         let mut ty = match &p.root {
@@ -321,7 +376,7 @@ impl<'m> Writer<'m> {
         }
     }
 
-    fn expr(&mut self, f: &mut Func, e: &Expr) -> String {
+    pub(super) fn expr(&mut self, f: &mut Func, e: &Expr) -> String {
         match &e.kind {
             ExprKind::Lit(l) => lit(*l, &e.ty),
             ExprKind::Load(p) => self.place(f, p),
@@ -382,6 +437,7 @@ impl<'m> Writer<'m> {
                 let name = self.instance((*id, binding));
                 format!("{name}({})", xs.join(", "))
             }
+            ExprKind::Atomic(op, p, args) if self.variant != Variant::Native => self.atomic_site(f, *op, p, args, &e.ty),
             ExprKind::Atomic(op, p, args) => {
                 let place = self.place(f, p);
                 let xs: Vec<String> = args.iter().map(|a| self.expr(f, a)).collect();
@@ -418,6 +474,7 @@ impl<'m> Writer<'m> {
                 let (name, m) = self.mem_name(f, *m);
                 let len = match m {
                     MemRef::Shared(i) => format!("{}u", self.m.kernel.shared[i].len),
+                    MemRef::Param(i) if self.variant != Variant::Native && self.private[i] => format!("ld_len_{i}"),
                     _ => format!("arrayLength(&{name})"),
                 };
                 match off {
@@ -506,7 +563,7 @@ fn shift_amount(op: BinOp, amount: &Expr) -> Option<String> {
     }
 }
 
-fn line_to(f: &mut Func, line: &str) {
+pub(super) fn line_to(f: &mut Func, line: &str) {
     for _ in 0..f.indent {
         f.out.push_str("    ");
     }

@@ -12,7 +12,9 @@ use std::sync::Mutex;
 
 /// Everything one check produces before it becomes a report.
 pub(crate) struct Outcome {
+    /// Detailed records (sorted); `total` counts every observation.
     pub records: Vec<Record>,
+    pub total: u64,
     pub regions: Regions,
     pub level1_ran: bool,
 }
@@ -44,7 +46,9 @@ pub(crate) fn check(l: &CpuLaunch, targets: &[Target], opts: CheckOptions) -> Re
     }
     level2(&cx, &mut records, &mut regions)?;
     records.sort();
-    Ok(Outcome { records, regions, level1_ran })
+    let total = records.len() as u64;
+    records.truncate(opts.max_records);
+    Ok(Outcome { records, total, regions, level1_ran })
 }
 
 fn snapshot_atomics(l: &CpuLaunch) -> Vec<Option<Vec<u32>>> {
@@ -476,12 +480,12 @@ fn store_shared(shared: &SharedSet, sh: &[(usize, Copies)], warps: usize, pass2:
 pub(crate) fn report(info: &crate::kernel::KernelInfo, targets: &[Target], out: Outcome, warp_size: u32, workgroups: u32, backend: String, elapsed_ms: f64, max_records: usize) -> Report {
     let has_sb = info.barriers.iter().any(|b| b.kind == BarrierKind::Storage);
     let names: Vec<(String, Memory)> = targets.iter().map(|t| (t.name.to_string(), t.memory)).collect();
-    let total = out.records.len() as u64;
+    let total = out.total;
     let kept = &out.records[..out.records.len().min(max_records)];
     let races = report::aggregate(kept, &names, &out.regions.list, &|r| super::note(r.level, names[r.target as usize].1, r.cross, r.kind, has_sb));
     let mut units = std::collections::BTreeSet::new();
     let mut words = std::collections::BTreeSet::new();
-    for r in &out.records {
+    for r in kept {
         units.insert((r.level, r.unit_a));
         if let Some(b) = r.unit_b {
             units.insert((r.level, b));

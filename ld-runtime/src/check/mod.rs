@@ -8,6 +8,7 @@
 //! drive them; `report` is what the user reads.
 
 pub mod cpu;
+pub mod gpu;
 pub mod report;
 pub mod sweep;
 
@@ -30,7 +31,7 @@ pub struct CheckOptions {
 
 impl Default for CheckOptions {
     fn default() -> Self {
-        CheckOptions { warp_size: 32, max_records: 4096, atomic_log: 64 }
+        CheckOptions { warp_size: 32, max_records: 1 << 18, atomic_log: 16 }
     }
 }
 

@@ -79,8 +79,12 @@ pub struct Race {
     pub level: Level,
     pub region: Region,
     /// ww: the two writers (in unit order); rw: the unit whose result changed
-    /// when it saw the others' writes.
+    /// when it saw the others' writes. At level 2 the workgroup is the first
+    /// of `workgroups`, every one of which had this same race.
     pub units: Vec<Unit>,
+    /// Level 2: the workgroups where these warps raced on these words.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub workgroups: Vec<[u32; 3]>,
     /// Word offsets into the variable, as half-open ranges.
     pub words: Vec<(u32, u32)>,
     /// Why, in words, when the cause is a barrier of the wrong kind or scope.
@@ -155,7 +159,20 @@ impl fmt::Display for Report {
                 self.words_with_races
             )?;
             for r in &self.races {
-                let units: Vec<String> = r.units.iter().map(|u| u.to_string()).collect();
+                let units: Vec<String> = match r.level {
+                    Level::InterWarp => r.units.iter().map(|u| format!("warp {}", u.warp.unwrap_or(0))).collect(),
+                    Level::InterWorkgroup => r.units.iter().map(|u| u.to_string()).collect(),
+                };
+                let units = match r.workgroups.len() {
+                    0 => units.join(" and "),
+                    1 => format!("{} of {}", units.join(" and "), Unit { workgroup: r.workgroups[0], warp: None }),
+                    n => format!(
+                        "{} in {n} workgroups ({}{})",
+                        units.join(" and "),
+                        r.workgroups.iter().take(3).map(|w| Unit { workgroup: *w, warp: None }.to_string()).collect::<Vec<_>>().join(", "),
+                        if n > 3 { ", ..." } else { "" }
+                    ),
+                };
                 writeln!(
                     f,
                     "  - {} race on {} `{}` ({}), {}: {}, words {}",
@@ -167,7 +184,7 @@ impl fmt::Display for Report {
                     r.variable,
                     r.level.name(),
                     r.region,
-                    units.join(" and "),
+                    units,
                     ranges(&r.words)
                 )?;
                 if let Some(n) = &r.note {
@@ -240,7 +257,25 @@ pub fn aggregate(records: &[Record], targets: &[(String, Memory)], regions: &[Re
                     _ => ranges.push((w, w + 1)),
                 }
             }
-            Race { kind, memory, variable, level, region: regions[region as usize].clone(), units: std::iter::once(a).chain(b).collect(), words: ranges, note }
+            Race { kind, memory, variable, level, region: regions[region as usize].clone(), units: std::iter::once(a).chain(b).collect(), workgroups: vec![], words: ranges, note }
         })
-        .collect()
+        .fold(Vec::new(), merge_workgroups)
+}
+
+/// Level-2 races that differ only in their workgroup become one entry.
+fn merge_workgroups(mut acc: Vec<Race>, r: Race) -> Vec<Race> {
+    if r.level == Level::InterWarp {
+        let warps = |x: &Race| x.units.iter().map(|u| u.warp).collect::<Vec<_>>();
+        let same = acc.iter_mut().find(|x| x.level == r.level && x.kind == r.kind && x.variable == r.variable && x.region == r.region && x.words == r.words && warps(x) == warps(&r));
+        match same {
+            Some(x) => x.workgroups.push(r.units[0].workgroup),
+            None => {
+                let wg = r.units[0].workgroup;
+                acc.push(Race { workgroups: vec![wg], ..r });
+            }
+        }
+    } else {
+        acc.push(r);
+    }
+    acc
 }

@@ -16,7 +16,7 @@ pub struct GpuBinding<'a> {
 /// submission to completion.
 pub fn dispatch(ctx: &GpuContext, info: &'static KernelInfo, grid: [u32; 3], bindings: &[GpuBinding], uniforms: &[u32]) -> Result<Duration> {
     ctx.check_alive(&format!("before launching `{}`", info.name))?;
-    let p = pipeline::get(ctx, info)?;
+    let p = pipeline::get(ctx, info, pipeline::Variant::Native)?;
     let scope = ctx.device.push_error_scope(wgpu::ErrorFilter::Validation);
     let ubuf = (!uniforms.is_empty()).then(|| {
         // Uniform blocks are read in 16-byte rows: pad.

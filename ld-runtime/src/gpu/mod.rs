@@ -2,8 +2,8 @@
 
 mod device;
 mod dispatch;
-mod pipeline;
-mod transfer;
+pub(crate) mod pipeline;
+pub(crate) mod transfer;
 
 pub use device::{open, GpuContext};
 pub use dispatch::{dispatch, GpuBinding};

@@ -1,0 +1,468 @@
+//! Check mode on wgpu: the instrumented shaders and `shaders/` driven the
+//! same way the CPU reference drives its twin and sweeps, so both reports
+//! agree. Level 1 is two dispatches of the whole kernel around one merge
+//! and one compare sweep per storage target; level 2 dispatches one region
+//! at a time (the state machine saves its locals between regions) with a
+//! merge before and a compare after each region's second pass.
+
+use super::cpu::Outcome;
+use super::report::{Level, Memory, RaceKind, Record, Unit};
+use super::{CheckOptions, Place, Regions, Target};
+use crate::cpu::executor::unlinear;
+use crate::cpu::twin::BarrierKind;
+use crate::error::{Error, Result};
+use crate::gpu::pipeline::{self, Sweeps, Variant};
+use crate::gpu::transfer::{read_words, wait};
+use crate::gpu::GpuContext;
+use crate::kernel::{KernelInfo, ParamKind};
+use wgpu::util::DeviceExt;
+
+const DONE: u32 = u32::MAX;
+const LEVEL1_REGION: u32 = u32::MAX - 1;
+
+pub(crate) struct GpuCheck<'a> {
+    pub ctx: &'a GpuContext,
+    pub info: &'static KernelInfo,
+    pub grid: [u32; 3],
+    /// User buffers by parameter.
+    pub buffers: Vec<Option<&'a wgpu::Buffer>>,
+    /// Elements and words per element by parameter.
+    pub lens: Vec<(u32, u32)>,
+    pub uniforms: &'a [u32],
+    pub opts: CheckOptions,
+    pub targets: &'a [Target],
+}
+
+struct Bufs {
+    state: wgpu::Buffer,
+    log: wgpu::Buffer,
+    flags: wgpu::Buffer,
+    yields: wgpu::Buffer,
+    records: wgpu::Buffer,
+    dummy: wgpu::Buffer,
+    ubuf: Option<wgpu::Buffer>,
+}
+
+impl GpuCheck<'_> {
+    fn dev(&self) -> &wgpu::Device {
+        &self.ctx.device
+    }
+
+    fn workgroups(&self) -> u32 {
+        self.grid.iter().product()
+    }
+
+    fn total_inv(&self) -> u32 {
+        self.workgroups() * self.info.invocations_per_workgroup()
+    }
+
+    fn warps(&self) -> u32 {
+        self.info.invocations_per_workgroup().div_ceil(self.opts.warp_size)
+    }
+
+    fn zeroed(&self, label: &str, words: u64) -> wgpu::Buffer {
+        self.dev().create_buffer(&wgpu::BufferDescriptor {
+            label: Some(label),
+            size: words.max(4) * 4,
+            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        })
+    }
+
+    fn words(&self, label: &str, w: &[u32]) -> wgpu::Buffer {
+        let mut w = w.to_vec();
+        if w.len() < 4 {
+            w.resize(4, 0);
+        }
+        self.dev().create_buffer_init(&wgpu::util::BufferInitDescriptor { label: Some(label), contents: bytemuck::cast_slice(&w), usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST })
+    }
+
+    fn param_words(&self, p: usize) -> u64 {
+        let (len, ew) = self.lens[p];
+        len as u64 * ew as u64
+    }
+
+    /// The kernel's check configuration words (see ld-macros' `wgsl::check`).
+    fn kernel_cfg(&self, pass: u32, m: u32, load: u32, save: Option<u32>) -> Vec<u32> {
+        let half = self.info.state_words * self.total_inv();
+        let mut c = vec![pass, m, 1, self.opts.warp_size, self.warps(), self.opts.atomic_log as u32, self.total_inv(), load * half, save.unwrap_or(0) * half, save.is_some() as u32];
+        for p in 0..self.info.params.len() {
+            let single = self.targets.iter().any(|t| t.place == Place::Param(p) && t.single);
+            c.push(self.lens[p].0);
+            c.push(single as u32);
+        }
+        c
+    }
+
+    fn common(&self) -> Bufs {
+        let inv = self.total_inv() as u64;
+        Bufs {
+            state: self.zeroed("ld state", 2 * self.info.state_words as u64 * inv),
+            log: self.zeroed("ld atomic log", self.opts.atomic_log as u64 * inv),
+            flags: self.words("ld flags", &[0, u32::MAX]),
+            yields: self.zeroed("ld yields", self.workgroups() as u64),
+            records: self.zeroed("ld records", 4 + 7 * self.opts.max_records as u64),
+            dummy: self.zeroed("ld unused", 4),
+            ubuf: (!self.uniforms.is_empty()).then(|| {
+                let mut u = self.uniforms.to_vec();
+                u.resize(self.uniforms.len().div_ceil(4) * 4, 0);
+                self.dev().create_buffer_init(&wgpu::util::BufferInitDescriptor { label: Some("ld uniforms"), contents: bytemuck::cast_slice(&u), usage: wgpu::BufferUsages::UNIFORM })
+            }),
+        }
+    }
+
+    /// The kernel's bind group: `private[p]` replaces parameter `p`'s buffer.
+    fn kernel_group(&self, pl: &pipeline::Pipeline, b: &Bufs, cfg: &wgpu::Buffer, private: &[Option<&wgpu::Buffer>], shared: &[&wgpu::Buffer]) -> wgpu::BindGroup {
+        let p = self.info.params.len() as u32;
+        let mut entries = Vec::new();
+        for (i, info) in self.info.params.iter().enumerate() {
+            if matches!(info.kind, ParamKind::Uniform { .. }) {
+                continue;
+            }
+            let buf = private[i].or(self.buffers[i]).unwrap();
+            entries.push(wgpu::BindGroupEntry { binding: i as u32, resource: buf.as_entire_binding() });
+        }
+        if let Some(u) = &b.ubuf {
+            entries.push(wgpu::BindGroupEntry { binding: p, resource: u.as_entire_binding() });
+        }
+        for (k, buf) in [cfg, &b.state, &b.log, &b.flags, &b.yields].into_iter().enumerate() {
+            entries.push(wgpu::BindGroupEntry { binding: p + 1 + k as u32, resource: buf.as_entire_binding() });
+        }
+        for a in 0..self.info.shared.len() {
+            let buf = shared.get(a).copied().unwrap_or(&b.dummy);
+            entries.push(wgpu::BindGroupEntry { binding: p + 6 + a as u32, resource: buf.as_entire_binding() });
+        }
+        self.dev().create_bind_group(&wgpu::BindGroupDescriptor { label: Some(self.info.name), layout: &pl.layout, entries: &entries })
+    }
+
+    fn sweep_group(&self, s: &Sweeps, cfg: &wgpu::Buffer, mem: &wgpu::Buffer, b: &Bufs, wrote: &wgpu::Buffer, out: Option<&wgpu::Buffer>) -> wgpu::BindGroup {
+        let bufs = [cfg, mem, &b.records, wrote, &b.yields, out.unwrap_or(&b.dummy)];
+        let entries: Vec<_> = bufs.iter().enumerate().map(|(i, buf)| wgpu::BindGroupEntry { binding: i as u32, resource: buf.as_entire_binding() }).collect();
+        self.dev().create_bind_group(&wgpu::BindGroupDescriptor { label: Some("ld sweep"), layout: &s.layout, entries: &entries })
+    }
+
+    fn dispatch(&self, enc: &mut wgpu::CommandEncoder, pipeline: &wgpu::ComputePipeline, group: &wgpu::BindGroup, dims: [u32; 3]) {
+        let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor { label: None, timestamp_writes: None });
+        pass.set_pipeline(pipeline);
+        pass.set_bind_group(0, group, &[]);
+        pass.dispatch_workgroups(dims[0], dims[1], dims[2]);
+    }
+
+    fn submit(&self, enc: wgpu::CommandEncoder) -> Result<()> {
+        self.ctx.queue.submit([enc.finish()]);
+        wait(self.ctx, &format!("checking `{}`", self.info.name)).map_err(|e| match e {
+            Error::Timeout { timeout, adapter, .. } => Error::Timeout { kernel: self.info.name, timeout, adapter },
+            e => e,
+        })
+    }
+
+    fn check_flags(&self, b: &Bufs) -> Result<()> {
+        let f = read_words(self.ctx, &b.flags)?;
+        if f[0] != 0 {
+            let inv = f[1];
+            return Err(Error::Unsupported(format!(
+                "kernel `{}`: invocation {inv} used the results of more than {} atomic operations in one region; check mode replays them from a log of that size: raise `CheckOptions::atomic_log`",
+                self.info.name, self.opts.atomic_log
+            )));
+        }
+        Ok(())
+    }
+
+    /// Sweep configuration words (see `shaders/common.wgsl`).
+    #[allow(clippy::too_many_arguments)]
+    fn sweep_cfg(&self, t: u32, w: u32, gstride: u32, kstep: u32, kspan: u32, start_mode: u32, q_mode: u32, target: u32, region: u32, groups: u32, commit: Option<&[u32]>, snapshot: bool) -> Vec<u32> {
+        let mut c = vec![t, w, gstride, kstep, kspan, start_mode, q_mode, target, region, self.opts.max_records as u32, groups, commit.is_some() as u32, snapshot as u32];
+        let table = commit.unwrap_or(&[]);
+        c.push(table.len() as u32);
+        c.extend_from_slice(table);
+        c
+    }
+
+    fn run_sweep(&self, enc: &mut wgpu::CommandEncoder, pipeline: &wgpu::ComputePipeline, s: &Sweeps, cfg: Vec<u32>, mem: &wgpu::Buffer, b: &Bufs, wrote: &wgpu::Buffer, out: Option<&wgpu::Buffer>) {
+        let (kspan, groups) = (cfg[4], cfg[10]);
+        let cfgb = self.words("ld sweep cfg", &cfg);
+        let g = self.sweep_group(s, &cfgb, mem, b, wrote, out);
+        self.dispatch(enc, pipeline, &g, [kspan.div_ceil(256).max(1), groups.max(1), 1]);
+    }
+
+    pub fn run(&self) -> Result<Outcome> {
+        let sweeps = pipeline::sweeps(self.ctx)?;
+        let b = self.common();
+        let mut regions = Regions::new();
+        let storage: Vec<(usize, usize, bool)> = self.targets.iter().enumerate().filter_map(|(i, t)| match t.place {
+            Place::Param(p) => Some((i, p, t.single)),
+            _ => None,
+        }).collect();
+        let level1_ran = !storage.is_empty() && self.workgroups() > 1;
+        let atomics = self.snapshot_atomics()?;
+        if level1_ran {
+            self.level1(&sweeps, &b, &storage)?;
+            self.restore_atomics(&atomics)?;
+        }
+        let history = self.level2(&sweeps, &b, &storage)?;
+        // Static regions in the CPU reference's order: workgroup by workgroup.
+        for g in 0..self.workgroups() as usize {
+            for row in &history {
+                if row[g] != (None, None) || history.len() == 1 {
+                    regions.id(self.info, row[g].0, row[g].1);
+                }
+            }
+        }
+        // Records → report records.
+        let rec = read_words(self.ctx, &b.records)?;
+        let count = rec[0] as usize;
+        let kept = count.min(self.opts.max_records);
+        let mut records = Vec::with_capacity(count);
+        for i in 0..kept {
+            let r = &rec[4 + i * 7..4 + i * 7 + 7];
+            records.push(self.record(r, &history, &mut regions));
+        }
+        if level1_ran {
+            regions.raced[0] |= records.iter().any(|r| r.level == Level::InterWorkgroup);
+        }
+        // Records beyond the buffer are counted, not detailed.
+        records.sort();
+        Ok(Outcome { records, total: count as u64, regions, level1_ran })
+    }
+
+    fn record(&self, r: &[u32], history: &[Vec<(Option<u32>, Option<u32>)>], regions: &mut Regions) -> Record {
+        let (kind, target, g, a, bb, word, region) = (r[0], r[1] as usize, r[2], r[3], r[4], r[5], r[6]);
+        let t = &self.targets[target];
+        let level1 = region == LEVEL1_REGION;
+        let wg_size = self.info.invocations_per_workgroup();
+        let unit = |c: u32| -> Unit {
+            if level1 {
+                let wg = if t.single { self.owner(t, word) as u64 / wg_size as u64 } else { c as u64 };
+                let w = unlinear(wg, self.grid);
+                Unit { workgroup: [w.x, w.y, w.z], warp: None }
+            } else {
+                let w = unlinear(g as u64, self.grid);
+                let warp = if t.single { (self.owner(t, word) % wg_size) / self.opts.warp_size } else { c };
+                Unit { workgroup: [w.x, w.y, w.z], warp: Some(warp) }
+            }
+        };
+        let region_id = if level1 {
+            0
+        } else {
+            let (from, to) = history[region as usize][g as usize];
+            let id = regions.id(self.info, from, to);
+            regions.raced[id as usize] = true;
+            id
+        };
+        Record {
+            kind: if kind & 1 == 0 { RaceKind::WriteWrite } else { RaceKind::ReadWrite },
+            level: if level1 { Level::InterWorkgroup } else { Level::InterWarp },
+            target: target as u32,
+            region: region_id,
+            unit_a: unit(a),
+            unit_b: (bb != DONE).then(|| unit(bb)),
+            word,
+            cross: kind & 2 != 0,
+        }
+    }
+
+    /// The invocation owning a word of an own-element buffer.
+    fn owner(&self, t: &Target, word: u32) -> u32 {
+        let Place::Param(p) = t.place else { return 0 };
+        word / self.lens[p].1
+    }
+
+    fn snapshot_atomics(&self) -> Result<Vec<(usize, wgpu::Buffer)>> {
+        let mut enc = self.dev().create_command_encoder(&Default::default());
+        let mut out = Vec::new();
+        for (p, info) in self.info.params.iter().enumerate() {
+            if let ParamKind::Atomic { .. } = info.kind {
+                let words = self.param_words(p);
+                let copy = self.zeroed("ld atomic snapshot", words);
+                enc.copy_buffer_to_buffer(self.buffers[p].unwrap(), 0, &copy, 0, words * 4);
+                out.push((p, copy));
+            }
+        }
+        self.submit(enc)?;
+        Ok(out)
+    }
+
+    fn restore_atomics(&self, snap: &[(usize, wgpu::Buffer)]) -> Result<()> {
+        let mut enc = self.dev().create_command_encoder(&Default::default());
+        for (p, copy) in snap {
+            enc.copy_buffer_to_buffer(copy, 0, self.buffers[*p].unwrap(), 0, self.param_words(*p) * 4);
+        }
+        self.submit(enc)
+    }
+
+    /// A copy set `[base, union, copies...]` with every slot = the user's buffer.
+    fn copy_set(&self, enc: &mut wgpu::CommandEncoder, p: usize, groups: u64, slots: u64) -> wgpu::Buffer {
+        let t = self.param_words(p);
+        let set = self.zeroed("ld copies", groups * slots * t);
+        for s in 0..groups * slots {
+            enc.copy_buffer_to_buffer(self.buffers[p].unwrap(), 0, &set, s * t * 4, t * 4);
+        }
+        set
+    }
+
+    fn level1(&self, s: &Sweeps, b: &Bufs, storage: &[(usize, usize, bool)]) -> Result<()> {
+        let pl = pipeline::get(self.ctx, self.info, Variant::Check1)?;
+        let m = self.workgroups();
+        let mut enc = self.dev().create_command_encoder(&Default::default());
+        let mut sets: Vec<Option<wgpu::Buffer>> = (0..self.info.params.len()).map(|_| None).collect();
+        for &(_, p, single) in storage {
+            let copies = if single { 1 } else { m as u64 };
+            sets[p] = Some(self.copy_set(&mut enc, p, 1, 2 + copies));
+        }
+        let private: Vec<Option<&wgpu::Buffer>> = sets.iter().map(|s| s.as_ref()).collect();
+        let cfg1 = self.words("ld cfg", &self.kernel_cfg(1, m, 0, None));
+        let cfg2 = self.words("ld cfg", &self.kernel_cfg(2, m, 0, None));
+        let g1 = self.kernel_group(&pl, b, &cfg1, &private, &[]);
+        let g2 = self.kernel_group(&pl, b, &cfg2, &private, &[]);
+        let wrotes: Vec<wgpu::Buffer> = storage.iter().map(|_| self.zeroed("ld wrote", m as u64)).collect();
+        self.dispatch(&mut enc, &pl.pipeline, &g1, self.grid);
+        for (k, &(ti, p, single)) in storage.iter().enumerate() {
+            let (t, w) = (self.param_words(p) as u32, if single { 1 } else { m });
+            let cfg = self.sweep_cfg(t, w, 0, 0, t, 1, 1, ti as u32, LEVEL1_REGION, 1, None, false);
+            self.run_sweep(&mut enc, &s.merge, s, cfg, sets[p].as_ref().unwrap(), b, &wrotes[k], None);
+        }
+        self.dispatch(&mut enc, &pl.pipeline, &g2, self.grid);
+        for (k, &(ti, p, single)) in storage.iter().enumerate() {
+            let (t, w) = (self.param_words(p) as u32, if single { 1 } else { m });
+            let cfg = self.sweep_cfg(t, w, 0, 0, t, 1, 1, ti as u32, LEVEL1_REGION, 1, None, false);
+            self.run_sweep(&mut enc, &s.compare, s, cfg, sets[p].as_ref().unwrap(), b, &wrotes[k], None);
+        }
+        self.submit(enc)?;
+        self.check_flags(b)
+    }
+
+    /// Commit table for a memory: yield value → does that barrier end its epoch.
+    fn commit_table(&self, memory: Memory) -> Vec<u32> {
+        let max = self.info.barriers.iter().map(|b| b.id + 1).max().unwrap_or(0);
+        (0..=max)
+            .map(|y| {
+                let kind = self.info.barriers.iter().find(|b| b.id + 1 == y).map(|b| b.kind);
+                matches!((kind, memory), (Some(BarrierKind::Workgroup), Memory::Workgroup) | (Some(BarrierKind::Storage), Memory::Storage)) as u32
+            })
+            .collect()
+    }
+
+    #[allow(clippy::type_complexity)]
+    fn level2(&self, s: &Sweeps, b: &Bufs, storage: &[(usize, usize, bool)]) -> Result<Vec<Vec<(Option<u32>, Option<u32>)>>> {
+        let pl = pipeline::get(self.ctx, self.info, Variant::Check2)?;
+        let n = self.workgroups();
+        let wc = self.warps();
+        let wg_size = self.info.invocations_per_workgroup();
+        let mut enc = self.dev().create_command_encoder(&Default::default());
+        // Copy sets: per workgroup [base, union, warps' copies, warps' starts];
+        // own-element buffers one set [base, union, copy, start] for the grid.
+        let mut sets: Vec<Option<wgpu::Buffer>> = (0..self.info.params.len()).map(|_| None).collect();
+        for &(_, p, single) in storage {
+            sets[p] = Some(if single { self.copy_set(&mut enc, p, 1, 4) } else { self.copy_set(&mut enc, p, n as u64, 2 + 2 * wc as u64) });
+        }
+        let shared: Vec<wgpu::Buffer> = self
+            .info
+            .shared
+            .iter()
+            .map(|sh| {
+                let words = (sh.len * sh.elem_words) as u64;
+                let per = if sh.target { 2 + 2 * wc as u64 } else { 1 };
+                self.zeroed("ld shared", n as u64 * per * words)
+            })
+            .collect();
+        self.submit(enc)?;
+        let private: Vec<Option<&wgpu::Buffer>> = sets.iter().map(|s| s.as_ref()).collect();
+        let shared_refs: Vec<&wgpu::Buffer> = shared.iter().collect();
+        // Pass 1 loads half h and saves to the other; pass 2 only loads.
+        let groups: Vec<[wgpu::BindGroup; 2]> = (0..2u32)
+            .map(|h| {
+                let c1 = self.words("ld cfg", &self.kernel_cfg(1, 0, h, Some(1 - h)));
+                let c2 = self.words("ld cfg", &self.kernel_cfg(2, 0, h, None));
+                [self.kernel_group(&pl, b, &c1, &private, &shared_refs), self.kernel_group(&pl, b, &c2, &private, &shared_refs)]
+            })
+            .collect();
+        // What each memory's sweeps look at.
+        struct Sweep<'b> {
+            target: u32,
+            mem: &'b wgpu::Buffer,
+            t: u32,
+            w: u32,
+            gstride: u32,
+            kstep: u32,
+            kspan: u32,
+            table: Vec<u32>,
+            wrote: wgpu::Buffer,
+        }
+        let mut list = Vec::new();
+        for &(ti, p, single) in storage {
+            let t = self.param_words(p) as u32;
+            let (w, gstride, kstep, kspan) = if single {
+                let chunk = wg_size * self.lens[p].1;
+                (1, 0, chunk, chunk)
+            } else {
+                (wc, (2 + 2 * wc) * t, 0, t)
+            };
+            list.push(Sweep { target: ti as u32, mem: sets[p].as_ref().unwrap(), t, w, gstride, kstep, kspan, table: self.commit_table(Memory::Storage), wrote: self.zeroed("ld wrote", n as u64 * w as u64) });
+        }
+        for (ti, t) in self.targets.iter().enumerate() {
+            if let Place::Shared(a) = t.place {
+                let words = self.info.shared[a].len * self.info.shared[a].elem_words;
+                list.push(Sweep { target: ti as u32, mem: &shared[a], t: words, w: wc, gstride: (2 + 2 * wc) * words, kstep: 0, kspan: words, table: self.commit_table(Memory::Workgroup), wrote: self.zeroed("ld wrote", n as u64 * wc as u64) });
+            }
+        }
+        let mut history: Vec<Vec<(Option<u32>, Option<u32>)>> = Vec::new();
+        let mut from: Vec<Option<u32>> = vec![None; n as usize];
+        let mut finished = vec![false; n as usize];
+        let mut h = 0usize;
+        loop {
+            let region = history.len() as u32;
+            let mut enc = self.dev().create_command_encoder(&Default::default());
+            self.dispatch(&mut enc, &pl.pipeline, &groups[h][0], self.grid);
+            for sw in &list {
+                enc.clear_buffer(&sw.wrote, 0, None);
+                let cfg = self.sweep_cfg(sw.t, sw.w, sw.gstride, sw.kstep, sw.kspan, 0, 0, sw.target, region, n, None, false);
+                self.run_sweep(&mut enc, &s.merge, s, cfg, sw.mem, b, &sw.wrote, None);
+            }
+            self.dispatch(&mut enc, &pl.pipeline, &groups[h][1], self.grid);
+            for sw in &list {
+                let cfg = self.sweep_cfg(sw.t, sw.w, sw.gstride, sw.kstep, sw.kspan, 0, 0, sw.target, region, n, Some(&sw.table), true);
+                self.run_sweep(&mut enc, &s.compare, s, cfg, sw.mem, b, &sw.wrote, None);
+            }
+            self.submit(enc)?;
+            self.check_flags(b)?;
+            let yields = read_words(self.ctx, &b.yields)?;
+            let mut row = Vec::with_capacity(n as usize);
+            for g in 0..n as usize {
+                let to = (yields[g] != DONE).then(|| yields[g] - 1);
+                row.push((from[g], to));
+                if !finished[g] {
+                    from[g] = to;
+                }
+            }
+            history.push(row);
+            let all_done = yields[..n as usize].iter().all(|&y| y == DONE);
+            // A workgroup that finished in an earlier region took no part.
+            for g in 0..n as usize {
+                if finished[g] {
+                    history.last_mut().unwrap()[g] = (None, None);
+                }
+                finished[g] |= yields[g] == DONE;
+            }
+            h ^= 1;
+            if all_done {
+                break;
+            }
+        }
+        // Fold the workgroups' results into the user's buffers.
+        let mut enc = self.dev().create_command_encoder(&Default::default());
+        for &(_, p, single) in storage {
+            let t = self.param_words(p);
+            let set = sets[p].as_ref().unwrap();
+            if single {
+                enc.copy_buffer_to_buffer(set, 0, self.buffers[p].unwrap(), 0, t * 4);
+            } else {
+                let cfg = self.sweep_cfg(t as u32, wc, (2 + 2 * wc) * t as u32, 0, t as u32, 0, 0, 0, 0, n, None, false);
+                let cfgb = self.words("ld fold cfg", &cfg);
+                let g = self.sweep_group(s, &cfgb, set, b, &b.dummy, self.buffers[p]);
+                self.dispatch(&mut enc, &s.fold, &g, [(t as u32).div_ceil(256).max(1), 1, 1]);
+            }
+        }
+        self.submit(enc)?;
+        Ok(history)
+    }
+}

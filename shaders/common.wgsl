@@ -1,0 +1,49 @@
+// Shared by the checking shaders. `cfg` words:
+//  0 T: words per copy          1 W: copies per group       2 group stride (words)
+//  3 k step per group           4 k span per group          5 start mode (0: start slots, 1: base)
+//  6 pass-2 input (0: start slots, 1: copy slots)           7 target id
+//  8 region index               9 record capacity          10 groups
+// 11 commit (0: never, 1: by the group's yield)             12 snapshot start = copy after commit
+// 13 n: entries in the commit table                         14.. commit table by yield value
+@group(0) @binding(0) var<storage, read> cfg: array<u32>;
+@group(0) @binding(1) var<storage, read_write> mem: array<u32>;
+@group(0) @binding(2) var<storage, read_write> rec: array<atomic<u32>>;
+@group(0) @binding(3) var<storage, read_write> wrote: array<u32>;
+@group(0) @binding(4) var<storage, read> yields: array<u32>;
+
+const NONE: u32 = 0xffffffffu;
+
+fn at(g: u32, slot: u32, k: u32) -> u32 {
+    return g * cfg[2] + slot * cfg[0] + k;
+}
+
+fn start_of(g: u32, w: u32, k: u32, b: u32) -> u32 {
+    if cfg[5] == 1u {
+        return b;
+    }
+    return mem[at(g, 2u + cfg[1] + w, k)];
+}
+
+// Records take a slot only when there is a race; the count stays exact.
+fn record(kind: u32, g: u32, a: u32, b: u32, k: u32) {
+    let i = atomicAdd(&rec[0], 1u);
+    if i < cfg[9] {
+        let o = 4u + i * 7u;
+        atomicStore(&rec[o], kind);
+        atomicStore(&rec[o + 1u], cfg[7]);
+        atomicStore(&rec[o + 2u], g);
+        atomicStore(&rec[o + 3u], a);
+        atomicStore(&rec[o + 4u], b);
+        atomicStore(&rec[o + 5u], k);
+        atomicStore(&rec[o + 6u], cfg[8]);
+    }
+}
+
+// The word this invocation sweeps, or NONE.
+fn word(id: vec3<u32>) -> u32 {
+    let k = id.y * cfg[3] + id.x;
+    if id.x >= cfg[4] || k >= cfg[0] || id.y >= cfg[10] {
+        return NONE;
+    }
+    return k;
+}
