@@ -224,18 +224,39 @@ fn check(args: &Args) -> ld::Result<i32> {
     let centroids = rt.upload(&inp.centroids)?;
     let mut partial = rt.zeros::<f32>(k * args.blocks as usize * 10)?;
     let grid = (args.blocks, args.clusters);
-    let launch = if args.fixed {
-        rt.launch(kernels::m_count_fixed, grid, (&data, &memb, &centroids, &mut partial, args.points))
-    } else {
-        rt.launch(kernels::m_count_racy, grid, (&data, &memb, &centroids, &mut partial, args.points))
-    };
     let opts = ld::CheckOptions { warp_size: args.warp_size, ..Default::default() };
-    let run = launch.mode(ld::Mode::Check).check_options(opts).run()?;
-    let report = run.report.expect("check mode reports");
+    // Native and checked runs side by side: the slowdown is their ratio.
+    let mut native = Vec::new();
+    for _ in 0..args.runs.max(1) {
+        let launch = if args.fixed {
+            rt.launch(kernels::m_count_fixed, grid, (&data, &memb, &centroids, &mut partial, args.points))
+        } else {
+            rt.launch(kernels::m_count_racy, grid, (&data, &memb, &centroids, &mut partial, args.points))
+        };
+        let t = Instant::now();
+        launch.run()?;
+        native.push(t.elapsed());
+    }
+    let mut checked = Vec::new();
+    let mut report = None;
+    for _ in 0..args.runs.max(1) {
+        let launch = if args.fixed {
+            rt.launch(kernels::m_count_fixed, grid, (&data, &memb, &centroids, &mut partial, args.points))
+        } else {
+            rt.launch(kernels::m_count_racy, grid, (&data, &memb, &centroids, &mut partial, args.points))
+        };
+        let t = Instant::now();
+        let run = launch.mode(ld::Mode::Check).check_options(opts).run()?;
+        checked.push(t.elapsed());
+        report = run.report;
+    }
+    let report = report.expect("check mode reports");
     if args.json {
         println!("{}", report.to_json());
     } else {
         println!("{report}");
+        let (n, c) = (median(native), median(checked));
+        println!("em: native {:.3} ms, checked {:.3} ms, slowdown {:.1}x (median of {} runs each, same device, same process)", ms(n), ms(c), c.as_secs_f64() / n.as_secs_f64(), args.runs.max(1));
     }
     Ok(if report.has_races() { 3 } else { 0 })
 }

@@ -6,7 +6,7 @@
 
 @compute @workgroup_size(256)
 fn main(@builtin(global_invocation_id) id: vec3<u32>) {
-    let k = id.y * 65535u * 256u + id.x;
+    let k = id.x;
     if k >= cfg[0] {
         return;
     }

@@ -4,13 +4,15 @@
 // writes lie in different regions). The union takes the last writer's
 // value; pass 2's input is the union except where the copy wrote in this
 // region, which goes back to the region's start.
-@compute @workgroup_size(256)
+@compute @workgroup_size(64)
 fn main(@builtin(global_invocation_id) id: vec3<u32>) {
     let k = word(id);
-    if k == NONE {
-        return;
+    if k != NONE {
+        merge_word(id.y, k);
     }
-    let g = id.y;
+}
+
+fn merge_word(g: u32, k: u32) {
     let n = cfg[1];
     let b = mem[at(g, 0u, k)];
     var u = b;
@@ -35,11 +37,6 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
     for (var w = 0u; w < n; w++) {
         let p = mem[at(g, 2u + w, k)];
         let r = start_of(g, w, k, b);
-        let q = select(u, r, p != r);
-        if cfg[6] == 0u {
-            mem[at(g, 2u + n + w, k)] = q;
-        } else {
-            mem[at(g, 2u + w, k)] = q;
-        }
+        mem[at(g, 2u + n + w, k)] = select(u, r, p != r);
     }
 }

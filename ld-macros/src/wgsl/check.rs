@@ -12,8 +12,8 @@
 //!
 //! Extra bindings, after the scalar block at `params.len()`: `+1` `ld_cfg`
 //! (the check's configuration words, see `ld-runtime`'s `check::gpu`),
-//! `+2` `ld_state`, `+3` `ld_log`, `+4` `ld_flags`, `+5` `ld_yield`, then one
-//! per shared array.
+//! `+2` `ld_state`, `+3` `ld_log`, `+4` `ld_flags`, `+5` `ld_yield`, `+6`
+//! `ld_dirty`, then one per shared array.
 
 use super::writer::{line_to, Func, Variant, Writer};
 use crate::ir::*;
@@ -72,9 +72,32 @@ impl Writer<'_> {
         let mut out = self.common_prelude();
         writeln!(out, "@group(0) @binding({}) var<storage, read_write> ld_state: array<u32>;", p + 2).unwrap();
         writeln!(out, "@group(0) @binding({}) var<storage, read_write> ld_yield: array<u32>;", p + 5).unwrap();
+        writeln!(out, "@group(0) @binding({}) var<storage, read_write> ld_dirty: array<u32>;", p + 6).unwrap();
         for (a, (s, name)) in self.m.kernel.shared.iter().zip(&self.shared_names).enumerate() {
-            writeln!(out, "@group(0) @binding({}) var<storage, read_write> {name}: array<{}>;", p + 6 + a, self.ty(&s.elem)).unwrap();
+            writeln!(out, "@group(0) @binding({}) var<storage, read_write> {name}: array<{}>;", p + 7 + a, self.ty(&s.elem)).unwrap();
             writeln!(out, "var<private> ld_shbase_{a}: u32;").unwrap();
+        }
+        // Pages (64 words) a workgroup writes in an epoch; sweeps skip the rest.
+        let np = self.m.kernel.params.len() as u32;
+        let dirty = |cfg: u32, ew: u32, len: &str| {
+            format!(
+                "    let w = min(k, {len} - 1u) * {ew}u;\n    let o = ld_cfg[{cfg}] + ld_wgl * ld_cfg[{}];\n    ld_dirty[o + w / 64u] = 1u;\n    ld_dirty[o + (w + {}u) / 64u] = 1u;\n",
+                cfg + 1,
+                ew - 1
+            )
+        };
+        for (i, private) in self.private.iter().enumerate() {
+            if *private {
+                let ParamKind::Storage { elem, .. } = &self.m.kernel.params[i].kind else { continue };
+                let body = dirty(CFG_PARAMS + 2 * np + 2 * i as u32, elem.words(self.m), &format!("ld_len_{i}"));
+                writeln!(out, "fn ld_mark_p{i}(k: u32) {{\n{body}}}\n").unwrap();
+            }
+        }
+        for (a, s) in self.m.kernel.shared.iter().enumerate() {
+            if !matches!(s.elem, Type::Atomic(_)) {
+                let body = dirty(CFG_PARAMS + 4 * np + 2 * a as u32, s.elem.words(self.m), &format!("{}u", s.len));
+                writeln!(out, "fn ld_mark_s{a}(k: u32) {{\n{body}}}\n").unwrap();
+            }
         }
         out.push_str("const LD_DONE: u32 = 0xffffffffu;\nvar<private> ld_pc: u32;\nvar<private> ld_stop: u32;\n");
         for (l, name) in self.m.kernel.body.locals.iter().zip(&self.kernel_locals) {
@@ -237,14 +260,14 @@ fn atomic_op(op: AtomicOp, target: &str, xs: &[&str]) -> String {
     }
 }
 
-/// The copy a unit uses. Every copy set starts with the base and the union;
-/// level 1 then holds the units' copies, the workgroup mapped to its copy by
-/// the round plan (`(unit / div) % m`); level 2 holds, per workgroup, the
-/// warps' current copies, then their pass-2 copies.
+/// The copy a unit uses. Every copy set is `[base, union, copies, pass-2
+/// copies]`: at level 1 the copies are the units' (the workgroup mapped to
+/// its copy by the round plan, `(unit / div) % m`), at level 2 the warps' of
+/// each workgroup. Pass 2 runs on the pass-2 copies, so pass 1's stay.
 fn bases_for(variant: &str, which: &str) -> &'static str {
     match (variant, which) {
-        ("l1", "many") => "2u + (ld_wgl / ld_cfg[2]) % ld_cfg[1]",
-        ("l1", _) => "2u",
+        ("l1", "many") => "2u + (ld_wgl / ld_cfg[2]) % ld_cfg[1] + select(0u, ld_cfg[1], ld_cfg[0] == 2u)",
+        ("l1", _) => "2u + select(0u, 1u, ld_cfg[0] == 2u)",
         (_, "many") => "ld_wgl * (2u + 2u * ld_cfg[4]) + 2u + ld_warp + select(0u, ld_cfg[4], ld_cfg[0] == 2u)",
         _ => "2u + select(0u, 1u, ld_cfg[0] == 2u)",
     }

@@ -136,6 +136,16 @@ impl<'m> Writer<'m> {
         out
     }
 
+    /// Level 2: the page-marking function for a write to a privatized memory.
+    fn tracked<'p>(&self, f: &Func, p: &'p Place) -> Option<(String, &'p Expr)> {
+        let Root::Mem { mem, index } = &p.root else { return None };
+        match self.mem_name(f, *mem).1 {
+            MemRef::Param(i) if self.private[i] => Some((format!("ld_mark_p{i}"), index)),
+            MemRef::Shared(a) if !matches!(self.m.kernel.shared[a].elem, Type::Atomic(_)) => Some((format!("ld_mark_s{a}"), index)),
+            _ => None,
+        }
+    }
+
     /// Element `i` of a memory, redirected to the unit's copy in check variants.
     pub(super) fn mem_at(&self, m: MemRef, i: &str) -> String {
         match (self.variant, m) {
@@ -241,6 +251,23 @@ impl<'m> Writer<'m> {
                 line_to(f, &line);
             }
             StmtKind::Let(_, None) => {}
+            StmtKind::Assign(p, op, v) if self.variant == Variant::Level2 && self.tracked(f, p).is_some() => {
+                // Level 2 marks the page it writes, so sweeps skip clean pages.
+                let (mark, index) = self.tracked(f, p).unwrap();
+                let i = self.expr(f, index);
+                let mut q = p.clone();
+                if let Root::Mem { index, .. } = &mut q.root {
+                    **index = Expr { kind: ExprKind::Lit(Lit::Int(0)), ty: Type::U32, span: index.span };
+                }
+                let place = self.place_at(f, &q, "ld_k");
+                let v = self.expr(f, v);
+                let op = match op {
+                    None => "=".to_string(),
+                    Some(op) if op.is_shift() => return line_to(f, &format!("{{ let ld_k = u32({i}); {mark}(ld_k); {place} {}= u32({v}); }}", op.symbol())),
+                    Some(op) => format!("{}=", op.symbol()),
+                };
+                line_to(f, &format!("{{ let ld_k = u32({i}); {mark}(ld_k); {place} {op} {v}; }}"));
+            }
             StmtKind::Assign(p, op, v) => {
                 let place = self.place(f, p);
                 let lit_shift = op.and_then(|o| shift_amount(o, v));
@@ -329,11 +356,16 @@ impl<'m> Writer<'m> {
     }
 
     pub(super) fn place(&mut self, f: &mut Func, p: &Place) -> String {
+        self.place_at(f, p, "")
+    }
+
+    /// A place; a non-empty `index` replaces its memory index expression.
+    pub(super) fn place_at(&mut self, f: &mut Func, p: &Place, index_text: &str) -> String {
         let mut s = match &p.root {
             Root::Local(id) => f.names[*id].clone(),
             Root::Mem { mem, index } => {
                 let (_, m) = self.mem_name(f, *mem);
-                let i = self.expr(f, index);
+                let i = if index_text.is_empty() { self.expr(f, index) } else { index_text.to_string() };
                 self.mem_at(m, &i)
             }
         };

@@ -130,25 +130,41 @@ fn level1(cx: &Ctx, records: &mut Vec<Record>) -> Result<(), WorkgroupError> {
         }
     };
     run_all(false)?;
+    // Pass 1's copies stay; pass 2 runs on fresh ones (swapped in below).
     let mut unions = Vec::new();
+    let mut pass1 = Vec::new();
     for (si, (ti, t)) in storage.iter().enumerate() {
         let Place::Param(p) = t.place else { unreachable!() };
         let s = l.storage[p].as_ref().unwrap();
         let cur: Vec<&Words> = copies[si].iter().map(|c| &c[..]).collect();
+        let q: Vec<Vec<AtomicU32>> = cur.iter().map(|c| clone_words(c)).collect();
+        let qr: Vec<&Words> = q.iter().map(|c| &c[..]).collect();
         let union = clone_words(s.words);
         let mut obs = Vec::new();
         let mut wrote = vec![false; cur.len()];
-        sweep::merge(s.words, None, &cur, &union, &cur, 0..words_of(s), &mut obs, &mut wrote);
+        sweep::merge(s.words, None, &cur, &union, &qr, 0..words_of(s), &mut obs, &mut wrote);
         push_l1(cx, *ti, &obs, records);
         unions.push((union, wrote));
+        pass1.push(q);
+    }
+    // Pass 2 runs on the Q copies: swap them into place, keep pass 1's aside.
+    for (si, q) in pass1.iter_mut().enumerate() {
+        for (c, qc) in copies[si].iter().zip(q.iter()) {
+            for (a, b) in c.iter().zip(qc.iter()) {
+                let (x, y) = (a.load(Relaxed), b.load(Relaxed));
+                a.store(y, Relaxed);
+                b.store(x, Relaxed);
+            }
+        }
     }
     run_all(true)?;
     for (si, (ti, t)) in storage.iter().enumerate() {
         let Place::Param(p) = t.place else { unreachable!() };
         let s = l.storage[p].as_ref().unwrap();
-        let cur: Vec<&Words> = copies[si].iter().map(|c| &c[..]).collect();
+        let q: Vec<&Words> = copies[si].iter().map(|c| &c[..]).collect();
+        let cur: Vec<&Words> = pass1[si].iter().map(|c| &c[..]).collect();
         let mut obs = Vec::new();
-        sweep::compare(&unions[si].0, &cur, 0..words_of(s), &unions[si].1, &mut obs);
+        sweep::compare(s.words, &unions[si].0, &cur, &q, 0..words_of(s), &unions[si].1, false, &mut obs);
         push_l1(cx, *ti, &obs, records);
     }
     Ok(())
@@ -207,9 +223,10 @@ impl Copies {
         wrote
     }
 
-    fn compare(&self, wrote: &[bool], obs: &mut Vec<Obs>) {
+    fn compare(&self, wrote_any: &[bool], obs: &mut Vec<Obs>) {
         let q: Vec<&Words> = self.start.iter().map(|c| &c[..]).collect();
-        sweep::compare(&self.union, &q, self.range.clone(), wrote, obs);
+        let cur: Vec<&Words> = self.cur.iter().map(|c| &c[..]).collect();
+        sweep::compare(&self.base, &self.union, &cur, &q, self.range.clone(), wrote_any, true, obs);
     }
 
     /// End of the memory's epoch: everyone sees the union.
@@ -354,10 +371,13 @@ fn level2_workgroup(
         let views = warp_views(l, &storage, singles, warps, true);
         g.run_region(l, &views, cx.opts.warp_size, &mut shared, &mut logs)?;
         store_shared(&shared, &sh, warps, true);
+        // "Did warp w write anything in this region", over every per-warp memory.
+        let per_warp = storage.len() + sh.len();
+        let wrote_any: Vec<bool> = (0..warps).map(|w| obs_all[..per_warp].iter().any(|(_, _, wrote)| wrote[w])).collect();
         let mut i = 0;
         for (_, c) in storage.iter().chain(sh.iter()) {
-            let (_, obs, wrote) = &mut obs_all[i];
-            c.compare(wrote, obs);
+            let (_, obs, _) = &mut obs_all[i];
+            c.compare(&wrote_any, obs);
             i += 1;
         }
         for (p, c) in singles {
@@ -425,7 +445,7 @@ impl Copies {
         wrote
     }
     fn compare_range(&self, r: std::ops::Range<usize>, wrote: &[bool], obs: &mut Vec<Obs>) {
-        sweep::compare(&self.union, &[&self.start[0][..]], r, wrote, obs);
+        sweep::compare(&self.base, &self.union, &[&self.cur[0][..]], &[&self.start[0][..]], r, wrote, false, obs);
     }
     fn commit_range(&self, r: std::ops::Range<usize>) {
         sweep::copy(&self.base, &self.union, r.clone());

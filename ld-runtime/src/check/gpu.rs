@@ -33,7 +33,14 @@ pub(crate) struct GpuCheck<'a> {
     pub targets: &'a [Target],
 }
 
+/// Dirty-page flags of level 2: per privatized memory, per workgroup, one
+/// word per 1024-word page.
+const PAGE: u64 = 64;
+
 struct Bufs {
+    dirty: wgpu::Buffer,
+    /// Offset and pages per parameter, then per shared array.
+    dirty_at: Vec<(u32, u32)>,
     state: wgpu::Buffer,
     log: wgpu::Buffer,
     flags: wgpu::Buffer,
@@ -91,12 +98,33 @@ impl GpuCheck<'_> {
             c.push(self.lens[p].0);
             c.push(single as u32);
         }
+        for &(off, pages) in &self.dirty_layout().0 {
+            c.push(off);
+            c.push(pages);
+        }
         c
+    }
+
+    /// Where each memory's dirty flags live (params, then shared arrays), and the total.
+    fn dirty_layout(&self) -> (Vec<(u32, u32)>, u64) {
+        let n = self.workgroups() as u64;
+        let mut at = Vec::new();
+        let mut total = 0u64;
+        let words = (0..self.info.params.len()).map(|p| self.param_words(p)).chain(self.info.shared.iter().map(|s| (s.len * s.elem_words) as u64));
+        for w in words {
+            let pages = w.div_ceil(PAGE).max(1);
+            at.push((total as u32, pages as u32));
+            total += n * pages;
+        }
+        (at, total)
     }
 
     fn common(&self) -> Bufs {
         let inv = self.total_inv() as u64;
+        let (dirty_at, dirty_words) = self.dirty_layout();
         Bufs {
+            dirty: self.zeroed("ld dirty pages", dirty_words),
+            dirty_at,
             state: self.zeroed("ld state", 2 * self.info.state_words as u64 * inv),
             log: self.zeroed("ld atomic log", self.opts.atomic_log as u64 * inv),
             flags: self.words("ld flags", &[0, u32::MAX]),
@@ -125,18 +153,18 @@ impl GpuCheck<'_> {
         if let Some(u) = &b.ubuf {
             entries.push(wgpu::BindGroupEntry { binding: p, resource: u.as_entire_binding() });
         }
-        for (k, buf) in [cfg, &b.state, &b.log, &b.flags, &b.yields].into_iter().enumerate() {
+        for (k, buf) in [cfg, &b.state, &b.log, &b.flags, &b.yields, &b.dirty].into_iter().enumerate() {
             entries.push(wgpu::BindGroupEntry { binding: p + 1 + k as u32, resource: buf.as_entire_binding() });
         }
         for a in 0..self.info.shared.len() {
             let buf = shared.get(a).copied().unwrap_or(&b.dummy);
-            entries.push(wgpu::BindGroupEntry { binding: p + 6 + a as u32, resource: buf.as_entire_binding() });
+            entries.push(wgpu::BindGroupEntry { binding: p + 7 + a as u32, resource: buf.as_entire_binding() });
         }
         self.dev().create_bind_group(&wgpu::BindGroupDescriptor { label: Some(self.info.name), layout: &pl.layout, entries: &entries })
     }
 
     fn sweep_group(&self, s: &Sweeps, cfg: &wgpu::Buffer, mem: &wgpu::Buffer, b: &Bufs, wrote: &wgpu::Buffer, out: Option<&wgpu::Buffer>) -> wgpu::BindGroup {
-        let bufs = [cfg, mem, &b.records, wrote, &b.yields, out.unwrap_or(&b.dummy)];
+        let bufs = [cfg, mem, &b.records, wrote, &b.yields, out.unwrap_or(&b.dummy), &b.dirty];
         let entries: Vec<_> = bufs.iter().enumerate().map(|(i, buf)| wgpu::BindGroupEntry { binding: i as u32, resource: buf.as_entire_binding() }).collect();
         self.dev().create_bind_group(&wgpu::BindGroupDescriptor { label: Some("ld sweep"), layout: &s.layout, entries: &entries })
     }
@@ -170,8 +198,11 @@ impl GpuCheck<'_> {
 
     /// Sweep configuration words (see `shaders/common.wgsl`).
     #[allow(clippy::too_many_arguments)]
-    fn sweep_cfg(&self, t: u32, w: u32, gstride: u32, kstep: u32, kspan: u32, start_mode: u32, q_mode: u32, target: u32, region: u32, groups: u32, commit: Option<&[u32]>, snapshot: bool) -> Vec<u32> {
-        let mut c = vec![t, w, gstride, kstep, kspan, start_mode, q_mode, target, region, self.opts.max_records as u32, groups, commit.is_some() as u32, snapshot as u32];
+    fn sweep_cfg(&self, t: u32, w: u32, gstride: u32, kstep: u32, kspan: u32, start_mode: u32, q_mode: u32, target: u32, region: u32, groups: u32, commit: Option<&[u32]>, snapshot: bool, dirty: Option<(u32, u32)>) -> Vec<u32> {
+        let (doff, pages) = dirty.unwrap_or((DONE, 0));
+        // "Across a barrier" needs warps as copies and a `wrote` shared by all memories.
+        let cross = dirty.is_some() as u32;
+        let mut c = vec![t, w, gstride, kstep, kspan, start_mode, q_mode, target, region, self.opts.max_records as u32, groups, commit.is_some() as u32, snapshot as u32, doff, pages, cross];
         let table = commit.unwrap_or(&[]);
         c.push(table.len() as u32);
         c.extend_from_slice(table);
@@ -182,7 +213,8 @@ impl GpuCheck<'_> {
         let (kspan, groups) = (cfg[4], cfg[10]);
         let cfgb = self.words("ld sweep cfg", &cfg);
         let g = self.sweep_group(s, &cfgb, mem, b, wrote, out);
-        self.dispatch(enc, pipeline, &g, [kspan.div_ceil(256).max(1), groups.max(1), 1]);
+        // One invocation per word, one 64-invocation workgroup per page.
+        self.dispatch(enc, pipeline, &g, [kspan.div_ceil(64).max(1), groups.max(1), 1]);
     }
 
     pub fn run(&self) -> Result<Outcome> {
@@ -194,12 +226,18 @@ impl GpuCheck<'_> {
             _ => None,
         }).collect();
         let level1_ran = !storage.is_empty() && self.workgroups() > 1;
+        let trace = std::env::var_os("LD_CHECK_TRACE").is_some();
+        let t0 = std::time::Instant::now();
         let atomics = self.snapshot_atomics()?;
         if level1_ran {
             self.level1(&sweeps, &b, &storage)?;
             self.restore_atomics(&atomics)?;
         }
+        let t1 = std::time::Instant::now();
         let history = self.level2(&sweeps, &b, &storage)?;
+        if trace {
+            eprintln!("ld check trace: level 1 {:.1} ms, level 2 {:.1} ms ({} regions)", (t1 - t0).as_secs_f64() * 1e3, t1.elapsed().as_secs_f64() * 1e3, history.len());
+        }
         // Static regions in the CPU reference's order: workgroup by workgroup.
         for g in 0..self.workgroups() as usize {
             for row in &history {
@@ -307,7 +345,7 @@ impl GpuCheck<'_> {
         let mut sets: Vec<Option<wgpu::Buffer>> = (0..self.info.params.len()).map(|_| None).collect();
         for &(_, p, single) in storage {
             let copies = if single { 1 } else { m as u64 };
-            sets[p] = Some(self.copy_set(&mut enc, p, 1, 2 + copies));
+            sets[p] = Some(self.copy_set(&mut enc, p, 1, 2 + 2 * copies));
         }
         let private: Vec<Option<&wgpu::Buffer>> = sets.iter().map(|s| s.as_ref()).collect();
         let cfg1 = self.words("ld cfg", &self.kernel_cfg(1, m, 0, None));
@@ -318,13 +356,13 @@ impl GpuCheck<'_> {
         self.dispatch(&mut enc, &pl.pipeline, &g1, self.grid);
         for (k, &(ti, p, single)) in storage.iter().enumerate() {
             let (t, w) = (self.param_words(p) as u32, if single { 1 } else { m });
-            let cfg = self.sweep_cfg(t, w, 0, 0, t, 1, 1, ti as u32, LEVEL1_REGION, 1, None, false);
+            let cfg = self.sweep_cfg(t, w, 0, 0, t, 1, 0, ti as u32, LEVEL1_REGION, 1, None, false, None);
             self.run_sweep(&mut enc, &s.merge, s, cfg, sets[p].as_ref().unwrap(), b, &wrotes[k], None);
         }
         self.dispatch(&mut enc, &pl.pipeline, &g2, self.grid);
         for (k, &(ti, p, single)) in storage.iter().enumerate() {
             let (t, w) = (self.param_words(p) as u32, if single { 1 } else { m });
-            let cfg = self.sweep_cfg(t, w, 0, 0, t, 1, 1, ti as u32, LEVEL1_REGION, 1, None, false);
+            let cfg = self.sweep_cfg(t, w, 0, 0, t, 1, 0, ti as u32, LEVEL1_REGION, 1, None, false, None);
             self.run_sweep(&mut enc, &s.compare, s, cfg, sets[p].as_ref().unwrap(), b, &wrotes[k], None);
         }
         self.submit(enc)?;
@@ -386,9 +424,13 @@ impl GpuCheck<'_> {
             kstep: u32,
             kspan: u32,
             table: Vec<u32>,
-            wrote: wgpu::Buffer,
+            /// Own `wrote` flags (single-copy memories); else the shared one.
+            wrote: Option<wgpu::Buffer>,
+            dirty: Option<(u32, u32)>,
         }
         let mut list = Vec::new();
+        // One `wrote` for all per-warp memories: "did warp w write anything".
+        let wrote_all = self.zeroed("ld wrote", n as u64 * wc as u64);
         for &(ti, p, single) in storage {
             let t = self.param_words(p) as u32;
             let (w, gstride, kstep, kspan) = if single {
@@ -397,35 +439,52 @@ impl GpuCheck<'_> {
             } else {
                 (wc, (2 + 2 * wc) * t, 0, t)
             };
-            list.push(Sweep { target: ti as u32, mem: sets[p].as_ref().unwrap(), t, w, gstride, kstep, kspan, table: self.commit_table(Memory::Storage), wrote: self.zeroed("ld wrote", n as u64 * w as u64) });
+            let dirty = (!single).then(|| b.dirty_at[p]);
+            let wrote = if single { Some(self.zeroed("ld wrote", n as u64)) } else { None };
+            list.push(Sweep { target: ti as u32, mem: sets[p].as_ref().unwrap(), t, w, gstride, kstep, kspan, table: self.commit_table(Memory::Storage), wrote, dirty });
         }
         for (ti, t) in self.targets.iter().enumerate() {
             if let Place::Shared(a) = t.place {
                 let words = self.info.shared[a].len * self.info.shared[a].elem_words;
-                list.push(Sweep { target: ti as u32, mem: &shared[a], t: words, w: wc, gstride: (2 + 2 * wc) * words, kstep: 0, kspan: words, table: self.commit_table(Memory::Workgroup), wrote: self.zeroed("ld wrote", n as u64 * wc as u64) });
+                let dirty = Some(b.dirty_at[self.info.params.len() + a]);
+                list.push(Sweep { target: ti as u32, mem: &shared[a], t: words, w: wc, gstride: (2 + 2 * wc) * words, kstep: 0, kspan: words, table: self.commit_table(Memory::Workgroup), wrote: None, dirty });
             }
         }
         let mut history: Vec<Vec<(Option<u32>, Option<u32>)>> = Vec::new();
         let mut from: Vec<Option<u32>> = vec![None; n as usize];
         let mut finished = vec![false; n as usize];
         let mut h = 0usize;
+        let trace = std::env::var_os("LD_CHECK_TRACE").is_some();
         loop {
+            let tr = std::time::Instant::now();
             let region = history.len() as u32;
             let mut enc = self.dev().create_command_encoder(&Default::default());
             self.dispatch(&mut enc, &pl.pipeline, &groups[h][0], self.grid);
+            enc.clear_buffer(&wrote_all, 0, None);
             for sw in &list {
-                enc.clear_buffer(&sw.wrote, 0, None);
-                let cfg = self.sweep_cfg(sw.t, sw.w, sw.gstride, sw.kstep, sw.kspan, 0, 0, sw.target, region, n, None, false);
-                self.run_sweep(&mut enc, &s.merge, s, cfg, sw.mem, b, &sw.wrote, None);
+                let wrote = sw.wrote.as_ref().unwrap_or(&wrote_all);
+                enc.clear_buffer(wrote, 0, None);
+                let cfg = self.sweep_cfg(sw.t, sw.w, sw.gstride, sw.kstep, sw.kspan, 0, 0, sw.target, region, n, None, false, sw.dirty);
+                self.run_sweep(&mut enc, &s.merge, s, cfg, sw.mem, b, wrote, None);
             }
             self.dispatch(&mut enc, &pl.pipeline, &groups[h][1], self.grid);
             for sw in &list {
-                let cfg = self.sweep_cfg(sw.t, sw.w, sw.gstride, sw.kstep, sw.kspan, 0, 0, sw.target, region, n, Some(&sw.table), true);
-                self.run_sweep(&mut enc, &s.compare, s, cfg, sw.mem, b, &sw.wrote, None);
+                let cfg = self.sweep_cfg(sw.t, sw.w, sw.gstride, sw.kstep, sw.kspan, 0, 0, sw.target, region, n, Some(&sw.table), true, sw.dirty);
+                let wrote = sw.wrote.as_ref().unwrap_or(&wrote_all);
+                self.run_sweep(&mut enc, &s.compare, s, cfg.clone(), sw.mem, b, wrote, None);
+                if let Some((_, pages)) = sw.dirty {
+                    let cfgb = self.words("ld clear cfg", &cfg);
+                    let g = self.sweep_group(s, &cfgb, sw.mem, b, wrote, None);
+                    self.dispatch(&mut enc, &s.clear, &g, [pages.div_ceil(64), n, 1]);
+                }
             }
             self.submit(enc)?;
+            let tsub = tr.elapsed();
             self.check_flags(b)?;
             let yields = read_words(self.ctx, &b.yields)?;
+            if trace {
+                eprintln!("  region {region}: submit+wait {:.1} ms, with readback {:.1} ms", tsub.as_secs_f64() * 1e3, tr.elapsed().as_secs_f64() * 1e3);
+            }
             let mut row = Vec::with_capacity(n as usize);
             for g in 0..n as usize {
                 let to = (yields[g] != DONE).then(|| yields[g] - 1);
@@ -456,7 +515,7 @@ impl GpuCheck<'_> {
             if single {
                 enc.copy_buffer_to_buffer(set, 0, self.buffers[p].unwrap(), 0, t * 4);
             } else {
-                let cfg = self.sweep_cfg(t as u32, wc, (2 + 2 * wc) * t as u32, 0, t as u32, 0, 0, 0, 0, n, None, false);
+                let cfg = self.sweep_cfg(t as u32, wc, (2 + 2 * wc) * t as u32, 0, t as u32, 0, 0, 0, 0, n, None, false, None);
                 let cfgb = self.words("ld fold cfg", &cfg);
                 let g = self.sweep_group(s, &cfgb, set, b, &b.dummy, self.buffers[p]);
                 self.dispatch(&mut enc, &s.fold, &g, [(t as u32).div_ceil(256).max(1), 1, 1]);
@@ -464,5 +523,85 @@ impl GpuCheck<'_> {
         }
         self.submit(enc)?;
         Ok(history)
+    }
+}
+
+/// Times the checking shaders on a synthetic copy set next to a plain
+/// buffer copy of the same bytes, for `benches/` (the note's "per MiB" figures).
+#[doc(hidden)]
+pub mod bench {
+    use super::*;
+    use crate::runtime::Runtime;
+    use std::time::{Duration, Instant};
+
+    pub struct SweepBench {
+        ctx: std::sync::Arc<GpuContext>,
+        set: wgpu::Buffer,
+        copy_dst: wgpu::Buffer,
+        words: u32,
+        copies: u32,
+        groups: [wgpu::BindGroup; 2],
+        sweeps: std::sync::Arc<Sweeps>,
+    }
+
+    impl SweepBench {
+        /// A level-2-shaped set: one group of `copies` copies of `words` words.
+        pub fn new(rt: &Runtime, words: u32, copies: u32) -> Result<Self> {
+            let ctx = rt.gpu.clone().ok_or_else(|| Error::Unsupported("the sweep bench needs a GPU runtime".into()))?;
+            let sweeps = pipeline::sweeps(&ctx)?;
+            let total = (2 + 2 * copies as u64) * words as u64;
+            let data: Vec<u32> = (0..total).map(|i| (i % 7 == 0) as u32 * i as u32).collect();
+            let mk = |label: &str, w: &[u32]| ctx.device.create_buffer_init(&wgpu::util::BufferInitDescriptor { label: Some(label), contents: bytemuck::cast_slice(w), usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST });
+            let set = mk("bench set", &data);
+            let copy_dst = mk("bench copy", &data);
+            let small = |label: &str| mk(label, &[0u32; 8]);
+            let (rec, wrote, yields, dirty, dummy) = (small("rec"), mk("wrote", &vec![0u32; copies as usize]), small("yields"), small("dirty"), small("dummy"));
+            let make_group = |cfg: &[u32]| {
+                let cfgb = mk("cfg", cfg);
+                let bufs = [&cfgb, &set, &rec, &wrote, &yields, &dummy, &dirty];
+                let entries: Vec<_> = bufs.iter().enumerate().map(|(i, b)| wgpu::BindGroupEntry { binding: i as u32, resource: b.as_entire_binding() }).collect();
+                ctx.device.create_bind_group(&wgpu::BindGroupDescriptor { label: None, layout: &sweeps.layout, entries: &entries })
+            };
+            let cfg = |commit: u32| vec![words, copies, 0, 0, words, 0, 0, 0, 0, 0, 1, commit, 0, u32::MAX, 0, 0, 0];
+            let groups = [make_group(&cfg(0)), make_group(&cfg(0))];
+            Ok(SweepBench { ctx, set, copy_dst, words, copies, groups, sweeps })
+        }
+
+        /// Bytes of copies one sweep reads.
+        pub fn bytes(&self) -> u64 {
+            self.words as u64 * self.copies as u64 * 4
+        }
+
+        fn time(&self, f: impl FnOnce(&mut wgpu::CommandEncoder)) -> Result<Duration> {
+            let mut enc = self.ctx.device.create_command_encoder(&Default::default());
+            f(&mut enc);
+            let t = Instant::now();
+            self.ctx.queue.submit([enc.finish()]);
+            wait(&self.ctx, "timing a sweep")?;
+            Ok(t.elapsed())
+        }
+
+        fn sweep(&self, p: &wgpu::ComputePipeline, g: &wgpu::BindGroup) -> Result<Duration> {
+            self.time(|enc| {
+                let mut pass = enc.begin_compute_pass(&Default::default());
+                pass.set_pipeline(p);
+                pass.set_bind_group(0, g, &[]);
+                pass.dispatch_workgroups(self.words.div_ceil(64), 1, 1);
+            })
+        }
+
+        pub fn merge(&self) -> Result<Duration> {
+            self.sweep(&self.sweeps.merge, &self.groups[0])
+        }
+
+        pub fn compare(&self) -> Result<Duration> {
+            self.sweep(&self.sweeps.compare, &self.groups[1])
+        }
+
+        /// `copy_buffer_to_buffer` of the copies' bytes: the device's floor.
+        pub fn copy(&self) -> Result<Duration> {
+            let bytes = self.bytes();
+            self.time(|enc| enc.copy_buffer_to_buffer(&self.set, 0, &self.copy_dst, 0, bytes))
+        }
     }
 }

@@ -31,8 +31,8 @@ fn storage(binding: u32, read_only: bool) -> wgpu::BindGroupLayoutEntry {
 /// flags, yields, then one buffer per shared array (see ld-macros' `wgsl::check`).
 fn check_entries(info: &KernelInfo) -> Vec<wgpu::BindGroupLayoutEntry> {
     let p = info.params.len() as u32;
-    let mut out = vec![storage(p + 1, true), storage(p + 2, false), storage(p + 3, false), storage(p + 4, false), storage(p + 5, false)];
-    out.extend((0..info.shared.len() as u32).map(|a| storage(p + 6 + a, false)));
+    let mut out = vec![storage(p + 1, true), storage(p + 2, false), storage(p + 3, false), storage(p + 4, false), storage(p + 5, false), storage(p + 6, false)];
+    out.extend((0..info.shared.len() as u32).map(|a| storage(p + 7 + a, false)));
     out
 }
 
@@ -101,6 +101,7 @@ pub struct Sweeps {
     pub merge: wgpu::ComputePipeline,
     pub compare: wgpu::ComputePipeline,
     pub fold: wgpu::ComputePipeline,
+    pub clear: wgpu::ComputePipeline,
     pub layout: wgpu::BindGroupLayout,
 }
 
@@ -111,7 +112,7 @@ pub fn sweeps(ctx: &GpuContext) -> Result<Arc<Sweeps>> {
         return Ok(s);
     }
     let scope = ctx.device.push_error_scope(wgpu::ErrorFilter::Validation);
-    let entries = [storage(0, true), storage(1, false), storage(2, false), storage(3, false), storage(4, true), storage(5, false)];
+    let entries = [storage(0, true), storage(1, false), storage(2, false), storage(3, false), storage(4, true), storage(5, false), storage(6, false)];
     let layout = ctx.device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor { label: Some("ld sweeps"), entries: &entries });
     let pl = ctx.device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor { label: Some("ld sweeps"), bind_group_layouts: &[Some(&layout)], immediate_size: 0 });
     let make = |name: &str, body: &str| {
@@ -123,10 +124,11 @@ pub fn sweeps(ctx: &GpuContext) -> Result<Arc<Sweeps>> {
     let compare = make("ld compare", include_str!("../../../shaders/compare.wgsl"));
     let fold_src = include_str!("../../../shaders/fold.wgsl");
     let fold = make("ld fold", fold_src);
+    let clear = make("ld clear", include_str!("../../../shaders/clear.wgsl"));
     if let Some(e) = pollster::block_on(scope.pop()) {
         return Err(Error::Wgpu { what: "the checking shaders".into(), message: e.to_string() });
     }
-    let s = Arc::new(Sweeps { merge, compare, fold, layout });
+    let s = Arc::new(Sweeps { merge, compare, fold, clear, layout });
     *ctx.sweeps.lock().unwrap() = Some(s.clone());
     Ok(s)
 }
