@@ -236,7 +236,7 @@ impl GpuCheck<'_> {
         let t1 = std::time::Instant::now();
         let history = self.level2(&sweeps, &b, &storage)?;
         if trace {
-            eprintln!("ld check trace: level 1 {:.1} ms, level 2 {:.1} ms ({} regions)", (t1 - t0).as_secs_f64() * 1e3, t1.elapsed().as_secs_f64() * 1e3, history.len());
+            eprintln!("ld check trace: level 1 {:.1} ms, level 2 {:.1} ms ({} regions, {} state words per invocation)", (t1 - t0).as_secs_f64() * 1e3, t1.elapsed().as_secs_f64() * 1e3, history.len(), self.info.state_words);
         }
         // Static regions in the CPU reference's order: workgroup by workgroup.
         for g in 0..self.workgroups() as usize {
@@ -460,6 +460,12 @@ impl GpuCheck<'_> {
             let region = history.len() as u32;
             let mut enc = self.dev().create_command_encoder(&Default::default());
             self.dispatch(&mut enc, &pl.pipeline, &groups[h][0], self.grid);
+            if trace {
+                // Time pass 1 alone (tracing only: an extra synchronisation).
+                self.submit(enc)?;
+                eprintln!("  region {region}: pass 1 {:.1} ms", tr.elapsed().as_secs_f64() * 1e3);
+                enc = self.dev().create_command_encoder(&Default::default());
+            }
             enc.clear_buffer(&wrote_all, 0, None);
             for sw in &list {
                 let wrote = sw.wrote.as_ref().unwrap_or(&wrote_all);
