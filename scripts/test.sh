@@ -28,5 +28,8 @@ fi
 
 export LD_REQUIRE_GPU=1
 cargo test --workspace --all-targets "$@"
+# Check mode again with the warps' copies of shared arrays forced into
+# storage (the placement for arrays too large for workgroup memory).
+LD_CHECK_SHARED_COPIES=storage cargo test --test check_catalogue "$@"
 # Doc examples (KERNELS.md snippets are checked by the ui-pass tests).
 cargo test --workspace --doc "$@"

@@ -175,8 +175,15 @@ fn kernel_impl(m: &Module, f: &syn::ItemFn) -> syn::Result<TokenStream> {
     let private: Vec<bool> = classes.iter().map(|c| matches!(c, analysis::targets::Class::Target | analysis::targets::Class::OwnElement)).collect();
     let check1 = wgsl::level1(m, private.clone());
     wgsl::validate(&check1, m.kernel.span, "check-mode (level 1)")?;
-    let check2 = wgsl::level2(m, private);
+    let check2 = wgsl::level2(m, private.clone(), false);
     wgsl::validate(&check2, m.kernel.span, "check-mode (level 2)")?;
+    let check2_wg = if m.kernel.shared.iter().any(|s| !matches!(s.elem, Type::Atomic(_))) {
+        let src = wgsl::level2(m, private, true);
+        wgsl::validate(&src, m.kernel.span, "check-mode (level 2, workgroup copies)")?;
+        src
+    } else {
+        String::new()
+    };
     let state_words: u32 = 1 + m.kernel.body.locals.iter().map(|l| l.ty.words(m).max(1)).sum::<u32>();
     let shared_targets = analysis::targets::shared(m);
     let k = &m.kernel;
@@ -238,6 +245,7 @@ fn kernel_impl(m: &Module, f: &syn::ItemFn) -> syn::Result<TokenStream> {
             wgsl: #native,
             wgsl_check1: #check1,
             wgsl_check2: #check2,
+            wgsl_check2_wg: #check2_wg,
             state_words: #state_words,
             new_invocation: ld_new_invocation,
         };

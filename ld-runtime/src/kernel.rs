@@ -25,6 +25,9 @@ pub struct KernelInfo {
     /// invocation between regions.
     pub wgsl_check1: &'static str,
     pub wgsl_check2: &'static str,
+    /// Level 2 with the warps' copies of shared arrays in workgroup memory
+    /// (sized by the `LD_WARPS` override); empty when there are none.
+    pub wgsl_check2_wg: &'static str,
     pub state_words: u32,
     /// A fresh invocation of the CPU twin.
     pub new_invocation: fn() -> Box<dyn Invocation>,

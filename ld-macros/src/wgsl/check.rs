@@ -94,12 +94,15 @@ impl Writer<'_> {
             }
         }
         for (a, s) in self.m.kernel.shared.iter().enumerate() {
-            if !matches!(s.elem, Type::Atomic(_)) {
+            if self.shared_target(a) {
                 let body = dirty(CFG_PARAMS + 4 * np + 2 * a as u32, s.elem.words(self.m), &format!("{}u", s.len));
                 writeln!(out, "fn ld_mark_s{a}(k: u32) {{\n{body}}}\n").unwrap();
             }
         }
         out.push_str("const LD_DONE: u32 = 0xffffffffu;\nvar<private> ld_pc: u32;\nvar<private> ld_stop: u32;\n");
+        if self.wg_copies {
+            out.push_str(&self.workgroup_copies());
+        }
         for (l, name) in self.m.kernel.body.locals.iter().zip(&self.kernel_locals) {
             writeln!(out, "var<private> {name}: {};", self.ty(&l.ty)).unwrap();
         }
@@ -118,6 +121,32 @@ impl Writer<'_> {
         out.push_str(&save);
         out.push_str(&load);
         out.push_str("fn ld_exit() {\n    if ld_cfg[9] == 1u {\n        ld_save();\n        if ld_li == 0u {\n            ld_yield[ld_wgl] = ld_stop;\n        }\n    }\n}\n\n");
+        out
+    }
+
+    /// The warps' copies of each shared array in workgroup memory (sized by
+    /// the `LD_WARPS` override), filled from the storage copy set before the
+    /// region and written back after it, marking the pages that changed.
+    fn workgroup_copies(&self) -> String {
+        let wg: u32 = self.m.kernel.workgroup_size.iter().product();
+        let mut out = String::from("override LD_WARPS: u32 = 1u;\n");
+        let (mut cin, mut cout) = (String::from("fn ld_copy_in() {\n"), String::from("fn ld_copy_out() {\n"));
+        for (a, s) in self.m.kernel.shared.iter().enumerate() {
+            if !self.shared_target(a) {
+                continue;
+            }
+            let (len, name, ty) = (s.len, &self.shared_names[a], self.ty(&s.elem));
+            writeln!(out, "var<workgroup> ld_wc_{a}: array<{ty}, LD_WARPS * {len}u>;").unwrap();
+            let slot = "(ld_wgl * (2u + 2u * ld_cfg[4]) + 2u + j / {len}u + select(0u, ld_cfg[4], ld_cfg[0] == 2u)) * {len}u + j % {len}u";
+            let at = slot.replace("{len}", &len.to_string());
+            writeln!(cin, "    for (var j = ld_li; j < LD_WARPS * {len}u; j += {wg}u) {{\n        ld_wc_{a}[j] = {name}[{at}];\n    }}").unwrap();
+            let changed = if matches!(s.elem, Type::Scalar(_)) { format!("ld_wc_{a}[j] != {name}[{at}]") } else { "true".to_string() };
+            writeln!(cout, "    for (var j = ld_li; j < LD_WARPS * {len}u; j += {wg}u) {{\n        if {changed} {{\n            {name}[{at}] = ld_wc_{a}[j];\n            ld_mark_s{a}(j % {len}u);\n        }}\n    }}").unwrap();
+        }
+        cin.push_str("    workgroupBarrier();\n}\n\n");
+        cout.push_str("}\n\n");
+        out.push_str(&cin);
+        out.push_str(&cout);
         out
     }
 
@@ -200,8 +229,13 @@ impl Writer<'_> {
             writeln!(body, "        case {id}u: {{\n{}        }}", f.out).unwrap();
         }
         let [x, y, z] = k.workgroup_size;
+        // Every invocation, finished or not, takes part in the copies.
+        let (copy_in, copy_out) = if self.wg_copies { ("    ld_copy_in();\n", "    workgroupBarrier();\n    ld_copy_out();\n") } else { ("", "") };
         format!(
-            "@compute @workgroup_size({x}, {y}, {z})\nfn main(\n    @builtin(global_invocation_id) ld_gid: vec3<u32>,\n    @builtin(local_invocation_id) ld_lid: vec3<u32>,\n    @builtin(workgroup_id) ld_wid: vec3<u32>,\n    @builtin(num_workgroups) ld_nwg: vec3<u32>,\n    @builtin(local_invocation_index) ld_lidx: u32,\n) {{\n    ld_init(ld_gid, ld_lid, ld_wid, ld_nwg, ld_lidx);\n    ld_load();\n    ld_stop = 0u;\n    if ld_pc == LD_DONE {{\n        ld_stop = LD_DONE;\n        ld_exit();\n        return;\n    }}\n    loop {{\n        switch ld_pc {{\n{body}        default: {{\n            ld_pc = LD_DONE;\n            ld_stop = LD_DONE;\n        }}\n        }}\n        if ld_stop != 0u {{ break; }}\n    }}\n    ld_exit();\n}}\n"
+            "var<private> ld_gid: vec3<u32>;\nvar<private> ld_lid: vec3<u32>;\nvar<private> ld_wid: vec3<u32>;\nvar<private> ld_nwg: vec3<u32>;\nvar<private> ld_lidx: u32;\n\n\
+             // The region: blocks of the lowered kernel until the next barrier.\n\
+             fn ld_run() {{\n    while ld_stop == 0u {{\n        switch ld_pc {{\n{body}        default: {{\n            ld_pc = LD_DONE;\n            ld_stop = LD_DONE;\n        }}\n        }}\n    }}\n}}\n\n\
+             @compute @workgroup_size({x}, {y}, {z})\nfn main(\n    @builtin(global_invocation_id) b_gid: vec3<u32>,\n    @builtin(local_invocation_id) b_lid: vec3<u32>,\n    @builtin(workgroup_id) b_wid: vec3<u32>,\n    @builtin(num_workgroups) b_nwg: vec3<u32>,\n    @builtin(local_invocation_index) b_lidx: u32,\n) {{\n    ld_gid = b_gid;\n    ld_lid = b_lid;\n    ld_wid = b_wid;\n    ld_nwg = b_nwg;\n    ld_lidx = b_lidx;\n    ld_init(ld_gid, ld_lid, ld_wid, ld_nwg, ld_lidx);\n    ld_load();\n    ld_stop = 0u;\n{copy_in}    if ld_pc == LD_DONE {{\n        ld_stop = LD_DONE;\n    }}\n    ld_run();\n{copy_out}    ld_exit();\n}}\n"
         )
     }
 

@@ -24,7 +24,10 @@ pub fn level1(m: &Module, private: Vec<bool>) -> String {
     writer::Writer::new(m, writer::Variant::Level1, private).module()
 }
 
-/// Check mode's level-2 shader (one region per dispatch).
-pub fn level2(m: &Module, private: Vec<bool>) -> String {
-    writer::Writer::new(m, writer::Variant::Level2, private).module()
+/// Check mode's level-2 shader (one region per dispatch); with `wg_copies`
+/// the warps' copies of shared arrays live in workgroup memory.
+pub fn level2(m: &Module, private: Vec<bool>, wg_copies: bool) -> String {
+    let mut w = writer::Writer::new(m, writer::Variant::Level2, private);
+    w.wg_copies = wg_copies;
+    w.module()
 }

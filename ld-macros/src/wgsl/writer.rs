@@ -22,6 +22,9 @@ pub enum Variant {
 pub struct Writer<'m> {
     pub(super) m: &'m Module,
     pub(super) variant: Variant,
+    /// Level 2: the warps' copies of shared arrays live in workgroup memory
+    /// during a pass (copied in from and out to their storage copy sets).
+    pub(super) wg_copies: bool,
     /// Per parameter: privatized (target or own element) in check variants.
     pub(super) private: Vec<bool>,
     pub(super) globals: Namer,
@@ -56,13 +59,13 @@ fn uniform_field(name: &str) -> String {
 impl<'m> Writer<'m> {
     pub fn new(m: &'m Module, variant: Variant, private: Vec<bool>) -> Self {
         let mut globals = Namer::default();
-        for reserved in ["ld_uniforms", "LdUniforms", "ld_gid", "ld_lid", "ld_wid", "ld_nwg", "ld_lidx", "ld_round", "ld_powi", "ld_pc", "ld_stop"] {
+        for reserved in ["ld_uniforms", "LdUniforms", "ld_gid", "ld_lid", "ld_wid", "ld_nwg", "ld_lidx", "ld_round", "ld_powi", "ld_pc", "ld_stop", "b_gid", "b_lid", "b_wid", "b_nwg", "b_lidx", "ld_run"] {
             globals.fresh(reserved);
         }
         let struct_names = m.structs.iter().map(|s| globals.fresh(&s.name)).collect();
         let param_names = m.kernel.params.iter().map(|p| globals.fresh(&p.name)).collect();
         let shared_names = m.kernel.shared.iter().map(|s| globals.fresh(&s.name)).collect();
-        let mut w = Writer { m, variant, private, globals, struct_names, param_names, shared_names, instances: HashMap::new(), queue: vec![], uses_round: false, uses_powi: false, atomic_sites: vec![], kernel_locals: vec![] };
+        let mut w = Writer { m, variant, wg_copies: false, private, globals, struct_names, param_names, shared_names, instances: HashMap::new(), queue: vec![], uses_round: false, uses_powi: false, atomic_sites: vec![], kernel_locals: vec![] };
         if variant == Variant::Level2 {
             w.kernel_locals = m.kernel.body.locals.iter().map(|l| w.globals.fresh(&l.name)).collect();
         }
@@ -141,9 +144,14 @@ impl<'m> Writer<'m> {
         let Root::Mem { mem, index } = &p.root else { return None };
         match self.mem_name(f, *mem).1 {
             MemRef::Param(i) if self.private[i] => Some((format!("ld_mark_p{i}"), index)),
-            MemRef::Shared(a) if !matches!(self.m.kernel.shared[a].elem, Type::Atomic(_)) => Some((format!("ld_mark_s{a}"), index)),
+            // Copies in workgroup memory are marked when copied out.
+            MemRef::Shared(a) if self.shared_target(a) && !self.wg_copies => Some((format!("ld_mark_s{a}"), index)),
             _ => None,
         }
+    }
+
+    pub(super) fn shared_target(&self, a: usize) -> bool {
+        !matches!(self.m.kernel.shared[a].elem, Type::Atomic(_))
     }
 
     /// Element `i` of a memory, redirected to the unit's copy in check variants.
@@ -153,6 +161,10 @@ impl<'m> Writer<'m> {
             (Variant::Native | Variant::Level1, MemRef::Shared(a)) => format!("{}[{i}]", self.shared_names[a]),
             (_, MemRef::Param(p)) if self.private[p] => format!("{}[ld_base_{p} + min(u32({i}), ld_len_{p} - 1u)]", self.param_names[p]),
             (_, MemRef::Param(p)) => format!("{}[{i}]", self.param_names[p]),
+            (Variant::Level2, MemRef::Shared(a)) if self.wg_copies && self.shared_target(a) => {
+                let len = self.m.kernel.shared[a].len;
+                format!("ld_wc_{a}[ld_warp * {len}u + min(u32({i}), {}u)]", len - 1)
+            }
             (Variant::Level2, MemRef::Shared(a)) => format!("{}[ld_shbase_{a} + min(u32({i}), {}u)]", self.shared_names[a], self.m.kernel.shared[a].len - 1),
             (_, MemRef::FnSlice(_)) => unreachable!("slices are bound before rendering"),
         }
@@ -332,7 +344,8 @@ impl<'m> Writer<'m> {
             }
             StmtKind::Break => line_to(f, "break;"),
             StmtKind::Continue => line_to(f, "continue;"),
-            StmtKind::Return(None) if f.l2_kernel => line_to(f, "ld_pc = LD_DONE; ld_stop = LD_DONE; ld_exit(); return;"),
+            // Level 2 runs the body in `ld_run`: leaving it ends the invocation.
+            StmtKind::Return(None) if f.l2_kernel => line_to(f, "ld_pc = LD_DONE; ld_stop = LD_DONE; return;"),
             StmtKind::Return(None) => line_to(f, "return;"),
             StmtKind::Return(Some(e)) => {
                 let x = self.expr(f, e);

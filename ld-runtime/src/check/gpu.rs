@@ -382,9 +382,16 @@ impl GpuCheck<'_> {
 
     #[allow(clippy::type_complexity)]
     fn level2(&self, s: &Sweeps, b: &Bufs, storage: &[(usize, usize, bool)]) -> Result<Vec<Vec<(Option<u32>, Option<u32>)>>> {
-        let pl = pipeline::get(self.ctx, self.info, Variant::Check2)?;
         let n = self.workgroups();
         let wc = self.warps();
+        // The warps' copies of shared arrays live in workgroup memory when
+        // they fit (else in the storage copy set: the paper's histogram64 case).
+        let wg_bytes: u64 = self.info.shared.iter().filter(|s| s.target).map(|s| wc as u64 * (s.len * s.elem_words) as u64 * 4).sum();
+        let fits = !self.info.wgsl_check2_wg.is_empty() && wg_bytes <= self.ctx.limits.max_compute_workgroup_storage_size as u64 && std::env::var("LD_CHECK_SHARED_COPIES").as_deref() != Ok("storage");
+        let pl = pipeline::get(self.ctx, self.info, if fits { Variant::Check2Wg(wc) } else { Variant::Check2 })?;
+        if std::env::var_os("LD_CHECK_TRACE").is_some() {
+            eprintln!("ld check trace: shared copies in {} ({wg_bytes} bytes for {wc} warps)", if fits { "workgroup memory" } else { "storage" });
+        }
         let wg_size = self.info.invocations_per_workgroup();
         let mut enc = self.dev().create_command_encoder(&Default::default());
         // Copy sets: per workgroup [base, union, warps' copies, warps' starts];

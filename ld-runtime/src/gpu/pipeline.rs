@@ -16,6 +16,8 @@ pub enum Variant {
     Native,
     Check1,
     Check2,
+    /// Level 2 with the copies of shared arrays in workgroup memory, for this many warps.
+    Check2Wg(u32),
 }
 
 fn storage(binding: u32, read_only: bool) -> wgpu::BindGroupLayoutEntry {
@@ -72,6 +74,11 @@ pub fn get(ctx: &GpuContext, info: &'static KernelInfo, variant: Variant) -> Res
         Variant::Native => (info.wgsl, layout_entries(info)),
         Variant::Check1 => (info.wgsl_check1, layout_entries(info)),
         Variant::Check2 => (info.wgsl_check2, layout_entries(info)),
+        Variant::Check2Wg(_) => (info.wgsl_check2_wg, layout_entries(info)),
+    };
+    let constants: Vec<(&str, f64)> = match variant {
+        Variant::Check2Wg(w) => vec![("LD_WARPS", w as f64)],
+        _ => vec![],
     };
     if variant != Variant::Native {
         entries.extend(check_entries(info));
@@ -85,7 +92,7 @@ pub fn get(ctx: &GpuContext, info: &'static KernelInfo, variant: Variant) -> Res
         layout: Some(&pl),
         module: &module,
         entry_point: Some("main"),
-        compilation_options: Default::default(),
+        compilation_options: wgpu::PipelineCompilationOptions { constants: &constants, ..Default::default() },
         cache: None,
     });
     if let Some(e) = pollster::block_on(scope.pop()) {
