@@ -116,73 +116,75 @@ fn main() {
     }
 }
 
+/// The device-side state of one em run.
+struct Em {
+    rt: ld::Runtime,
+    inp: Inputs,
+    data: ld::Buffer<f32>,
+    memb: ld::Buffer<f32>,
+    centroids: ld::Buffer<f32>,
+    partial: ld::Buffer<f32>,
+}
+
+impl Em {
+    fn new(args: &Args) -> ld::Result<Self> {
+        let rt = common::runtime(args.cpu)?;
+        let inp = inputs(args.points as usize, args.clusters as usize);
+        let (data, memb, centroids) = (rt.upload(&inp.data)?, rt.upload(&inp.memb)?, rt.upload(&inp.centroids)?);
+        let partial = rt.zeros::<f32>(args.clusters as usize * args.blocks as usize * 10)?;
+        Ok(Em { rt, inp, data, memb, centroids, partial })
+    }
+
+    /// Runs `m_count` once in `mode`; returns its wall time and report.
+    fn launch(&mut self, args: &Args, mode: ld::Mode) -> ld::Result<(std::time::Duration, Option<ld::Report>)> {
+        let mask = if args.fixed { kernels::FIXED } else { kernels::RACY };
+        let opts = ld::CheckOptions { warp_size: args.warp_size, ..Default::default() };
+        let launch = self.rt.launch(kernels::m_count, (args.blocks, args.clusters), (&self.data, &self.memb, &self.centroids, &mut self.partial, args.points, mask));
+        let t = Instant::now();
+        let run = launch.mode(mode).check_options(opts).run()?;
+        Ok((t.elapsed(), run.report))
+    }
+
+    /// Median wall time of `runs` launches, and the last report.
+    fn timed(&mut self, args: &Args, mode: ld::Mode) -> ld::Result<(std::time::Duration, Option<ld::Report>)> {
+        let mut times = Vec::new();
+        let mut report = None;
+        for _ in 0..args.runs.max(1) {
+            let (t, r) = self.launch(args, mode)?;
+            times.push(t);
+            report = r;
+        }
+        Ok((median(times), report))
+    }
+}
+
 /// Check mode: prints the report; exit status 0 without races, 3 with.
+/// Native and checked runs go side by side: the slowdown is their ratio.
 fn check(args: &Args) -> ld::Result<i32> {
-    let (n, k) = (args.points as usize, args.clusters as usize);
-    let rt = common::runtime(args.cpu)?;
-    let inp = inputs(n, k);
-    let data = rt.upload(&inp.data)?;
-    let memb = rt.upload(&inp.memb)?;
-    let centroids = rt.upload(&inp.centroids)?;
-    let mut partial = rt.zeros::<f32>(k * args.blocks as usize * 10)?;
-    let grid = (args.blocks, args.clusters);
-    let opts = ld::CheckOptions { warp_size: args.warp_size, ..Default::default() };
-    // Native and checked runs side by side: the slowdown is their ratio.
-    let mut native = Vec::new();
-    for _ in 0..args.runs.max(1) {
-        let launch = if args.fixed {
-            rt.launch(kernels::m_count_fixed, grid, (&data, &memb, &centroids, &mut partial, args.points))
-        } else {
-            rt.launch(kernels::m_count_racy, grid, (&data, &memb, &centroids, &mut partial, args.points))
-        };
-        let t = Instant::now();
-        launch.run()?;
-        native.push(t.elapsed());
-    }
-    let mut checked = Vec::new();
-    let mut report = None;
-    for _ in 0..args.runs.max(1) {
-        let launch = if args.fixed {
-            rt.launch(kernels::m_count_fixed, grid, (&data, &memb, &centroids, &mut partial, args.points))
-        } else {
-            rt.launch(kernels::m_count_racy, grid, (&data, &memb, &centroids, &mut partial, args.points))
-        };
-        let t = Instant::now();
-        let run = launch.mode(ld::Mode::Check).check_options(opts).run()?;
-        checked.push(t.elapsed());
-        report = run.report;
-    }
+    let mut em = Em::new(args)?;
+    let (native, _) = em.timed(args, ld::Mode::Native)?;
+    let (checked, report) = em.timed(args, ld::Mode::Check)?;
     let report = report.expect("check mode reports");
     if args.json {
         println!("{}", report.to_json());
     } else {
         println!("{report}");
-        let (n, c) = (median(native), median(checked));
-        println!("em: native {:.3} ms, checked {:.3} ms, slowdown {:.1}x (median of {} runs each, same device, same process)", ms(n), ms(c), c.as_secs_f64() / n.as_secs_f64(), args.runs.max(1));
+        println!(
+            "em: native {:.3} ms, checked {:.3} ms, slowdown {:.1}x (median of {} runs each, same device, same process)",
+            ms(native),
+            ms(checked),
+            checked.as_secs_f64() / native.as_secs_f64(),
+            args.runs.max(1)
+        );
     }
     Ok(if report.has_races() { 3 } else { 0 })
 }
 
 fn run(args: &Args) -> ld::Result<()> {
     let (n, k) = (args.points as usize, args.clusters as usize);
-    let rt = common::runtime(args.cpu)?;
-    let inp = inputs(n, k);
-    let data = rt.upload(&inp.data)?;
-    let memb = rt.upload(&inp.memb)?;
-    let centroids = rt.upload(&inp.centroids)?;
-    let mut partial = rt.zeros::<f32>(k * args.blocks as usize * 10)?;
-    let grid = (args.blocks, args.clusters);
-    let mut times = Vec::new();
-    for _ in 0..args.runs.max(1) {
-        let launch = if args.fixed {
-            rt.launch(kernels::m_count_fixed, grid, (&data, &memb, &centroids, &mut partial, args.points))
-        } else {
-            rt.launch(kernels::m_count_racy, grid, (&data, &memb, &centroids, &mut partial, args.points))
-        };
-        let t = Instant::now();
-        launch.run()?;
-        times.push(t.elapsed());
-    }
+    let mut em = Em::new(args)?;
+    let (time, _) = em.timed(args, ld::Mode::Native)?;
+    let (rt, inp, partial) = (&em.rt, &em.inp, &em.partial);
     let out = partial.to_vec()?;
     // Sum the per-workgroup partials of each cluster (host side of the M-step).
     let mut sums = vec![0.0f64; k * 10];
@@ -193,7 +195,7 @@ fn run(args: &Args) -> ld::Result<()> {
             }
         }
     }
-    let reference = host_reference(&inp, n, k);
+    let reference = host_reference(inp, n, k);
     let max_rel = sums.iter().zip(&reference).map(|(a, b)| (a - b).abs() / b.abs().max(1e-3)).fold(0.0, f64::max);
     let checksum: f64 = out.iter().map(|&x| x as f64).sum();
     println!(
@@ -203,7 +205,7 @@ fn run(args: &Args) -> ld::Result<()> {
         n,
         k,
         args.blocks * args.clusters,
-        ms(median(times)),
+        ms(time),
         args.runs.max(1),
         checksum,
         bits_checksum(out.iter().map(|x| x.to_bits())),

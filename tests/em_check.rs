@@ -35,11 +35,8 @@ fn run(rt: &Runtime, fixed: bool, check: bool) -> (Option<Report>, Vec<f32>) {
     let (d, m, c) = inputs();
     let (d, m, c) = (rt.upload(&d).unwrap(), rt.upload(&m).unwrap(), rt.upload(&c).unwrap());
     let mut out = rt.zeros::<f32>((K * BLOCKS * 10) as usize).unwrap();
-    let launch = if fixed {
-        rt.launch(kernels::m_count_fixed, (BLOCKS, K), (&d, &m, &c, &mut out, N))
-    } else {
-        rt.launch(kernels::m_count_racy, (BLOCKS, K), (&d, &m, &c, &mut out, N))
-    };
+    let mask = if fixed { kernels::FIXED } else { kernels::RACY };
+    let launch = rt.launch(kernels::m_count, (BLOCKS, K), (&d, &m, &c, &mut out, N, mask));
     let launch = if check { launch.mode(Mode::Check).check_options(CheckOptions::default()) } else { launch };
     let r = launch.run().unwrap();
     (r.report, out.to_vec().unwrap())

@@ -45,8 +45,12 @@ pub mod em {
         }
     }
 
+    /// The M-step count. `mask` picks each invocation's scratch window:
+    /// `lid & mask`. The paper's racy EM sized the scratch for 128
+    /// invocations (`mask = 127`): invocations `lid` and `lid + 128` then
+    /// share their `temp1`/`dist` windows. `mask = 255` gives each its own.
     #[kernel(workgroup_size = 256)]
-    pub fn m_count_racy(data: &[f32], memb: &[f32], centroids: &[f32], partial: &mut [f32], n: u32) {
+    pub fn m_count(data: &[f32], memb: &[f32], centroids: &[f32], partial: &mut [f32], n: u32, mask: u32) {
         let s_float = shared::<[f32; 3843]>();
         let lid = local_index();
         let j = workgroup_id().y;
@@ -54,35 +58,7 @@ pub mod em {
             s_float[C + lid] = centroids[j * DIM + lid];
         }
         barrier();
-        // The bug: scratch windows sized for 128 invocations.
-        let w = accumulate(&mut s_float, data, memb, j, n, lid & 127, lid, global_id().x, 256 * num_workgroups().x);
-        barrier();
-        s_float[lid] = w;
-        barrier();
-        let mut s = 128u32;
-        while s > 0 {
-            if lid < s {
-                for e in 0..9u32 {
-                    s_float[RP + lid * 9 + e] += s_float[RP + (lid + s) * 9 + e];
-                }
-                s_float[lid] += s_float[lid + s];
-            }
-            barrier();
-            s >>= 1;
-        }
-        publish(&mut s_float, partial, lid, j * num_workgroups().x + workgroup_id().x);
-    }
-
-    #[kernel(workgroup_size = 256)]
-    pub fn m_count_fixed(data: &[f32], memb: &[f32], centroids: &[f32], partial: &mut [f32], n: u32) {
-        let s_float = shared::<[f32; 3843]>();
-        let lid = local_index();
-        let j = workgroup_id().y;
-        if lid < DIM {
-            s_float[C + lid] = centroids[j * DIM + lid];
-        }
-        barrier();
-        let w = accumulate(&mut s_float, data, memb, j, n, lid, lid, global_id().x, 256 * num_workgroups().x);
+        let w = accumulate(&mut s_float, data, memb, j, n, lid & mask, lid, global_id().x, 256 * num_workgroups().x);
         barrier();
         s_float[lid] = w;
         barrier();
@@ -101,4 +77,8 @@ pub mod em {
     }
 }
 
-pub use em::*;
+/// The scratch masks of the two variants.
+pub const RACY: u32 = 127;
+pub const FIXED: u32 = 255;
+
+pub use em::m_count;

@@ -260,7 +260,7 @@ impl Writer<'_> {
         format!("ld_atomic_{n}({})", call_args.join(", "))
     }
 
-    /// The bare atomic call (statement position).
+    /// The bare atomic call (native code, and statement position in check variants).
     pub(super) fn atomic_call(&mut self, f: &mut Func, op: AtomicOp, p: &Place, args: &[Expr]) -> String {
         let Root::Mem { mem, index } = &p.root else { unreachable!("atomics live in memory") };
         let (_, m) = self.mem_name(f, *mem);
@@ -272,7 +272,8 @@ impl Writer<'_> {
     }
 }
 
-fn atomic_op(op: AtomicOp, target: &str, xs: &[&str]) -> String {
+/// WGSL's call for an atomic operation on `target`.
+pub(super) fn atomic_op(op: AtomicOp, target: &str, xs: &[&str]) -> String {
     match op {
         AtomicOp::Load => format!("atomicLoad(&{target})"),
         AtomicOp::Store => format!("atomicStore(&{target}, {})", xs[0]),

@@ -483,29 +483,7 @@ impl<'m> Writer<'m> {
                 format!("{name}({})", xs.join(", "))
             }
             ExprKind::Atomic(op, p, args) if self.variant != Variant::Native => self.atomic_site(f, *op, p, args, &e.ty),
-            ExprKind::Atomic(op, p, args) => {
-                let place = self.place(f, p);
-                let xs: Vec<String> = args.iter().map(|a| self.expr(f, a)).collect();
-                match op {
-                    AtomicOp::Load => format!("atomicLoad(&{place})"),
-                    AtomicOp::Store => format!("atomicStore(&{place}, {})", xs[0]),
-                    AtomicOp::CompareExchange => format!("atomicCompareExchangeWeak(&{place}, {}, {}).old_value", xs[0], xs[1]),
-                    op => {
-                        let name = match op {
-                            AtomicOp::Add => "atomicAdd",
-                            AtomicOp::Sub => "atomicSub",
-                            AtomicOp::Max => "atomicMax",
-                            AtomicOp::Min => "atomicMin",
-                            AtomicOp::And => "atomicAnd",
-                            AtomicOp::Or => "atomicOr",
-                            AtomicOp::Xor => "atomicXor",
-                            AtomicOp::Exchange => "atomicExchange",
-                            _ => unreachable!(),
-                        };
-                        format!("{name}(&{place}, {})", xs[0])
-                    }
-                }
-            }
+            ExprKind::Atomic(op, p, args) => self.atomic_call(f, *op, p, args),
             ExprKind::Component(a, c) => {
                 let x = self.expr(f, a);
                 format!("{x}.{}", ["x", "y", "z"][*c as usize])
