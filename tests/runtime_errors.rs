@@ -147,3 +147,24 @@ fn buffer_write_keeps_length() {
 fn line_of(needle: &str) -> usize {
     include_str!("runtime_errors.rs").lines().position(|l| l.contains(needle) && !l.contains("line_of")).unwrap() + 1
 }
+
+/// Every workgroup writes the whole buffer: one private copy per workgroup.
+#[ld::kernel(workgroup_size = 64)]
+fn fill_all(out: &mut [u32]) {
+    let mut i = local_index();
+    while i < out.len() {
+        out[i] = workgroup_id().x;
+        i += 64u32;
+    }
+}
+
+#[test]
+fn check_mode_that_cannot_fit_says_how_many_bytes() {
+    let Some(rt) = common::gpu() else { return };
+    // 16 Mi words x (2 + 2 x 64 copies) is far beyond any buffer limit.
+    let mut out = rt.zeros::<u32>(16 << 20).unwrap();
+    let e = rt.launch(fill_all, 64u32, (&mut out,)).mode(ld::Mode::Check).run().unwrap_err();
+    let s = e.to_string();
+    assert!(matches!(e, Error::CheckTooLarge { .. }), "{s}");
+    assert!(s.contains("the copies of `out`") && s.contains("bytes"), "{s}");
+}

@@ -42,6 +42,9 @@ pub enum Error {
     #[error("wgpu rejected {what}: {message}")]
     Wgpu { what: String, message: String },
 
+    #[error("check mode of `{kernel}` needs {bytes} bytes for {what}, more than the device's {limit}-byte buffer limit: check a smaller grid per launch, or use a larger warp size (fewer copies); checking under a memory budget in rounds is not available yet")]
+    CheckTooLarge { kernel: &'static str, what: String, bytes: u64, limit: u64 },
+
     #[error("{0}")]
     Unsupported(String),
 }

@@ -217,7 +217,28 @@ impl GpuCheck<'_> {
         self.dispatch(enc, pipeline, &g, [kspan.div_ceil(64).max(1), groups.max(1), 1]);
     }
 
+    /// Fails before allocating anything if a copy set would not fit a buffer.
+    fn fits(&self) -> Result<()> {
+        let limit = (self.ctx.limits.max_storage_buffer_binding_size as u64).min(self.ctx.limits.max_buffer_size);
+        let (n, wc) = (self.workgroups() as u64, self.warps() as u64);
+        let mut needs = vec![("the saved invocation state".to_string(), 2 * self.info.state_words as u64 * self.total_inv() as u64 * 4)];
+        for t in self.targets {
+            let (words, what) = match t.place {
+                Place::Param(p) => (self.param_words(p), format!("the copies of `{}`", t.name)),
+                Place::Shared(a) => ((self.info.shared[a].len * self.info.shared[a].elem_words) as u64, format!("the per-warp copies of shared `{}`", t.name)),
+            };
+            let l1 = if matches!(t.place, Place::Param(_)) && !t.single { 2 + 2 * n } else { 4 };
+            let l2 = if t.single { 4 } else { n * (2 + 2 * wc) };
+            needs.push((what, words * l1.max(l2) * 4));
+        }
+        match needs.into_iter().find(|(_, b)| *b > limit) {
+            Some((what, bytes)) => Err(Error::CheckTooLarge { kernel: self.info.name, what, bytes, limit }),
+            None => Ok(()),
+        }
+    }
+
     pub fn run(&self) -> Result<Outcome> {
+        self.fits()?;
         let sweeps = pipeline::sweeps(self.ctx)?;
         let b = self.common();
         let mut regions = Regions::new();
