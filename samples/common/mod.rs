@@ -2,6 +2,8 @@
 //! runtime chosen by the common flags.
 #![allow(dead_code)]
 
+pub mod app;
+
 use std::time::Duration;
 
 /// SplitMix64: a fixed-seed generator, so every run sees the same inputs.

@@ -1,0 +1,5 @@
+//! Placeholder: the backprop sample is being written.
+fn main() {
+    eprintln!("backprop: not implemented yet");
+    std::process::exit(1);
+}

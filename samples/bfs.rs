@@ -1,0 +1,5 @@
+//! Placeholder: the bfs sample is being written.
+fn main() {
+    eprintln!("bfs: not implemented yet");
+    std::process::exit(1);
+}

@@ -1,0 +1,5 @@
+//! Placeholder: the bplustree sample is being written.
+fn main() {
+    eprintln!("bplustree: not implemented yet");
+    std::process::exit(1);
+}

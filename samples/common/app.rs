@@ -1,0 +1,160 @@
+//! The frame every benchmark sample shares: its flags, how it runs natively
+//! or in check mode, and how it reports. A sample is an `App`: it generates
+//! its inputs from a fixed seed, runs its kernels (every launch in the mode
+//! asked for), and verifies its native output against a plain-Rust host
+//! computation.
+
+use super::{median, ms};
+use ld::{CheckOptions, Launch, Mode, Report, Runtime};
+use std::time::{Duration, Instant};
+
+/// Flags every sample takes (`cargo run --release --example NAME -- --help`).
+#[derive(clap::Args, Debug, Clone)]
+pub struct Flags {
+    /// Run the corrected kernel instead of the racy one the paper ran.
+    #[arg(long)]
+    pub fixed: bool,
+    /// Run on the CPU reference executor instead of the GPU.
+    #[arg(long)]
+    pub cpu: bool,
+    /// Check for data races (exit status 3 when races are found).
+    #[arg(long)]
+    pub check: bool,
+    /// Print check reports as JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// Invocations per warp in check mode (a power of two).
+    #[arg(long, default_value_t = 32)]
+    pub warp_size: u32,
+    /// Scale of the generated inputs (1.0: the sample's realistic default).
+    #[arg(long, default_value_t = 1.0)]
+    pub size: f64,
+    /// Timed repetitions (medians are reported).
+    #[arg(long, default_value_t = 5)]
+    pub runs: u32,
+}
+
+impl Flags {
+    /// `n` scaled by `--size`, at least `min`.
+    pub fn scaled(&self, n: usize, min: usize) -> usize {
+        ((n as f64 * self.size) as usize).max(min)
+    }
+
+    pub fn check_options(&self) -> CheckOptions {
+        CheckOptions { warp_size: self.warp_size, ..Default::default() }
+    }
+}
+
+/// The paper's Table VI row for a program.
+#[derive(Clone, Copy, Debug)]
+pub struct PaperRow {
+    pub race: bool,
+    /// The race was injected by the paper's authors (scan, kmeans).
+    pub injected: bool,
+    /// `"rw"`, `"ww"`, `"rw,ww"` or `""`.
+    pub kind: &'static str,
+    /// `"shared"`, `"global"` or `""`.
+    pub scope: &'static str,
+}
+
+/// What a native run's verification found.
+pub struct Verified {
+    pub ok: bool,
+    pub detail: String,
+    pub checksum: u64,
+}
+
+/// A benchmark program as a sample.
+pub trait App: Sized {
+    const NAME: &'static str;
+    const ABOUT: &'static str;
+    const PAPER: PaperRow;
+    /// Inputs from a fixed seed, at the size `flags.size` asks for.
+    fn new(rt: &Runtime, flags: &Flags) -> ld::Result<Self>;
+    /// One execution of the program: every launch in `mode` (use `launch`);
+    /// returns the check reports, one per launch (none in native mode).
+    fn run(&mut self, rt: &Runtime, flags: &Flags, mode: Mode) -> ld::Result<Vec<Report>>;
+    /// After a native run: the output against a host computation.
+    fn verify(&self) -> ld::Result<Verified>;
+}
+
+/// Runs one launch in `mode`, keeping its report.
+pub fn launch(l: Launch<'_>, flags: &Flags, mode: Mode, reports: &mut Vec<Report>) -> ld::Result<()> {
+    let run = l.mode(mode).check_options(flags.check_options()).run()?;
+    reports.extend(run.report);
+    Ok(())
+}
+
+/// Median wall time of `runs` executions, and the last one's reports.
+pub fn timed<A: App>(app: &mut A, rt: &Runtime, flags: &Flags, mode: Mode) -> ld::Result<(Duration, Vec<Report>)> {
+    let mut times = Vec::new();
+    let mut reports = Vec::new();
+    for _ in 0..flags.runs.max(1) {
+        let t = Instant::now();
+        reports = app.run(rt, flags, mode)?;
+        times.push(t.elapsed());
+    }
+    Ok((median(times), reports))
+}
+
+#[derive(clap::Parser)]
+struct Cli {
+    #[command(flatten)]
+    flags: Flags,
+}
+
+/// The sample's `main`: native run with verification, or check mode.
+/// Exit status: 0 (verified / no race), 3 (races found), 1 (error or wrong output).
+pub fn main<A: App>() -> ! {
+    use clap::{CommandFactory, FromArgMatches};
+    let matches = Cli::command().name(A::NAME).about(A::ABOUT).get_matches();
+    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+    let code = match run::<A>(&cli.flags) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("{}: error: {e}", A::NAME);
+            1
+        }
+    };
+    std::process::exit(code)
+}
+
+fn run<A: App>(flags: &Flags) -> ld::Result<i32> {
+    let rt = super::runtime(flags.cpu)?;
+    let mut app = A::new(&rt, flags)?;
+    let variant = if flags.fixed { "fixed" } else { "as in the paper" };
+    let (native, _) = timed(&mut app, &rt, flags, Mode::Native)?;
+    if !flags.check {
+        let v = app.verify()?;
+        println!(
+            "{}: backend={} | variant={variant} | native {:.3} ms (median of {}) | checksum {:016x} | output {}: {}",
+            A::NAME,
+            rt.backend(),
+            ms(native),
+            flags.runs.max(1),
+            v.checksum,
+            if v.ok { "verified" } else { "WRONG" },
+            v.detail
+        );
+        return Ok(if v.ok { 0 } else { 1 });
+    }
+    let (checked, reports) = timed(&mut app, &rt, flags, Mode::Check)?;
+    for r in &reports {
+        if flags.json {
+            println!("{}", r.to_json());
+        } else {
+            println!("{r}");
+        }
+    }
+    if !flags.json {
+        println!(
+            "{}: native {:.3} ms, checked {:.3} ms, slowdown {:.1}x (median of {} runs each, same device, same process)",
+            A::NAME,
+            ms(native),
+            ms(checked),
+            checked.as_secs_f64() / native.as_secs_f64(),
+            flags.runs.max(1)
+        );
+    }
+    Ok(if reports.iter().any(|r| r.has_races()) { 3 } else { 0 })
+}

@@ -1,0 +1,5 @@
+//! Placeholder: the nbody sample is being written.
+fn main() {
+    eprintln!("nbody: not implemented yet");
+    std::process::exit(1);
+}
