@@ -69,6 +69,8 @@ pub trait App: Sized {
     const NAME: &'static str;
     const ABOUT: &'static str;
     const PAPER: PaperRow;
+    /// Why our verdict differs from the paper's, when it does (shown by table6).
+    const DIFFERS: &'static str = "";
     /// Inputs from a fixed seed, at the size `flags.size` asks for.
     fn new(rt: &Runtime, flags: &Flags) -> ld::Result<Self>;
     /// One execution of the program: every launch in `mode` (use `launch`);

@@ -1,0 +1,112 @@
+//! Table VI of the paper, measured: one row per program from its check reports.
+
+use super::app::{App, Flags, PaperRow};
+use ld::{Mode, RaceKind, Report, Runtime};
+use std::collections::BTreeSet;
+
+/// A program's check-mode findings in the paper's columns.
+pub struct Row {
+    pub name: &'static str,
+    pub paper: PaperRow,
+    pub differs: &'static str,
+    pub race: bool,
+    pub kinds: BTreeSet<&'static str>,
+    pub scopes: BTreeSet<&'static str>,
+    pub units: u32,
+    pub analysed: u32,
+    pub with_races: u32,
+    pub words: u64,
+    pub native_ms: f64,
+    pub check_ms: f64,
+}
+
+impl Row {
+    pub fn from_reports<A: App>(reports: &[Report], native_ms: f64, check_ms: f64) -> Row {
+        let mut kinds = BTreeSet::new();
+        let mut scopes = BTreeSet::new();
+        for r in reports.iter().flat_map(|r| &r.races) {
+            kinds.insert(match r.kind {
+                RaceKind::WriteWrite => "ww",
+                RaceKind::ReadWrite => "rw",
+            });
+            scopes.insert(match format!("{:?}", r.memory).as_str() {
+                "Workgroup" => "shared",
+                _ => "global",
+            });
+        }
+        Row {
+            name: A::NAME,
+            paper: A::PAPER,
+            differs: A::DIFFERS,
+            race: reports.iter().any(|r| r.has_races()),
+            kinds,
+            scopes,
+            units: reports.iter().map(|r| r.units_with_races).sum(),
+            analysed: reports.iter().map(|r| r.regions_analyzed).sum(),
+            with_races: reports.iter().map(|r| r.regions_with_races).sum(),
+            words: reports.iter().map(|r| r.words_with_races).sum(),
+            native_ms,
+            check_ms,
+        }
+    }
+
+    pub fn kind(&self) -> String {
+        self.kinds.iter().rev().copied().collect::<Vec<_>>().join(",")
+    }
+
+    pub fn scope(&self) -> String {
+        self.scopes.iter().copied().collect::<Vec<_>>().join(",")
+    }
+
+    /// Race?, Type, Scope agree with the paper.
+    pub fn matches(&self) -> (bool, bool, bool) {
+        let race = self.race == self.paper.race;
+        let kind = !self.paper.race || self.kind() == self.paper.kind;
+        let scope = !self.paper.race || self.scope() == self.paper.scope;
+        (race, kind, scope)
+    }
+}
+
+/// Runs one program natively and in check mode (the racy variant, as the paper ran it).
+pub fn measure<A: App>(rt: &Runtime, flags: &Flags) -> ld::Result<Row> {
+    let mut app = A::new(rt, flags)?;
+    let (native, _) = super::app::timed(&mut app, rt, flags, Mode::Native)?;
+    let (check, reports) = super::app::timed(&mut app, rt, flags, Mode::Check)?;
+    Ok(Row::from_reports::<A>(&reports, super::ms(native), super::ms(check)))
+}
+
+fn yes_no(race: bool, injected: bool) -> &'static str {
+    match (race, injected) {
+        (true, true) => "yes*",
+        (true, false) => "yes",
+        _ => "no",
+    }
+}
+
+pub fn print(rows: &[Row], backend: &str) {
+    println!("Table VI, measured by ld check mode on {backend}  (* = race injected, as in the paper)");
+    println!("{:<13} {:<5} {:<6} {:<7} {:>7} {:>10} {:>8}   {:<22} {:<9} {:>9} {:>10} {:>8}", "program", "race?", "type", "scope", "#units", "#ana,#race", "#words", "paper (race type scope)", "match", "native ms", "check ms", "slowdown");
+    for r in rows {
+        let (a, b, c) = r.matches();
+        let m = if a && b && c { "yes".to_string() } else { format!("{}{}{}", if a { "" } else { "RACE? " }, if b { "" } else { "TYPE " }, if c { "" } else { "SCOPE" }) };
+        let paper = format!("{} {} {}", yes_no(r.paper.race, r.paper.injected), if r.paper.kind.is_empty() { "-" } else { r.paper.kind }, if r.paper.scope.is_empty() { "-" } else { r.paper.scope });
+        println!(
+            "{:<13} {:<5} {:<6} {:<7} {:>7} {:>10} {:>8}   {:<22} {:<9} {:>9.2} {:>10.2} {:>7.1}x",
+            r.name,
+            yes_no(r.race, r.paper.injected && r.race),
+            if r.race { r.kind() } else { "-".into() },
+            if r.race { r.scope() } else { "-".into() },
+            if r.race { r.units.to_string() } else { "-".into() },
+            format!("{}, {}", r.analysed, r.with_races),
+            if r.race { r.words.to_string() } else { "-".into() },
+            paper,
+            m,
+            r.native_ms,
+            r.check_ms,
+            r.check_ms / r.native_ms
+        );
+    }
+    for r in rows.iter().filter(|r| !r.differs.is_empty()) {
+        println!("  {}: {}", r.name, r.differs);
+    }
+}

@@ -1,0 +1,62 @@
+//! Every benchmark sample at a small size, on the GPU and on the CPU:
+//! native output verified against its host computation, the check-mode
+//! verdict of the variant the paper ran equal to the paper's (or the
+//! documented difference), the fixed variant clean, and GPU and CPU reports
+//! identical.
+
+#[path = "../samples/common/mod.rs"]
+#[allow(dead_code)]
+mod common;
+
+#[path = "../samples/apps/em.rs"]
+#[allow(dead_code)]
+mod em;
+
+use common::app::{App, Flags};
+use common::table::Row;
+use ld::{Mode, Runtime};
+
+fn runtimes() -> Vec<Runtime> {
+    let mut v = vec![Runtime::cpu()];
+    match Runtime::gpu() {
+        Ok(g) => v.push(g),
+        Err(e) if std::env::var("LD_REQUIRE_GPU").as_deref() == Ok("1") => panic!("LD_REQUIRE_GPU=1 but: {e}"),
+        Err(e) => eprintln!("note: GPU half not run: {e}"),
+    }
+    v
+}
+
+fn flags(fixed: bool, size: f64) -> Flags {
+    Flags { fixed, cpu: false, check: false, json: false, warp_size: 32, size, runs: 1 }
+}
+
+/// The whole contract of one sample at `size`.
+fn sample<A: App>(size: f64) {
+    let mut verdicts = Vec::new();
+    for rt in runtimes() {
+        for fixed in [false, true] {
+            let f = flags(fixed, size);
+            let mut app = A::new(&rt, &f).unwrap();
+            app.run(&rt, &f, Mode::Native).unwrap();
+            let v = app.verify().unwrap();
+            assert!(v.ok, "{} (fixed: {fixed}) on {}: {}", A::NAME, rt.backend(), v.detail);
+            let reports = app.run(&rt, &f, Mode::Check).unwrap();
+            let row = Row::from_reports::<A>(&reports, 0.0, 0.0);
+            if fixed {
+                assert!(!row.race, "{} --fixed reports races on {}:\n{}", A::NAME, rt.backend(), reports.iter().map(|r| r.to_string()).collect::<Vec<_>>().join("\n"));
+            } else if A::DIFFERS.is_empty() {
+                assert_eq!(row.matches(), (true, true, true), "{}: {} {} {} vs the paper's {:?}", A::NAME, row.race, row.kind(), row.scope(), A::PAPER);
+            }
+            verdicts.push((fixed, reports.iter().map(|r| r.verdict()).collect::<Vec<_>>()));
+        }
+    }
+    let half = verdicts.len() / 2;
+    for i in half..verdicts.len() {
+        assert_eq!(verdicts[i], verdicts[i - half], "{}: GPU and CPU reports differ", A::NAME);
+    }
+}
+
+#[test]
+fn em() {
+    sample::<em::Em>(0.05);
+}
