@@ -1,5 +1,9 @@
-//! Placeholder: the nbody sample is being written.
+//! nbody: TODO doc
+mod common;
+
+#[path = "apps/nbody.rs"]
+mod nbody;
+
 fn main() {
-    eprintln!("nbody: not implemented yet");
-    std::process::exit(1);
+    common::app::main::<nbody::Nbody>()
 }

@@ -1,7 +1,7 @@
 // Shared by the checking shaders. `cfg` words:
 //  0 T: words per copy          1 W: copies per group       2 group stride (words)
 //  3 k step per group           4 k span per group          5 start mode (0: start slots, 1: base)
-//  6 (unused)                                                7 target id
+//  6 1: record nothing (deterministic mode)                  7 target id
 //  8 region index               9 record capacity          10 groups
 // 11 commit (0: never, 1: by the group's yield)             12 snapshot start = copy after commit
 // 13 dirty-page flags offset (NONE: sweep every page)       14 pages per group
@@ -30,6 +30,9 @@ fn start_of(g: u32, w: u32, k: u32, b: u32) -> u32 {
 
 // Records take a slot only when there is a race; the count stays exact.
 fn record(kind: u32, g: u32, a: u32, b: u32, k: u32) {
+    if cfg[6] == 1u {
+        return;
+    }
     let i = atomicAdd(&rec[0], 1u);
     if i < cfg[9] {
         let o = 4u + i * 7u;

@@ -154,6 +154,11 @@ pub enum Mode {
     Native,
     /// Two-pass value-based race detection (LDetector); the run carries a report.
     Check,
+    /// Racy or not, the same inputs give bit-identical outputs on every run
+    /// and every backend: each warp runs each region on private copies, and
+    /// writes are merged in warp order at barriers, workgroup order at the
+    /// end (later units win). See README.
+    Deterministic,
 }
 
 /// What a finished launch reports.
@@ -205,7 +210,7 @@ impl<'a> Launch<'a> {
     /// Checks the arguments and runs the kernel.
     pub fn run(self) -> Result<Run> {
         let uniforms = self.check()?;
-        if self.mode == Mode::Check {
+        if matches!(self.mode, Mode::Check | Mode::Deterministic) {
             return self.run_check(uniforms);
         }
         let start = Instant::now();
@@ -252,10 +257,18 @@ impl<'a> Launch<'a> {
                     _ => (0, 0),
                 });
                 let c = check::gpu::GpuCheck { ctx, info: self.info, grid: self.grid.0, buffers: buffers.collect(), lens: lens.collect(), uniforms: &uniforms, opts: self.check, targets: &targets };
+                if self.mode == Mode::Deterministic {
+                    c.deterministic()?;
+                    return Ok(Run { backend: self.rt.backend(), mode: self.mode, elapsed: start.elapsed(), report: None });
+                }
                 c.run()?
             }
             None => {
                 let l = self.cpu_launch(uniforms);
+                if self.mode == Mode::Deterministic {
+                    check::cpu::deterministic(&l, &targets, self.check).map_err(|e| self.fault(e, l.fuel))?;
+                    return Ok(Run { backend: self.rt.backend(), mode: self.mode, elapsed: start.elapsed(), report: None });
+                }
                 check::cpu::check(&l, &targets, self.check).map_err(|e| self.fault(e, l.fuel))?
             }
         };

@@ -20,6 +20,9 @@ pub struct Flags {
     /// Check for data races (exit status 3 when races are found).
     #[arg(long)]
     pub check: bool,
+    /// Run deterministically: the same output bits on every run and backend.
+    #[arg(long, conflicts_with = "check")]
+    pub deterministic: bool,
     /// Print check reports as JSON.
     #[arg(long)]
     pub json: bool,
@@ -126,6 +129,23 @@ fn run<A: App>(flags: &Flags) -> ld::Result<i32> {
     let mut app = A::new(&rt, flags)?;
     let variant = if flags.fixed { "fixed" } else { "as in the paper" };
     let (native, _) = timed(&mut app, &rt, flags, Mode::Native)?;
+    if flags.deterministic {
+        let (det, _) = timed(&mut app, &rt, flags, Mode::Deterministic)?;
+        let v = app.verify()?;
+        println!(
+            "{}: backend={} | variant={variant} | deterministic {:.3} ms vs native {:.3} ms: slowdown {:.1}x (median of {}) | checksum {:016x} | output {}: {}",
+            A::NAME,
+            rt.backend(),
+            ms(det),
+            ms(native),
+            det.as_secs_f64() / native.as_secs_f64(),
+            flags.runs.max(1),
+            v.checksum,
+            if v.ok { "verified" } else { "differs from the host (a racy program's deterministic result)" },
+            v.detail
+        );
+        return Ok(0);
+    }
     if !flags.check {
         let v = app.verify()?;
         println!(

@@ -24,6 +24,8 @@ struct Ctx<'l, 'a> {
     targets: &'l [Target],
     opts: CheckOptions,
     warps: u32,
+    /// Deterministic mode: level 2's first pass and merges only.
+    deterministic: bool,
 }
 
 fn words_of(v: &StorageView) -> usize {
@@ -33,7 +35,7 @@ fn words_of(v: &StorageView) -> usize {
 /// Runs both levels; leaves in the user's buffers the merged level-2 result.
 pub(crate) fn check(l: &CpuLaunch, targets: &[Target], opts: CheckOptions) -> Result<Outcome, WorkgroupError> {
     let wg_size = l.info.invocations_per_workgroup();
-    let cx = Ctx { l, targets, opts, warps: wg_size.div_ceil(opts.warp_size) };
+    let cx = Ctx { l, targets, opts, warps: wg_size.div_ceil(opts.warp_size), deterministic: false };
     let atomics = snapshot_atomics(l);
     let mut records = Vec::new();
     let mut regions = Regions::new();
@@ -49,6 +51,16 @@ pub(crate) fn check(l: &CpuLaunch, targets: &[Target], opts: CheckOptions) -> Re
     let total = records.len() as u64;
     records.truncate(opts.max_records);
     Ok(Outcome { records, total, regions, level1_ran })
+}
+
+/// Deterministic mode: every warp runs each region once on its own copies
+/// (seeing its own writes and what was committed before the region), then
+/// the writes are merged in warp order at each barrier and in workgroup
+/// order at the end; later units win conflicts. No second pass, no records.
+pub(crate) fn deterministic(l: &CpuLaunch, targets: &[Target], opts: CheckOptions) -> Result<(), WorkgroupError> {
+    let wg_size = l.info.invocations_per_workgroup();
+    let cx = Ctx { l, targets, opts, warps: wg_size.div_ceil(opts.warp_size), deterministic: true };
+    level2(&cx, &mut Vec::new(), &mut Regions::new())
 }
 
 fn snapshot_atomics(l: &CpuLaunch) -> Vec<Option<Vec<u32>>> {
@@ -365,12 +377,14 @@ fn level2_workgroup(
             obs_all.push((c.target, obs, wrote));
         }
         // Pass 2 from the region's start on the pass-2 copies.
-        g.restore(&before);
-        logs.replay();
-        load_shared(&mut shared, &sh, warps, true);
-        let views = warp_views(l, &storage, singles, warps, true);
-        g.run_region(l, &views, cx.opts.warp_size, &mut shared, &mut logs)?;
-        store_shared(&shared, &sh, warps, true);
+        if !cx.deterministic {
+            g.restore(&before);
+            logs.replay();
+            load_shared(&mut shared, &sh, warps, true);
+            let views = warp_views(l, &storage, singles, warps, true);
+            g.run_region(l, &views, cx.opts.warp_size, &mut shared, &mut logs)?;
+            store_shared(&shared, &sh, warps, true);
+        }
         // "Did warp w write anything in this region", over every per-warp memory.
         let per_warp = storage.len() + sh.len();
         let wrote_any: Vec<bool> = (0..warps).map(|w| obs_all[..per_warp].iter().any(|(_, _, wrote)| wrote[w])).collect();
@@ -384,6 +398,9 @@ fn level2_workgroup(
             let (_, obs, wrote) = &mut obs_all[i];
             c.compare_range(own_range(*p), wrote, obs);
             i += 1;
+        }
+        if cx.deterministic {
+            obs_all.iter_mut().for_each(|(_, obs, _)| obs.clear());
         }
         g.restore(&after);
         let (to, kind) = match end {

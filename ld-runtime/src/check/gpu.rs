@@ -218,7 +218,7 @@ impl GpuCheck<'_> {
     }
 
     /// Fails before allocating anything if a copy set would not fit a buffer.
-    fn fits(&self) -> Result<()> {
+    fn fits(&self, level1: bool) -> Result<()> {
         let limit = (self.ctx.limits.max_storage_buffer_binding_size as u64).min(self.ctx.limits.max_buffer_size);
         let (n, wc) = (self.workgroups() as u64, self.warps() as u64);
         let mut needs = vec![("the saved invocation state".to_string(), 2 * self.info.state_words as u64 * self.total_inv() as u64 * 4)];
@@ -227,7 +227,7 @@ impl GpuCheck<'_> {
                 Place::Param(p) => (self.param_words(p), format!("the copies of `{}`", t.name)),
                 Place::Shared(a) => ((self.info.shared[a].len * self.info.shared[a].elem_words) as u64, format!("the per-warp copies of shared `{}`", t.name)),
             };
-            let l1 = if matches!(t.place, Place::Param(_)) && !t.single { 2 + 2 * n } else { 4 };
+            let l1 = if level1 && matches!(t.place, Place::Param(_)) && !t.single { 2 + 2 * n } else { 4 };
             let l2 = if t.single { 4 } else { n * (2 + 2 * wc) };
             needs.push((what, words * l1.max(l2) * 4));
         }
@@ -237,8 +237,20 @@ impl GpuCheck<'_> {
         }
     }
 
+    /// Deterministic mode: level 2's first pass and merges only, no records.
+    pub fn deterministic(&self) -> Result<()> {
+        self.fits(false)?;
+        let sweeps = pipeline::sweeps(self.ctx)?;
+        let b = self.common();
+        let storage: Vec<(usize, usize, bool)> = self.targets.iter().enumerate().filter_map(|(i, t)| match t.place {
+            Place::Param(p) => Some((i, p, t.single)),
+            _ => None,
+        }).collect();
+        self.level2_with(&sweeps, &b, &storage, true).map(|_| ())
+    }
+
     pub fn run(&self) -> Result<Outcome> {
-        self.fits()?;
+        self.fits(true)?;
         let sweeps = pipeline::sweeps(self.ctx)?;
         let b = self.common();
         let mut regions = Regions::new();
@@ -403,6 +415,11 @@ impl GpuCheck<'_> {
 
     #[allow(clippy::type_complexity)]
     fn level2(&self, s: &Sweeps, b: &Bufs, storage: &[(usize, usize, bool)]) -> Result<Vec<Vec<(Option<u32>, Option<u32>)>>> {
+        self.level2_with(s, b, storage, false)
+    }
+
+    #[allow(clippy::type_complexity)]
+    fn level2_with(&self, s: &Sweeps, b: &Bufs, storage: &[(usize, usize, bool)], deterministic: bool) -> Result<Vec<Vec<(Option<u32>, Option<u32>)>>> {
         let n = self.workgroups();
         let wc = self.warps();
         // The warps' copies of shared arrays live in workgroup memory when
@@ -498,12 +515,14 @@ impl GpuCheck<'_> {
             for sw in &list {
                 let wrote = sw.wrote.as_ref().unwrap_or(&wrote_all);
                 enc.clear_buffer(wrote, 0, None);
-                let cfg = self.sweep_cfg(sw.t, sw.w, sw.gstride, sw.kstep, sw.kspan, 0, 0, sw.target, region, n, None, false, sw.dirty);
+                let cfg = self.sweep_cfg(sw.t, sw.w, sw.gstride, sw.kstep, sw.kspan, 0, deterministic as u32, sw.target, region, n, None, false, sw.dirty);
                 self.run_sweep(&mut enc, &s.merge, s, cfg, sw.mem, b, wrote, None);
             }
-            self.dispatch(&mut enc, &pl.pipeline, &groups[h][1], self.grid);
+            if !deterministic {
+                self.dispatch(&mut enc, &pl.pipeline, &groups[h][1], self.grid);
+            }
             for sw in &list {
-                let cfg = self.sweep_cfg(sw.t, sw.w, sw.gstride, sw.kstep, sw.kspan, 0, 0, sw.target, region, n, Some(&sw.table), true, sw.dirty);
+                let cfg = self.sweep_cfg(sw.t, sw.w, sw.gstride, sw.kstep, sw.kspan, 0, deterministic as u32, sw.target, region, n, Some(&sw.table), true, sw.dirty);
                 let wrote = sw.wrote.as_ref().unwrap_or(&wrote_all);
                 self.run_sweep(&mut enc, &s.compare, s, cfg.clone(), sw.mem, b, wrote, None);
                 if let Some((_, pages)) = sw.dirty {

@@ -1,0 +1,175 @@
+//! Deterministic mode: racy kernels give one bit pattern on every run and
+//! on both backends, equal to the documented merge semantics computed here by
+//! a plain sequential model; race-free kernels give exactly their native
+//! result.
+//!
+//! The model: each unit (warp of `W` invocations) runs each region on its own
+//! copy of memory, seeing the state committed at the last barrier plus its own
+//! writes; at a barrier the units' writes are merged in warp order, at the
+//! end of the dispatch in workgroup order, a later unit winning a word that
+//! several wrote.
+
+mod common;
+
+#[path = "../samples/kernels/em.rs"]
+#[allow(dead_code)]
+mod em;
+
+use ld::{CheckOptions, Mode, Runtime};
+
+fn runtimes() -> Vec<Runtime> {
+    let mut v = vec![common::cpu()];
+    v.extend(common::gpu());
+    v
+}
+
+fn det(w: u32) -> CheckOptions {
+    CheckOptions { warp_size: w, ..Default::default() }
+}
+
+/// Runs `f` three times on every backend; all outputs must be bit-identical.
+fn one_pattern(what: &str, f: impl Fn(&Runtime) -> Vec<u32>) -> Vec<u32> {
+    let mut outs = Vec::new();
+    for rt in runtimes() {
+        for _ in 0..3 {
+            outs.push((rt.backend().to_string(), f(&rt)));
+        }
+    }
+    for (b, o) in &outs[1..] {
+        assert_eq!(o, &outs[0].1, "{what}: {b} differs from {}", outs[0].0);
+    }
+    outs.swap_remove(0).1
+}
+
+/// A histogram without atomics: every invocation increments its bin.
+#[ld::kernel(workgroup_size = 64)]
+fn histogram_racy(values: &[u32], hist: &mut [u32]) {
+    let i = global_id().x;
+    if i < values.len() {
+        let b = values[i] % hist.len();
+        hist[b] += 1;
+    }
+}
+
+#[test]
+fn racy_histogram_is_deterministic_and_matches_the_merge_model() {
+    // Races inside a warp are resolved by the hardware's lane order, so a
+    // kernel racing between invocations of one warp is made deterministic
+    // with one invocation per unit (W = 1).
+    let values: Vec<u32> = (0..512u32).map(|i| i.wrapping_mul(2654435761) >> 7).collect();
+    let bins = 16usize;
+    let got = one_pattern("histogram", |rt| {
+        let v = rt.upload(&values).unwrap();
+        let mut h = rt.upload(&vec![100u32; bins]).unwrap();
+        rt.launch(histogram_racy, 8u32, (&v, &mut h)).mode(Mode::Deterministic).check_options(det(1)).run().unwrap();
+        h.to_vec().unwrap()
+    });
+    // Every unit adds 1 to its own copy; the merge keeps one unit's value.
+    let want: Vec<u32> = (0..bins).map(|b| if values.iter().any(|v| (*v as usize) % bins == b) { 101 } else { 100 }).collect();
+    assert_eq!(got, want);
+}
+
+/// Every workgroup writes its id to the same word: the last workgroup wins.
+#[ld::kernel(workgroup_size = 32)]
+fn last_writer(out: &mut [u32]) {
+    if local_index() == 0 {
+        out[0] = workgroup_id().x + 1;
+    }
+}
+
+#[test]
+fn last_workgroup_wins() {
+    let got = one_pattern("last writer", |rt| {
+        let mut out = rt.zeros::<u32>(1).unwrap();
+        rt.launch(last_writer, 7u32, (&mut out,)).mode(Mode::Deterministic).run().unwrap();
+        out.to_vec().unwrap()
+    });
+    assert_eq!(got, vec![7]);
+}
+
+/// Warp 1 reads what warp 0 writes in the same region (a race): in
+/// deterministic mode it never sees the concurrent write.
+#[ld::kernel(workgroup_size = 64)]
+fn read_after_racy_write(data: &mut [u32], seen: &mut [u32]) {
+    let lid = local_index();
+    let tile = shared::<[u32; 64]>();
+    if lid < 32 {
+        data[lid] = 1000 + lid;
+        tile[lid] = 7;
+    } else {
+        seen[lid - 32] = data[lid - 32] + tile[lid - 32];
+    }
+    barrier();
+    // After the barrier everyone sees the merged shared memory.
+    if lid >= 32 {
+        seen[lid] = tile[lid - 32];
+    }
+}
+
+#[test]
+fn a_read_never_sees_a_concurrent_units_write() {
+    let got = one_pattern("read after racy write", |rt| {
+        let mut d = rt.upload(&vec![5u32; 32]).unwrap();
+        let mut s = rt.zeros::<u32>(64).unwrap();
+        rt.launch(read_after_racy_write, 1u32, (&mut d, &mut s)).mode(Mode::Deterministic).run().unwrap();
+        let mut out = d.to_vec().unwrap();
+        out.extend(s.to_vec().unwrap());
+        out
+    });
+    let mut want: Vec<u32> = (0..32).map(|i| 1000 + i).collect();
+    want.extend(vec![5u32; 32]); // seen[0..32]: old data + old (zero) tile
+    want.extend(vec![7u32; 32]); // seen[32..64]: the committed tile
+    assert_eq!(got, want);
+}
+
+/// A race-free reduction with barriers in a loop, on workgroup and storage memory.
+#[ld::kernel(workgroup_size = 64)]
+fn block_sums(input: &[u32], out: &mut [u32], scratch: &mut [u32]) {
+    let tile = shared::<[u32; 64]>();
+    let lid = local_index();
+    let g = global_id().x;
+    tile[lid] = input[g];
+    scratch[g] = input[g] * 2;
+    storage_barrier();
+    barrier();
+    let mut s = 32u32;
+    while s > 0 {
+        if lid < s {
+            tile[lid] += tile[lid + s];
+        }
+        barrier();
+        s >>= 1;
+    }
+    if lid == 0 {
+        out[workgroup_id().x] = tile[0] + scratch[g + 63];
+    }
+}
+
+#[test]
+fn race_free_kernels_give_their_native_result() {
+    let input: Vec<u32> = (0..256u32).map(|i| i * 3 + 1).collect();
+    for rt in runtimes() {
+        let run = |mode: Mode| {
+            let i = rt.upload(&input).unwrap();
+            let mut o = rt.zeros::<u32>(4).unwrap();
+            let mut s = rt.zeros::<u32>(256).unwrap();
+            rt.launch(block_sums, 4u32, (&i, &mut o, &mut s)).mode(mode).run().unwrap();
+            (o.to_vec().unwrap(), s.to_vec().unwrap())
+        };
+        assert_eq!(run(Mode::Deterministic), run(Mode::Native), "{}", rt.backend());
+    }
+}
+
+#[test]
+fn em_is_bit_identical_on_every_run_and_backend() {
+    let n = 2048u32;
+    let data: Vec<f32> = (0..n * 3).map(|i| ((i * 7919) % 1009) as f32 / 50.0 - 10.0).collect();
+    let memb: Vec<f32> = (0..4 * n).map(|i| ((i * 31) % 97) as f32 / 97.0).collect();
+    let cent: Vec<f32> = (0..12).map(|i| i as f32 - 6.0).collect();
+    one_pattern("em", |rt| {
+        let (d, m, c) = (rt.upload(&data).unwrap(), rt.upload(&memb).unwrap(), rt.upload(&cent).unwrap());
+        let mut out = rt.zeros::<f32>(4 * 2 * 10).unwrap();
+        rt.launch(em::m_count, (2u32, 4u32), (&d, &m, &c, &mut out, n, em::RACY)).mode(Mode::Deterministic).run().unwrap();
+        out.words().unwrap()
+    });
+}
