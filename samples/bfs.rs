@@ -1,5 +1,9 @@
-//! Placeholder: the bfs sample is being written.
+//! bfs: TODO doc
+mod common;
+
+#[path = "apps/bfs.rs"]
+mod bfs;
+
 fn main() {
-    eprintln!("bfs: not implemented yet");
-    std::process::exit(1);
+    common::app::main::<bfs::Bfs>()
 }

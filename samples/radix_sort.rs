@@ -1,5 +1,9 @@
-//! Placeholder: the radix_sort sample is being written.
+//! radix_sort: TODO doc
+mod common;
+
+#[path = "apps/radix_sort.rs"]
+mod radix_sort;
+
 fn main() {
-    eprintln!("radix_sort: not implemented yet");
-    std::process::exit(1);
+    common::app::main::<radix_sort::RadixSort>()
 }

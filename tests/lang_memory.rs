@@ -815,3 +815,28 @@ fn uniform_params_of_all_three_types() {
         expect(&format!("uniforms({a}, {b}, {c})"), &got, &want);
     }
 }
+
+#[ld::kernels]
+mod wide {
+    /// Arrays longer than 32 elements inside a kernel struct.
+    pub struct Wide {
+        pub a: [u32; 40],
+    }
+
+    #[kernel(workgroup_size = 1)]
+    pub fn fill(w: &mut [Wide]) {
+        for i in 0..40u32 {
+            w[0].a[i] = i * 3;
+        }
+    }
+}
+
+#[test]
+fn struct_with_a_long_array_field() {
+    let got = both("wide struct", |rt| {
+        let mut b = rt.upload(&[wide::Wide::default()]).unwrap();
+        rt.launch(wide::fill, 1u32, (&mut b,)).run().unwrap();
+        b.to_vec().unwrap()[0].a.to_vec()
+    });
+    expect("wide struct", &got, &(0..40).map(|i| i * 3).collect::<Vec<u32>>());
+}

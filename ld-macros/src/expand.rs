@@ -73,7 +73,7 @@ pub fn kernels_mod(m: syn::ItemMod) -> syn::Result<TokenStream> {
                     quote! {
                         #(#attrs)*
                         #[repr(C)]
-                        #[derive(Clone, Copy, Debug, Default, PartialEq #(, #extra)*)]
+                        #[derive(Clone, Copy, Debug, PartialEq #(, #extra)*)]
                         #vis struct #name #fields
                     }
                 }
@@ -97,6 +97,8 @@ pub fn kernels_mod(m: syn::ItemMod) -> syn::Result<TokenStream> {
 /// plus any other derives the user asked for.
 fn struct_attrs(attrs: &[syn::Attribute]) -> (Vec<&syn::Attribute>, Vec<syn::Path>) {
     const OURS: [&str; 5] = ["Clone", "Copy", "Debug", "Default", "PartialEq"];
+    // (`Default` is implemented by hand as all zeroes: arrays longer than 32
+    // have no derived `Default`.)
     let mut keep = Vec::new();
     let mut extra = Vec::new();
     for a in attrs {
@@ -274,7 +276,7 @@ fn struct_impls(m: &Module, s: &StructDef, define: bool) -> TokenStream {
     let def = if define {
         quote! {
             #[repr(C)]
-            #[derive(Clone, Copy, Debug, Default, PartialEq)]
+            #[derive(Clone, Copy, Debug, PartialEq)]
             struct #name { #(#fields: #tys),* }
         }
     } else {
@@ -285,6 +287,11 @@ fn struct_impls(m: &Module, s: &StructDef, define: bool) -> TokenStream {
         #def
         unsafe impl __ld::bytemuck::Zeroable for #name {}
         unsafe impl __ld::bytemuck::Pod for #name {}
+        impl ::core::default::Default for #name {
+            fn default() -> Self {
+                __ld::zeroed()
+            }
+        }
         impl __ld::Words for #name {
             const WORDS: u32 = #words;
             fn from_words<F: FnMut(u32) -> u32>(f: &mut F) -> Self {

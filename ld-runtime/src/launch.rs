@@ -144,6 +144,10 @@ tuple_args!(A, B, C, D, E, F, G, H, I);
 tuple_args!(A, B, C, D, E, F, G, H, I, J);
 tuple_args!(A, B, C, D, E, F, G, H, I, J, K);
 tuple_args!(A, B, C, D, E, F, G, H, I, J, K, L);
+tuple_args!(A, B, C, D, E, F, G, H, I, J, K, L, M);
+tuple_args!(A, B, C, D, E, F, G, H, I, J, K, L, M, N);
+tuple_args!(A, B, C, D, E, F, G, H, I, J, K, L, M, N, O);
+tuple_args!(A, B, C, D, E, F, G, H, I, J, K, L, M, N, O, P);
 
 /// How a launch executes.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

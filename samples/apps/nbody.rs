@@ -107,8 +107,13 @@ impl App for Nbody {
 
     fn run(&mut self, rt: &Runtime, flags: &Flags, mode: Mode) -> ld::Result<Vec<Report>> {
         let all_rows_write = if flags.fixed { kernels::FIXED } else { kernels::RACY };
+        // Every execution starts from the same state: the inputs in buffer
+        // 0, zeros in buffer 1 (freshly allocated device memory).
+        let zeros = vec![Float4::default(); self.n];
         self.pos[0].write(&self.pos0)?;
         self.vel[0].write(&self.vel0)?;
+        self.pos[1].write(&zeros)?;
+        self.vel[1].write(&zeros)?;
         self.current = 0;
         let blocks = (self.n / P) as u32;
         let mut reports = Vec::new();
