@@ -1,5 +1,10 @@
-//! Placeholder: the kmeans sample is being written.
+//! placeholder doc (written below)
+
+mod common;
+
+#[path = "apps/kmeans.rs"]
+mod kmeans;
+
 fn main() {
-    eprintln!("kmeans: not implemented yet");
-    std::process::exit(1);
+    common::app::main::<kmeans::Kmeans>()
 }

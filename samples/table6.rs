@@ -6,8 +6,8 @@
 
 mod common;
 
-#[path = "apps/em.rs"]
-mod em;
+#[path = "apps/all.rs"]
+mod apps;
 
 use common::app::Flags;
 use common::table::{measure, print};
@@ -30,7 +30,13 @@ fn main() {
             std::process::exit(1);
         }
     };
-    let rows = [measure::<em::Em>(&rt, &flags)];
+    let mut rows = Vec::new();
+    macro_rules! row {
+        ($t:path, $name:ident, $small:expr) => {
+            rows.push(measure::<$t>(&rt, &flags));
+        };
+    }
+    apps::for_each_app!(row);
     let mut ok = Vec::new();
     for r in rows {
         match r {

@@ -8,9 +8,9 @@
 #[allow(dead_code)]
 mod common;
 
-#[path = "../samples/apps/em.rs"]
+#[path = "../samples/apps/all.rs"]
 #[allow(dead_code)]
-mod em;
+mod apps;
 
 use common::app::{App, Flags};
 use common::table::Row;
@@ -56,7 +56,12 @@ fn sample<A: App>(size: f64) {
     }
 }
 
-#[test]
-fn em() {
-    sample::<em::Em>(0.05);
+macro_rules! sample_test {
+    ($t:path, $name:ident, $small:expr) => {
+        #[test]
+        fn $name() {
+            sample::<$t>($small);
+        }
+    };
 }
+apps::for_each_app!(sample_test);

@@ -72,7 +72,7 @@ impl App for Bfs {
     const PAPER: PaperRow = PaperRow { race: true, injected: false, kind: "rw,ww", scope: "global" };
 
     fn new(rt: &Runtime, flags: &Flags) -> ld::Result<Self> {
-        let n = flags.scaled(1 << 19, 2 * THREADS as usize);
+        let n = flags.scaled(1 << 17, 2 * THREADS as usize);
         let (host_nodes, host_edges) = graph(n);
         Ok(Bfs {
             n,

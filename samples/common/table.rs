@@ -51,7 +51,7 @@ impl Row {
     }
 
     pub fn kind(&self) -> String {
-        self.kinds.iter().rev().copied().collect::<Vec<_>>().join(",")
+        self.kinds.iter().copied().collect::<Vec<_>>().join(",")
     }
 
     pub fn scope(&self) -> String {

@@ -1,0 +1,28 @@
+//! Every benchmark program of the paper, in Table VI's order, for the
+//! commands and tests that run them all (`table6`, `tests/samples.rs`).
+
+#[path = "scan.rs"]
+pub mod scan;
+#[path = "histogram64.rs"]
+pub mod histogram64;
+#[path = "bisect_small.rs"]
+pub mod bisect_small;
+#[path = "backprop.rs"]
+pub mod backprop;
+#[path = "bplustree.rs"]
+pub mod bplustree;
+#[path = "em.rs"]
+pub mod em;
+
+/// Calls `$m!(path::Type, test_name, small_size)` for every program.
+macro_rules! for_each_app {
+    ($m:ident) => {
+        $m!(apps::scan::Scan, scan, 0.02);
+        $m!(apps::histogram64::Histogram64, histogram64, 0.02);
+        $m!(apps::bisect_small::BisectSmall, bisect_small, 0.02);
+        $m!(apps::backprop::Backprop, backprop, 0.02);
+        $m!(apps::bplustree::BPlusTree, bplustree, 0.02);
+        $m!(apps::em::Em, em, 0.02);
+    };
+}
+pub(crate) use for_each_app;
