@@ -4,7 +4,7 @@
 //! garbage result.
 
 use crate::buffer::{Buffer, Element, Store};
-use crate::check::{self, report::Report, CheckOptions};
+use crate::check::{self, plan::Plan, report::Report, CheckOptions};
 use crate::cpu::executor::{self, CpuLaunch};
 use crate::cpu::twin::StorageView;
 use crate::error::{Error, Result};
@@ -242,6 +242,28 @@ impl<'a> Launch<'a> {
         Ok(Run { backend: self.rt.backend(), mode: self.mode, elapsed, report: None })
     }
 
+    /// Check mode's plan for this launch (copies, rounds, bytes, and the
+    /// chance of finding a race within each round), without running it.
+    pub fn plan(&self) -> Result<Plan> {
+        self.check()?;
+        self.plan_for(&check::targets(self.info, self.grid.0))
+    }
+
+    fn plan_for(&self, targets: &[check::Target]) -> Result<Plan> {
+        let words: Vec<u64> = targets
+            .iter()
+            .map(|t| match t.place {
+                check::Place::Param(p) => match &self.args[p] {
+                    Arg::Buffer(b) => b.len as u64 * b.elem_words as u64,
+                    _ => 0,
+                },
+                check::Place::Shared(a) => (self.info.shared[a].len * self.info.shared[a].elem_words) as u64,
+            })
+            .collect();
+        let limit = self.rt.gpu.as_ref().map_or(check::DEFAULT_BUDGET, |g| (g.limits.max_storage_buffer_binding_size as u64).min(g.limits.max_buffer_size));
+        check::plan(self.info, self.grid.0, targets, &words, self.check, limit)
+    }
+
     fn run_check(self, uniforms: Vec<u32>) -> Result<Run> {
         let wg = self.info.invocations_per_workgroup();
         let w = self.check.warp_size;
@@ -250,6 +272,7 @@ impl<'a> Launch<'a> {
         }
         let start = Instant::now();
         let targets = check::targets(self.info, self.grid.0);
+        let plan = self.plan_for(&targets)?;
         let out = match &self.rt.gpu {
             Some(ctx) => {
                 let buffers = self.args.iter().map(|a| match a {
@@ -260,7 +283,7 @@ impl<'a> Launch<'a> {
                     Arg::Buffer(b) => (b.len as u32, b.elem_words),
                     _ => (0, 0),
                 });
-                let c = check::gpu::GpuCheck { ctx, info: self.info, grid: self.grid.0, buffers: buffers.collect(), lens: lens.collect(), uniforms: &uniforms, opts: self.check, targets: &targets };
+                let c = check::gpu::GpuCheck { ctx, info: self.info, grid: self.grid.0, buffers: buffers.collect(), lens: lens.collect(), uniforms: &uniforms, opts: self.check, targets: &targets, plan: &plan };
                 if self.mode == Mode::Deterministic {
                     c.deterministic()?;
                     return Ok(Run { backend: self.rt.backend(), mode: self.mode, elapsed: start.elapsed(), report: None });
@@ -273,12 +296,13 @@ impl<'a> Launch<'a> {
                     check::cpu::deterministic(&l, &targets, self.check).map_err(|e| self.fault(e, l.fuel))?;
                     return Ok(Run { backend: self.rt.backend(), mode: self.mode, elapsed: start.elapsed(), report: None });
                 }
-                check::cpu::check(&l, &targets, self.check).map_err(|e| self.fault(e, l.fuel))?
+                check::cpu::check(&l, &targets, self.check, &plan).map_err(|e| self.fault(e, l.fuel))?
             }
         };
         let elapsed = start.elapsed();
         let workgroups = self.grid.0.iter().product();
-        let report = check::cpu::report(self.info, &targets, out, w, workgroups, self.rt.backend().to_string(), elapsed.as_secs_f64() * 1e3, self.check.max_records);
+        let mut report = check::cpu::report(self.info, &targets, out, w, workgroups, self.rt.backend().to_string(), elapsed.as_secs_f64() * 1e3, self.check.max_records);
+        report.plan = Some(plan);
         Ok(Run { backend: self.rt.backend(), mode: self.mode, elapsed, report: Some(report) })
     }
 

@@ -19,6 +19,7 @@ pub use buffer::{Buffer, Element};
 pub use error::{Error, Result};
 pub use kernel::{Kernel, KernelInfo};
 pub use check::report::{Race, RaceKind, Report};
+pub use check::plan::{LevelPlan, Plan};
 pub use check::CheckOptions;
 pub use launch::{Arg, Grid, IntoArgs, Launch, Mode, Run};
 pub use runtime::{Backend, Runtime};

@@ -62,11 +62,14 @@ pub mod kmeans {
 
         for c in 0..K {
             // This invocation's contribution to cluster c.
-            let mine = if best == c { 1.0f32 } else { 0.0f32 };
+            // (A select, not `p[d] * 0.0`: that would be -0.0 for negative
+            // coordinates, a sign GPUs may drop, making the race records of
+            // the two backends differ.)
+            let mine = best == c;
             for d in 0..DIM {
-                red[d * THREADS + lid] = p[d] * mine;
+                red[d * THREADS + lid] = if mine { p[d] } else { 0.0 };
             }
-            red[DIM * THREADS + lid] = mine;
+            red[DIM * THREADS + lid] = if mine { 1.0 } else { 0.0 };
             barrier();
             let mut s = THREADS / 2;
             while s > 0 {

@@ -3,6 +3,7 @@
 
 use super::report::{self, Level, Memory, Record, Report, Unit};
 use super::sweep::{self, clone_words, Obs, Words};
+use super::plan::{LevelPlan, Plan};
 use super::{CheckOptions, Place, Regions, Target};
 use crate::cpu::executor::{unlinear, AtomicLogs, CpuLaunch, RegionEnd, SharedSet, Workgroup, WorkgroupError};
 use crate::cpu::twin::{BarrierKind, SharedMem, StorageView};
@@ -33,16 +34,15 @@ fn words_of(v: &StorageView) -> usize {
 }
 
 /// Runs both levels; leaves in the user's buffers the merged level-2 result.
-pub(crate) fn check(l: &CpuLaunch, targets: &[Target], opts: CheckOptions) -> Result<Outcome, WorkgroupError> {
+pub(crate) fn check(l: &CpuLaunch, targets: &[Target], opts: CheckOptions, plan: &Plan) -> Result<Outcome, WorkgroupError> {
     let wg_size = l.info.invocations_per_workgroup();
     let cx = Ctx { l, targets, opts, warps: wg_size.div_ceil(opts.warp_size), deterministic: false };
     let atomics = snapshot_atomics(l);
     let mut records = Vec::new();
     let mut regions = Regions::new();
-    let storage_targets = targets.iter().any(|t| t.memory == Memory::Storage);
-    let level1_ran = storage_targets && l.workgroup_count() > 1;
-    if level1_ran {
-        level1(&cx, &mut records)?;
+    let level1_ran = plan.level1.is_some();
+    if let Some(p1) = &plan.level1 {
+        level1(&cx, p1, &mut records)?;
         regions.raced[0] = !records.is_empty();
         restore_atomics(l, &atomics);
     }
@@ -93,7 +93,22 @@ fn view_with<'a>(base: &StorageView<'a>, words: &'a [AtomicU32]) -> StorageView<
 
 /// One copy of every storage target per workgroup (one in total for
 /// own-element buffers), the whole dispatch run twice.
-fn level1(cx: &Ctx, records: &mut Vec<Record>) -> Result<(), WorkgroupError> {
+/// Level 1's rounds: stops after the first that finds races (unless asked
+/// for all).
+fn level1(cx: &Ctx, plan: &LevelPlan, records: &mut Vec<Record>) -> Result<(), WorkgroupError> {
+    for round in 1..=plan.rounds_run {
+        let before = records.len();
+        level1_round(cx, plan, round, records)?;
+        if records.len() > before && !cx.opts.all_rounds {
+            break;
+        }
+    }
+    Ok(())
+}
+
+/// One round: `plan.copies` copies of every storage target, workgroup `u`
+/// on copy `plan.copy_of(u, round)`; the whole dispatch run twice.
+fn level1_round(cx: &Ctx, plan: &LevelPlan, round: u32, records: &mut Vec<Record>) -> Result<(), WorkgroupError> {
     let l = cx.l;
     let n = l.workgroup_count();
     let storage: Vec<(usize, &Target)> = cx.targets.iter().enumerate().filter(|(_, t)| t.memory == Memory::Storage).collect();
@@ -103,7 +118,7 @@ fn level1(cx: &Ctx, records: &mut Vec<Record>) -> Result<(), WorkgroupError> {
         .map(|(_, t)| {
             let Place::Param(p) = t.place else { unreachable!() };
             let s = l.storage[p].as_ref().unwrap();
-            let count = if t.single { 1 } else { n as usize };
+            let count = if t.single { 1 } else { plan.copies as usize };
             (0..count).map(|_| clone_words(s.words)).collect()
         })
         .collect();
@@ -111,7 +126,7 @@ fn level1(cx: &Ctx, records: &mut Vec<Record>) -> Result<(), WorkgroupError> {
         let mut v = l.storage.clone();
         for (si, (_, t)) in storage.iter().enumerate() {
             let Place::Param(p) = t.place else { unreachable!() };
-            let c = if t.single { 0 } else { wg as usize };
+            let c = if t.single { 0 } else { plan.copy_of(wg, round) as usize };
             v[p] = Some(view_with(l.storage[p].as_ref().unwrap(), &copies[si][c]));
         }
         v
@@ -155,7 +170,7 @@ fn level1(cx: &Ctx, records: &mut Vec<Record>) -> Result<(), WorkgroupError> {
         let mut obs = Vec::new();
         let mut wrote = vec![false; cur.len()];
         sweep::merge(s.words, None, &cur, &union, &qr, 0..words_of(s), &mut obs, &mut wrote);
-        push_l1(cx, *ti, &obs, records);
+        push_l1(cx, plan, round, *ti, &obs, records);
         unions.push((union, wrote));
         pass1.push(q);
     }
@@ -177,21 +192,23 @@ fn level1(cx: &Ctx, records: &mut Vec<Record>) -> Result<(), WorkgroupError> {
         let cur: Vec<&Words> = pass1[si].iter().map(|c| &c[..]).collect();
         let mut obs = Vec::new();
         sweep::compare(s.words, &unions[si].0, &cur, &q, 0..words_of(s), &unions[si].1, false, &mut obs);
-        push_l1(cx, *ti, &obs, records);
+        push_l1(cx, plan, round, *ti, &obs, records);
     }
     Ok(())
 }
 
-fn push_l1(cx: &Ctx, target: usize, obs: &[Obs], records: &mut Vec<Record>) {
+fn push_l1(cx: &Ctx, plan: &LevelPlan, round: u32, target: usize, obs: &[Obs], records: &mut Vec<Record>) {
     let t = &cx.targets[target];
     let unit = |c: u32, word: u32| {
-        // The single copy of an own-element buffer belongs to the element's owner.
-        let wg = if t.single { owner_workgroup(cx, target, word) } else { c as u64 };
+        // The single copy of an own-element buffer belongs to the element's
+        // owner; a shared copy is named by its first workgroup.
+        let wg = if t.single { owner_workgroup(cx, target, word) } else { plan.first_unit(c as u64, round) };
         let w = unlinear(wg, cx.l.grid);
         Unit { workgroup: [w.x, w.y, w.z], warp: None }
     };
     for o in obs {
-        records.push(Record { kind: o.kind, level: Level::InterWorkgroup, target: target as u32, region: 0, unit_a: unit(o.a, o.word), unit_b: o.b.map(|b| unit(b, o.word)), word: o.word, cross: o.cross });
+        let grouped = !t.single && !plan.exact(round);
+        records.push(Record { kind: o.kind, level: Level::InterWorkgroup, target: target as u32, region: 0, round, grouped, unit_a: unit(o.a, o.word), unit_b: o.b.map(|b| unit(b, o.word)), word: o.word, cross: o.cross });
     }
 }
 
@@ -416,7 +433,7 @@ fn level2_workgroup(
                     let warp = if cx.targets[*t].single { own_warp(cx, *t, word, wg_size) } else { w };
                     Unit { workgroup: [g.wid.x, g.wid.y, g.wid.z], warp: Some(warp) }
                 };
-                records.push(Record { kind: o.kind, level: Level::InterWarp, target: *t as u32, region, unit_a: unit(o.a, o.word), unit_b: o.b.map(|b| unit(b, o.word)), word: o.word, cross: o.cross });
+                records.push(Record { kind: o.kind, level: Level::InterWarp, target: *t as u32, region, round: 1, grouped: false, unit_a: unit(o.a, o.word), unit_b: o.b.map(|b| unit(b, o.word)), word: o.word, cross: o.cross });
             }
         }
         // Epoch ends: a barrier that orders the memory, or the kernel's end.
@@ -551,5 +568,6 @@ pub(crate) fn report(info: &crate::kernel::KernelInfo, targets: &[Target], out: 
         races,
         buffers,
         elapsed_ms,
+        plan: None,
     }
 }

@@ -7,6 +7,7 @@
 
 use super::cpu::Outcome;
 use super::report::{Level, Memory, RaceKind, Record, Unit};
+use super::plan::{LevelPlan, Plan};
 use super::{CheckOptions, Place, Regions, Target};
 use crate::cpu::executor::unlinear;
 use crate::cpu::twin::BarrierKind;
@@ -18,7 +19,8 @@ use crate::kernel::{KernelInfo, ParamKind};
 use wgpu::util::DeviceExt;
 
 const DONE: u32 = u32::MAX;
-const LEVEL1_REGION: u32 = u32::MAX - 1;
+/// Level-1 records carry `LEVEL1 + round` as their region.
+const LEVEL1: u32 = u32::MAX - 64;
 
 pub(crate) struct GpuCheck<'a> {
     pub ctx: &'a GpuContext,
@@ -31,6 +33,7 @@ pub(crate) struct GpuCheck<'a> {
     pub uniforms: &'a [u32],
     pub opts: CheckOptions,
     pub targets: &'a [Target],
+    pub plan: &'a Plan,
 }
 
 /// Dirty-page flags of level 2: per privatized memory, per workgroup, one
@@ -90,9 +93,9 @@ impl GpuCheck<'_> {
     }
 
     /// The kernel's check configuration words (see ld-macros' `wgsl::check`).
-    fn kernel_cfg(&self, pass: u32, m: u32, load: u32, save: Option<u32>) -> Vec<u32> {
+    fn kernel_cfg(&self, pass: u32, m: u32, div: u32, load: u32, save: Option<u32>) -> Vec<u32> {
         let half = self.info.state_words * self.total_inv();
-        let mut c = vec![pass, m, 1, self.opts.warp_size, self.warps(), self.opts.atomic_log as u32, self.total_inv(), load * half, save.unwrap_or(0) * half, save.is_some() as u32];
+        let mut c = vec![pass, m, div, self.opts.warp_size, self.warps(), self.opts.atomic_log as u32, self.total_inv(), load * half, save.unwrap_or(0) * half, save.is_some() as u32];
         for p in 0..self.info.params.len() {
             let single = self.targets.iter().any(|t| t.place == Place::Param(p) && t.single);
             c.push(self.lens[p].0);
@@ -227,7 +230,8 @@ impl GpuCheck<'_> {
                 Place::Param(p) => (self.param_words(p), format!("the copies of `{}`", t.name)),
                 Place::Shared(a) => ((self.info.shared[a].len * self.info.shared[a].elem_words) as u64, format!("the per-warp copies of shared `{}`", t.name)),
             };
-            let l1 = if level1 && matches!(t.place, Place::Param(_)) && !t.single { 2 + 2 * n } else { 4 };
+            let m = self.plan.level1.map_or(1, |p| p.copies);
+            let l1 = if level1 && matches!(t.place, Place::Param(_)) && !t.single { 2 + 2 * m } else { 4 };
             let l2 = if t.single { 4 } else { n * (2 + 2 * wc) };
             needs.push((what, words * l1.max(l2) * 4));
         }
@@ -258,13 +262,20 @@ impl GpuCheck<'_> {
             Place::Param(p) => Some((i, p, t.single)),
             _ => None,
         }).collect();
-        let level1_ran = !storage.is_empty() && self.workgroups() > 1;
+        let level1_ran = self.plan.level1.is_some();
         let trace = std::env::var_os("LD_CHECK_TRACE").is_some();
         let t0 = std::time::Instant::now();
         let atomics = self.snapshot_atomics()?;
-        if level1_ran {
-            self.level1(&sweeps, &b, &storage)?;
-            self.restore_atomics(&atomics)?;
+        if let Some(p1) = &self.plan.level1 {
+            // Rounds until one finds races (or all, if asked).
+            for round in 1..=p1.rounds_run {
+                let before = read_words(self.ctx, &b.records)?[0];
+                self.level1(&sweeps, &b, &storage, p1, round)?;
+                self.restore_atomics(&atomics)?;
+                if read_words(self.ctx, &b.records)?[0] > before && !self.opts.all_rounds {
+                    break;
+                }
+            }
         }
         let t1 = std::time::Instant::now();
         let history = self.level2(&sweeps, &b, &storage)?;
@@ -299,11 +310,14 @@ impl GpuCheck<'_> {
     fn record(&self, r: &[u32], history: &[Vec<(Option<u32>, Option<u32>)>], regions: &mut Regions) -> Record {
         let (kind, target, g, a, bb, word, region) = (r[0], r[1] as usize, r[2], r[3], r[4], r[5], r[6]);
         let t = &self.targets[target];
-        let level1 = region == LEVEL1_REGION;
+        let level1 = region >= LEVEL1;
+        let round = if level1 { region - LEVEL1 } else { 1 };
+        let p1 = self.plan.level1.unwrap_or(LevelPlan::new(1, 1, None));
         let wg_size = self.info.invocations_per_workgroup();
         let unit = |c: u32| -> Unit {
             if level1 {
-                let wg = if t.single { self.owner(t, word) as u64 / wg_size as u64 } else { c as u64 };
+                // A shared copy is named by its first workgroup.
+                let wg = if t.single { self.owner(t, word) as u64 / wg_size as u64 } else { p1.first_unit(c as u64, round) };
                 let w = unlinear(wg, self.grid);
                 Unit { workgroup: [w.x, w.y, w.z], warp: None }
             } else {
@@ -329,6 +343,8 @@ impl GpuCheck<'_> {
             unit_b: (bb != DONE).then(|| unit(bb)),
             word,
             cross: kind & 2 != 0,
+            round,
+            grouped: level1 && !t.single && !p1.exact(round),
         }
     }
 
@@ -371,9 +387,11 @@ impl GpuCheck<'_> {
         set
     }
 
-    fn level1(&self, s: &Sweeps, b: &Bufs, storage: &[(usize, usize, bool)]) -> Result<()> {
+    /// One round of level 1: `plan.copies` copies per storage target.
+    fn level1(&self, s: &Sweeps, b: &Bufs, storage: &[(usize, usize, bool)], plan: &LevelPlan, round: u32) -> Result<()> {
         let pl = pipeline::get(self.ctx, self.info, Variant::Check1)?;
-        let m = self.workgroups();
+        let m = plan.copies as u32;
+        let div = plan.divisor(round) as u32;
         let mut enc = self.dev().create_command_encoder(&Default::default());
         let mut sets: Vec<Option<wgpu::Buffer>> = (0..self.info.params.len()).map(|_| None).collect();
         for &(_, p, single) in storage {
@@ -381,21 +399,21 @@ impl GpuCheck<'_> {
             sets[p] = Some(self.copy_set(&mut enc, p, 1, 2 + 2 * copies));
         }
         let private: Vec<Option<&wgpu::Buffer>> = sets.iter().map(|s| s.as_ref()).collect();
-        let cfg1 = self.words("ld cfg", &self.kernel_cfg(1, m, 0, None));
-        let cfg2 = self.words("ld cfg", &self.kernel_cfg(2, m, 0, None));
+        let cfg1 = self.words("ld cfg", &self.kernel_cfg(1, m, div, 0, None));
+        let cfg2 = self.words("ld cfg", &self.kernel_cfg(2, m, div, 0, None));
         let g1 = self.kernel_group(&pl, b, &cfg1, &private, &[]);
         let g2 = self.kernel_group(&pl, b, &cfg2, &private, &[]);
         let wrotes: Vec<wgpu::Buffer> = storage.iter().map(|_| self.zeroed("ld wrote", m as u64)).collect();
         self.dispatch(&mut enc, &pl.pipeline, &g1, self.grid);
         for (k, &(ti, p, single)) in storage.iter().enumerate() {
             let (t, w) = (self.param_words(p) as u32, if single { 1 } else { m });
-            let cfg = self.sweep_cfg(t, w, 0, 0, t, 1, 0, ti as u32, LEVEL1_REGION, 1, None, false, None);
+            let cfg = self.sweep_cfg(t, w, 0, 0, t, 1, 0, ti as u32, LEVEL1 + round, 1, None, false, None);
             self.run_sweep(&mut enc, &s.merge, s, cfg, sets[p].as_ref().unwrap(), b, &wrotes[k], None);
         }
         self.dispatch(&mut enc, &pl.pipeline, &g2, self.grid);
         for (k, &(ti, p, single)) in storage.iter().enumerate() {
             let (t, w) = (self.param_words(p) as u32, if single { 1 } else { m });
-            let cfg = self.sweep_cfg(t, w, 0, 0, t, 1, 0, ti as u32, LEVEL1_REGION, 1, None, false, None);
+            let cfg = self.sweep_cfg(t, w, 0, 0, t, 1, 0, ti as u32, LEVEL1 + round, 1, None, false, None);
             self.run_sweep(&mut enc, &s.compare, s, cfg, sets[p].as_ref().unwrap(), b, &wrotes[k], None);
         }
         self.submit(enc)?;
@@ -454,8 +472,8 @@ impl GpuCheck<'_> {
         // Pass 1 loads half h and saves to the other; pass 2 only loads.
         let groups: Vec<[wgpu::BindGroup; 2]> = (0..2u32)
             .map(|h| {
-                let c1 = self.words("ld cfg", &self.kernel_cfg(1, 0, h, Some(1 - h)));
-                let c2 = self.words("ld cfg", &self.kernel_cfg(2, 0, h, None));
+                let c1 = self.words("ld cfg", &self.kernel_cfg(1, 0, 1, h, Some(1 - h)));
+                let c2 = self.words("ld cfg", &self.kernel_cfg(2, 0, 1, h, None));
                 [self.kernel_group(&pl, b, &c1, &private, &shared_refs), self.kernel_group(&pl, b, &c2, &private, &shared_refs)]
             })
             .collect();

@@ -28,17 +28,66 @@ pub struct CheckOptions {
     /// Atomic results one invocation may use per region (they are replayed
     /// in pass 2).
     pub atomic_log: usize,
+    /// Bytes level 1's private copies may take (it then checks in rounds).
+    /// Default: 128 MiB (or the device's buffer limit if smaller), the same on
+    /// every backend so that GPU and CPU reports compare. Level 2 is not
+    /// memory-adaptive yet: its copies must fit the device.
+    pub memory_budget: Option<u64>,
+    /// Rounds per level at most (trading coverage for time; see `Plan`).
+    pub max_rounds: Option<u32>,
+    /// Run every round even after one has found races.
+    pub all_rounds: bool,
 }
 
 impl Default for CheckOptions {
     fn default() -> Self {
-        CheckOptions { warp_size: 32, max_records: 1 << 18, atomic_log: 16 }
+        CheckOptions { warp_size: 32, max_records: 1 << 18, atomic_log: 16, memory_budget: None, max_rounds: None, all_rounds: false }
     }
+}
+
+/// Default budget for the private copies of one level.
+pub const DEFAULT_BUDGET: u64 = 128 << 20;
+
+/// The plan of a launch: how many copies and rounds each level gets under
+/// the budget. `words[t]` are target `t`'s words; `device_limit` the largest
+/// buffer the device binds.
+pub(crate) fn plan(info: &KernelInfo, grid: [u32; 3], targets: &[Target], words: &[u64], opts: CheckOptions, device_limit: u64) -> Result<plan::Plan, crate::Error> {
+    let budget = opts.memory_budget.unwrap_or(DEFAULT_BUDGET.min(device_limit));
+    let n: u64 = grid.iter().map(|&d| d as u64).product();
+    let wc = info.invocations_per_workgroup().div_ceil(opts.warp_size) as u64;
+    // Level 1: copy sets [base, union, M copies, M pass-2 copies] of every
+    // storage target; own-element buffers keep one copy (4 slots).
+    let many: u64 = targets.iter().zip(words).filter(|(t, _)| t.memory == Memory::Storage && !t.single).map(|(_, w)| *w).sum();
+    let fixed: u64 = targets.iter().zip(words).filter(|(t, _)| t.single).map(|(_, w)| 4 * w).sum();
+    let largest = targets.iter().zip(words).filter(|(t, _)| t.memory == Memory::Storage && !t.single).map(|(_, w)| *w).max().unwrap_or(0);
+    let level1 = if many + fixed > 0 && n > 1 {
+        let room = budget.saturating_sub(4 * fixed) / 4;
+        let by_budget = if many == 0 { n } else { (room / (2 * many)).saturating_sub(1) };
+        let by_device = if largest == 0 { n } else { (device_limit / 4 / (2 * largest)).saturating_sub(1) };
+        let m = by_budget.min(by_device).min(n);
+        if m < 2 && many > 0 {
+            return Err(crate::Error::CheckBudget { kernel: info.name, budget, needed: 4 * (6 * many + fixed), level: "level 1 (between workgroups)" });
+        }
+        Some(plan::LevelPlan::new(n, m.max(1), opts.max_rounds))
+    } else {
+        None
+    };
+    let level1_bytes = level1.map_or(0, |p| 4 * ((2 + 2 * p.copies) * many + fixed));
+    // Level 2: per workgroup [base, union, warps' copies, warps' pass-2
+    // copies] of every per-warp memory, for every workgroup at once.
+    let shared: u64 = info.shared.iter().filter(|s| s.target).map(|s| (s.len * s.elem_words) as u64).sum();
+    // Level 2 is not yet memory-adaptive (no rounds over warps, no batches of
+    // workgroups): it must fit the device, whatever the budget.
+    let level2_bytes = 4 * (n * (2 + 2 * wc) * (many + shared) + fixed);
+    if level2_bytes > device_limit {
+        return Err(crate::Error::CheckBudget { kernel: info.name, budget: device_limit, needed: level2_bytes, level: "level 2 (between warps; every workgroup at once)" });
+    }
+    Ok(plan::Plan { budget, level1, level1_bytes, level2: plan::LevelPlan::new(wc, wc, None), level2_bytes })
 }
 
 /// What is privatized, and how.
 #[derive(Clone, Debug)]
-pub(crate) struct Target {
+pub struct Target {
     pub name: &'static str,
     pub memory: Memory,
     pub place: Place,
@@ -47,14 +96,14 @@ pub(crate) struct Target {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Place {
+pub enum Place {
     Param(usize),
     Shared(usize),
 }
 
 /// The targets of a launch. Own-element buffers only stay single-copy on a
 /// 1-D grid (elsewhere `global_id().x` repeats across rows).
-pub(crate) fn targets(info: &KernelInfo, grid: [u32; 3]) -> Vec<Target> {
+pub fn targets(info: &KernelInfo, grid: [u32; 3]) -> Vec<Target> {
     let one_d = grid[1] == 1 && grid[2] == 1;
     let mut out = Vec::new();
     for (i, p) in info.params.iter().enumerate() {

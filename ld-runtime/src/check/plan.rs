@@ -136,3 +136,33 @@ mod tests {
         assert_eq!(pct, vec![100, 100, 100, 100, 100, 100, 97, 94, 88, 75]);
     }
 }
+
+/// A launch's check plan under a memory budget.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Plan {
+    /// Bytes the private copies may take (per level).
+    pub budget: u64,
+    /// Rounds over workgroups (storage targets); `None` when level 1 has
+    /// nothing to check.
+    pub level1: Option<LevelPlan>,
+    pub level1_bytes: u64,
+    /// Warps of one workgroup.
+    pub level2: LevelPlan,
+    pub level2_bytes: u64,
+}
+
+impl std::fmt::Display for Plan {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mib = |b: u64| b as f64 / (1 << 20) as f64;
+        writeln!(f, "check plan under a budget of {:.1} MiB:", mib(self.budget))?;
+        if let Some(p) = &self.level1 {
+            write!(f, "  level 1 (workgroups): {} units, {} copies, {} of {} rounds, {} passes, {:.1} MiB; P(found) by round:", p.units, p.copies, p.rounds_run, p.rounds, p.passes(), mib(self.level1_bytes))?;
+            for k in 1..=p.rounds_run {
+                write!(f, " {:.0}%", 100.0 * p.p_within(k))?;
+            }
+            writeln!(f)?;
+        }
+        let p = &self.level2;
+        write!(f, "  level 2 (warps of a workgroup): {} units, {} copies, {} rounds, {} passes per region, {:.1} MiB", p.units, p.copies, p.rounds_run, p.passes(), mib(self.level2_bytes))
+    }
+}

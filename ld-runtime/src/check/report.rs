@@ -90,6 +90,11 @@ pub struct Race {
     /// Why, in words, when the cause is a barrier of the wrong kind or scope.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+    /// The memory-adaptive round that found it.
+    pub round: u32,
+    /// Under a memory budget a round's copy holds a group of units: the
+    /// units named are the first of their groups.
+    pub grouped: bool,
 }
 
 /// A memory check mode looked at, and how.
@@ -123,6 +128,8 @@ pub struct Report {
     /// What the user's buffers hold now.
     pub buffers: String,
     pub elapsed_ms: f64,
+    /// The plan the check ran under.
+    pub plan: Option<super::plan::Plan>,
 }
 
 impl Report {
@@ -190,6 +197,9 @@ impl fmt::Display for Report {
                 if let Some(n) = &r.note {
                     writeln!(f, "      {n}")?;
                 }
+                if r.grouped {
+                    writeln!(f, "      (found in round {} under the memory budget: each unit named stands for the group sharing its copy in that round)", r.round)?;
+                }
             }
             if self.records_dropped > 0 {
                 writeln!(f, "  ({} race records beyond the record buffer were counted but not detailed)", self.records_dropped)?;
@@ -237,18 +247,23 @@ pub struct Record {
     pub word: u32,
     /// The accesses lie on both sides of a barrier that does not order this memory.
     pub cross: bool,
+    /// The memory-adaptive round that saw it (1 with full privatization).
+    pub round: u32,
+    /// The units are groups sharing a copy in that round, named by their first unit.
+    pub grouped: bool,
 }
 
 /// Groups records into races with word ranges, in canonical order.
 pub fn aggregate(records: &[Record], targets: &[(String, Memory)], regions: &[Region], note: &dyn Fn(&Record) -> Option<String>) -> Vec<Race> {
-    let mut groups: BTreeMap<(Level, u32, u32, RaceKind, Unit, Option<Unit>), (BTreeSet<u32>, Option<String>)> = BTreeMap::new();
+    type Key = (Level, u32, u32, u32, bool, RaceKind, Unit, Option<Unit>);
+    let mut groups: BTreeMap<Key, (BTreeSet<u32>, Option<String>)> = BTreeMap::new();
     for r in records {
-        let g = groups.entry((r.level, r.region, r.target, r.kind, r.unit_a, r.unit_b)).or_insert_with(|| (BTreeSet::new(), note(r)));
+        let g = groups.entry((r.level, r.round, r.region, r.target, r.grouped, r.kind, r.unit_a, r.unit_b)).or_insert_with(|| (BTreeSet::new(), note(r)));
         g.0.insert(r.word);
     }
     groups
         .into_iter()
-        .map(|((level, region, target, kind, a, b), (words, note))| {
+        .map(|((level, round, region, target, grouped, kind, a, b), (words, note))| {
             let (variable, memory) = targets[target as usize].clone();
             let mut ranges: Vec<(u32, u32)> = Vec::new();
             for w in words {
@@ -257,7 +272,7 @@ pub fn aggregate(records: &[Record], targets: &[(String, Memory)], regions: &[Re
                     _ => ranges.push((w, w + 1)),
                 }
             }
-            Race { kind, memory, variable, level, region: regions[region as usize].clone(), units: std::iter::once(a).chain(b).collect(), workgroups: vec![], words: ranges, note }
+            Race { kind, memory, variable, level, region: regions[region as usize].clone(), units: std::iter::once(a).chain(b).collect(), workgroups: vec![], words: ranges, note, round, grouped }
         })
         .fold(Vec::new(), merge_workgroups)
 }
