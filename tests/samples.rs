@@ -27,7 +27,7 @@ fn runtimes() -> Vec<Runtime> {
 }
 
 fn flags(fixed: bool, size: f64) -> Flags {
-    Flags { fixed, cpu: false, check: false, deterministic: false, json: false, warp_size: 32, size, runs: 1 }
+    Flags { fixed, cpu: false, check: false, deterministic: false, json: false, warp_size: 32, memory_budget: None, max_rounds: None, plan: false, size, runs: 1 }
 }
 
 /// The whole contract of one sample at `size`.

@@ -29,6 +29,16 @@ pub struct Flags {
     /// Invocations per warp in check mode (a power of two).
     #[arg(long, default_value_t = 32)]
     pub warp_size: u32,
+    /// Memory for check mode's private copies (level 1 checks in rounds to
+    /// fit it), e.g. `64MiB`, `512KiB`, `1GiB` or bytes.
+    #[arg(long, value_parser = parse_bytes)]
+    pub memory_budget: Option<u64>,
+    /// Check at most this many rounds (trading coverage for time).
+    #[arg(long)]
+    pub max_rounds: Option<u32>,
+    /// Print check mode's plan (copies, rounds, bytes, P(found)) before running.
+    #[arg(long)]
+    pub plan: bool,
     /// Scale of the generated inputs (1.0: the sample's realistic default).
     #[arg(long, default_value_t = 1.0)]
     pub size: f64,
@@ -44,8 +54,18 @@ impl Flags {
     }
 
     pub fn check_options(&self) -> CheckOptions {
-        CheckOptions { warp_size: self.warp_size, ..Default::default() }
+        CheckOptions { warp_size: self.warp_size, memory_budget: self.memory_budget, max_rounds: self.max_rounds, ..Default::default() }
     }
+}
+
+/// `64MiB`, `512KiB`, `2GiB`, `1000`.
+pub fn parse_bytes(s: &str) -> Result<u64, String> {
+    let t = s.trim();
+    let (num, mul) = [("GiB", 1u64 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10), ("GB", 1_000_000_000), ("MB", 1_000_000), ("KB", 1000), ("B", 1)]
+        .iter()
+        .find_map(|(suf, m)| t.strip_suffix(suf).map(|n| (n.trim(), *m)))
+        .unwrap_or((t, 1));
+    num.parse::<f64>().map(|n| (n * mul as f64) as u64).map_err(|_| format!("`{s}` is not a size: write e.g. 64MiB"))
 }
 
 /// The paper's Table VI row for a program.
@@ -85,7 +105,11 @@ pub trait App: Sized {
 
 /// Runs one launch in `mode`, keeping its report.
 pub fn launch(l: Launch<'_>, flags: &Flags, mode: Mode, reports: &mut Vec<Report>) -> ld::Result<()> {
-    let run = l.mode(mode).check_options(flags.check_options()).run()?;
+    let l = l.mode(mode).check_options(flags.check_options());
+    if flags.plan && mode == Mode::Check {
+        eprintln!("{}", l.plan()?);
+    }
+    let run = l.run()?;
     reports.extend(run.report);
     Ok(())
 }

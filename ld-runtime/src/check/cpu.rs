@@ -96,7 +96,9 @@ fn view_with<'a>(base: &StorageView<'a>, words: &'a [AtomicU32]) -> StorageView<
 /// Level 1's rounds: stops after the first that finds races (unless asked
 /// for all).
 fn level1(cx: &Ctx, plan: &LevelPlan, records: &mut Vec<Record>) -> Result<(), WorkgroupError> {
+    let mut progress = super::progress::Progress::new(plan.rounds_run as u64, format!("ld check `{}` level 1", cx.l.info.name));
     for round in 1..=plan.rounds_run {
+        progress.tick(round as u64 - 1);
         let before = records.len();
         level1_round(cx, plan, round, records)?;
         if records.len() > before && !cx.opts.all_rounds {

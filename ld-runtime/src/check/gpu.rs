@@ -268,7 +268,9 @@ impl GpuCheck<'_> {
         let atomics = self.snapshot_atomics()?;
         if let Some(p1) = &self.plan.level1 {
             // Rounds until one finds races (or all, if asked).
+            let mut progress = super::progress::Progress::new(p1.rounds_run as u64, format!("ld check `{}` level 1", self.info.name));
             for round in 1..=p1.rounds_run {
+                progress.tick(round as u64 - 1);
                 let before = read_words(self.ctx, &b.records)?[0];
                 self.level1(&sweeps, &b, &storage, p1, round)?;
                 self.restore_atomics(&atomics)?;

@@ -10,6 +10,7 @@
 pub mod cpu;
 pub mod gpu;
 pub mod plan;
+mod progress;
 pub mod report;
 pub mod sweep;
 
