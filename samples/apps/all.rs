@@ -7,6 +7,12 @@ pub mod scan;
 pub mod histogram64;
 #[path = "bisect_small.rs"]
 pub mod bisect_small;
+#[path = "nbody.rs"]
+pub mod nbody;
+#[path = "radix_sort.rs"]
+pub mod radix_sort;
+#[path = "bfs.rs"]
+pub mod bfs;
 #[path = "backprop.rs"]
 pub mod backprop;
 #[path = "bplustree.rs"]
@@ -20,6 +26,9 @@ macro_rules! for_each_app {
         $m!(apps::scan::Scan, scan, 0.02);
         $m!(apps::histogram64::Histogram64, histogram64, 0.02);
         $m!(apps::bisect_small::BisectSmall, bisect_small, 0.02);
+        $m!(apps::nbody::Nbody, nbody, 0.02);
+        $m!(apps::radix_sort::RadixSort, radix_sort, 0.02);
+        $m!(apps::bfs::Bfs, bfs, 0.02);
         $m!(apps::backprop::Backprop, backprop, 0.02);
         $m!(apps::bplustree::BPlusTree, bplustree, 0.02);
         $m!(apps::em::Em, em, 0.02);
