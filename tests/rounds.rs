@@ -99,3 +99,85 @@ fn a_budget_too_small_for_two_copies_names_the_bytes_needed() {
         assert!(s.contains("216 bytes") && s.contains("--memory-budget"), "{s}");
     }
 }
+
+/// Invocations 3 and 40 of each workgroup write the same shared word: with
+/// one invocation per unit (W = 1) that is a race between units 3 and 40.
+#[ld::kernel(workgroup_size = 64)]
+fn lanes_race(out: &mut [u32]) {
+    let tile = shared::<[u32; 64]>();
+    let lid = local_index();
+    tile[lid] = lid;
+    if lid == 3 || lid == 40 {
+        tile[0] = lid + 1000;
+    }
+    barrier();
+    out[global_id().x] = tile[lid];
+}
+
+fn lanes(rt: &Runtime, budget: Option<u64>) -> Report {
+    let mut out = rt.zeros::<u32>(4 * 64).unwrap();
+    let opts = CheckOptions { warp_size: 1, memory_budget: budget, ..Default::default() };
+    rt.launch(lanes_race, 4u32, (&mut out,)).mode(Mode::Check).check_options(opts).run().unwrap().report.unwrap()
+}
+
+#[test]
+fn one_invocation_per_unit_in_rounds_and_batches_finds_the_lane_race() {
+    for rt in runtimes() {
+        let full = lanes(&rt, None);
+        // Level 2 needs, per workgroup, (2 + 2 x 64) copies of the 64-word
+        // tile (33 KiB) besides 4 copies of `out` (4 KiB); 8 KiB forces
+        // rounds over the 64 invocations.
+        let tight = lanes(&rt, Some(8192));
+        let p = tight.plan.as_ref().unwrap();
+        assert!(p.level2.copies < 64 && p.level2.rounds > 1 && p.level2_batch == 1, "{}", p);
+        for r in [&full, &tight] {
+            let ww = r.races.iter().find(|x| x.kind == RaceKind::WriteWrite && x.variable == "tile").unwrap_or_else(|| panic!("{r}"));
+            assert_eq!(ww.workgroups.len(), 4, "{r}");
+        }
+        assert!(full.races.iter().any(|x| x.kind == RaceKind::WriteWrite && x.units.iter().map(|u| u.warp.unwrap()).collect::<Vec<_>>() == vec![3, 40]), "{full}");
+        assert!(p.level2_bytes <= 8192, "{p}");
+    }
+}
+
+/// Every workgroup writes the whole buffer, and workgroups 5 and 60 write
+/// word 17 last with different values: a write-write race between them.
+#[ld::kernel(workgroup_size = 64)]
+fn sweep_all(out: &mut [u32]) {
+    let wg = workgroup_id().x;
+    let mut i = local_index();
+    while i < out.len() {
+        if i != 17 {
+            out[i] = i * 2;
+        }
+        i += 64u32;
+    }
+    if (wg == 5 || wg == 60) && local_index() == 0 {
+        out[17] = wg;
+    }
+}
+
+#[test]
+fn sixteen_times_over_budget_is_checked_within_it_with_the_same_verdict() {
+    for rt in runtimes() {
+        let run = |budget: Option<u64>| {
+            let mut out = rt.zeros::<u32>(4096).unwrap();
+            let opts = CheckOptions { memory_budget: budget, ..Default::default() };
+            let r = rt.launch(sweep_all, 64u32, (&mut out,)).mode(Mode::Check).check_options(opts).run().unwrap();
+            (r.report.unwrap(), out.to_vec().unwrap())
+        };
+        let (full, full_out) = run(None);
+        let full_plan = full.plan.clone().unwrap();
+        // Full privatization of level 1: 64 copies of 16 KiB (and level 2 the same);
+        // a budget 16 times smaller.
+        let need = full_plan.level1_bytes.max(full_plan.level2_bytes);
+        let budget = need / 16;
+        let (small, small_out) = run(Some(budget));
+        let p = small.plan.clone().unwrap();
+        assert!(p.level1_bytes <= budget && p.level2_bytes <= budget, "{p}");
+        assert!(p.level1.unwrap().rounds > 1, "{p}");
+        assert_eq!(full.has_races(), small.has_races());
+        let ww = |r: &Report| r.races.iter().any(|x| x.kind == RaceKind::WriteWrite && x.words == vec![(17, 18)]);
+        assert!(ww(&full) && ww(&small), "{full}\n{small}");
+        assert_eq!(full_out, small_out, "the merged result must not depend on the budget");
+    }
+}

@@ -261,7 +261,7 @@ impl<'a> Launch<'a> {
             })
             .collect();
         let limit = self.rt.gpu.as_ref().map_or(check::DEFAULT_BUDGET, |g| (g.limits.max_storage_buffer_binding_size as u64).min(g.limits.max_buffer_size));
-        check::plan(self.info, self.grid.0, targets, &words, self.check, limit)
+        check::plan(self.info, self.grid.0, targets, &words, self.check, limit, self.mode == Mode::Deterministic)
     }
 
     fn run_check(self, uniforms: Vec<u32>) -> Result<Run> {
@@ -293,7 +293,7 @@ impl<'a> Launch<'a> {
             None => {
                 let l = self.cpu_launch(uniforms);
                 if self.mode == Mode::Deterministic {
-                    check::cpu::deterministic(&l, &targets, self.check).map_err(|e| self.fault(e, l.fuel))?;
+                    check::cpu::deterministic(&l, &targets, self.check, &plan).map_err(|e| self.fault(e, l.fuel))?;
                     return Ok(Run { backend: self.rt.backend(), mode: self.mode, elapsed: start.elapsed(), report: None });
                 }
                 check::cpu::check(&l, &targets, self.check, &plan).map_err(|e| self.fault(e, l.fuel))?

@@ -21,7 +21,12 @@ use crate::lower::{self, Term};
 use std::fmt::Write;
 
 /// Configuration word indices (must match the runtime).
-pub const CFG_PARAMS: u32 = 10;
+/// 0 pass, 1 level-1 copies, 2 level-1 divisor, 3 warp size, 4 level-2
+/// copies per workgroup, 5 atomic log size, 6 invocations, 7/8 state load/save
+/// offsets, 9 save, 10 level-2 divisor, 12 first workgroup of the batch, 13
+/// workgroups in the batch; per parameter from 16: length, single copy; then
+/// dirty-page offsets and pages per memory.
+pub const CFG_PARAMS: u32 = 16;
 
 impl Writer<'_> {
     fn common_prelude(&self) -> String {
@@ -31,6 +36,8 @@ impl Writer<'_> {
         writeln!(out, "@group(0) @binding({}) var<storage, read_write> ld_log: array<u32>;", p + 3).unwrap();
         writeln!(out, "@group(0) @binding({}) var<storage, read_write> ld_flags: array<atomic<u32>>;", p + 4).unwrap();
         out.push_str("var<private> ld_inv: u32;\nvar<private> ld_wgl: u32;\nvar<private> ld_warp: u32;\nvar<private> ld_li: u32;\nvar<private> ld_acount: u32;\n");
+        // Level 2: the workgroup's place in its batch, the warp's copy this round.
+        out.push_str("var<private> ld_grp: u32;\nvar<private> ld_copy: u32;\n");
         for (i, private) in self.private.iter().enumerate() {
             if *private {
                 writeln!(out, "var<private> ld_base_{i}: u32;\nvar<private> ld_len_{i}: u32;").unwrap();
@@ -48,7 +55,7 @@ impl Writer<'_> {
     fn init_fn(&self, bases: &str) -> String {
         let wg: u32 = self.m.kernel.workgroup_size.iter().product();
         let mut out = String::from("fn ld_init(gid: vec3<u32>, lid: vec3<u32>, wid: vec3<u32>, nwg: vec3<u32>, lidx: u32) {\n");
-        writeln!(out, "    ld_wgl = wid.x + wid.y * nwg.x + wid.z * nwg.x * nwg.y;\n    ld_inv = ld_wgl * {wg}u + lidx;\n    ld_li = lidx;\n    ld_warp = lidx / ld_cfg[3];\n    ld_acount = 0u;").unwrap();
+        writeln!(out, "    ld_wgl = wid.x + wid.y * nwg.x + wid.z * nwg.x * nwg.y;\n    ld_inv = ld_wgl * {wg}u + lidx;\n    ld_li = lidx;\n    ld_warp = lidx / ld_cfg[3];\n    ld_acount = 0u;\n    ld_grp = ld_wgl - ld_cfg[12];\n    ld_copy = (ld_warp / max(ld_cfg[10], 1u)) % max(ld_cfg[4], 1u);").unwrap();
         for (i, private) in self.private.iter().enumerate() {
             if *private {
                 let (len, single) = (CFG_PARAMS + 2 * i as u32, CFG_PARAMS + 2 * i as u32 + 1);
@@ -81,7 +88,7 @@ impl Writer<'_> {
         let np = self.m.kernel.params.len() as u32;
         let dirty = |cfg: u32, ew: u32, len: &str| {
             format!(
-                "    let w = min(k, {len} - 1u) * {ew}u;\n    let o = ld_cfg[{cfg}] + ld_wgl * ld_cfg[{}];\n    ld_dirty[o + w / 64u] = 1u;\n    ld_dirty[o + (w + {}u) / 64u] = 1u;\n",
+                "    let w = min(k, {len} - 1u) * {ew}u;\n    let o = ld_cfg[{cfg}] + ld_grp * ld_cfg[{}];\n    ld_dirty[o + w / 64u] = 1u;\n    ld_dirty[o + (w + {}u) / 64u] = 1u;\n",
                 cfg + 1,
                 ew - 1
             )
@@ -137,7 +144,7 @@ impl Writer<'_> {
             }
             let (len, name, ty) = (s.len, &self.shared_names[a], self.ty(&s.elem));
             writeln!(out, "var<workgroup> ld_wc_{a}: array<{ty}, LD_WARPS * {len}u>;").unwrap();
-            let slot = "(ld_wgl * (2u + 2u * ld_cfg[4]) + 2u + j / {len}u + select(0u, ld_cfg[4], ld_cfg[0] == 2u)) * {len}u + j % {len}u";
+            let slot = "(ld_grp * (2u + 2u * ld_cfg[4]) + 2u + j / {len}u + select(0u, ld_cfg[4], ld_cfg[0] == 2u)) * {len}u + j % {len}u";
             let at = slot.replace("{len}", &len.to_string());
             writeln!(cin, "    for (var j = ld_li; j < LD_WARPS * {len}u; j += {wg}u) {{\n        ld_wc_{a}[j] = {name}[{at}];\n    }}").unwrap();
             let changed = if matches!(s.elem, Type::Scalar(_)) { format!("ld_wc_{a}[j] != {name}[{at}]") } else { "true".to_string() };
@@ -158,8 +165,8 @@ impl Writer<'_> {
         for (a, s) in self.m.kernel.shared.iter().enumerate() {
             let base = match s.elem {
                 // Atomic arrays are real (one per workgroup), never copied.
-                Type::Atomic(_) => "ld_wgl".to_string(),
-                _ => "ld_wgl * (2u + 2u * ld_cfg[4]) + 2u + ld_warp + select(0u, ld_cfg[4], ld_cfg[0] == 2u)".to_string(),
+                Type::Atomic(_) => "ld_grp".to_string(),
+                _ => "ld_grp * (2u + 2u * ld_cfg[4]) + 2u + ld_copy + select(0u, ld_cfg[4], ld_cfg[0] == 2u)".to_string(),
             };
             writeln!(out, "    ld_shbase_{a} = ({base}) * {}u;", s.len).unwrap();
         }
@@ -235,7 +242,7 @@ impl Writer<'_> {
             "var<private> ld_gid: vec3<u32>;\nvar<private> ld_lid: vec3<u32>;\nvar<private> ld_wid: vec3<u32>;\nvar<private> ld_nwg: vec3<u32>;\nvar<private> ld_lidx: u32;\n\n\
              // The region: blocks of the lowered kernel until the next barrier.\n\
              fn ld_run() {{\n    while ld_stop == 0u {{\n        switch ld_pc {{\n{body}        default: {{\n            ld_pc = LD_DONE;\n            ld_stop = LD_DONE;\n        }}\n        }}\n    }}\n}}\n\n\
-             @compute @workgroup_size({x}, {y}, {z})\nfn main(\n    @builtin(global_invocation_id) b_gid: vec3<u32>,\n    @builtin(local_invocation_id) b_lid: vec3<u32>,\n    @builtin(workgroup_id) b_wid: vec3<u32>,\n    @builtin(num_workgroups) b_nwg: vec3<u32>,\n    @builtin(local_invocation_index) b_lidx: u32,\n) {{\n    ld_gid = b_gid;\n    ld_lid = b_lid;\n    ld_wid = b_wid;\n    ld_nwg = b_nwg;\n    ld_lidx = b_lidx;\n    ld_init(ld_gid, ld_lid, ld_wid, ld_nwg, ld_lidx);\n    ld_load();\n    ld_stop = 0u;\n{copy_in}    if ld_pc == LD_DONE {{\n        ld_stop = LD_DONE;\n    }}\n    ld_run();\n{copy_out}    ld_exit();\n}}\n"
+             @compute @workgroup_size({x}, {y}, {z})\nfn main(\n    @builtin(global_invocation_id) b_gid: vec3<u32>,\n    @builtin(local_invocation_id) b_lid: vec3<u32>,\n    @builtin(workgroup_id) b_wid: vec3<u32>,\n    @builtin(num_workgroups) b_nwg: vec3<u32>,\n    @builtin(local_invocation_index) b_lidx: u32,\n) {{\n    ld_gid = b_gid;\n    ld_lid = b_lid;\n    ld_wid = b_wid;\n    ld_nwg = b_nwg;\n    ld_lidx = b_lidx;\n    ld_init(ld_gid, ld_lid, ld_wid, ld_nwg, ld_lidx);\n    if ld_grp >= ld_cfg[13] {{\n        return;\n    }}\n    ld_load();\n    ld_stop = 0u;\n{copy_in}    if ld_pc == LD_DONE {{\n        ld_stop = LD_DONE;\n    }}\n    ld_run();\n{copy_out}    ld_exit();\n}}\n"
         )
     }
 
@@ -303,7 +310,7 @@ fn bases_for(variant: &str, which: &str) -> &'static str {
     match (variant, which) {
         ("l1", "many") => "2u + (ld_wgl / ld_cfg[2]) % ld_cfg[1] + select(0u, ld_cfg[1], ld_cfg[0] == 2u)",
         ("l1", _) => "2u + select(0u, 1u, ld_cfg[0] == 2u)",
-        (_, "many") => "ld_wgl * (2u + 2u * ld_cfg[4]) + 2u + ld_warp + select(0u, ld_cfg[4], ld_cfg[0] == 2u)",
+        (_, "many") => "ld_grp * (2u + 2u * ld_cfg[4]) + 2u + ld_copy + select(0u, ld_cfg[4], ld_cfg[0] == 2u)",
         _ => "2u + select(0u, 1u, ld_cfg[0] == 2u)",
     }
 }

@@ -163,7 +163,7 @@ impl<'m> Writer<'m> {
             (_, MemRef::Param(p)) => format!("{}[{i}]", self.param_names[p]),
             (Variant::Level2, MemRef::Shared(a)) if self.wg_copies && self.shared_target(a) => {
                 let len = self.m.kernel.shared[a].len;
-                format!("ld_wc_{a}[ld_warp * {len}u + min(u32({i}), {}u)]", len - 1)
+                format!("ld_wc_{a}[ld_copy * {len}u + min(u32({i}), {}u)]", len - 1)
             }
             (Variant::Level2, MemRef::Shared(a)) => format!("{}[ld_shbase_{a} + min(u32({i}), {}u)]", self.shared_names[a], self.m.kernel.shared[a].len - 1),
             (_, MemRef::FnSlice(_)) => unreachable!("slices are bound before rendering"),

@@ -46,7 +46,7 @@ pub(crate) fn check(l: &CpuLaunch, targets: &[Target], opts: CheckOptions, plan:
         regions.raced[0] = !records.is_empty();
         restore_atomics(l, &atomics);
     }
-    level2(&cx, &mut records, &mut regions)?;
+    level2(&cx, &plan.level2, &mut records, &mut regions)?;
     records.sort();
     let total = records.len() as u64;
     records.truncate(opts.max_records);
@@ -57,10 +57,10 @@ pub(crate) fn check(l: &CpuLaunch, targets: &[Target], opts: CheckOptions, plan:
 /// (seeing its own writes and what was committed before the region), then
 /// the writes are merged in warp order at each barrier and in workgroup
 /// order at the end; later units win conflicts. No second pass, no records.
-pub(crate) fn deterministic(l: &CpuLaunch, targets: &[Target], opts: CheckOptions) -> Result<(), WorkgroupError> {
+pub(crate) fn deterministic(l: &CpuLaunch, targets: &[Target], opts: CheckOptions, plan: &Plan) -> Result<(), WorkgroupError> {
     let wg_size = l.info.invocations_per_workgroup();
     let cx = Ctx { l, targets, opts, warps: wg_size.div_ceil(opts.warp_size), deterministic: true };
-    level2(&cx, &mut Vec::new(), &mut Regions::new())
+    level2(&cx, &plan.level2, &mut Vec::new(), &mut Regions::new())
 }
 
 fn snapshot_atomics(l: &CpuLaunch) -> Vec<Option<Vec<u32>>> {
@@ -269,11 +269,23 @@ impl Copies {
     }
 }
 
-fn level2(cx: &Ctx, records: &mut Vec<Record>, regions: &mut Regions) -> Result<(), WorkgroupError> {
+/// Level 2's rounds over warps (one when every warp gets a copy); the
+/// result of the last round run stays in the user's buffers.
+fn level2(cx: &Ctx, plan: &LevelPlan, records: &mut Vec<Record>, regions: &mut Regions) -> Result<(), WorkgroupError> {
+    for round in 1..=plan.rounds_run {
+        let before = records.len();
+        level2_round(cx, plan, round, records, regions)?;
+        if records.len() > before && !cx.opts.all_rounds {
+            break;
+        }
+    }
+    Ok(())
+}
+
+fn level2_round(cx: &Ctx, plan: &LevelPlan, round: u32, records: &mut Vec<Record>, regions: &mut Regions) -> Result<(), WorkgroupError> {
     let l = cx.l;
     let n = l.workgroup_count();
     let wg_size = l.info.invocations_per_workgroup();
-    let warps = cx.warps as usize;
     // Own-element buffers: one set of copies for the whole grid; each
     // workgroup only sweeps its own elements.
     let singles: Vec<(usize, Copies)> = cx
@@ -288,7 +300,7 @@ fn level2(cx: &Ctx, records: &mut Vec<Record>, regions: &mut Regions) -> Result<
         })
         .collect();
     let results: Vec<Result<(Vec<Record>, Vec<(Option<u32>, Option<u32>, bool)>, Vec<(usize, Vec<AtomicU32>)>), WorkgroupError>> =
-        (0..n).into_par_iter().map(|wg| level2_workgroup(cx, wg, warps, wg_size, &singles)).collect();
+        (0..n).into_par_iter().map(|wg| level2_workgroup(cx, wg, plan, round, wg_size, &singles)).collect();
     let mut finals: Vec<Vec<(usize, Vec<AtomicU32>)>> = Vec::new();
     for r in results {
         let (recs, regs, fin) = r?;
@@ -334,12 +346,16 @@ fn level2(cx: &Ctx, records: &mut Vec<Record>, regions: &mut Regions) -> Result<
 fn level2_workgroup(
     cx: &Ctx,
     wg: u64,
-    warps: usize,
+    plan: &LevelPlan,
+    round: u32,
     wg_size: u32,
     singles: &[(usize, Copies)],
 ) -> Result<(Vec<Record>, Vec<(Option<u32>, Option<u32>, bool)>, Vec<(usize, Vec<AtomicU32>)>), WorkgroupError> {
     let l = cx.l;
     let info = l.info;
+    // Copies this round; warp w works on copy `plan.copy_of(w, round)`.
+    let warps = plan.copies as usize;
+    let copy_of: Vec<usize> = (0..cx.warps as u64).map(|w| plan.copy_of(w, round) as usize).collect();
     let mut g = Workgroup::new(l, wg);
     // Storage targets of this workgroup: one set of copies per target.
     let storage: Vec<(usize, Copies)> = cx
@@ -363,6 +379,7 @@ fn level2_workgroup(
     // Shared targets: the real arrays are the epoch base, copies per warp.
     let mut shared = SharedSet::native(info);
     shared.private = info.shared.iter().map(|s| s.target).collect();
+    shared.copy_of = copy_of.clone();
     let shared_targets: Vec<(usize, usize)> = cx.targets.iter().enumerate().filter_map(|(i, t)| if let Place::Shared(a) = t.place { Some((i, a)) } else { None }).collect();
     let mut sh: Vec<(usize, Copies)> = shared_targets.iter().map(|&(i, a)| (a, Copies::new(i, &sweep::words_from(&shared.real[a].words), warps, 0..shared.real[a].words.len()))).collect();
     let mut logs = AtomicLogs::new(wg_size as usize, cx.opts.atomic_log);
@@ -380,7 +397,7 @@ fn level2_workgroup(
         // Pass 1 on each warp's current copies.
         logs.record();
         load_shared(&mut shared, &sh, warps, false);
-        let views = warp_views(l, &storage, singles, warps, false);
+        let views = warp_views(l, &storage, singles, &copy_of, false);
         let end = g.run_region(l, &views, cx.opts.warp_size, &mut shared, &mut logs)?;
         store_shared(&shared, &sh, warps, false);
         let after = g.snapshot();
@@ -400,7 +417,7 @@ fn level2_workgroup(
             g.restore(&before);
             logs.replay();
             load_shared(&mut shared, &sh, warps, true);
-            let views = warp_views(l, &storage, singles, warps, true);
+            let views = warp_views(l, &storage, singles, &copy_of, true);
             g.run_region(l, &views, cx.opts.warp_size, &mut shared, &mut logs)?;
             store_shared(&shared, &sh, warps, true);
         }
@@ -431,11 +448,14 @@ fn level2_workgroup(
         regions.push((from, to, raced));
         for (t, obs, _) in &obs_all {
             for o in obs {
-                let unit = |w: u32, word: u32| {
-                    let warp = if cx.targets[*t].single { own_warp(cx, *t, word, wg_size) } else { w };
+                let single = cx.targets[*t].single;
+                // A shared copy is named by its first warp.
+                let unit = |c: u32, word: u32| {
+                    let warp = if single { own_warp(cx, *t, word, wg_size) } else { plan.first_unit(c as u64, round) as u32 };
                     Unit { workgroup: [g.wid.x, g.wid.y, g.wid.z], warp: Some(warp) }
                 };
-                records.push(Record { kind: o.kind, level: Level::InterWarp, target: *t as u32, region, round: 1, grouped: false, unit_a: unit(o.a, o.word), unit_b: o.b.map(|b| unit(b, o.word)), word: o.word, cross: o.cross });
+                let grouped = !single && !plan.exact(round);
+                records.push(Record { kind: o.kind, level: Level::InterWarp, target: *t as u32, region, round, grouped, unit_a: unit(o.a, o.word), unit_b: o.b.map(|b| unit(b, o.word)), word: o.word, cross: o.cross });
             }
         }
         // Epoch ends: a barrier that orders the memory, or the kernel's end.
@@ -489,11 +509,12 @@ impl Copies {
     }
 }
 
-/// Each warp's storage views: its current copies (pass 1) or its pass-2
-/// copies, own-element buffers through their single copy.
-fn warp_views<'a>(l: &CpuLaunch<'a>, storage: &'a [(usize, Copies)], singles: &'a [(usize, Copies)], warps: usize, pass2: bool) -> Vec<Vec<Option<StorageView<'a>>>> {
-    (0..warps)
-        .map(|w| {
+/// Each warp's storage views: its copy (pass 1) or its pass-2 copy,
+/// own-element buffers through their single copy.
+fn warp_views<'a>(l: &CpuLaunch<'a>, storage: &'a [(usize, Copies)], singles: &'a [(usize, Copies)], copy_of: &[usize], pass2: bool) -> Vec<Vec<Option<StorageView<'a>>>> {
+    copy_of
+        .iter()
+        .map(|&w| {
             let mut v = l.storage.clone();
             for (p, c) in storage {
                 let words = if pass2 { &c.start[w] } else { &c.cur[w] };

@@ -50,6 +50,9 @@ struct Bufs {
     yields: wgpu::Buffer,
     records: wgpu::Buffer,
     dummy: wgpu::Buffer,
+    /// A second unused buffer, for the read-only binding (a buffer cannot be
+    /// bound writable and read-only in one dispatch).
+    dummy_ro: wgpu::Buffer,
     ubuf: Option<wgpu::Buffer>,
 }
 
@@ -93,9 +96,10 @@ impl GpuCheck<'_> {
     }
 
     /// The kernel's check configuration words (see ld-macros' `wgsl::check`).
-    fn kernel_cfg(&self, pass: u32, m: u32, div: u32, load: u32, save: Option<u32>) -> Vec<u32> {
+    fn kernel_cfg(&self, pass: u32, m: u32, div: u32, load: u32, save: Option<u32>, l2: L2) -> Vec<u32> {
         let half = self.info.state_words * self.total_inv();
-        let mut c = vec![pass, m, div, self.opts.warp_size, self.warps(), self.opts.atomic_log as u32, self.total_inv(), load * half, save.unwrap_or(0) * half, save.is_some() as u32];
+        let mut c = vec![pass, m, div, self.opts.warp_size, l2.copies, self.opts.atomic_log as u32, self.total_inv(), load * half, save.unwrap_or(0) * half, save.is_some() as u32];
+        c.extend([l2.div, 0, l2.off, l2.size, 0, 0]);
         for p in 0..self.info.params.len() {
             let single = self.targets.iter().any(|t| t.place == Place::Param(p) && t.single);
             c.push(self.lens[p].0);
@@ -132,8 +136,9 @@ impl GpuCheck<'_> {
             log: self.zeroed("ld atomic log", self.opts.atomic_log as u64 * inv),
             flags: self.words("ld flags", &[0, u32::MAX]),
             yields: self.zeroed("ld yields", self.workgroups() as u64),
-            records: self.zeroed("ld records", 4 + 7 * self.opts.max_records as u64),
+            records: self.zeroed("ld records", 4 + 8 * self.opts.max_records as u64),
             dummy: self.zeroed("ld unused", 4),
+            dummy_ro: self.zeroed("ld unused (read-only)", 4),
             ubuf: (!self.uniforms.is_empty()).then(|| {
                 let mut u = self.uniforms.to_vec();
                 u.resize(self.uniforms.len().div_ceil(4) * 4, 0);
@@ -167,9 +172,15 @@ impl GpuCheck<'_> {
     }
 
     fn sweep_group(&self, s: &Sweeps, cfg: &wgpu::Buffer, mem: &wgpu::Buffer, b: &Bufs, wrote: &wgpu::Buffer, out: Option<&wgpu::Buffer>) -> wgpu::BindGroup {
-        let bufs = [cfg, mem, &b.records, wrote, &b.yields, out.unwrap_or(&b.dummy), &b.dirty];
+        let bufs = [cfg, mem, &b.records, wrote, &b.yields, out.unwrap_or(&b.dummy), &b.dirty, &b.dummy_ro];
         let entries: Vec<_> = bufs.iter().enumerate().map(|(i, buf)| wgpu::BindGroupEntry { binding: i as u32, resource: buf.as_entire_binding() }).collect();
         self.dev().create_bind_group(&wgpu::BindGroupDescriptor { label: Some("ld sweep"), layout: &s.layout, entries: &entries })
+    }
+
+    fn fold_group(&self, s: &Sweeps, cfg: &wgpu::Buffer, mem: &wgpu::Buffer, b: &Bufs, out: &wgpu::Buffer, orig: &wgpu::Buffer) -> wgpu::BindGroup {
+        let bufs = [cfg, mem, &b.records, &b.dummy, &b.yields, out, &b.dirty, orig];
+        let entries: Vec<_> = bufs.iter().enumerate().map(|(i, buf)| wgpu::BindGroupEntry { binding: i as u32, resource: buf.as_entire_binding() }).collect();
+        self.dev().create_bind_group(&wgpu::BindGroupDescriptor { label: Some("ld fold"), layout: &s.layout, entries: &entries })
     }
 
     fn dispatch(&self, enc: &mut wgpu::CommandEncoder, pipeline: &wgpu::ComputePipeline, group: &wgpu::BindGroup, dims: [u32; 3]) {
@@ -201,11 +212,11 @@ impl GpuCheck<'_> {
 
     /// Sweep configuration words (see `shaders/common.wgsl`).
     #[allow(clippy::too_many_arguments)]
-    fn sweep_cfg(&self, t: u32, w: u32, gstride: u32, kstep: u32, kspan: u32, start_mode: u32, q_mode: u32, target: u32, region: u32, groups: u32, commit: Option<&[u32]>, snapshot: bool, dirty: Option<(u32, u32)>) -> Vec<u32> {
+    fn sweep_cfg(&self, t: u32, w: u32, gstride: u32, kstep: u32, kspan: u32, start_mode: u32, q_mode: u32, target: u32, region: u32, groups: u32, commit: Option<&[u32]>, snapshot: bool, dirty: Option<(u32, u32)>, goff: u32, round: u32) -> Vec<u32> {
         let (doff, pages) = dirty.unwrap_or((DONE, 0));
         // "Across a barrier" needs warps as copies and a `wrote` shared by all memories.
         let cross = dirty.is_some() as u32;
-        let mut c = vec![t, w, gstride, kstep, kspan, start_mode, q_mode, target, region, self.opts.max_records as u32, groups, commit.is_some() as u32, snapshot as u32, doff, pages, cross];
+        let mut c = vec![t, w, gstride, kstep, kspan, start_mode, q_mode, target, region, self.opts.max_records as u32, groups, commit.is_some() as u32, snapshot as u32, doff, pages, cross, 0, goff, round];
         let table = commit.unwrap_or(&[]);
         c.push(table.len() as u32);
         c.extend_from_slice(table);
@@ -280,15 +291,20 @@ impl GpuCheck<'_> {
             }
         }
         let t1 = std::time::Instant::now();
-        let history = self.level2(&sweeps, &b, &storage)?;
+        let histories = self.level2(&sweeps, &b, &storage)?;
         if trace {
-            eprintln!("ld check trace: level 1 {:.1} ms, level 2 {:.1} ms ({} regions, {} state words per invocation)", (t1 - t0).as_secs_f64() * 1e3, t1.elapsed().as_secs_f64() * 1e3, history.len(), self.info.state_words);
+            eprintln!("ld check trace: level 1 {:.1} ms, level 2 {:.1} ms ({} workgroup runs, {} state words per invocation)", (t1 - t0).as_secs_f64() * 1e3, t1.elapsed().as_secs_f64() * 1e3, histories.len(), self.info.state_words);
         }
-        // Static regions in the CPU reference's order: workgroup by workgroup.
-        for g in 0..self.workgroups() as usize {
-            for row in &history {
-                if row[g] != (None, None) || history.len() == 1 {
-                    regions.id(self.info, row[g].0, row[g].1);
+        // Static regions in the CPU reference's order: round by round,
+        // workgroup by workgroup.
+        let mut by_unit = std::collections::BTreeMap::new();
+        for (round, wg, regs) in &histories {
+            by_unit.insert((*round, *wg), regs.clone());
+        }
+        for regs in by_unit.values() {
+            for (k, r) in regs.iter().enumerate() {
+                if *r != (None, None) || (k == 0 && regs.len() == 1) {
+                    regions.id(self.info, r.0, r.1);
                 }
             }
         }
@@ -298,8 +314,8 @@ impl GpuCheck<'_> {
         let kept = count.min(self.opts.max_records);
         let mut records = Vec::with_capacity(count);
         for i in 0..kept {
-            let r = &rec[4 + i * 7..4 + i * 7 + 7];
-            records.push(self.record(r, &history, &mut regions));
+            let r = &rec[4 + i * 8..4 + i * 8 + 8];
+            records.push(self.record(r, &by_unit, &mut regions));
         }
         if level1_ran {
             regions.raced[0] |= records.iter().any(|r| r.level == Level::InterWorkgroup);
@@ -309,11 +325,12 @@ impl GpuCheck<'_> {
         Ok(Outcome { records, total: count as u64, regions, level1_ran })
     }
 
-    fn record(&self, r: &[u32], history: &[Vec<(Option<u32>, Option<u32>)>], regions: &mut Regions) -> Record {
+    fn record(&self, r: &[u32], histories: &std::collections::BTreeMap<(u32, u64), Vec<(Option<u32>, Option<u32>)>>, regions: &mut Regions) -> Record {
         let (kind, target, g, a, bb, word, region) = (r[0], r[1] as usize, r[2], r[3], r[4], r[5], r[6]);
         let t = &self.targets[target];
         let level1 = region >= LEVEL1;
-        let round = if level1 { region - LEVEL1 } else { 1 };
+        let round = if level1 { region - LEVEL1 } else { r[7] };
+        let p2 = self.plan.level2;
         let p1 = self.plan.level1.unwrap_or(LevelPlan::new(1, 1, None));
         let wg_size = self.info.invocations_per_workgroup();
         let unit = |c: u32| -> Unit {
@@ -324,14 +341,15 @@ impl GpuCheck<'_> {
                 Unit { workgroup: [w.x, w.y, w.z], warp: None }
             } else {
                 let w = unlinear(g as u64, self.grid);
-                let warp = if t.single { (self.owner(t, word) % wg_size) / self.opts.warp_size } else { c };
+                // A shared copy is named by its first warp.
+                let warp = if t.single { (self.owner(t, word) % wg_size) / self.opts.warp_size } else { p2.first_unit(c as u64, round) as u32 };
                 Unit { workgroup: [w.x, w.y, w.z], warp: Some(warp) }
             }
         };
         let region_id = if level1 {
             0
         } else {
-            let (from, to) = history[region as usize][g as usize];
+            let (from, to) = histories[&(round, g as u64)][region as usize];
             let id = regions.id(self.info, from, to);
             regions.raced[id as usize] = true;
             id
@@ -346,7 +364,7 @@ impl GpuCheck<'_> {
             word,
             cross: kind & 2 != 0,
             round,
-            grouped: level1 && !t.single && !p1.exact(round),
+            grouped: !t.single && if level1 { !p1.exact(round) } else { !p2.exact(round) },
         }
     }
 
@@ -401,21 +419,22 @@ impl GpuCheck<'_> {
             sets[p] = Some(self.copy_set(&mut enc, p, 1, 2 + 2 * copies));
         }
         let private: Vec<Option<&wgpu::Buffer>> = sets.iter().map(|s| s.as_ref()).collect();
-        let cfg1 = self.words("ld cfg", &self.kernel_cfg(1, m, div, 0, None));
-        let cfg2 = self.words("ld cfg", &self.kernel_cfg(2, m, div, 0, None));
+        let l2 = L2 { copies: 1, div: 1, off: 0, size: self.workgroups() };
+        let cfg1 = self.words("ld cfg", &self.kernel_cfg(1, m, div, 0, None, l2));
+        let cfg2 = self.words("ld cfg", &self.kernel_cfg(2, m, div, 0, None, l2));
         let g1 = self.kernel_group(&pl, b, &cfg1, &private, &[]);
         let g2 = self.kernel_group(&pl, b, &cfg2, &private, &[]);
         let wrotes: Vec<wgpu::Buffer> = storage.iter().map(|_| self.zeroed("ld wrote", m as u64)).collect();
         self.dispatch(&mut enc, &pl.pipeline, &g1, self.grid);
         for (k, &(ti, p, single)) in storage.iter().enumerate() {
             let (t, w) = (self.param_words(p) as u32, if single { 1 } else { m });
-            let cfg = self.sweep_cfg(t, w, 0, 0, t, 1, 0, ti as u32, LEVEL1 + round, 1, None, false, None);
+            let cfg = self.sweep_cfg(t, w, 0, 0, t, 1, 0, ti as u32, LEVEL1 + round, 1, None, false, None, 0, round);
             self.run_sweep(&mut enc, &s.merge, s, cfg, sets[p].as_ref().unwrap(), b, &wrotes[k], None);
         }
         self.dispatch(&mut enc, &pl.pipeline, &g2, self.grid);
         for (k, &(ti, p, single)) in storage.iter().enumerate() {
             let (t, w) = (self.param_words(p) as u32, if single { 1 } else { m });
-            let cfg = self.sweep_cfg(t, w, 0, 0, t, 1, 0, ti as u32, LEVEL1 + round, 1, None, false, None);
+            let cfg = self.sweep_cfg(t, w, 0, 0, t, 1, 0, ti as u32, LEVEL1 + round, 1, None, false, None, 0, round);
             self.run_sweep(&mut enc, &s.compare, s, cfg, sets[p].as_ref().unwrap(), b, &wrotes[k], None);
         }
         self.submit(enc)?;
@@ -433,52 +452,49 @@ impl GpuCheck<'_> {
             .collect()
     }
 
-    #[allow(clippy::type_complexity)]
-    fn level2(&self, s: &Sweeps, b: &Bufs, storage: &[(usize, usize, bool)]) -> Result<Vec<Vec<(Option<u32>, Option<u32>)>>> {
+    fn level2(&self, s: &Sweeps, b: &Bufs, storage: &[(usize, usize, bool)]) -> Result<Histories> {
         self.level2_with(s, b, storage, false)
     }
 
-    #[allow(clippy::type_complexity)]
-    fn level2_with(&self, s: &Sweeps, b: &Bufs, storage: &[(usize, usize, bool)], deterministic: bool) -> Result<Vec<Vec<(Option<u32>, Option<u32>)>>> {
+    /// Level 2: rounds over warps (when a workgroup's warps do not all get a
+    /// copy), each round over batches of workgroups, each batch region by
+    /// region. The workgroups' final states fold into the user's buffers.
+    fn level2_with(&self, s: &Sweeps, b: &Bufs, storage: &[(usize, usize, bool)], deterministic: bool) -> Result<Histories> {
+        let p2 = self.plan.level2;
         let n = self.workgroups();
-        let wc = self.warps();
+        let mc = p2.copies as u32;
+        let batch = self.plan.level2_batch as u32;
         // The warps' copies of shared arrays live in workgroup memory when
         // they fit (else in the storage copy set: the paper's histogram64 case).
-        let wg_bytes: u64 = self.info.shared.iter().filter(|s| s.target).map(|s| wc as u64 * (s.len * s.elem_words) as u64 * 4).sum();
+        let wg_bytes: u64 = self.info.shared.iter().filter(|s| s.target).map(|s| mc as u64 * (s.len * s.elem_words) as u64 * 4).sum();
         let fits = !self.info.wgsl_check2_wg.is_empty() && wg_bytes <= self.ctx.limits.max_compute_workgroup_storage_size as u64 && std::env::var("LD_CHECK_SHARED_COPIES").as_deref() != Ok("storage");
-        let pl = pipeline::get(self.ctx, self.info, if fits { Variant::Check2Wg(wc) } else { Variant::Check2 })?;
-        if std::env::var_os("LD_CHECK_TRACE").is_some() {
-            eprintln!("ld check trace: shared copies in {} ({wg_bytes} bytes for {wc} warps)", if fits { "workgroup memory" } else { "storage" });
+        let pl = pipeline::get(self.ctx, self.info, if fits { Variant::Check2Wg(mc) } else { Variant::Check2 })?;
+        let trace = std::env::var_os("LD_CHECK_TRACE").is_some();
+        if trace {
+            eprintln!("ld check trace: level 2 with {mc} copies per workgroup, batches of {batch}; shared copies in {}", if fits { "workgroup memory" } else { "storage" });
         }
-        let wg_size = self.info.invocations_per_workgroup();
-        let mut enc = self.dev().create_command_encoder(&Default::default());
-        // Copy sets: per workgroup [base, union, warps' copies, warps' starts];
-        // own-element buffers one set [base, union, copy, start] for the grid.
+        // Copy sets for one batch: per workgroup [base, union, copies, pass-2
+        // copies]; own-element buffers one set [base, union, copy, start] for
+        // the grid. `outs`: where batches fold, in workgroup order.
+        let slots = 2 + 2 * mc as u64;
         let mut sets: Vec<Option<wgpu::Buffer>> = (0..self.info.params.len()).map(|_| None).collect();
+        let mut outs: Vec<Option<wgpu::Buffer>> = (0..self.info.params.len()).map(|_| None).collect();
         for &(_, p, single) in storage {
-            sets[p] = Some(if single { self.copy_set(&mut enc, p, 1, 4) } else { self.copy_set(&mut enc, p, n as u64, 2 + 2 * wc as u64) });
+            let groups = if single { 1 } else { batch as u64 };
+            sets[p] = Some(self.zeroed("ld copies", groups * (if single { 4 } else { slots }) * self.param_words(p)));
+            if !single {
+                outs[p] = Some(self.zeroed("ld level-2 result", self.param_words(p)));
+            }
         }
         let shared: Vec<wgpu::Buffer> = self
             .info
             .shared
             .iter()
-            .map(|sh| {
-                let words = (sh.len * sh.elem_words) as u64;
-                let per = if sh.target { 2 + 2 * wc as u64 } else { 1 };
-                self.zeroed("ld shared", n as u64 * per * words)
-            })
+            .map(|sh| self.zeroed("ld shared", batch as u64 * if sh.target { slots } else { 1 } * (sh.len * sh.elem_words) as u64))
             .collect();
-        self.submit(enc)?;
         let private: Vec<Option<&wgpu::Buffer>> = sets.iter().map(|s| s.as_ref()).collect();
         let shared_refs: Vec<&wgpu::Buffer> = shared.iter().collect();
-        // Pass 1 loads half h and saves to the other; pass 2 only loads.
-        let groups: Vec<[wgpu::BindGroup; 2]> = (0..2u32)
-            .map(|h| {
-                let c1 = self.words("ld cfg", &self.kernel_cfg(1, 0, 1, h, Some(1 - h)));
-                let c2 = self.words("ld cfg", &self.kernel_cfg(2, 0, 1, h, None));
-                [self.kernel_group(&pl, b, &c1, &private, &shared_refs), self.kernel_group(&pl, b, &c2, &private, &shared_refs)]
-            })
-            .collect();
+        let wg_size = self.info.invocations_per_workgroup();
         // What each memory's sweeps look at.
         struct Sweep<'b> {
             target: u32,
@@ -494,109 +510,164 @@ impl GpuCheck<'_> {
             dirty: Option<(u32, u32)>,
         }
         let mut list = Vec::new();
-        // One `wrote` for all per-warp memories: "did warp w write anything".
-        let wrote_all = self.zeroed("ld wrote", n as u64 * wc as u64);
+        // One `wrote` for all per-warp memories: "did copy w write anything".
+        let wrote_all = self.zeroed("ld wrote", batch as u64 * mc as u64);
         for &(ti, p, single) in storage {
             let t = self.param_words(p) as u32;
             let (w, gstride, kstep, kspan) = if single {
                 let chunk = wg_size * self.lens[p].1;
                 (1, 0, chunk, chunk)
             } else {
-                (wc, (2 + 2 * wc) * t, 0, t)
+                (mc, (2 + 2 * mc) * t, 0, t)
             };
             let dirty = (!single).then(|| b.dirty_at[p]);
-            let wrote = if single { Some(self.zeroed("ld wrote", n as u64)) } else { None };
+            let wrote = if single { Some(self.zeroed("ld wrote", batch as u64)) } else { None };
             list.push(Sweep { target: ti as u32, mem: sets[p].as_ref().unwrap(), t, w, gstride, kstep, kspan, table: self.commit_table(Memory::Storage), wrote, dirty });
         }
         for (ti, t) in self.targets.iter().enumerate() {
             if let Place::Shared(a) = t.place {
                 let words = self.info.shared[a].len * self.info.shared[a].elem_words;
                 let dirty = Some(b.dirty_at[self.info.params.len() + a]);
-                list.push(Sweep { target: ti as u32, mem: &shared[a], t: words, w: wc, gstride: (2 + 2 * wc) * words, kstep: 0, kspan: words, table: self.commit_table(Memory::Workgroup), wrote: None, dirty });
+                list.push(Sweep { target: ti as u32, mem: &shared[a], t: words, w: mc, gstride: (2 + 2 * mc) * words, kstep: 0, kspan: words, table: self.commit_table(Memory::Workgroup), wrote: None, dirty });
             }
         }
-        let mut history: Vec<Vec<(Option<u32>, Option<u32>)>> = Vec::new();
-        let mut from: Vec<Option<u32>> = vec![None; n as usize];
-        let mut finished = vec![false; n as usize];
-        let mut h = 0usize;
-        let trace = std::env::var_os("LD_CHECK_TRACE").is_some();
-        loop {
-            let tr = std::time::Instant::now();
-            let region = history.len() as u32;
+        let mut histories: Histories = Vec::new();
+        let mut progress = super::progress::Progress::new((p2.rounds_run as u64) * (n as u64).div_ceil(batch as u64), format!("ld check `{}` level 2", self.info.name));
+        let mut steps = 0;
+        for round in 1..=p2.rounds_run {
+            let records_before = read_words(self.ctx, &b.records)?[0];
+            let div = p2.divisor(round) as u32;
+            // Fresh state for the round; the result folds from the input.
             let mut enc = self.dev().create_command_encoder(&Default::default());
-            self.dispatch(&mut enc, &pl.pipeline, &groups[h][0], self.grid);
-            if trace {
-                // Time pass 1 alone (tracing only: an extra synchronisation).
-                self.submit(enc)?;
-                eprintln!("  region {region}: pass 1 {:.1} ms", tr.elapsed().as_secs_f64() * 1e3);
-                enc = self.dev().create_command_encoder(&Default::default());
-            }
-            enc.clear_buffer(&wrote_all, 0, None);
-            for sw in &list {
-                let wrote = sw.wrote.as_ref().unwrap_or(&wrote_all);
-                enc.clear_buffer(wrote, 0, None);
-                let cfg = self.sweep_cfg(sw.t, sw.w, sw.gstride, sw.kstep, sw.kspan, 0, deterministic as u32, sw.target, region, n, None, false, sw.dirty);
-                self.run_sweep(&mut enc, &s.merge, s, cfg, sw.mem, b, wrote, None);
-            }
-            if !deterministic {
-                self.dispatch(&mut enc, &pl.pipeline, &groups[h][1], self.grid);
-            }
-            for sw in &list {
-                let cfg = self.sweep_cfg(sw.t, sw.w, sw.gstride, sw.kstep, sw.kspan, 0, deterministic as u32, sw.target, region, n, Some(&sw.table), true, sw.dirty);
-                let wrote = sw.wrote.as_ref().unwrap_or(&wrote_all);
-                self.run_sweep(&mut enc, &s.compare, s, cfg.clone(), sw.mem, b, wrote, None);
-                if let Some((_, pages)) = sw.dirty {
-                    let cfgb = self.words("ld clear cfg", &cfg);
-                    let g = self.sweep_group(s, &cfgb, sw.mem, b, wrote, None);
-                    self.dispatch(&mut enc, &s.clear, &g, [pages.div_ceil(64), n, 1]);
+            enc.clear_buffer(&b.state, 0, None);
+            for &(_, p, single) in storage {
+                let t = self.param_words(p);
+                if single {
+                    for slot in 0..4 {
+                        enc.copy_buffer_to_buffer(self.buffers[p].unwrap(), 0, sets[p].as_ref().unwrap(), slot * t * 4, t * 4);
+                    }
+                } else {
+                    enc.copy_buffer_to_buffer(self.buffers[p].unwrap(), 0, outs[p].as_ref().unwrap(), 0, t * 4);
                 }
             }
             self.submit(enc)?;
-            let tsub = tr.elapsed();
-            self.check_flags(b)?;
-            let yields = read_words(self.ctx, &b.yields)?;
-            if trace {
-                eprintln!("  region {region}: submit+wait {:.1} ms, with readback {:.1} ms", tsub.as_secs_f64() * 1e3, tr.elapsed().as_secs_f64() * 1e3);
-            }
-            let mut row = Vec::with_capacity(n as usize);
-            for g in 0..n as usize {
-                let to = (yields[g] != DONE).then(|| yields[g] - 1);
-                row.push((from[g], to));
-                if !finished[g] {
-                    from[g] = to;
+            for off in (0..n).step_by(batch as usize) {
+                progress.tick(steps);
+                steps += 1;
+                let size = batch.min(n - off);
+                // The batch's copy sets start as the dispatch's input (shared: zero).
+                let mut enc = self.dev().create_command_encoder(&Default::default());
+                for &(_, p, single) in storage {
+                    if !single {
+                        let t = self.param_words(p);
+                        for slot in 0..size as u64 * slots {
+                            enc.copy_buffer_to_buffer(self.buffers[p].unwrap(), 0, sets[p].as_ref().unwrap(), slot * t * 4, t * 4);
+                        }
+                    }
                 }
-            }
-            history.push(row);
-            let all_done = yields[..n as usize].iter().all(|&y| y == DONE);
-            // A workgroup that finished in an earlier region took no part.
-            for g in 0..n as usize {
-                if finished[g] {
-                    history.last_mut().unwrap()[g] = (None, None);
+                for sh in &shared {
+                    enc.clear_buffer(sh, 0, None);
                 }
-                finished[g] |= yields[g] == DONE;
+                enc.clear_buffer(&b.dirty, 0, None);
+                self.submit(enc)?;
+                let l2 = L2 { copies: mc, div, off, size };
+                let groups: Vec<[wgpu::BindGroup; 2]> = (0..2u32)
+                    .map(|h| {
+                        let c1 = self.words("ld cfg", &self.kernel_cfg(1, 0, 1, h, Some(1 - h), l2));
+                        let c2 = self.words("ld cfg", &self.kernel_cfg(2, 0, 1, h, None, l2));
+                        [self.kernel_group(&pl, b, &c1, &private, &shared_refs), self.kernel_group(&pl, b, &c2, &private, &shared_refs)]
+                    })
+                    .collect();
+                let mut history: Vec<Vec<(Option<u32>, Option<u32>)>> = Vec::new();
+                let mut from: Vec<Option<u32>> = vec![None; size as usize];
+                let mut finished = vec![false; size as usize];
+                let mut h = 0usize;
+                loop {
+                    let region = history.len() as u32;
+                    let mut enc = self.dev().create_command_encoder(&Default::default());
+                    self.dispatch(&mut enc, &pl.pipeline, &groups[h][0], self.grid);
+                    enc.clear_buffer(&wrote_all, 0, None);
+                    for sw in &list {
+                        let wrote = sw.wrote.as_ref().unwrap_or(&wrote_all);
+                        enc.clear_buffer(wrote, 0, None);
+                        let cfg = self.sweep_cfg(sw.t, sw.w, sw.gstride, sw.kstep, sw.kspan, 0, deterministic as u32, sw.target, region, size, None, false, sw.dirty, off, round);
+                        self.run_sweep(&mut enc, &s.merge, s, cfg, sw.mem, b, wrote, None);
+                    }
+                    if !deterministic {
+                        self.dispatch(&mut enc, &pl.pipeline, &groups[h][1], self.grid);
+                    }
+                    for sw in &list {
+                        let cfg = self.sweep_cfg(sw.t, sw.w, sw.gstride, sw.kstep, sw.kspan, 0, deterministic as u32, sw.target, region, size, Some(&sw.table), true, sw.dirty, off, round);
+                        let wrote = sw.wrote.as_ref().unwrap_or(&wrote_all);
+                        self.run_sweep(&mut enc, &s.compare, s, cfg.clone(), sw.mem, b, wrote, None);
+                        if let Some((_, pages)) = sw.dirty {
+                            let cfgb = self.words("ld clear cfg", &cfg);
+                            let g = self.sweep_group(s, &cfgb, sw.mem, b, wrote, None);
+                            self.dispatch(&mut enc, &s.clear, &g, [pages.div_ceil(64), size, 1]);
+                        }
+                    }
+                    self.submit(enc)?;
+                    self.check_flags(b)?;
+                    let yields = read_words(self.ctx, &b.yields)?;
+                    let yields = &yields[off as usize..(off + size) as usize];
+                    let mut row = Vec::with_capacity(size as usize);
+                    for g in 0..size as usize {
+                        let to = (yields[g] != DONE).then(|| yields[g] - 1);
+                        // A workgroup that finished in an earlier region took no part.
+                        row.push(if finished[g] { (None, None) } else { (from[g], to) });
+                        if !finished[g] {
+                            from[g] = to;
+                        }
+                        finished[g] |= yields[g] == DONE;
+                    }
+                    history.push(row);
+                    h ^= 1;
+                    if finished.iter().all(|f| *f) {
+                        break;
+                    }
+                }
+                for g in 0..size {
+                    histories.push((round, (off + g) as u64, history.iter().map(|row| row[g as usize]).collect()));
+                }
+                // Fold this batch's final states, in workgroup order.
+                let mut enc = self.dev().create_command_encoder(&Default::default());
+                for &(_, p, single) in storage {
+                    if !single {
+                        let t = self.param_words(p) as u32;
+                        let cfg = self.sweep_cfg(t, mc, (2 + 2 * mc) * t, 0, t, 0, 0, 0, 0, size, None, false, None, 0, round);
+                        let cfgb = self.words("ld fold cfg", &cfg);
+                        let g = self.fold_group(s, &cfgb, sets[p].as_ref().unwrap(), b, outs[p].as_ref().unwrap(), self.buffers[p].unwrap());
+                        self.dispatch(&mut enc, &s.fold, &g, [t.div_ceil(256).max(1), 1, 1]);
+                    }
+                }
+                self.submit(enc)?;
             }
-            h ^= 1;
-            if all_done {
+            if read_words(self.ctx, &b.records)?[0] > records_before && !self.opts.all_rounds {
                 break;
             }
         }
-        // Fold the workgroups' results into the user's buffers.
+        // The result: folded buffers, and own-element buffers' base.
         let mut enc = self.dev().create_command_encoder(&Default::default());
         for &(_, p, single) in storage {
             let t = self.param_words(p);
-            let set = sets[p].as_ref().unwrap();
-            if single {
-                enc.copy_buffer_to_buffer(set, 0, self.buffers[p].unwrap(), 0, t * 4);
-            } else {
-                let cfg = self.sweep_cfg(t as u32, wc, (2 + 2 * wc) * t as u32, 0, t as u32, 0, 0, 0, 0, n, None, false, None);
-                let cfgb = self.words("ld fold cfg", &cfg);
-                let g = self.sweep_group(s, &cfgb, set, b, &b.dummy, self.buffers[p]);
-                self.dispatch(&mut enc, &s.fold, &g, [(t as u32).div_ceil(256).max(1), 1, 1]);
-            }
+            let src = if single { sets[p].as_ref().unwrap() } else { outs[p].as_ref().unwrap() };
+            enc.copy_buffer_to_buffer(src, 0, self.buffers[p].unwrap(), 0, t * 4);
         }
         self.submit(enc)?;
-        Ok(history)
+        Ok(histories)
     }
+}
+
+/// Per (round, workgroup): the (opening, closing) barrier of each region it ran.
+type Histories = Vec<(u32, u64, Vec<(Option<u32>, Option<u32>)>)>;
+
+/// Level 2's batch and warp mapping, for the kernel's configuration.
+#[derive(Clone, Copy)]
+struct L2 {
+    copies: u32,
+    div: u32,
+    off: u32,
+    size: u32,
 }
 
 /// Times the checking shaders on a synthetic copy set next to a plain
@@ -628,14 +699,14 @@ pub mod bench {
             let set = mk("bench set", &data);
             let copy_dst = mk("bench copy", &data);
             let small = |label: &str| mk(label, &[0u32; 8]);
-            let (rec, wrote, yields, dirty, dummy) = (small("rec"), mk("wrote", &vec![0u32; copies as usize]), small("yields"), small("dirty"), small("dummy"));
+            let (rec, wrote, yields, dirty, dummy, orig) = (small("rec"), mk("wrote", &vec![0u32; copies as usize]), small("yields"), small("dirty"), small("dummy"), small("orig"));
             let make_group = |cfg: &[u32]| {
                 let cfgb = mk("cfg", cfg);
-                let bufs = [&cfgb, &set, &rec, &wrote, &yields, &dummy, &dirty];
+                let bufs = [&cfgb, &set, &rec, &wrote, &yields, &dummy, &dirty, &orig];
                 let entries: Vec<_> = bufs.iter().enumerate().map(|(i, b)| wgpu::BindGroupEntry { binding: i as u32, resource: b.as_entire_binding() }).collect();
                 ctx.device.create_bind_group(&wgpu::BindGroupDescriptor { label: None, layout: &sweeps.layout, entries: &entries })
             };
-            let cfg = |commit: u32| vec![words, copies, 0, 0, words, 0, 0, 0, 0, 0, 1, commit, 0, u32::MAX, 0, 0, 0];
+            let cfg = |commit: u32| vec![words, copies, 0, 0, words, 0, 0, 0, 0, 0, 1, commit, 0, u32::MAX, 0, 0, 0, 0, 1, 0];
             let groups = [make_group(&cfg(0)), make_group(&cfg(0))];
             Ok(SweepBench { ctx, set, copy_dst, words, copies, groups, sweeps })
         }

@@ -29,10 +29,11 @@ pub struct CheckOptions {
     /// Atomic results one invocation may use per region (they are replayed
     /// in pass 2).
     pub atomic_log: usize,
-    /// Bytes level 1's private copies may take (it then checks in rounds).
-    /// Default: 128 MiB (or the device's buffer limit if smaller), the same on
-    /// every backend so that GPU and CPU reports compare. Level 2 is not
-    /// memory-adaptive yet: its copies must fit the device.
+    /// Bytes each level's private copies may take: level 1 then checks the
+    /// workgroups in rounds, level 2 the workgroups in batches and, if need
+    /// be, the warps in rounds. Default: 128 MiB (or the device's buffer
+    /// limit if smaller), the same on every backend so that GPU and CPU
+    /// reports compare.
     pub memory_budget: Option<u64>,
     /// Rounds per level at most (trading coverage for time; see `Plan`).
     pub max_rounds: Option<u32>,
@@ -52,7 +53,8 @@ pub const DEFAULT_BUDGET: u64 = 128 << 20;
 /// The plan of a launch: how many copies and rounds each level gets under
 /// the budget. `words[t]` are target `t`'s words; `device_limit` the largest
 /// buffer the device binds.
-pub(crate) fn plan(info: &KernelInfo, grid: [u32; 3], targets: &[Target], words: &[u64], opts: CheckOptions, device_limit: u64) -> Result<plan::Plan, crate::Error> {
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn plan(info: &KernelInfo, grid: [u32; 3], targets: &[Target], words: &[u64], opts: CheckOptions, device_limit: u64, deterministic: bool) -> Result<plan::Plan, crate::Error> {
     let budget = opts.memory_budget.unwrap_or(DEFAULT_BUDGET.min(device_limit));
     let n: u64 = grid.iter().map(|&d| d as u64).product();
     let wc = info.invocations_per_workgroup().div_ceil(opts.warp_size) as u64;
@@ -77,13 +79,30 @@ pub(crate) fn plan(info: &KernelInfo, grid: [u32; 3], targets: &[Target], words:
     // Level 2: per workgroup [base, union, warps' copies, warps' pass-2
     // copies] of every per-warp memory, for every workgroup at once.
     let shared: u64 = info.shared.iter().filter(|s| s.target).map(|s| (s.len * s.elem_words) as u64).sum();
-    // Level 2 is not yet memory-adaptive (no rounds over warps, no batches of
-    // workgroups): it must fit the device, whatever the budget.
-    let level2_bytes = 4 * (n * (2 + 2 * wc) * (many + shared) + fixed);
-    if level2_bytes > device_limit {
-        return Err(crate::Error::CheckBudget { kernel: info.name, budget: device_limit, needed: level2_bytes, level: "level 2 (between warps; every workgroup at once)" });
-    }
-    Ok(plan::Plan { budget, level1, level1_bytes, level2: plan::LevelPlan::new(wc, wc, None), level2_bytes })
+    // Level 2: per workgroup in a batch, [base, union, copies, pass-2 copies]
+    // of every per-warp memory. Workgroups were shown independent by level 1
+    // (or run in isolation in deterministic mode), so they are checked in
+    // batches; warps get their own copies if one workgroup's fit, else rounds.
+    let per_copy = many + shared;
+    let largest2 = targets.iter().zip(words).filter(|(t, _)| !t.single).map(|(_, w)| *w).max().unwrap_or(0);
+    let fits = |m: u64, b: u64| 4 * (b * (2 + 2 * m) * per_copy + fixed) <= budget && 4 * b * (2 + 2 * m) * largest2 <= device_limit;
+    let (m2, batch) = if fits(wc, 1) || per_copy == 0 {
+        let mut b = n;
+        while b > 1 && !fits(wc, b) {
+            b = b.div_ceil(2);
+        }
+        (wc, b)
+    } else if deterministic {
+        return Err(crate::Error::CheckBudget { kernel: info.name, budget, needed: 4 * ((2 + 2 * wc) * per_copy + fixed), level: "deterministic mode's (a copy per warp of one workgroup)" });
+    } else {
+        match (2..wc).rev().find(|&m| fits(m, 1)) {
+            Some(m) => (m, 1),
+            None => return Err(crate::Error::CheckBudget { kernel: info.name, budget, needed: 4 * (6 * per_copy + fixed), level: "level 2 (between warps)" }),
+        }
+    };
+    let level2_bytes = 4 * (batch * (2 + 2 * m2) * per_copy + fixed);
+    let level2 = plan::LevelPlan::new(wc, m2, if deterministic { None } else { opts.max_rounds });
+    Ok(plan::Plan { budget, level1, level1_bytes, level2, level2_bytes, level2_batch: batch })
 }
 
 /// What is privatized, and how.

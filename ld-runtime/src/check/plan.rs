@@ -149,6 +149,8 @@ pub struct Plan {
     /// Warps of one workgroup.
     pub level2: LevelPlan,
     pub level2_bytes: u64,
+    /// Workgroups checked together at level 2.
+    pub level2_batch: u64,
 }
 
 impl std::fmt::Display for Plan {
@@ -163,6 +165,6 @@ impl std::fmt::Display for Plan {
             writeln!(f)?;
         }
         let p = &self.level2;
-        write!(f, "  level 2 (warps of a workgroup): {} units, {} copies, {} rounds, {} passes per region, {:.1} MiB", p.units, p.copies, p.rounds_run, p.passes(), mib(self.level2_bytes))
+        write!(f, "  level 2 (warps of a workgroup): {} units, {} copies, {} of {} rounds, {} passes per region, workgroups in batches of {}, {:.1} MiB", p.units, p.copies, p.rounds_run, p.rounds, p.passes(), self.level2_batch, mib(self.level2_bytes))
     }
 }

@@ -85,15 +85,18 @@ pub struct SharedSet {
     pub real: Vec<SharedMem>,
     pub copies: Vec<Vec<SharedMem>>,
     pub private: Vec<bool>,
+    /// Group (warp) → its copy, when several warps share one.
+    pub copy_of: Vec<usize>,
 }
 
 impl SharedSet {
     pub fn native(info: &KernelInfo) -> Self {
-        SharedSet { real: new_shared(info), copies: vec![], private: vec![false; info.shared.len()] }
+        SharedSet { real: new_shared(info), copies: vec![], private: vec![false; info.shared.len()], copy_of: vec![] }
     }
 
     fn for_group(&mut self, g: usize) -> Vec<&mut SharedMem> {
         let private = &self.private;
+        let g = self.copy_of.get(g).copied().unwrap_or(g);
         match self.copies.get_mut(g) {
             Some(copies) => self.real.iter_mut().zip(copies.iter_mut()).enumerate().map(|(a, (r, c))| if private[a] { c } else { r }).collect(),
             None => self.real.iter_mut().collect(),

@@ -119,7 +119,7 @@ pub fn sweeps(ctx: &GpuContext) -> Result<Arc<Sweeps>> {
         return Ok(s);
     }
     let scope = ctx.device.push_error_scope(wgpu::ErrorFilter::Validation);
-    let entries = [storage(0, true), storage(1, false), storage(2, false), storage(3, false), storage(4, true), storage(5, false), storage(6, false)];
+    let entries = [storage(0, true), storage(1, false), storage(2, false), storage(3, false), storage(4, true), storage(5, false), storage(6, false), storage(7, true)];
     let layout = ctx.device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor { label: Some("ld sweeps"), entries: &entries });
     let pl = ctx.device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor { label: Some("ld sweeps"), bind_group_layouts: &[Some(&layout)], immediate_size: 0 });
     let make = |name: &str, body: &str| {
