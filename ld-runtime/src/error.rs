@@ -42,7 +42,7 @@ pub enum Error {
     #[error("wgpu rejected {what}: {message}")]
     Wgpu { what: String, message: String },
 
-    #[error("check mode of `{kernel}` needs {bytes} bytes for {what}, more than the device's {limit}-byte buffer limit: check a smaller grid per launch, or use a larger warp size (fewer copies); checking under a memory budget in rounds is not available yet")]
+    #[error("check mode of `{kernel}` needs {bytes} bytes for {what}, more than the device's {limit}-byte buffer limit: lower --memory-budget so the copies are checked in rounds and batches, or check a smaller grid per launch")]
     CheckTooLarge { kernel: &'static str, what: String, bytes: u64, limit: u64 },
 
     #[error("check mode of `{kernel}` cannot fit its {level} copies in a memory budget of {budget} bytes: it needs at least {needed} bytes; raise --memory-budget (CheckOptions::memory_budget), check a smaller grid, or use a larger warp size")]

@@ -69,10 +69,6 @@ impl GpuCheck<'_> {
         self.workgroups() * self.info.invocations_per_workgroup()
     }
 
-    fn warps(&self) -> u32 {
-        self.info.invocations_per_workgroup().div_ceil(self.opts.warp_size)
-    }
-
     fn zeroed(&self, label: &str, words: u64) -> wgpu::Buffer {
         self.dev().create_buffer(&wgpu::BufferDescriptor {
             label: Some(label),
@@ -234,7 +230,7 @@ impl GpuCheck<'_> {
     /// Fails before allocating anything if a copy set would not fit a buffer.
     fn fits(&self, level1: bool) -> Result<()> {
         let limit = (self.ctx.limits.max_storage_buffer_binding_size as u64).min(self.ctx.limits.max_buffer_size);
-        let (n, wc) = (self.workgroups() as u64, self.warps() as u64);
+        let (batch, m2) = (self.plan.level2_batch, self.plan.level2.copies);
         let mut needs = vec![("the saved invocation state".to_string(), 2 * self.info.state_words as u64 * self.total_inv() as u64 * 4)];
         for t in self.targets {
             let (words, what) = match t.place {
@@ -243,7 +239,7 @@ impl GpuCheck<'_> {
             };
             let m = self.plan.level1.map_or(1, |p| p.copies);
             let l1 = if level1 && matches!(t.place, Place::Param(_)) && !t.single { 2 + 2 * m } else { 4 };
-            let l2 = if t.single { 4 } else { n * (2 + 2 * wc) };
+            let l2 = if t.single { 4 } else { batch * (2 + 2 * m2) };
             needs.push((what, words * l1.max(l2) * 4));
         }
         match needs.into_iter().find(|(_, b)| *b > limit) {
