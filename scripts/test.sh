@@ -27,6 +27,10 @@ if ! command -v cargo >/dev/null; then
 fi
 
 export LD_REQUIRE_GPU=1
+# Benchmarks run once each under `cargo test`: keep their inputs small.
+export LD_BENCH_SIZE="${LD_BENCH_SIZE:-0.02}"
+# Mesa's Vulkan loader probes Wayland and complains without a runtime dir.
+export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-$(mktemp -d)}"
 cargo test --workspace --all-targets "$@"
 # Check mode again with the warps' copies of shared arrays forced into
 # storage (the placement for arrays too large for workgroup memory).
