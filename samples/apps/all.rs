@@ -17,6 +17,10 @@ pub mod bfs;
 pub mod backprop;
 #[path = "bplustree.rs"]
 pub mod bplustree;
+#[path = "kmeans.rs"]
+pub mod kmeans;
+#[path = "cocluster.rs"]
+pub mod cocluster;
 #[path = "em.rs"]
 pub mod em;
 
@@ -31,6 +35,8 @@ macro_rules! for_each_app {
         $m!(apps::bfs::Bfs, bfs, 0.02);
         $m!(apps::backprop::Backprop, backprop, 0.02);
         $m!(apps::bplustree::BPlusTree, bplustree, 0.02);
+        $m!(apps::kmeans::Kmeans, kmeans, 0.02);
+        $m!(apps::cocluster::Cocluster, cocluster, 0.02);
         $m!(apps::em::Em, em, 0.02);
     };
 }

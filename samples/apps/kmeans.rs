@@ -19,8 +19,8 @@ fn dist2(p: &[f32], c: &[f32]) -> f32 {
     acc
 }
 
-/// The nearest centroid (lowest index on ties) and the distances to all.
-fn nearest(p: &[f32], cent: &[f32]) -> (usize, Vec<f32>) {
+/// The nearest centroid (lowest index on ties, as the kernel).
+fn nearest(p: &[f32], cent: &[f32]) -> usize {
     let ds: Vec<f32> = (0..K).map(|c| dist2(p, &cent[c * DIM..(c + 1) * DIM])).collect();
     let mut best = 0;
     for c in 1..K {
@@ -28,7 +28,7 @@ fn nearest(p: &[f32], cent: &[f32]) -> (usize, Vec<f32>) {
             best = c;
         }
     }
-    (best, ds)
+    best
 }
 
 /// One kmeans iteration on the device: assignments and per-workgroup
@@ -89,7 +89,7 @@ impl App for Kmeans {
         let mut sums = vec![0.0f64; K * (DIM + 1)];
         for i in 0..self.n {
             let p = &self.points_host[i * DIM..(i + 1) * DIM];
-            let (best, _) = nearest(p, &self.centroids_host);
+            let best = nearest(p, &self.centroids_host);
             if assign[i] as usize != best {
                 wrong += 1;
                 first.get_or_insert(i);
