@@ -42,11 +42,10 @@ pub(crate) fn check(l: &CpuLaunch, targets: &[Target], opts: CheckOptions, plan:
     let mut regions = Regions::new();
     let level1_ran = plan.level1.is_some();
     if let Some(p1) = &plan.level1 {
-        level1(&cx, p1, &mut records)?;
+        level1(&cx, p1, &atomics, &mut records)?;
         regions.raced[0] = !records.is_empty();
-        restore_atomics(l, &atomics);
     }
-    level2(&cx, &plan.level2, &mut records, &mut regions)?;
+    level2(&cx, &plan.level2, &atomics, &mut records, &mut regions)?;
     records.sort();
     let total = records.len() as u64;
     records.truncate(opts.max_records);
@@ -60,7 +59,7 @@ pub(crate) fn check(l: &CpuLaunch, targets: &[Target], opts: CheckOptions, plan:
 pub(crate) fn deterministic(l: &CpuLaunch, targets: &[Target], opts: CheckOptions, plan: &Plan) -> Result<(), WorkgroupError> {
     let wg_size = l.info.invocations_per_workgroup();
     let cx = Ctx { l, targets, opts, warps: wg_size.div_ceil(opts.warp_size), deterministic: true };
-    level2(&cx, &plan.level2, &mut Vec::new(), &mut Regions::new())
+    level2(&cx, &plan.level2, &snapshot_atomics(l), &mut Vec::new(), &mut Regions::new())
 }
 
 fn snapshot_atomics(l: &CpuLaunch) -> Vec<Option<Vec<u32>>> {
@@ -95,11 +94,14 @@ fn view_with<'a>(base: &StorageView<'a>, words: &'a [AtomicU32]) -> StorageView<
 /// own-element buffers), the whole dispatch run twice.
 /// Level 1's rounds: stops after the first that finds races (unless asked
 /// for all).
-fn level1(cx: &Ctx, plan: &LevelPlan, records: &mut Vec<Record>) -> Result<(), WorkgroupError> {
+/// Every round starts from the dispatch's atomics (`atomics`): a round's
+/// pass 1 applies them once.
+fn level1(cx: &Ctx, plan: &LevelPlan, atomics: &[Option<Vec<u32>>], records: &mut Vec<Record>) -> Result<(), WorkgroupError> {
     let mut progress = super::progress::Progress::new(plan.rounds_run as u64, format!("ld check `{}` level 1", cx.l.info.name));
     for round in 1..=plan.rounds_run {
         progress.tick(round as u64 - 1);
         let before = records.len();
+        restore_atomics(cx.l, atomics);
         level1_round(cx, plan, round, records)?;
         if records.len() > before && !cx.opts.all_rounds {
             break;
@@ -271,18 +273,28 @@ impl Copies {
 
 /// Level 2's rounds over warps (one when every warp gets a copy); the
 /// result of the last round run stays in the user's buffers.
-fn level2(cx: &Ctx, plan: &LevelPlan, records: &mut Vec<Record>, regions: &mut Regions) -> Result<(), WorkgroupError> {
+fn level2(cx: &Ctx, plan: &LevelPlan, atomics: &[Option<Vec<u32>>], records: &mut Vec<Record>, regions: &mut Regions) -> Result<(), WorkgroupError> {
+    // Every round runs on the dispatch's input; the last one's result stays.
+    let mut result = Vec::new();
     for round in 1..=plan.rounds_run {
         let before = records.len();
-        level2_round(cx, plan, round, records, regions)?;
+        restore_atomics(cx.l, atomics);
+        result = level2_round(cx, plan, round, records, regions)?;
         if records.len() > before && !cx.opts.all_rounds {
             break;
+        }
+    }
+    for (p, words) in result {
+        let s = cx.l.storage[p].as_ref().unwrap();
+        for (d, v) in s.words.iter().zip(words) {
+            d.store(v, Relaxed);
         }
     }
     Ok(())
 }
 
-fn level2_round(cx: &Ctx, plan: &LevelPlan, round: u32, records: &mut Vec<Record>, regions: &mut Regions) -> Result<(), WorkgroupError> {
+/// One round of level 2; returns the folded result per written parameter.
+fn level2_round(cx: &Ctx, plan: &LevelPlan, round: u32, records: &mut Vec<Record>, regions: &mut Regions) -> Result<Vec<(usize, Vec<u32>)>, WorkgroupError> {
     let l = cx.l;
     let n = l.workgroup_count();
     let wg_size = l.info.invocations_per_workgroup();
@@ -318,28 +330,30 @@ fn level2_round(cx: &Ctx, plan: &LevelPlan, round: u32, records: &mut Vec<Record
     }
     // Level 2's result: every workgroup ran in isolation on the dispatch's
     // input; their writes are merged in workgroup order.
+    let mut result = Vec::new();
     for (p, c) in &singles {
-        let s = l.storage[*p].as_ref().unwrap();
-        sweep::copy(s.words, &c.base, 0..words_of(s));
+        result.push((*p, c.base.iter().map(|w| w.load(Relaxed)).collect()));
     }
     let storage: Vec<usize> = cx.targets.iter().filter(|t| t.memory == Memory::Storage && !t.single).map(|t| if let Place::Param(p) = t.place { p } else { 0 }).collect();
     for p in storage {
         let s = l.storage[p].as_ref().unwrap();
         let orig: Vec<u32> = s.words.iter().map(|w| w.load(Relaxed)).collect();
+        let mut out = orig.clone();
         for fin in &finals {
             for (fp, words) in fin {
                 if *fp == p {
                     for (k, w) in words.iter().enumerate() {
                         let v = w.load(Relaxed);
                         if v != orig[k] {
-                            s.words[k].store(v, Relaxed);
+                            out[k] = v;
                         }
                     }
                 }
             }
         }
+        result.push((p, out));
     }
-    Ok(())
+    Ok(result)
 }
 
 #[allow(clippy::type_complexity)]

@@ -257,7 +257,7 @@ impl GpuCheck<'_> {
             Place::Param(p) => Some((i, p, t.single)),
             _ => None,
         }).collect();
-        self.level2_with(&sweeps, &b, &storage, true).map(|_| ())
+        self.level2_with(&sweeps, &b, &storage, true, &[]).map(|_| ())
     }
 
     pub fn run(&self) -> Result<Outcome> {
@@ -280,6 +280,7 @@ impl GpuCheck<'_> {
                 progress.tick(round as u64 - 1);
                 let before = read_words(self.ctx, &b.records)?[0];
                 self.level1(&sweeps, &b, &storage, p1, round)?;
+                // Every round (and level 2) starts from the dispatch's atomics.
                 self.restore_atomics(&atomics)?;
                 if read_words(self.ctx, &b.records)?[0] > before && !self.opts.all_rounds {
                     break;
@@ -287,7 +288,7 @@ impl GpuCheck<'_> {
             }
         }
         let t1 = std::time::Instant::now();
-        let histories = self.level2(&sweeps, &b, &storage)?;
+        let histories = self.level2(&sweeps, &b, &storage, &atomics)?;
         if trace {
             eprintln!("ld check trace: level 1 {:.1} ms, level 2 {:.1} ms ({} workgroup runs, {} state words per invocation)", (t1 - t0).as_secs_f64() * 1e3, t1.elapsed().as_secs_f64() * 1e3, histories.len(), self.info.state_words);
         }
@@ -448,14 +449,14 @@ impl GpuCheck<'_> {
             .collect()
     }
 
-    fn level2(&self, s: &Sweeps, b: &Bufs, storage: &[(usize, usize, bool)]) -> Result<Histories> {
-        self.level2_with(s, b, storage, false)
+    fn level2(&self, s: &Sweeps, b: &Bufs, storage: &[(usize, usize, bool)], atomics: &[(usize, wgpu::Buffer)]) -> Result<Histories> {
+        self.level2_with(s, b, storage, false, atomics)
     }
 
     /// Level 2: rounds over warps (when a workgroup's warps do not all get a
     /// copy), each round over batches of workgroups, each batch region by
     /// region. The workgroups' final states fold into the user's buffers.
-    fn level2_with(&self, s: &Sweeps, b: &Bufs, storage: &[(usize, usize, bool)], deterministic: bool) -> Result<Histories> {
+    fn level2_with(&self, s: &Sweeps, b: &Bufs, storage: &[(usize, usize, bool)], deterministic: bool, atomics: &[(usize, wgpu::Buffer)]) -> Result<Histories> {
         let p2 = self.plan.level2;
         let n = self.workgroups();
         let mc = p2.copies as u32;
@@ -532,6 +533,9 @@ impl GpuCheck<'_> {
         let mut steps = 0;
         for round in 1..=p2.rounds_run {
             let records_before = read_words(self.ctx, &b.records)?[0];
+            if round > 1 {
+                self.restore_atomics(atomics)?;
+            }
             let div = p2.divisor(round) as u32;
             // Fresh state for the round; the result folds from the input.
             let mut enc = self.dev().create_command_encoder(&Default::default());
