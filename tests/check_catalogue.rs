@@ -748,10 +748,10 @@ fn atomic_flag(data: &[AtomicU32], flag: &[AtomicU32], out: &mut [u32]) {
     }
 }
 
-fn flags(k: &'static str) -> impl Fn(&Runtime, How) -> (Option<Report>, Vec<u32>) {
+fn flags(k: &'static str, flag: u32) -> impl Fn(&Runtime, How) -> (Option<Report>, Vec<u32>) {
     move |rt, how| {
         let mut d = rt.zeros::<u32>(4).unwrap();
-        let mut f = rt.zeros::<u32>(4).unwrap();
+        let mut f = rt.upload(&[flag, 0, 0, 0]).unwrap();
         let mut o = rt.zeros::<u32>(4).unwrap();
         let r = match k {
             "relaxed_flag" => go(rt.launch(relaxed_flag, 2, (&mut d, &mut f, &mut o)), how),
@@ -767,20 +767,18 @@ fn flags(k: &'static str) -> impl Fn(&Runtime, How) -> (Option<Report>, Vec<u32>
 
 #[test]
 fn relaxed_atomic_flag_does_not_publish_plain_data() {
-    // Whether the plain read happens at all depends on the reader seeing the
-    // flag. Under a copies cap (LD_CHECK_COPIES) a round runs grouped units
-    // natively together, on live atomics, so a round may schedule the reader
-    // first and the race, though real, does not occur in that run: the
-    // verdict is then schedule-dependent and not compared.
-    if capped() {
-        return;
-    }
-    expect_race("relaxed_flag", 32, &flags("relaxed_flag"), &[rw(ST, WGS, "out")]);
+    // The flag starts raised (left over from an earlier launch), so the
+    // reader takes the plain path on every schedule. With the flag starting
+    // at 0 the plain read happens only on schedules where the reader sees
+    // the writer's store: atomics run live (they are never privatized), so
+    // that race is found only when the two passes' schedules differ, and is
+    // not a fixed verdict to test (see README, known limitations).
+    expect_race("relaxed_flag", 32, &flags("relaxed_flag", 1), &[rw(ST, WGS, "out")]);
 }
 
 #[test]
 fn atomic_data_behind_atomic_flag_is_clean() {
-    expect_clean("atomic_flag", 32, &flags("atomic_flag"));
+    expect_clean("atomic_flag", 32, &flags("atomic_flag", 0));
 }
 
 /// RACE-FREE: a histogram with storage `fetch_add`; atomics are never data
