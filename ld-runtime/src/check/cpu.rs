@@ -98,16 +98,13 @@ fn view_with<'a>(base: &StorageView<'a>, words: &'a [AtomicU32]) -> StorageView<
 /// pass 1 applies them once.
 fn level1(cx: &Ctx, plan: &LevelPlan, atomics: &[Option<Vec<u32>>], records: &mut Vec<Record>) -> Result<(), WorkgroupError> {
     let mut progress = super::progress::Progress::new(plan.rounds_run as u64, format!("ld check `{}` level 1", cx.l.info.name));
-    for round in 1..=plan.rounds_run {
+    plan.run_rounds(cx.opts.all_rounds, |round| {
         progress.tick(round as u64 - 1);
         let before = records.len();
         restore_atomics(cx.l, atomics);
         level1_round(cx, plan, round, records)?;
-        if records.len() > before && !cx.opts.all_rounds {
-            break;
-        }
-    }
-    Ok(())
+        Ok(records.len() > before)
+    })
 }
 
 /// One round: `plan.copies` copies of every storage target, workgroup `u`
@@ -276,14 +273,12 @@ impl Copies {
 fn level2(cx: &Ctx, plan: &LevelPlan, atomics: &[Option<Vec<u32>>], records: &mut Vec<Record>, regions: &mut Regions) -> Result<(), WorkgroupError> {
     // Every round runs on the dispatch's input; the last one's result stays.
     let mut result = Vec::new();
-    for round in 1..=plan.rounds_run {
+    plan.run_rounds(cx.opts.all_rounds, |round| {
         let before = records.len();
         restore_atomics(cx.l, atomics);
         result = level2_round(cx, plan, round, records, regions)?;
-        if records.len() > before && !cx.opts.all_rounds {
-            break;
-        }
-    }
+        Ok(records.len() > before)
+    })?;
     for (p, words) in result {
         let s = cx.l.storage[p].as_ref().unwrap();
         for (d, v) in s.words.iter().zip(words) {

@@ -276,16 +276,14 @@ impl GpuCheck<'_> {
         if let Some(p1) = &self.plan.level1 {
             // Rounds until one finds races (or all, if asked).
             let mut progress = super::progress::Progress::new(p1.rounds_run as u64, format!("ld check `{}` level 1", self.info.name));
-            for round in 1..=p1.rounds_run {
+            p1.run_rounds(self.opts.all_rounds, |round| {
                 progress.tick(round as u64 - 1);
                 let before = read_words(self.ctx, &b.records)?[0];
                 self.level1(&sweeps, &b, &storage, p1, round)?;
                 // Every round (and level 2) starts from the dispatch's atomics.
                 self.restore_atomics(&atomics)?;
-                if read_words(self.ctx, &b.records)?[0] > before && !self.opts.all_rounds {
-                    break;
-                }
-            }
+                Ok(read_words(self.ctx, &b.records)?[0] > before)
+            })?;
         }
         let t1 = std::time::Instant::now();
         let histories = self.level2(&sweeps, &b, &storage, &atomics)?;
@@ -531,7 +529,7 @@ impl GpuCheck<'_> {
         let mut histories: Histories = Vec::new();
         let mut progress = super::progress::Progress::new((p2.rounds_run as u64) * (n as u64).div_ceil(batch as u64), format!("ld check `{}` level 2", self.info.name));
         let mut steps = 0;
-        for round in 1..=p2.rounds_run {
+        p2.run_rounds(self.opts.all_rounds, |round| {
             let records_before = read_words(self.ctx, &b.records)?[0];
             if round > 1 {
                 self.restore_atomics(atomics)?;
@@ -642,10 +640,8 @@ impl GpuCheck<'_> {
                 }
                 self.submit(enc)?;
             }
-            if read_words(self.ctx, &b.records)?[0] > records_before && !self.opts.all_rounds {
-                break;
-            }
-        }
+            Ok(read_words(self.ctx, &b.records)?[0] > records_before)
+        })?;
         // The result: folded buffers, and own-element buffers' base.
         let mut enc = self.dev().create_command_encoder(&Default::default());
         for &(_, p, single) in storage {

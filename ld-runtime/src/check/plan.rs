@@ -29,6 +29,18 @@ impl LevelPlan {
         LevelPlan { units, copies, rounds, rounds_run: max_rounds.map_or(rounds, |k| k.clamp(1, rounds)) }
     }
 
+    /// Runs rounds `1..=rounds_run` in order, stopping after the first that
+    /// finds races (`round` returns true) unless `all_rounds`: the paper's
+    /// policy, in one place for both levels and both backends.
+    pub fn run_rounds<E>(&self, all_rounds: bool, mut round: impl FnMut(u32) -> Result<bool, E>) -> Result<(), E> {
+        for r in 1..=self.rounds_run {
+            if round(r)? && !all_rounds {
+                break;
+            }
+        }
+        Ok(())
+    }
+
     /// Two passes per round.
     pub fn passes(&self) -> u32 {
         2 * self.rounds_run
