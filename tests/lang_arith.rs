@@ -9,21 +9,7 @@
 //! both backends are wrong the same way.
 mod common;
 
-use ld::Runtime;
-
-/// Runs `f` on the CPU executor and on the GPU runtime (when there is one),
-/// asserts both outputs are identical and returns the CPU one.
-fn both<T: PartialEq + std::fmt::Debug>(what: &str, f: impl Fn(&Runtime) -> Vec<T>) -> Vec<T> {
-    let c = f(&common::cpu());
-    if let Some(g) = common::gpu() {
-        let gv = f(&g);
-        assert_eq!(gv.len(), c.len(), "{what}: GPU and CPU output lengths differ");
-        for (i, (a, b)) in gv.iter().zip(&c).enumerate() {
-            assert_eq!(a, b, "{what}[{i}]: GPU {a:?} vs CPU {b:?}");
-        }
-    }
-    c
-}
+use common::both;
 
 /// Asserts `got` (the backends' agreed output) equals the host expectation.
 fn expect<T: PartialEq + std::fmt::Debug>(what: &str, got: &[T], want: &[T], input: impl Fn(usize) -> String) {

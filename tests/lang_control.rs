@@ -9,28 +9,8 @@
 //! plain Rust on the host.
 mod common;
 
+use common::{both, expect};
 use ld::Runtime;
-
-/// Runs `f` on the CPU executor and on the GPU runtime (when there is one),
-/// asserts both outputs are identical and returns the CPU one.
-fn both<T: PartialEq + std::fmt::Debug>(what: &str, f: impl Fn(&Runtime) -> Vec<T>) -> Vec<T> {
-    let c = f(&common::cpu());
-    if let Some(g) = common::gpu() {
-        let gv = f(&g);
-        assert_eq!(gv.len(), c.len(), "{what}: GPU and CPU output lengths differ");
-        for (i, (a, b)) in gv.iter().zip(&c).enumerate() {
-            assert_eq!(a, b, "{what}[{i}]: GPU {a:?} vs CPU {b:?}");
-        }
-    }
-    c
-}
-
-fn expect<T: PartialEq + std::fmt::Debug>(what: &str, got: &[T], want: &[T]) {
-    assert_eq!(got.len(), want.len(), "{what}: length");
-    for (i, (g, w)) in got.iter().zip(want).enumerate() {
-        assert_eq!(g, w, "{what}[{i}]: kernels gave {g:?}, host expects {w:?}");
-    }
-}
 
 const WG: u32 = 64;
 

@@ -1,5 +1,6 @@
 //! Shared by the integration tests: the two runtimes a differential test
-//! compares, and float comparison with a stated bound.
+//! compares, the GPU-vs-CPU comparison itself, and float comparison with a
+//! stated bound.
 #![allow(dead_code)]
 
 use ld::Runtime;
@@ -41,5 +42,28 @@ pub fn assert_close(gpu: &[f32], cpu: &[f32], max_ulps: u32, abs_tol: f32, what:
     for (i, (g, c)) in gpu.iter().zip(cpu).enumerate() {
         let ok = ulps(*g, *c) <= max_ulps || (g - c).abs() <= abs_tol;
         assert!(ok, "{what}[{i}]: gpu {g} vs cpu {c} ({} ulps, bound {max_ulps} ulps / {abs_tol} abs)", ulps(*g, *c));
+    }
+}
+
+/// Runs `f` on the CPU executor and on the GPU runtime (when there is one),
+/// asserts both outputs are identical and returns the CPU one.
+pub fn both<T: PartialEq + std::fmt::Debug>(what: &str, f: impl Fn(&Runtime) -> Vec<T>) -> Vec<T> {
+    let c = f(&cpu());
+    if let Some(g) = gpu() {
+        let gv = f(&g);
+        assert_eq!(gv.len(), c.len(), "{what}: GPU and CPU output lengths differ");
+        for (i, (a, b)) in gv.iter().zip(&c).enumerate() {
+            assert_eq!(a, b, "{what}[{i}]: GPU {a:?} vs CPU {b:?}");
+        }
+    }
+    c
+}
+
+/// Asserts the kernels' output equals the host computation, element by
+/// element, naming the first index that differs.
+pub fn expect<T: PartialEq + std::fmt::Debug>(what: &str, got: &[T], want: &[T]) {
+    assert_eq!(got.len(), want.len(), "{what}: length");
+    for (i, (g, w)) in got.iter().zip(want).enumerate() {
+        assert_eq!(g, w, "{what}[{i}]: kernels gave {g:?}, host expects {w:?}");
     }
 }
