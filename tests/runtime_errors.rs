@@ -148,23 +148,27 @@ fn line_of(needle: &str) -> usize {
     include_str!("runtime_errors.rs").lines().position(|l| l.contains(needle) && !l.contains("line_of")).unwrap() + 1
 }
 
-/// Every workgroup writes the whole buffer: one private copy per workgroup.
+/// Every workgroup writes its own 256 words.
 #[ld::kernel(workgroup_size = 64)]
-fn fill_all(out: &mut [u32]) {
-    let mut i = local_index();
-    while i < out.len() {
-        out[i] = workgroup_id().x;
-        i += 64u32;
+fn fill_own(out: &mut [u32]) {
+    for k in 0..4u32 {
+        out[workgroup_id().x * 256 + k * 64 + local_index()] = k;
     }
 }
 
 #[test]
-fn check_mode_that_cannot_fit_says_how_many_bytes() {
-    let Some(rt) = common::gpu() else { return };
-    // 16 Mi words x (2 + 2 x 64 copies) is far beyond any buffer limit.
-    let mut out = rt.zeros::<u32>(16 << 20).unwrap();
-    let e = rt.launch(fill_all, 64u32, (&mut out,)).mode(ld::Mode::Check).run().unwrap_err();
-    let s = e.to_string();
-    assert!(matches!(e, Error::CheckBudget { .. } | Error::CheckTooLarge { .. }), "{s}");
-    assert!(s.contains("needs at least") && s.contains("bytes"), "{s}");
+fn check_mode_that_cannot_fit_names_the_limit_and_the_bytes() {
+    for rt in runtimes() {
+        // 256 workgroups x 256 words: 256 KiB of pages, four times the budget.
+        let mut out = rt.zeros::<u32>(256 * 256).unwrap();
+        let opts = ld::CheckOptions { memory_budget: Some(64 << 10), ..Default::default() };
+        let e = rt.launch(fill_own, 256u32, (&mut out,)).mode(ld::Mode::Check).check_options(opts).run().unwrap_err();
+        let s = e.to_string();
+        assert!(matches!(e, Error::CheckMemory { limit: 65536, .. }), "{s}");
+        assert!(s.contains("memory budget of 65536 bytes") && s.contains("needs"), "{s}");
+        // The same launch checks within a budget four times larger.
+        let opts = ld::CheckOptions { memory_budget: Some(1 << 20), ..Default::default() };
+        let r = rt.launch(fill_own, 256u32, (&mut out,)).mode(ld::Mode::Check).check_options(opts).run().unwrap();
+        assert!(!r.report.unwrap().has_races());
+    }
 }

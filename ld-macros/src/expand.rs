@@ -174,19 +174,8 @@ fn kernel_impl(m: &Module, f: &syn::ItemFn) -> syn::Result<TokenStream> {
     wgsl::validate(&native, m.kernel.span, "native")?;
     let twin = cpu::twin(m);
     let classes = analysis::targets::params(m);
-    let private: Vec<bool> = classes.iter().map(|c| matches!(c, analysis::targets::Class::Target | analysis::targets::Class::OwnElement)).collect();
-    let check1 = wgsl::level1(m, private.clone());
-    wgsl::validate(&check1, m.kernel.span, "check-mode (level 1)")?;
-    let check2 = wgsl::level2(m, private.clone(), false);
-    wgsl::validate(&check2, m.kernel.span, "check-mode (level 2)")?;
-    let check2_wg = if m.kernel.shared.iter().any(|s| !matches!(s.elem, Type::Atomic(_))) {
-        let src = wgsl::level2(m, private, true);
-        wgsl::validate(&src, m.kernel.span, "check-mode (level 2, workgroup copies)")?;
-        src
-    } else {
-        String::new()
-    };
-    let state_words: u32 = 1 + m.kernel.body.locals.iter().map(|l| l.ty.words(m).max(1)).sum::<u32>();
+    let instrumented = wgsl::instrumented(m);
+    wgsl::validate(&instrumented, m.kernel.span, "instrumented (check and deterministic mode)")?;
     let shared_targets = analysis::targets::shared(m);
     let k = &m.kernel;
     let name = &f.sig.ident;
@@ -196,7 +185,6 @@ fn kernel_impl(m: &Module, f: &syn::ItemFn) -> syn::Result<TokenStream> {
         let check = match class {
             analysis::targets::Class::ReadOnly => quote!(__ld::CheckClass::ReadOnly),
             analysis::targets::Class::Atomic => quote!(__ld::CheckClass::Atomic),
-            analysis::targets::Class::OwnElement => quote!(__ld::CheckClass::OwnElement),
             analysis::targets::Class::Target => quote!(__ld::CheckClass::Target),
         };
         let kind = match &p.kind {
@@ -222,19 +210,23 @@ fn kernel_impl(m: &Module, f: &syn::ItemFn) -> syn::Result<TokenStream> {
         let len = s.len;
         quote!(__ld::SharedInfo { name: #n, elem_words: #w, len: #len, target: #target })
     });
-    let machine = crate::lower::machine(&k.body.block);
-    let barriers = machine.blocks.iter().enumerate().filter_map(|(id, b)| match &b.term {
-        crate::lower::Term::Barrier(kind, _, span) => {
-            let id = id as u32;
-            let kind = match kind {
-                BarrierKind::Workgroup => quote!(__ld::BarrierKind::Workgroup),
-                BarrierKind::Storage => quote!(__ld::BarrierKind::Storage),
-            };
-            let line = quote::quote_spanned!(*span=> line!());
-            Some(quote!(__ld::BarrierInfo { id: #id, kind: #kind, line: #line }))
-        }
-        _ => None,
+    let targets = analysis::targets::list(m).into_iter().map(|mem| match mem {
+        MemRef::Param(i) => quote!(__ld::TargetPlace::Param(#i)),
+        MemRef::Shared(a) => quote!(__ld::TargetPlace::Shared(#a)),
+        MemRef::FnSlice(_) => unreachable!("targets are kernel memories"),
     });
+    let machine = crate::lower::machine(&k.body.block);
+    let barriers = wgsl::barriers(m).into_iter().enumerate().map(|(index, (block, kind))| {
+        let id = index as u32;
+        let kind = match kind {
+            BarrierKind::Workgroup => quote!(__ld::BarrierKind::Workgroup),
+            BarrierKind::Storage => quote!(__ld::BarrierKind::Storage),
+        };
+        let crate::lower::Term::Barrier(_, _, span) = machine.blocks[block].term else { unreachable!("a barrier block") };
+        let line = quote::quote_spanned!(span=> line!());
+        quote!(__ld::BarrierInfo { id: #id, kind: #kind, line: #line })
+    });
+    let atomic_results = analysis::targets::uses_atomic_results(m);
     let [x, y, z] = k.workgroup_size;
     Ok(quote! {
         #twin
@@ -243,12 +235,11 @@ fn kernel_impl(m: &Module, f: &syn::ItemFn) -> syn::Result<TokenStream> {
             workgroup_size: [#x, #y, #z],
             params: &[#(#params),*],
             shared: &[#(#shared),*],
+            targets: &[#(#targets),*],
             barriers: &[#(#barriers),*],
             wgsl: #native,
-            wgsl_check1: #check1,
-            wgsl_check2: #check2,
-            wgsl_check2_wg: #check2_wg,
-            state_words: #state_words,
+            wgsl_instrumented: #instrumented,
+            atomic_results: #atomic_results,
             new_invocation: ld_new_invocation,
         };
         impl ::ld::Kernel for #name {

@@ -42,11 +42,14 @@ pub enum Error {
     #[error("wgpu rejected {what}: {message}")]
     Wgpu { what: String, message: String },
 
-    #[error("check mode of `{kernel}` needs {bytes} bytes for {what}, more than the device's {limit}-byte buffer limit: lower --memory-budget so the copies are checked in rounds and batches, or check a smaller grid per launch")]
-    CheckTooLarge { kernel: &'static str, what: String, bytes: u64, limit: u64 },
+    #[error("check mode of `{kernel}` needs {needed} bytes for {what}, more than the {limit_name} of {limit} bytes: {advice}")]
+    CheckMemory { kernel: &'static str, what: String, needed: u64, limit: u64, limit_name: &'static str, advice: String },
 
-    #[error("check mode of `{kernel}` cannot fit its {level} copies in a memory budget of {budget} bytes: it needs at least {needed} bytes; raise --memory-budget (CheckOptions::memory_budget), check a smaller grid, or use a larger warp size")]
-    CheckBudget { kernel: &'static str, budget: u64, needed: u64, level: &'static str },
+    #[error("kernel `{kernel}`: barrier divergence in workgroup {workgroup:?}: {detail}; every invocation of a workgroup must reach the same barriers (on a GPU this hangs or corrupts memory)")]
+    Divergence { kernel: &'static str, workgroup: [u32; 3], detail: String },
+
+    #[error("kernel `{kernel}` in {mode}: the device ({adapter}) cut loops short: lavapipe ends the loops of an invocation once they have run 65535 iterations in all, and {mode} runs each region twice and checks it with loops of its own; the results would be wrong, so none are given. Run it on a GPU, on the CPU reference (LD_BACKEND=cpu), or with less work per invocation")]
+    LoopLimit { kernel: &'static str, mode: &'static str, adapter: String },
 
     #[error("{0}")]
     Unsupported(String),

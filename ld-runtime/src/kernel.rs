@@ -14,23 +14,35 @@ pub struct KernelInfo {
     pub workgroup_size: [u32; 3],
     pub params: &'static [ParamInfo],
     pub shared: &'static [SharedInfo],
-    /// Every barrier statement: its id (as the CPU twin and instrumented
-    /// WGSL yield it), kind and source line.
+    /// The memories check and deterministic modes privatize, numbered as
+    /// the instrumented WGSL numbers them: written storage buffers, then
+    /// workgroup arrays.
+    pub targets: &'static [TargetPlace],
+    /// Every barrier statement, by barrier index (the order of the lowered
+    /// kernel's blocks, as the CPU twin and the instrumented WGSL number
+    /// them): its kind and source line.
     pub barriers: &'static [BarrierInfo],
     /// Native WGSL. Bindings: storage/atomic parameter `i` at `@binding(i)`,
     /// scalar parameters packed as 32-bit words at `@binding(params.len())`.
     pub wgsl: &'static str,
-    /// Check mode's instrumented shaders (level 1: whole dispatch; level 2:
-    /// one region per dispatch) and the words of state level 2 saves per
-    /// invocation between regions.
-    pub wgsl_check1: &'static str,
-    pub wgsl_check2: &'static str,
-    /// Level 2 with the warps' copies of shared arrays in workgroup memory
-    /// (sized by the `LD_WARPS` override); empty when there are none.
-    pub wgsl_check2_wg: &'static str,
-    pub state_words: u32,
+    /// The instrumented kernel of check and deterministic modes: the same
+    /// `@group(0)` (targets bound as their words), and the engine's buffers
+    /// in `@group(1)` (see `ld_shaders::abi`).
+    pub wgsl_instrumented: &'static str,
+    /// Whether the kernel uses the results of atomic operations (check
+    /// mode logs them in pass 1 and replays them after).
+    pub atomic_results: bool,
     /// A fresh invocation of the CPU twin.
     pub new_invocation: fn() -> Box<dyn Invocation>,
+}
+
+/// Where a target lives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TargetPlace {
+    /// A storage buffer, by parameter index.
+    Param(usize),
+    /// A workgroup array, by declaration index.
+    Shared(usize),
 }
 
 impl KernelInfo {
@@ -69,11 +81,7 @@ pub enum CheckClass {
     ReadOnly,
     /// Every access is atomic: never a data race (results are replayed).
     Atomic,
-    /// Every access is indexed by the invocation's own `global_id().x`: on a
-    /// 1-D grid no two invocations touch the same element, so one shared
-    /// copy suffices.
-    OwnElement,
-    /// Written, and several units may touch the same words: privatized.
+    /// Written with plain stores: privatized.
     Target,
 }
 
@@ -119,6 +127,7 @@ impl std::fmt::Display for ScalarKind {
 }
 
 pub struct BarrierInfo {
+    /// The barrier index.
     pub id: u32,
     pub kind: crate::cpu::twin::BarrierKind,
     pub line: u32,

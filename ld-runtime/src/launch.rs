@@ -4,12 +4,12 @@
 //! garbage result.
 
 use crate::buffer::{Buffer, Element, Store};
-use crate::check::{self, plan::Plan, report::Report, CheckOptions};
+use crate::check::{self, engine, layout::Limits, plan::Plan, report::Report, CheckOptions};
 use crate::cpu::executor::{self, CpuLaunch};
 use crate::cpu::twin::StorageView;
 use crate::error::{Error, Result};
 use crate::gpu::{self, GpuBinding};
-use crate::kernel::{KernelInfo, ParamKind, ScalarKind};
+use crate::kernel::{KernelInfo, ParamKind, ScalarKind, TargetPlace};
 use crate::runtime::{Backend, Runtime};
 use std::any::TypeId;
 use std::time::{Duration, Instant};
@@ -174,6 +174,9 @@ pub struct Run {
     pub elapsed: Duration,
     /// Check mode's findings.
     pub report: Option<Report>,
+    /// What check or deterministic mode cost (dispatches, submissions,
+    /// read-backs, bytes allocated).
+    pub stats: Option<engine::Stats>,
 }
 
 #[must_use = "a launch does nothing until `.run()`"]
@@ -239,71 +242,94 @@ impl<'a> Launch<'a> {
                 start.elapsed()
             }
         };
-        Ok(Run { backend: self.rt.backend(), mode: self.mode, elapsed, report: None })
+        Ok(Run { backend: self.rt.backend(), mode: self.mode, elapsed, report: None, stats: None })
     }
 
-    /// Check mode's plan for this launch (copies, rounds, bytes, and the
-    /// chance of finding a race within each round), without running it.
+    /// Check mode's plan for this launch (copies, rounds, batches, bytes,
+    /// and the chance of finding a race within each round), without running it.
     pub fn plan(&self) -> Result<Plan> {
         self.check()?;
-        self.plan_for(&check::targets(self.info, self.grid.0))
+        self.check_warp_size()?;
+        Ok(engine::plan(self.info, self.grid.0, &self.target_words(), &self.check, self.limits(), self.mode == Mode::Deterministic)?.plan)
     }
 
-    fn plan_for(&self, targets: &[check::Target]) -> Result<Plan> {
-        let words: Vec<u64> = targets
+    /// Words of each target (buffer lengths, shared array sizes).
+    fn target_words(&self) -> Vec<u64> {
+        self.info
+            .targets
             .iter()
-            .map(|t| match t.place {
-                check::Place::Param(p) => match &self.args[p] {
+            .map(|t| match *t {
+                TargetPlace::Param(p) => match &self.args[p] {
                     Arg::Buffer(b) => b.len as u64 * b.elem_words as u64,
                     _ => 0,
                 },
-                check::Place::Shared(a) => (self.info.shared[a].len * self.info.shared[a].elem_words) as u64,
+                TargetPlace::Shared(a) => (self.info.shared[a].len * self.info.shared[a].elem_words) as u64,
             })
-            .collect();
-        let limit = self.rt.gpu.as_ref().map_or(check::DEFAULT_BUDGET, |g| (g.limits.max_storage_buffer_binding_size as u64).min(g.limits.max_buffer_size));
-        check::plan(self.info, self.grid.0, targets, &words, self.check, limit, self.mode == Mode::Deterministic)
+            .collect()
     }
 
-    fn run_check(self, uniforms: Vec<u32>) -> Result<Run> {
+    /// The device's binding limit; the CPU reference plans as a device
+    /// with WebGPU's default (128 MiB), so both backends plan alike.
+    fn limits(&self) -> Limits {
+        match &self.rt.gpu {
+            Some(ctx) => check::gpu::limits(ctx),
+            None => Limits { binding: 128 << 20 },
+        }
+    }
+
+    fn check_warp_size(&self) -> Result<()> {
         let wg = self.info.invocations_per_workgroup();
         let w = self.check.warp_size;
         if w == 0 || !w.is_power_of_two() || w > wg {
             return Err(Error::Unsupported(format!("warp size {w}: it must be a power of two no larger than the workgroup ({wg} invocations of `{}`)", self.info.name)));
         }
+        Ok(())
+    }
+
+    fn run_check(self, uniforms: Vec<u32>) -> Result<Run> {
+        self.check_warp_size()?;
         let start = Instant::now();
-        let targets = check::targets(self.info, self.grid.0);
-        let plan = self.plan_for(&targets)?;
-        let out = match &self.rt.gpu {
+        let deterministic = self.mode == Mode::Deterministic;
+        let words = self.target_words();
+        let limits = self.limits();
+        let layout = engine::plan(self.info, self.grid.0, &words, &self.check, limits, deterministic)?;
+        let (checked, stats) = match &self.rt.gpu {
             Some(ctx) => {
-                let buffers = self.args.iter().map(|a| match a {
-                    Arg::Buffer(BufArg { store: Store::Gpu { buf, .. }, .. }) => Some(buf),
-                    _ => None,
-                });
-                let lens = self.args.iter().map(|a| match a {
-                    Arg::Buffer(b) => (b.len as u32, b.elem_words),
-                    _ => (0, 0),
-                });
-                let c = check::gpu::GpuCheck { ctx, info: self.info, grid: self.grid.0, buffers: buffers.collect(), lens: lens.collect(), uniforms: &uniforms, opts: self.check, targets: &targets, plan: &plan };
-                if self.mode == Mode::Deterministic {
-                    c.deterministic()?;
-                    return Ok(Run { backend: self.rt.backend(), mode: self.mode, elapsed: start.elapsed(), report: None });
-                }
-                c.run()?
+                let buffers = self
+                    .args
+                    .iter()
+                    .map(|a| match a {
+                        Arg::Buffer(BufArg { store: Store::Gpu { buf, .. }, .. }) => Some(buf),
+                        _ => None,
+                    })
+                    .collect();
+                let mut b = check::gpu::GpuBackend::new(ctx, self.info, buffers, &uniforms);
+                self.drive(&mut b, layout, &words, limits)?
             }
             None => {
                 let l = self.cpu_launch(uniforms);
-                if self.mode == Mode::Deterministic {
-                    check::cpu::deterministic(&l, &targets, self.check, &plan).map_err(|e| self.fault(e, l.fuel))?;
-                    return Ok(Run { backend: self.rt.backend(), mode: self.mode, elapsed: start.elapsed(), report: None });
-                }
-                check::cpu::check(&l, &targets, self.check, &plan).map_err(|e| self.fault(e, l.fuel))?
+                let fault = |e| self.fault(e, l.fuel);
+                let mut b = check::cpu::CpuBackend::new(&l, &fault);
+                self.drive(&mut b, layout, &words, limits)?
             }
         };
         let elapsed = start.elapsed();
-        let workgroups = self.grid.0.iter().product();
-        let mut report = check::cpu::report(self.info, &targets, out, w, workgroups, self.rt.backend().to_string(), elapsed.as_secs_f64() * 1e3, self.check.max_records);
-        report.plan = Some(plan);
-        Ok(Run { backend: self.rt.backend(), mode: self.mode, elapsed, report: Some(report) })
+        let report = checked.map(|c| {
+            let mut r = check::records::report(self.info, self.grid.0, &check::targets(self.info), &c.raw, &c.plan, self.check.warp_size, self.check.max_records, self.rt.backend().to_string(), elapsed.as_secs_f64() * 1e3);
+            r.stats = Some(stats);
+            r
+        });
+        Ok(Run { backend: self.rt.backend(), mode: self.mode, elapsed, report, stats: Some(stats) })
+    }
+
+    /// Check or deterministic mode over a backend.
+    fn drive(&self, b: &mut dyn engine::Backend, layout: check::layout::Layout, words: &[u64], limits: Limits) -> Result<(Option<engine::Checked>, engine::Stats)> {
+        if self.mode == Mode::Deterministic {
+            return Ok((None, engine::deterministic(b, layout, words, &self.check, limits)?));
+        }
+        let c = engine::check(b, layout, words, &self.check, limits)?;
+        let stats = c.stats;
+        Ok((Some(c), stats))
     }
 
     fn run_cpu(&self, uniforms: Vec<u32>) -> Result<()> {

@@ -19,6 +19,7 @@ pub use buffer::{Buffer, Element};
 pub use error::{Error, Result};
 pub use kernel::{Kernel, KernelInfo};
 pub use check::report::{Race, RaceKind, Report};
+pub use check::engine::Stats;
 pub use check::plan::{LevelPlan, Plan};
 pub use check::CheckOptions;
 pub use launch::{Arg, Grid, IntoArgs, Launch, Mode, Run};
@@ -29,6 +30,6 @@ pub use runtime::{Backend, Runtime};
 pub mod __private {
     pub use crate::cpu::ops;
     pub use crate::cpu::twin::{idx, zeroed, AtomicOp, BarrierKind, Cx, Fault, Invocation, Mem, UVec3, Words, Yield};
-    pub use crate::kernel::{BarrierInfo, CheckClass, ElemInfo, KernelInfo, ParamInfo, ParamKind, ScalarKind, SharedInfo};
+    pub use crate::kernel::{BarrierInfo, CheckClass, ElemInfo, KernelInfo, ParamInfo, ParamKind, ScalarKind, SharedInfo, TargetPlace};
     pub use bytemuck;
 }

@@ -1,12 +1,11 @@
 //! Target analysis: which memories check mode must privatize.
 //!
-//! A *target* is memory the kernel writes and more than one unit may touch.
-//! Read-only buffers are never targets; atomic memory is never a target
-//! (every access to it is atomic, so never a data race); a writable buffer
-//! whose every access is indexed by exactly the invocation's own
-//! `global_id().x` cannot race between invocations either (on a 1-D
-//! dispatch), so it needs one shared copy instead of one per unit. The
-//! result is part of the kernel's metadata so a user can see what is checked.
+//! A *target* is memory the kernel writes with plain stores: a writable
+//! storage buffer or a workgroup array. Read-only buffers cannot race, and
+//! atomic memory is never a target (every access to it is atomic, so never
+//! a data race; check mode replays the results instead). The list's order
+//! is the target numbering the instrumented WGSL and the runtime share:
+//! storage buffers in parameter order, then workgroup arrays.
 
 use crate::ir::*;
 
@@ -14,22 +13,16 @@ use crate::ir::*;
 pub enum Class {
     ReadOnly,
     Atomic,
-    /// Every access is `buf[global_id().x]` (or a local copy of it).
-    OwnElement,
     Target,
 }
 
 pub fn params(m: &Module) -> Vec<Class> {
-    let k = &m.kernel;
-    let own = own_index_locals(&k.body);
-    let one_d = k.workgroup_size[1] == 1 && k.workgroup_size[2] == 1;
-    k.params
+    m.kernel
+        .params
         .iter()
-        .enumerate()
-        .map(|(i, p)| match &p.kind {
+        .map(|p| match &p.kind {
             ParamKind::Uniform { .. } | ParamKind::Storage { access: Access::Read, .. } => Class::ReadOnly,
             ParamKind::Atomic { .. } => Class::Atomic,
-            ParamKind::Storage { .. } if one_d && only_own_index(&k.body, MemRef::Param(i), &own) && !passed_to_helper(&k.body.block, MemRef::Param(i)) => Class::OwnElement,
             ParamKind::Storage { .. } => Class::Target,
         })
         .collect()
@@ -40,54 +33,24 @@ pub fn shared(m: &Module) -> Vec<bool> {
     m.kernel.shared.iter().map(|s| !matches!(s.elem, Type::Atomic(_))).collect()
 }
 
-/// Immutable locals that hold exactly `global_id().x`.
-fn own_index_locals(body: &Body) -> Vec<bool> {
-    let mut assigns = vec![0usize; body.locals.len()];
-    let mut is_gid = vec![false; body.locals.len()];
-    walk_stmts(&body.block, &mut |s| match &s.kind {
-        StmtKind::Let(id, init) => {
-            assigns[*id] += 1;
-            is_gid[*id] = init.as_ref().is_some_and(is_gid_x);
-        }
-        StmtKind::Assign(Place { root: Root::Local(id), .. }, _, _) => assigns[*id] += 1,
-        _ => {}
-    });
-    (0..body.locals.len()).map(|i| assigns[i] == 1 && is_gid[i]).collect()
+/// The targets, numbered: storage buffers, then workgroup arrays.
+pub fn list(m: &Module) -> Vec<MemRef> {
+    let storage = params(m).into_iter().enumerate().filter(|(_, c)| *c == Class::Target).map(|(i, _)| MemRef::Param(i));
+    let shared = shared(m).into_iter().enumerate().filter(|(_, t)| *t).map(|(a, _)| MemRef::Shared(a));
+    storage.chain(shared).collect()
 }
 
-fn is_gid_x(e: &Expr) -> bool {
-    matches!(&e.kind, ExprKind::Component(b, 0) if matches!(b.kind, ExprKind::Builtin(Builtin::GlobalId)))
-}
-
-fn only_own_index(body: &Body, mem: MemRef, own: &[bool]) -> bool {
-    let mut ok = true;
-    let mut check = |p: &Place| {
-        if let Root::Mem { mem: m, index } = &p.root {
-            if *m == mem {
-                let direct = is_gid_x(index);
-                let via_local = matches!(&index.kind, ExprKind::Load(Place { root: Root::Local(id), path }) if path.is_empty() && own[*id]);
-                ok &= direct || via_local;
-            }
-        }
-    };
-    walk_stmts(&body.block, &mut |s| {
-        if let StmtKind::Assign(p, _, _) = &s.kind {
-            check(p);
-        }
-    });
-    visit::exprs(&body.block, &mut |e| match &e.kind {
-        ExprKind::Load(p) | ExprKind::Atomic(_, p, _) => check(p),
-        _ => {}
-    });
-    ok
-}
-
-fn passed_to_helper(block: &[Stmt], mem: MemRef) -> bool {
-    let mut found = false;
-    visit::exprs(block, &mut |e| {
-        if let ExprKind::Call(_, args) = &e.kind {
-            found |= args.iter().any(|a| matches!(a, CallArg::Slice { mem: m, .. } if *m == mem));
-        }
-    });
-    found
+/// Whether the kernel (or a helper) uses the result of an atomic operation:
+/// check mode then logs those results in pass 1 and replays them after.
+pub fn uses_atomic_results(m: &Module) -> bool {
+    let bodies = std::iter::once(&m.kernel.body.block).chain(m.functions.iter().map(|f| &f.body.block));
+    let mut used = false;
+    for b in bodies {
+        let mut statements = 0usize;
+        walk_stmts(b, &mut |s| statements += matches!(&s.kind, StmtKind::Expr(Expr { kind: ExprKind::Atomic(..), .. })) as usize);
+        let mut all = 0usize;
+        visit::exprs(b, &mut |e| all += matches!(e.kind, ExprKind::Atomic(..)) as usize);
+        used |= all > statements;
+    }
+    used
 }

@@ -1,13 +1,15 @@
 //! WGSL back end. `native` emits the kernel as written: structured control
-//! flow, one dispatch, no overhead. Every emitted module is validated by
-//! naga at expansion time (`validate`), so a kernel that compiles is a
-//! kernel wgpu accepts.
+//! flow, one dispatch, no overhead. `instrumented` emits the kernel that
+//! check and deterministic modes run (see `instrument`). Every emitted
+//! module is validated by naga at expansion time (`validate`), so a kernel
+//! that compiles is a kernel wgpu accepts.
 
-mod check;
+mod instrument;
 mod names;
 mod validate;
 mod writer;
 
+pub use instrument::barriers;
 pub use validate::validate;
 
 use crate::ir::Module;
@@ -16,18 +18,11 @@ use crate::ir::Module;
 /// are bound at their parameter index, and the scalar parameters, packed in
 /// order as 32-bit words, at binding `params.len()`.
 pub fn native(m: &Module) -> String {
-    writer::Writer::new(m, writer::Variant::Native, vec![]).module()
+    writer::Writer::new(m, writer::Variant::Native).module()
 }
 
-/// Check mode's level-1 shader; `private[i]`: parameter `i` is privatized.
-pub fn level1(m: &Module, private: Vec<bool>) -> String {
-    writer::Writer::new(m, writer::Variant::Level1, private).module()
-}
-
-/// Check mode's level-2 shader (one region per dispatch); with `wg_copies`
-/// the warps' copies of shared arrays live in workgroup memory.
-pub fn level2(m: &Module, private: Vec<bool>, wg_copies: bool) -> String {
-    let mut w = writer::Writer::new(m, writer::Variant::Level2, private);
-    w.wg_copies = wg_copies;
-    w.module()
+/// The instrumented kernel: the same `@group(0)` as the native one (targets
+/// bound as their 32-bit words), the engine's buffers in `@group(1)`.
+pub fn instrumented(m: &Module) -> String {
+    writer::Writer::new(m, writer::Variant::Instrumented).module()
 }

@@ -35,9 +35,18 @@ pub struct Namer {
 }
 
 impl Namer {
+    /// Claims one of ld's own names as is.
+    pub fn reserve(&mut self, name: &str) {
+        self.used.insert(name.to_string());
+    }
+
+    /// A name for a user identifier; ld's own prefix (`ld_`, `LD_`) is
+    /// kept free for what ld declares.
     pub fn fresh(&mut self, name: &str) -> String {
         let base = if name.is_empty() || name == "_" || RESERVED.contains(&name) || name.starts_with("__") {
             format!("{}_", name.trim_start_matches('_'))
+        } else if name.to_ascii_lowercase().starts_with("ld_") {
+            format!("u{name}")
         } else {
             name.to_string()
         };

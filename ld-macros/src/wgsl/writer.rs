@@ -8,25 +8,24 @@ use std::fmt::Write;
 /// A helper specialised for the memories bound to its slice parameters.
 type Instance = (FnId, Vec<Option<MemRef>>);
 
-/// Which shader to emit: the kernel as written, or one of check mode's
-/// instrumented variants (see `check`).
+/// Which shader to emit: the kernel as written, or the instrumented kernel
+/// of check and deterministic modes (see `instrument`).
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub enum Variant {
     Native,
-    /// Whole dispatch, storage targets redirected to the workgroup's copy.
-    Level1,
-    /// One region per dispatch, every target redirected to the warp's copy.
-    Level2,
+    /// Every region run on the warps' copies of every target, checked (or
+    /// merged, in deterministic mode) at its closing barrier.
+    Instrumented,
 }
 
 pub struct Writer<'m> {
     pub(super) m: &'m Module,
     pub(super) variant: Variant,
-    /// Level 2: the warps' copies of shared arrays live in workgroup memory
-    /// during a pass (copied in from and out to their storage copy sets).
-    pub(super) wg_copies: bool,
-    /// Per parameter: privatized (target or own element) in check variants.
-    pub(super) private: Vec<bool>,
+    /// Instrumented: the target number of each privatized memory.
+    pub(super) targets: HashMap<MemRef, usize>,
+    /// Instrumented: typed loaders and storers of target words, by name.
+    pub(super) accessors: Vec<String>,
+    pub(super) accessor_names: HashMap<(usize, String, bool), String>,
     pub(super) globals: Namer,
     struct_names: Vec<String>,
     pub(super) param_names: Vec<String>,
@@ -35,10 +34,12 @@ pub struct Writer<'m> {
     queue: Vec<Instance>,
     uses_round: bool,
     uses_powi: bool,
-    /// Check variants: one function per atomic call site whose result is used.
+    /// Instrumented: one function per atomic call site whose result is used.
     pub(super) atomic_sites: Vec<String>,
-    /// Level 2: the kernel's locals, as module-scope private variables.
+    /// Instrumented: the kernel's locals, as module-scope private variables,
+    /// and their copies at a region's start and after its first pass.
     pub(super) kernel_locals: Vec<String>,
+    pub(super) kernel_saves: Vec<(String, String)>,
 }
 
 /// Per-function state: local names and the binding of slice parameters.
@@ -48,8 +49,12 @@ pub(super) struct Func<'a> {
     pub slices: Vec<Option<MemRef>>,
     pub indent: usize,
     pub out: String,
-    /// Level 2's kernel body: `return` must save the invocation's state.
-    pub l2_kernel: bool,
+    /// The instrumented kernel's body: `return` ends the invocation's region run.
+    pub in_machine: bool,
+    /// Instrumented: the flags that say the enclosing structured loops were
+    /// left by their own exits (innermost last).
+    pub loop_flags: Vec<String>,
+    pub next_flag: usize,
 }
 
 fn uniform_field(name: &str) -> String {
@@ -57,23 +62,42 @@ fn uniform_field(name: &str) -> String {
 }
 
 impl<'m> Writer<'m> {
-    pub fn new(m: &'m Module, variant: Variant, private: Vec<bool>) -> Self {
+    pub fn new(m: &'m Module, variant: Variant) -> Self {
         let mut globals = Namer::default();
-        for reserved in ["ld_uniforms", "LdUniforms", "ld_gid", "ld_lid", "ld_wid", "ld_nwg", "ld_lidx", "ld_round", "ld_powi", "ld_pc", "ld_stop", "b_gid", "b_lid", "b_wid", "b_nwg", "b_lidx", "ld_run"] {
-            globals.fresh(reserved);
+        for reserved in ["LdUniforms", "LdConfig", "LdTarget", "main"] {
+            globals.reserve(reserved);
         }
         let struct_names = m.structs.iter().map(|s| globals.fresh(&s.name)).collect();
         let param_names = m.kernel.params.iter().map(|p| globals.fresh(&p.name)).collect();
         let shared_names = m.kernel.shared.iter().map(|s| globals.fresh(&s.name)).collect();
-        let mut w = Writer { m, variant, wg_copies: false, private, globals, struct_names, param_names, shared_names, instances: HashMap::new(), queue: vec![], uses_round: false, uses_powi: false, atomic_sites: vec![], kernel_locals: vec![] };
-        if variant == Variant::Level2 {
+        let mut w = Writer {
+            m,
+            variant,
+            targets: HashMap::new(),
+            accessors: vec![],
+            accessor_names: HashMap::new(),
+            globals,
+            struct_names,
+            param_names,
+            shared_names,
+            instances: HashMap::new(),
+            queue: vec![],
+            uses_round: false,
+            uses_powi: false,
+            atomic_sites: vec![],
+            kernel_locals: vec![],
+            kernel_saves: vec![],
+        };
+        if variant == Variant::Instrumented {
+            w.targets = crate::analysis::targets::list(m).into_iter().enumerate().map(|(t, mem)| (mem, t)).collect();
             w.kernel_locals = m.kernel.body.locals.iter().map(|l| w.globals.fresh(&l.name)).collect();
+            w.kernel_saves = w.kernel_locals.clone().iter().map(|n| (w.globals.fresh(&format!("{n}_0")), w.globals.fresh(&format!("{n}_1")))).collect();
         }
         w
     }
 
     pub fn module(mut self) -> String {
-        let entry = if self.variant == Variant::Level2 { self.entry_level2() } else { self.entry() };
+        let entry = if self.variant == Variant::Instrumented { self.entry_instrumented() } else { self.entry() };
         let mut helpers = String::new();
         let mut done = 0;
         while done < self.queue.len() {
@@ -101,6 +125,10 @@ impl<'m> Writer<'m> {
         for (i, p) in self.m.kernel.params.iter().enumerate() {
             let name = &self.param_names[i];
             match &p.kind {
+                // The instrumented kernel reads a target's words (never writes them).
+                ParamKind::Storage { .. } if self.targets.contains_key(&MemRef::Param(i)) => {
+                    writeln!(out, "@group(0) @binding({i}) var<storage, read_write> {name}: array<u32>;").unwrap();
+                }
                 ParamKind::Storage { elem, access } => {
                     let acc = if *access == Access::Read { "read" } else { "read_write" };
                     writeln!(out, "@group(0) @binding({i}) var<storage, {acc}> {name}: array<{}>;", self.ty(elem)).unwrap();
@@ -114,15 +142,14 @@ impl<'m> Writer<'m> {
         if !uniforms.is_empty() {
             writeln!(out, "@group(0) @binding({}) var<uniform> ld_uniforms: LdUniforms;", self.m.kernel.params.len()).unwrap();
         }
-        if self.variant == Variant::Level2 {
-            out.push_str(&self.prelude_level2());
-        } else {
-            for (s, name) in self.m.kernel.shared.iter().zip(&self.shared_names) {
-                writeln!(out, "var<workgroup> {name}: array<{}, {}>;", self.ty(&s.elem), s.len).unwrap();
+        for (a, (sh, name)) in self.m.kernel.shared.iter().zip(&self.shared_names).enumerate() {
+            // Targets live in the engine's copies; atomic arrays stay real.
+            if !self.targets.contains_key(&MemRef::Shared(a)) {
+                writeln!(out, "var<workgroup> {name}: array<{}, {}>;", self.ty(&sh.elem), sh.len).unwrap();
             }
-            if self.variant == Variant::Level1 {
-                out.push_str(&self.prelude_level1());
-            }
+        }
+        if self.variant == Variant::Instrumented {
+            out.push_str(&self.instrumented_prelude());
         }
         out.push('\n');
         for s in std::mem::take(&mut self.atomic_sites) {
@@ -139,34 +166,18 @@ impl<'m> Writer<'m> {
         out
     }
 
-    /// Level 2: the page-marking function for a write to a privatized memory.
-    fn tracked<'p>(&self, f: &Func, p: &'p Place) -> Option<(String, &'p Expr)> {
-        let Root::Mem { mem, index } = &p.root else { return None };
-        match self.mem_name(f, *mem).1 {
-            MemRef::Param(i) if self.private[i] => Some((format!("ld_mark_p{i}"), index)),
-            // Copies in workgroup memory are marked when copied out.
-            MemRef::Shared(a) if self.shared_target(a) && !self.wg_copies => Some((format!("ld_mark_s{a}"), index)),
-            _ => None,
-        }
+    /// The target number of a memory, in the instrumented kernel.
+    pub(super) fn target_of(&self, f: &Func, m: MemRef) -> Option<usize> {
+        let (_, m) = self.mem_name(f, m);
+        self.targets.get(&m).copied()
     }
 
-    pub(super) fn shared_target(&self, a: usize) -> bool {
-        !matches!(self.m.kernel.shared[a].elem, Type::Atomic(_))
-    }
-
-    /// Element `i` of a memory, redirected to the unit's copy in check variants.
+    /// Element `i` of a memory that is not privatized.
     pub(super) fn mem_at(&self, m: MemRef, i: &str) -> String {
-        match (self.variant, m) {
-            (Variant::Native, MemRef::Param(p)) => format!("{}[{i}]", self.param_names[p]),
-            (Variant::Native | Variant::Level1, MemRef::Shared(a)) => format!("{}[{i}]", self.shared_names[a]),
-            (_, MemRef::Param(p)) if self.private[p] => format!("{}[ld_base_{p} + min(u32({i}), ld_len_{p} - 1u)]", self.param_names[p]),
-            (_, MemRef::Param(p)) => format!("{}[{i}]", self.param_names[p]),
-            (Variant::Level2, MemRef::Shared(a)) if self.wg_copies && self.shared_target(a) => {
-                let len = self.m.kernel.shared[a].len;
-                format!("ld_wc_{a}[ld_copy * {len}u + min(u32({i}), {}u)]", len - 1)
-            }
-            (Variant::Level2, MemRef::Shared(a)) => format!("{}[ld_shbase_{a} + min(u32({i}), {}u)]", self.shared_names[a], self.m.kernel.shared[a].len - 1),
-            (_, MemRef::FnSlice(_)) => unreachable!("slices are bound before rendering"),
+        match m {
+            MemRef::Param(p) => format!("{}[{i}]", self.param_names[p]),
+            MemRef::Shared(a) => format!("{}[{i}]", self.shared_names[a]),
+            MemRef::FnSlice(_) => unreachable!("slices are bound before rendering"),
         }
     }
 
@@ -188,7 +199,7 @@ impl<'m> Writer<'m> {
     pub(super) fn func<'a>(&self, locals: &'a [Local], slices: Vec<Option<MemRef>>) -> Func<'a> {
         let mut names = self.globals.clone();
         let names = locals.iter().map(|l| names.fresh(&l.name)).collect();
-        Func { locals, names, slices, indent: 1, out: String::new(), l2_kernel: false }
+        Func { locals, names, slices, indent: 1, out: String::new(), in_machine: false, loop_flags: vec![], next_flag: 0 }
     }
 
     fn declare_locals(&self, f: &mut Func, skip: &[LocalId]) {
@@ -204,9 +215,6 @@ impl<'m> Writer<'m> {
         let k = &self.m.kernel;
         let mut f = self.func(&k.body.locals, vec![]);
         self.declare_locals(&mut f, &[]);
-        if self.variant == Variant::Level1 {
-            line_to(&mut f, "ld_init(ld_gid, ld_lid, ld_wid, ld_nwg, ld_lidx);");
-        }
         self.block(&mut f, &k.body.block);
         let [x, y, z] = k.workgroup_size;
         format!(
@@ -263,22 +271,9 @@ impl<'m> Writer<'m> {
                 line_to(f, &line);
             }
             StmtKind::Let(_, None) => {}
-            StmtKind::Assign(p, op, v) if self.variant == Variant::Level2 && self.tracked(f, p).is_some() => {
-                // Level 2 marks the page it writes, so sweeps skip clean pages.
-                let (mark, index) = self.tracked(f, p).unwrap();
-                let i = self.expr(f, index);
-                let mut q = p.clone();
-                if let Root::Mem { index, .. } = &mut q.root {
-                    **index = Expr { kind: ExprKind::Lit(Lit::Int(0)), ty: Type::U32, span: index.span };
-                }
-                let place = self.place_at(f, &q, "ld_k");
-                let v = self.expr(f, v);
-                let op = match op {
-                    None => "=".to_string(),
-                    Some(op) if op.is_shift() => return line_to(f, &format!("{{ let ld_k = u32({i}); {mark}(ld_k); {place} {}= u32({v}); }}", op.symbol())),
-                    Some(op) => format!("{}=", op.symbol()),
-                };
-                line_to(f, &format!("{{ let ld_k = u32({i}); {mark}(ld_k); {place} {op} {v}; }}"));
+            StmtKind::Assign(p, op, v) if self.target_place(f, p).is_some() => {
+                let line = self.store_target(f, p, *op, v);
+                line_to(f, &line);
             }
             StmtKind::Assign(p, op, v) => {
                 let place = self.place(f, p);
@@ -296,9 +291,9 @@ impl<'m> Writer<'m> {
                 line_to(f, &format!("{place} {op} {v};"));
             }
             StmtKind::Expr(Expr { kind: ExprKind::Atomic(op, p, args), .. }) if self.variant != Variant::Native => {
-                // Pass 2 replays; an atomic whose result is unused is skipped.
+                // Replayed passes skip an atomic whose result is unused.
                 let x = self.atomic_call(f, *op, p, args);
-                line_to(f, &format!("if ld_cfg[0] != 2u {{ {}; }}", if *op == AtomicOp::Store { x } else { format!("_ = {x}") }));
+                line_to(f, &format!("if ld_atomics_live() {{ {}; }}", if *op == AtomicOp::Store { x } else { format!("_ = {x}") }));
             }
             StmtKind::Expr(e) => {
                 let x = self.expr(f, e);
@@ -325,13 +320,27 @@ impl<'m> Writer<'m> {
                 }
             }
             StmtKind::Loop(l) => {
+                // Instrumented: a flag set at every exit tells a loop the
+                // device cut short (lavapipe's loop limit) from one that ended.
+                let flag = (self.variant == Variant::Instrumented).then(|| {
+                    f.next_flag += 1;
+                    format!("ld_exit_{}", f.next_flag)
+                });
+                if let Some(flag) = &flag {
+                    line_to(f, &format!("var {flag} = false;"));
+                }
                 line_to(f, "loop {");
                 f.indent += 1;
                 if let Some(c) = &l.cond {
                     let c = self.expr(f, c);
-                    line_to(f, &format!("if !{c} {{ break; }}"));
+                    let set = flag.as_ref().map(|fl| format!("{fl} = true; ")).unwrap_or_default();
+                    line_to(f, &format!("if !{c} {{ {set}break; }}"));
                 }
+                f.loop_flags.extend(flag.clone());
                 self.block(f, &l.body);
+                if flag.is_some() {
+                    f.loop_flags.pop();
+                }
                 if !l.continuing.is_empty() {
                     line_to(f, "continuing {");
                     f.indent += 1;
@@ -341,11 +350,20 @@ impl<'m> Writer<'m> {
                 }
                 f.indent -= 1;
                 line_to(f, "}");
+                if let Some(flag) = &flag {
+                    line_to(f, &format!("ld_cut(!{flag});"));
+                }
             }
-            StmtKind::Break => line_to(f, "break;"),
+            StmtKind::Break => match f.loop_flags.last() {
+                Some(flag) => {
+                    let line = format!("{flag} = true; break;");
+                    line_to(f, &line)
+                }
+                None => line_to(f, "break;"),
+            },
             StmtKind::Continue => line_to(f, "continue;"),
-            // Level 2 runs the body in `ld_run`: leaving it ends the invocation.
-            StmtKind::Return(None) if f.l2_kernel => line_to(f, "ld_pc = LD_DONE; ld_stop = LD_DONE; return;"),
+            // The instrumented kernel runs its body in `ld_run`: leaving it ends the invocation.
+            StmtKind::Return(None) if f.in_machine => line_to(f, "ld_pc = LD_DONE; ld_stop = LD_DONE; return;"),
             StmtKind::Return(None) => line_to(f, "return;"),
             StmtKind::Return(Some(e)) => {
                 let x = self.expr(f, e);
@@ -408,7 +426,7 @@ impl<'m> Writer<'m> {
         s
     }
 
-    fn mem_elem(&self, f: &Func, m: MemRef) -> Type {
+    pub(super) fn mem_elem(&self, f: &Func, m: MemRef) -> Type {
         let (_, m) = self.mem_name(f, m);
         match m {
             MemRef::Param(i) => match &self.m.kernel.params[i].kind {
@@ -424,6 +442,7 @@ impl<'m> Writer<'m> {
     pub(super) fn expr(&mut self, f: &mut Func, e: &Expr) -> String {
         match &e.kind {
             ExprKind::Lit(l) => lit(*l, &e.ty),
+            ExprKind::Load(p) if self.target_place(f, p).is_some() => self.load_target(f, p),
             ExprKind::Load(p) => self.place(f, p),
             ExprKind::Uniform(i) => format!("ld_uniforms.{}", uniform_field(&self.param_names[*i])),
             ExprKind::Builtin(b) => match b {
@@ -497,7 +516,8 @@ impl<'m> Writer<'m> {
                 let (name, m) = self.mem_name(f, *m);
                 let len = match m {
                     MemRef::Shared(i) => format!("{}u", self.m.kernel.shared[i].len),
-                    MemRef::Param(i) if self.variant != Variant::Native && self.private[i] => format!("ld_len_{i}"),
+                    // The instrumented kernel binds a target as its words.
+                    MemRef::Param(i) if self.targets.contains_key(&m) => format!("(arrayLength(&{name}) / {}u)", self.mem_elem_words(i)),
                     _ => format!("arrayLength(&{name})"),
                 };
                 match off {

@@ -152,31 +152,34 @@ mod tests {
 /// A launch's check plan under a memory budget.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Plan {
-    /// Bytes the private copies may take (per level).
+    /// Bytes the engine may allocate.
     pub budget: u64,
-    /// Rounds over workgroups (storage targets); `None` when level 1 has
-    /// nothing to check.
+    /// Level 1: every workgroup on its own copy, which holds only the pages
+    /// it writes, so one round always suffices; `None` when nothing can race
+    /// between workgroups (no written storage buffer, or one workgroup).
     pub level1: Option<LevelPlan>,
-    pub level1_bytes: u64,
-    /// Warps of one workgroup.
+    /// Level 2: the warps of a workgroup; copies in workgroup-sized scratch
+    /// slots, rounds when fewer copies than warps fit.
     pub level2: LevelPlan,
-    pub level2_bytes: u64,
-    /// Workgroups checked together at level 2.
-    pub level2_batch: u64,
+    /// Workgroups per dispatch (their scratch slots fit the budget and a binding).
+    pub batch: u64,
+    /// Bytes allocated: scratch slots of one batch, atomic logs, race
+    /// records and level-1 pages.
+    pub bytes: u64,
 }
 
 impl std::fmt::Display for Plan {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let mib = |b: u64| b as f64 / (1 << 20) as f64;
-        writeln!(f, "check plan under a budget of {:.1} MiB:", mib(self.budget))?;
+        writeln!(f, "check plan under a budget of {:.1} MiB ({:.1} MiB allocated):", mib(self.budget), mib(self.bytes))?;
         if let Some(p) = &self.level1 {
-            write!(f, "  level 1 (workgroups): {} units, {} copies, {} of {} rounds, {} passes, {:.1} MiB; P(found) by round:", p.units, p.copies, p.rounds_run, p.rounds, p.passes(), mib(self.level1_bytes))?;
-            for k in 1..=p.rounds_run {
-                write!(f, " {:.0}%", 100.0 * p.p_within(k))?;
-            }
-            writeln!(f)?;
+            writeln!(f, "  level 1 (workgroups): {} units, each on its own copy of the pages it writes, 1 round, 2 passes", p.units)?;
         }
         let p = &self.level2;
-        write!(f, "  level 2 (warps of a workgroup): {} units, {} copies, {} of {} rounds, {} passes per region, workgroups in batches of {}, {:.1} MiB", p.units, p.copies, p.rounds_run, p.rounds, p.passes(), self.level2_batch, mib(self.level2_bytes))
+        write!(f, "  level 2 (warps of a workgroup): {} units, {} copies, {} of {} rounds, {} passes per region; P(found) by round:", p.units, p.copies, p.rounds_run, p.rounds, p.passes())?;
+        for k in 1..=p.rounds_run {
+            write!(f, " {:.0}%", 100.0 * p.p_within(k))?;
+        }
+        write!(f, "; workgroups in batches of {}", self.batch)
     }
 }

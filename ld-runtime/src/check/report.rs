@@ -130,6 +130,8 @@ pub struct Report {
     pub elapsed_ms: f64,
     /// The plan the check ran under.
     pub plan: Option<super::plan::Plan>,
+    /// What the check cost.
+    pub stats: Option<super::engine::Stats>,
 }
 
 impl Report {

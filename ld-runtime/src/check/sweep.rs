@@ -1,165 +1,162 @@
-//! The checking sweeps on the CPU: the same word-level algorithm as the
-//! WGSL in `shaders/`, so the CPU reference finds exactly what the GPU finds.
-//!
-//! Per region and per memory, with `B` the epoch base (the state at the last
-//! barrier that orders this memory), `R_w` warp `w`'s copy at region start,
-//! `P_w` its copy after pass 1 and `U` the union:
-//! - `merge`: unit `w` wrote word `k` in the epoch iff `P_w[k] != B[k]`, in
-//!   this region iff `P_w[k] != R_w[k]`; two epoch writers, one of them in
-//!   this region, are a write-write race. `U[k]` takes the last writer's
-//!   value (unit order). Pass 2's input for `w` is `U`, except that words `w`
-//!   wrote in this region go back to `R_w[k]`.
-//! - `compare`: after pass 2, a copy that differs from `U` is a unit whose
-//!   result changed when it saw the other units' writes: a read-write race.
+//! The engine's per-word steps on the CPU: the same algorithm as
+//! `ld-shaders`' `engine.wgsl` (`ld_merge_word`, `ld_compare_word`,
+//! `ld_fold_word`), so the CPU reference finds exactly what the GPU finds.
+//! On the CPU an entry's role pages are always stored whole (invocations run
+//! one at a time, so a page can be filled when it is first written), which
+//! is what the GPU's masks and fallbacks amount to.
 
-use super::report::RaceKind;
-use std::ops::Range;
-use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
+use ld_shaders::abi::{record, Roles, NONE, PAGE};
 
-pub type Words = [AtomicU32];
-
-/// A racing observation in copy terms.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Obs {
-    pub kind: RaceKind,
-    pub a: u32,
-    pub b: Option<u32>,
-    pub word: u32,
-    /// The conflicting accesses lie in different regions of one epoch, i.e.
-    /// on both sides of a barrier that does not order this memory.
-    pub cross: bool,
+/// One page of a target in a workgroup: its roles (base, union, pass-1 and
+/// pass-2 copies; see `ld_shaders::abi::Roles`).
+#[derive(Clone, Debug)]
+pub(crate) struct Entry {
+    pub roles: Vec<[u32; PAGE as usize]>,
+    /// Written since the memory's epoch began (pass 1), and in this region's pass 2.
+    pub dirty1: bool,
+    pub dirty2: bool,
 }
 
-#[inline]
-fn ld(w: &Words, k: usize) -> u32 {
-    w[k].load(Relaxed)
+impl Entry {
+    /// Every role holding `page`.
+    pub fn new(roles: Roles, page: [u32; PAGE as usize]) -> Self {
+        Entry { roles: vec![page; roles.pages as usize], dirty1: false, dirty2: false }
+    }
 }
 
-#[inline]
-fn st(w: &Words, k: usize, v: u32) {
-    w[k].store(v, Relaxed)
-}
+/// A race seen by a sweep: (kind bits, copy a, copy b, word).
+pub(crate) type Seen = (u32, u32, u32, u32);
 
-/// Fused write-write check + union + pass-2 set-up over `range`.
-/// `start[w]` is `R_w` (`None`: every copy started at `B`); pass 2's input
-/// is written to `q_out[w]`, which may be `start[w]` or `cur[w]`.
-pub fn merge(base: &Words, start: Option<&[&Words]>, cur: &[&Words], union: &Words, q_out: &[&Words], range: Range<usize>, out: &mut Vec<Obs>, wrote: &mut [bool]) {
-    let n = cur.len();
-    let mut region_wrote = vec![false; n];
-    for k in range {
-        let b = ld(base, k);
-        let mut u = b;
-        let mut last: Option<(usize, bool)> = None;
-        for w in 0..n {
-            let p = ld(cur[w], k);
-            let r = start.map(|s| ld(s[w], k)).unwrap_or(b);
-            region_wrote[w] = p != r;
-            if p != b {
-                let here = p != r;
-                if let Some((prev, prev_here)) = last {
-                    if here || prev_here {
-                        out.push(Obs { kind: RaceKind::WriteWrite, a: prev as u32, b: Some(w as u32), word: k as u32, cross: !(here && prev_here) });
-                    }
+/// After pass 1 (see `ld_merge_word`): write-write races, the union, pass
+/// 2's input. `wrote[c]`: copy c wrote something in this region.
+pub(crate) fn merge_word(e: &mut Entry, r: Roles, w: usize, k: u32, spans: bool, wrote: &mut [bool], out: &mut Vec<Seen>) {
+    let (p0, q0) = (r.p as usize, r.q as usize);
+    let b = e.roles[0][w];
+    let start = |e: &Entry, c: usize| if spans { e.roles[q0 + c][w] } else { b };
+    let mut u = b;
+    let mut last: Option<(u32, bool)> = None;
+    for c in 0..r.copies as usize {
+        let p = e.roles[p0 + c][w];
+        let here = p != start(e, c);
+        wrote[c] |= here;
+        if p != b {
+            if let Some((prev, prev_here)) = last {
+                if here || prev_here {
+                    out.push((if here && prev_here { 0 } else { record::CROSS }, prev, c as u32, k));
                 }
-                last = Some((w, here));
-                u = p;
             }
-        }
-        st(union, k, u);
-        for w in 0..n {
-            wrote[w] |= region_wrote[w];
-            let q = if region_wrote[w] { start.map(|s| ld(s[w], k)).unwrap_or(b) } else { u };
-            st(q_out[w], k, q);
+            last = Some((c as u32, here));
+            u = p;
         }
     }
+    for c in 0..r.copies as usize {
+        let p = e.roles[p0 + c][w];
+        let s = start(e, c);
+        e.roles[q0 + c][w] = if p != s {
+            s
+        } else if p != b {
+            p
+        } else {
+            u
+        };
+    }
+    e.roles[r.u as usize][w] = u;
 }
 
-/// Read-write check after pass 2 over `range`: copy `w`'s own epoch writes
-/// (`cur[w][k] != base[k]`) must come back unchanged, every other word must
-/// read as the union. `wrote[w]`: unit `w` wrote any memory in this region;
-/// with `cross`, a changed unit none of whose peers wrote anything in this
-/// region must have read an earlier region's write across a barrier.
+/// After pass 2 (see `ld_compare_word`): read-write races, then the commit
+/// (`commit`: the region's barrier ends this memory's epoch) or the next
+/// region's start. `writers`: copies that wrote anything in this region.
 #[allow(clippy::too_many_arguments)]
-pub fn compare(base: &Words, union: &Words, cur: &[&Words], q: &[&Words], range: Range<usize>, wrote: &[bool], cross: bool, out: &mut Vec<Obs>) {
-    let writers = wrote.iter().filter(|w| **w).count();
-    for k in range {
-        let (b, u) = (ld(base, k), ld(union, k));
-        for (w, c) in q.iter().enumerate() {
-            let p = ld(cur[w], k);
-            let want = if p != b { p } else { u };
-            if ld(c, k) != want {
-                let others = writers - wrote[w] as usize;
-                out.push(Obs { kind: RaceKind::ReadWrite, a: w as u32, b: None, word: k as u32, cross: cross && others == 0 });
-            }
+pub(crate) fn compare_word(e: &mut Entry, r: Roles, w: usize, k: u32, spans: bool, commit: bool, wrote: &[bool], writers: usize, out: &mut Vec<Seen>) {
+    let (p0, q0) = (r.p as usize, r.q as usize);
+    let b = e.roles[0][w];
+    let u = if e.dirty1 { e.roles[r.u as usize][w] } else { b };
+    for c in 0..r.copies as usize {
+        let mut p = if e.dirty1 { e.roles[p0 + c][w] } else { b };
+        let want = if p != b { p } else { u };
+        if e.roles[q0 + c][w] != want {
+            let cross = spans && writers == wrote[c] as usize;
+            out.push((record::RW | if cross { record::CROSS } else { 0 }, c as u32, NONE, k));
+        }
+        if commit {
+            p = u;
+        }
+        e.roles[p0 + c][w] = p;
+        e.roles[q0 + c][w] = p;
+    }
+    e.roles[0][w] = if commit { u } else { b };
+}
+
+/// Deterministic mode at an epoch's end (see `ld_fold_word`): the copies'
+/// writes in copy order, a later copy winning.
+pub(crate) fn fold_word(e: &mut Entry, r: Roles, w: usize) {
+    let b = e.roles[0][w];
+    let mut u = b;
+    for c in 0..r.copies as usize {
+        let p = e.roles[r.p as usize + c][w];
+        if p != b {
+            u = p;
         }
     }
-}
-
-/// `dst = src` over `range`.
-pub fn copy(dst: &Words, src: &Words, range: Range<usize>) {
-    for k in range {
-        st(dst, k, ld(src, k));
+    e.roles[0][w] = u;
+    for c in 0..r.copies as usize {
+        e.roles[r.p as usize + c][w] = u;
     }
-}
-
-pub fn words_from(v: &[u32]) -> Vec<AtomicU32> {
-    v.iter().map(|&x| AtomicU32::new(x)).collect()
-}
-
-pub fn clone_words(w: &Words) -> Vec<AtomicU32> {
-    w.iter().map(|x| AtomicU32::new(x.load(Relaxed))).collect()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn w(v: &[u32]) -> Vec<AtomicU32> {
-        words_from(v)
-    }
-    fn get(v: &Words) -> Vec<u32> {
-        v.iter().map(|x| x.load(Relaxed)).collect()
+    fn entry(r: Roles) -> Entry {
+        Entry::new(r, [0; PAGE as usize])
     }
 
     #[test]
     fn two_writers_of_a_word_race_and_the_later_wins() {
-        let base = w(&[0, 0, 0]);
-        let (p0, p1) = (w(&[5, 0, 1]), w(&[7, 2, 0]));
-        let u = w(&[0; 3]);
-        let mut obs = vec![];
-        let mut wrote = vec![false; 2];
-        merge(&base, None, &[&p0, &p1], &u, &[&p0, &p1], 0..3, &mut obs, &mut wrote);
-        assert_eq!(obs, vec![Obs { kind: RaceKind::WriteWrite, a: 0, b: Some(1), word: 0, cross: false }]);
-        assert_eq!(get(&u), vec![7, 2, 1]);
-        // pass-2 inputs: own writes reverted, others' writes visible
-        assert_eq!(get(&p0), vec![0, 2, 0]);
-        assert_eq!(get(&p1), vec![0, 0, 1]);
+        let r = Roles::check(2);
+        let mut e = entry(r);
+        e.dirty1 = true;
+        e.roles[2][0] = 5; // copy 0
+        e.roles[3][0] = 7; // copy 1
+        e.roles[3][1] = 2;
+        let (mut out, mut wrote) = (vec![], vec![false; 2]);
+        for w in 0..2 {
+            merge_word(&mut e, r, w, w as u32, false, &mut wrote, &mut out);
+        }
+        assert_eq!(out, vec![(0, 0, 1, 0)]);
+        assert_eq!((e.roles[1][0], e.roles[1][1]), (7, 2));
+        // Pass-2 inputs: own writes reverted, the others' visible.
+        assert_eq!((e.roles[4][0], e.roles[4][1]), (0, 2));
+        assert_eq!((e.roles[5][0], e.roles[5][1]), (0, 0));
         assert_eq!(wrote, vec![true, true]);
     }
 
     #[test]
-    fn epoch_writes_from_earlier_regions_are_not_reported_again() {
-        let base = w(&[0, 0]);
-        // warp 0 wrote word 0 in an earlier region (start already has it).
-        let (s0, s1) = (w(&[3, 0]), w(&[0, 0]));
-        let (p0, p1) = (w(&[3, 0]), w(&[0, 4]));
-        let u = w(&[0; 2]);
-        let mut obs = vec![];
-        let mut wrote = vec![false; 2];
-        merge(&base, Some(&[&s0, &s1]), &[&p0, &p1], &u, &[&s0, &s1], 0..2, &mut obs, &mut wrote);
-        assert!(obs.is_empty());
-        assert_eq!(get(&u), vec![3, 4]);
-        assert_eq!(get(&s0), vec![3, 4]);
-        assert_eq!(get(&s1), vec![3, 0]);
-        assert_eq!(wrote, vec![false, true]);
-        // Pass 2 changed nothing: warp 1 rewrote its word, warp 0 left the union.
-        let (q0, q1) = (w(&[3, 4]), w(&[3, 4]));
-        let mut obs = vec![];
-        compare(&base, &u, &[&p0, &p1], &[&q0, &q1], 0..2, &wrote, true, &mut obs);
-        assert!(obs.is_empty(), "{obs:?}");
-        // Warp 0's pass 2 saw warp 1's write and changed its own word.
-        let q0 = w(&[9, 4]);
-        compare(&base, &u, &[&p0, &p1], &[&q0, &q1], 0..2, &wrote, true, &mut obs);
-        assert_eq!(obs, vec![Obs { kind: RaceKind::ReadWrite, a: 0, b: None, word: 0, cross: false }]);
+    fn a_changed_second_pass_is_a_read_write_race() {
+        let r = Roles::check(2);
+        let mut e = entry(r);
+        e.dirty1 = true;
+        e.roles[2][0] = 3; // copy 0 wrote word 0
+        let (mut out, mut wrote) = (vec![], vec![false; 2]);
+        merge_word(&mut e, r, 0, 0, false, &mut wrote, &mut out);
+        merge_word(&mut e, r, 1, 1, false, &mut wrote, &mut out);
+        // Pass 2: copy 0 writes the same, copy 1 computed word 1 from word 0.
+        e.roles[4][0] = 3;
+        e.roles[5][1] = 9;
+        compare_word(&mut e, r, 0, 0, false, true, &wrote, 1, &mut out);
+        compare_word(&mut e, r, 1, 1, false, true, &wrote, 1, &mut out);
+        assert_eq!(out, vec![(record::RW, 1, NONE, 1)]);
+        assert_eq!(e.roles[0][0], 3, "committed");
+    }
+
+    #[test]
+    fn fold_takes_the_last_copy_that_wrote() {
+        let r = Roles::deterministic(3);
+        let mut e = entry(r);
+        e.roles[1][0] = 4;
+        e.roles[3][0] = 6;
+        fold_word(&mut e, r, 0);
+        assert_eq!(e.roles.iter().map(|p| p[0]).collect::<Vec<_>>(), vec![6, 6, 6, 6]);
     }
 }

@@ -17,7 +17,7 @@
 //! `Workgroup` is also what check mode drives region by region, giving each
 //! warp its own memory.
 
-use super::twin::{AtomicLog, BarrierKind, Cx, Fault, Ids, Invocation, Mem, SharedMem, StorageView, UVec3, Yield};
+use super::twin::{AtomicLog, BarrierKind, Cx, Fault, Ids, Invocation, Mem, SharedMem, StorageView, Targets, UVec3, Yield};
 use crate::kernel::KernelInfo;
 use rayon::prelude::*;
 
@@ -70,46 +70,37 @@ pub fn run(l: &CpuLaunch) -> Result<(), WorkgroupError> {
 fn run_native(l: &CpuLaunch, wg: u64) -> Result<(), WorkgroupError> {
     let mut g = Workgroup::new(l, wg);
     let mut shared = SharedSet::native(l.info);
-    let views = [l.storage.clone()];
     loop {
-        let end = g.run_region(l, &views, l.info.invocations_per_workgroup(), &mut shared, &mut AtomicLogs::off())?;
+        let end = g.run_region(l, &l.storage, &mut shared, &mut AtomicLogs::off(), None)?;
         if end == RegionEnd::Done {
             return Ok(());
         }
     }
 }
 
-/// A workgroup's shared arrays: the real ones, and (check mode) one copy
-/// per group of each array marked private.
+/// A workgroup's shared arrays. (Check and deterministic modes route the
+/// privatized ones through their `Targets`; only atomic arrays and the
+/// arrays' lengths are used then.)
 pub struct SharedSet {
     pub real: Vec<SharedMem>,
-    pub copies: Vec<Vec<SharedMem>>,
-    pub private: Vec<bool>,
-    /// Group (warp) → its copy, when several warps share one.
-    pub copy_of: Vec<usize>,
 }
 
 impl SharedSet {
     pub fn native(info: &KernelInfo) -> Self {
-        SharedSet { real: new_shared(info), copies: vec![], private: vec![false; info.shared.len()], copy_of: vec![] }
+        SharedSet { real: new_shared(info) }
     }
 
-    fn for_group(&mut self, g: usize) -> Vec<&mut SharedMem> {
-        let private = &self.private;
-        let g = self.copy_of.get(g).copied().unwrap_or(g);
-        match self.copies.get_mut(g) {
-            Some(copies) => self.real.iter_mut().zip(copies.iter_mut()).enumerate().map(|(a, (r, c))| if private[a] { c } else { r }).collect(),
-            None => self.real.iter_mut().collect(),
-        }
+    fn all(&mut self) -> Vec<&mut SharedMem> {
+        self.real.iter_mut().collect()
     }
 }
 
-/// Per-invocation atomic logs of check mode.
+/// Per-invocation atomic logs of check mode: pass 1 appends the results an
+/// invocation uses (across regions), later passes replay from a position.
 pub struct AtomicLogs {
     pub mode: LogMode,
     pub logs: Vec<Vec<u32>>,
     pub pos: Vec<usize>,
-    pub capacity: usize,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -121,29 +112,33 @@ pub enum LogMode {
 
 impl AtomicLogs {
     pub fn off() -> Self {
-        AtomicLogs { mode: LogMode::Off, logs: vec![], pos: vec![], capacity: 0 }
+        AtomicLogs { mode: LogMode::Off, logs: vec![], pos: vec![] }
     }
 
-    pub fn new(invocations: usize, capacity: usize) -> Self {
-        AtomicLogs { mode: LogMode::Record, logs: vec![vec![]; invocations], pos: vec![0; invocations], capacity }
+    pub fn new(invocations: usize) -> Self {
+        AtomicLogs { mode: LogMode::Record, logs: vec![vec![]; invocations], pos: vec![0; invocations] }
     }
 
-    /// Starts recording a region afresh.
+    /// Appends what the next pass uses.
     pub fn record(&mut self) {
         self.mode = LogMode::Record;
-        self.logs.iter_mut().for_each(|l| l.clear());
     }
 
-    /// Replays what the last `record` logged.
-    pub fn replay(&mut self) {
+    /// Replays, each invocation from its own position.
+    pub fn replay_from(&mut self, starts: &[usize]) {
         self.mode = LogMode::Replay;
-        self.pos.iter_mut().for_each(|p| *p = 0);
+        self.pos.copy_from_slice(starts);
+    }
+
+    /// Every invocation's log length (a pass's starting positions).
+    pub fn lens(&self) -> Vec<usize> {
+        self.logs.iter().map(|l| l.len()).collect()
     }
 
     fn for_invocation(&mut self, li: usize) -> AtomicLog<'_> {
         match self.mode {
             LogMode::Off => AtomicLog::Off,
-            LogMode::Record => AtomicLog::Record { log: &mut self.logs[li], capacity: self.capacity },
+            LogMode::Record => AtomicLog::Record { log: &mut self.logs[li] },
             LogMode::Replay => AtomicLog::Replay { log: &self.logs[li], pos: &mut self.pos[li] },
         }
     }
@@ -196,10 +191,9 @@ impl Workgroup {
         self.done = s.2.clone();
     }
 
-    /// Runs every unfinished invocation to its next barrier (or end).
-    /// Invocation `li` is in group `li / group_size` and sees `storage[group]`
-    /// and the group's shared arrays.
-    pub fn run_region(&mut self, l: &CpuLaunch, storage: &[Vec<Option<StorageView<'_>>>], group_size: u32, shared: &mut SharedSet, atomics: &mut AtomicLogs) -> Result<RegionEnd, WorkgroupError> {
+    /// Runs every unfinished invocation to its next barrier (or end). With
+    /// `targets`, the engine's memories (check and deterministic modes).
+    pub fn run_region(&mut self, l: &CpuLaunch, storage: &[Option<StorageView<'_>>], shared: &mut SharedSet, atomics: &mut AtomicLogs, mut targets: Option<&mut dyn Targets>) -> Result<RegionEnd, WorkgroupError> {
         let n = self.invocations.len();
         let mut state: Vec<Option<(BarrierKind, u32)>> = vec![None; n];
         for li in 0..n as u32 {
@@ -207,8 +201,10 @@ impl Workgroup {
             if self.done[i] {
                 continue;
             }
-            let g = (li / group_size) as usize;
-            let mut cx = Cx::new(ids(l, self.wid, li), &storage[g], shared.for_group(g), &l.uniforms, self.fuel[i], atomics.for_invocation(i));
+            if let Some(t) = targets.as_deref_mut() {
+                t.enter(li);
+            }
+            let mut cx = Cx::new(ids(l, self.wid, li), storage, shared.all(), &l.uniforms, self.fuel[i], atomics.for_invocation(i), reborrow(&mut targets));
             let r = self.invocations[i].step(&mut cx);
             self.fuel[i] = cx.fuel_left();
             match r {
@@ -232,6 +228,14 @@ impl Workgroup {
         }
         let (kind, id) = state[first].unwrap();
         Ok(RegionEnd::Barrier { kind, id })
+    }
+}
+
+/// A shorter-lived view of the engine's memories, for one invocation's step.
+fn reborrow<'r>(t: &'r mut Option<&mut dyn Targets>) -> Option<&'r mut dyn Targets> {
+    match t {
+        Some(t) => Some(&mut **t),
+        None => None,
     }
 }
 
@@ -266,9 +270,6 @@ impl WorkgroupError {
             }
             ErrorKind::Fault(Fault::OutOfFuel) => format!(
                 "it ran {fuel} loop iterations without finishing: the kernel probably never terminates (raise the limit with LD_CPU_FUEL if it is just long)"
-            ),
-            ErrorKind::Fault(Fault::AtomicLogFull { capacity }) => format!(
-                "it used the results of more than {capacity} atomic operations in one region; check mode replays them from a log of that size: raise `CheckOptions::atomic_log`"
             ),
             ErrorKind::Divergence { first, other } => {
                 let at = |s: Option<u32>| match s {

@@ -95,18 +95,27 @@ pub enum AtomicOp {
 pub enum Fault {
     OutOfBounds { mem: Option<Mem>, index: i64, len: u32, site: (u32, u32) },
     OutOfFuel,
-    /// Check mode: more atomic results in one region than the replay log holds.
-    AtomicLogFull { capacity: usize },
 }
 
 /// Check mode's treatment of atomics: pass 1 records the results an
-/// invocation uses, pass 2 replays them instead of touching memory again, so
-/// re-running a region neither applies an atomic twice nor sees a different
-/// (but race-free) interleaving.
+/// invocation uses, later passes replay them instead of touching memory
+/// again, so re-running a region neither applies an atomic twice nor sees a
+/// different (but race-free) interleaving.
 pub enum AtomicLog<'a> {
     Off,
-    Record { log: &'a mut Vec<u32>, capacity: usize },
+    Record { log: &'a mut Vec<u32> },
     Replay { log: &'a [u32], pos: &'a mut usize },
+}
+
+/// Check and deterministic modes: the memories the engine privatizes, as
+/// the running invocation sees them (its warp's copy, in its pass).
+pub trait Targets {
+    /// The invocation whose accesses follow (by local index).
+    fn enter(&mut self, local_index: u32);
+    /// Whether accesses to `mem` go through the engine.
+    fn owns(&self, mem: Mem) -> bool;
+    fn read(&mut self, mem: Mem, word: u32) -> u32;
+    fn write(&mut self, mem: Mem, word: u32, value: u32);
 }
 
 pub struct Cx<'a> {
@@ -116,6 +125,7 @@ pub struct Cx<'a> {
     pub(crate) uniforms: &'a [u32],
     pub(crate) fuel: u64,
     pub(crate) atomics: AtomicLog<'a>,
+    pub(crate) targets: Option<&'a mut dyn Targets>,
 }
 
 /// A value that lives in memory as consecutive 32-bit words.
@@ -190,8 +200,8 @@ pub fn idx(i: i64, n: u32, site: (u32, u32)) -> Result<usize, Fault> {
 }
 
 impl<'a> Cx<'a> {
-    pub(crate) fn new(ids: Ids, storage: &'a [Option<StorageView<'a>>], shared: Vec<&'a mut SharedMem>, uniforms: &'a [u32], fuel: u64, atomics: AtomicLog<'a>) -> Self {
-        Cx { ids, storage, shared, uniforms, fuel, atomics }
+    pub(crate) fn new(ids: Ids, storage: &'a [Option<StorageView<'a>>], shared: Vec<&'a mut SharedMem>, uniforms: &'a [u32], fuel: u64, atomics: AtomicLog<'a>, targets: Option<&'a mut dyn Targets>) -> Self {
+        Cx { ids, storage, shared, uniforms, fuel, atomics, targets }
     }
 
     pub(crate) fn fuel_left(&self) -> u64 {
@@ -243,8 +253,11 @@ impl<'a> Cx<'a> {
     }
 
     #[inline]
-    pub fn read<T: Words>(&self, mem: Mem, index: i64, inner: u32, site: (u32, u32)) -> Result<T, Fault> {
+    pub fn read<T: Words>(&mut self, mem: Mem, index: i64, inner: u32, site: (u32, u32)) -> Result<T, Fault> {
         let w = self.word(mem, index, inner, site)?;
+        if let Some(t) = self.targets.as_deref_mut().filter(|t| t.owns(mem)) {
+            return Ok(T::from_words(&mut |k| t.read(mem, w as u32 + k)));
+        }
         Ok(match mem {
             Mem::Storage(i) => {
                 let words = self.view(i).words;
@@ -260,6 +273,10 @@ impl<'a> Cx<'a> {
     #[inline]
     pub fn write<T: Words>(&mut self, mem: Mem, index: i64, inner: u32, value: T, site: (u32, u32)) -> Result<(), Fault> {
         let w = self.word(mem, index, inner, site)?;
+        if let Some(t) = self.targets.as_deref_mut().filter(|t| t.owns(mem)) {
+            value.to_words(&mut |k, x| t.write(mem, w as u32 + k, x));
+            return Ok(());
+        }
         match mem {
             Mem::Storage(i) => {
                 let words = self.view(i).words;
@@ -329,10 +346,7 @@ impl<'a> Cx<'a> {
             }
         };
         let old = if op == AtomicOp::Store { 0 } else { old };
-        if let (AtomicLog::Record { log, capacity }, true) = (&mut self.atomics, used) {
-            if log.len() >= *capacity {
-                return Err(Fault::AtomicLogFull { capacity: *capacity });
-            }
+        if let (AtomicLog::Record { log }, true) = (&mut self.atomics, used) {
             log.push(old);
         }
         Ok(old)

@@ -13,7 +13,7 @@ pub struct GpuContext {
     pub info: wgpu::AdapterInfo,
     pub limits: wgpu::Limits,
     pub(crate) pipelines: Mutex<HashMap<(usize, super::pipeline::Variant), Arc<super::pipeline::Pipeline>>>,
-    pub(crate) sweeps: Mutex<Option<Arc<super::pipeline::Sweeps>>>,
+    pub(crate) level1: Mutex<Option<Arc<super::pipeline::Level1>>>,
     pub(crate) lost: Arc<Mutex<Option<String>>>,
     pub timeout: Duration,
 }
@@ -86,5 +86,5 @@ pub fn open() -> Result<Option<Arc<GpuContext>>> {
         *flag.lock().unwrap() = Some(format!("{reason:?}: {msg}"));
     });
     let timeout = std::env::var("LD_GPU_TIMEOUT_SECS").ok().and_then(|s| s.parse().ok()).map(Duration::from_secs_f64).unwrap_or(Duration::from_secs(120));
-    Ok(Some(Arc::new(GpuContext { device, queue, info, limits, pipelines: Mutex::new(HashMap::new()), sweeps: Mutex::new(None), lost, timeout })))
+    Ok(Some(Arc::new(GpuContext { device, queue, info, limits, pipelines: Mutex::new(HashMap::new()), level1: Mutex::new(None), lost, timeout })))
 }

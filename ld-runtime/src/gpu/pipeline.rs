@@ -3,21 +3,22 @@
 use super::GpuContext;
 use crate::error::{Error, Result};
 use crate::kernel::{KernelInfo, ParamKind};
+use ld_shaders::abi::binding;
 use std::sync::Arc;
 
 pub struct Pipeline {
     pub pipeline: wgpu::ComputePipeline,
+    /// `@group(0)`: the kernel's parameters; `@group(1)` (instrumented): the engine's buffers.
     pub layout: wgpu::BindGroupLayout,
+    pub engine: Option<wgpu::BindGroupLayout>,
 }
 
 /// Which of a kernel's shaders.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Variant {
     Native,
-    Check1,
-    Check2,
-    /// Level 2 with the copies of shared arrays in workgroup memory, for this many warps.
-    Check2Wg(u32),
+    /// Check and deterministic modes.
+    Instrumented,
 }
 
 fn storage(binding: u32, read_only: bool) -> wgpu::BindGroupLayoutEntry {
@@ -29,13 +30,10 @@ fn storage(binding: u32, read_only: bool) -> wgpu::BindGroupLayoutEntry {
     }
 }
 
-/// Check variants add: the check's configuration, saved state, atomic log,
-/// flags, yields, then one buffer per shared array (see ld-macros' `wgsl::check`).
-fn check_entries(info: &KernelInfo) -> Vec<wgpu::BindGroupLayoutEntry> {
-    let p = info.params.len() as u32;
-    let mut out = vec![storage(p + 1, true), storage(p + 2, false), storage(p + 3, false), storage(p + 4, false), storage(p + 5, false), storage(p + 6, false)];
-    out.extend((0..info.shared.len() as u32).map(|a| storage(p + 7 + a, false)));
-    out
+/// The engine's bind group (`ld_shaders::abi::binding`): its configuration
+/// is read-only, every other buffer read-write.
+fn engine_entries() -> Vec<wgpu::BindGroupLayoutEntry> {
+    (0..binding::COUNT).map(|b| storage(b, b == binding::CONFIG)).collect()
 }
 
 /// The bind group layout every kernel's WGSL declares (see `KernelInfo::wgsl`).
@@ -70,72 +68,57 @@ pub fn get(ctx: &GpuContext, info: &'static KernelInfo, variant: Variant) -> Res
     if let Some(p) = ctx.pipelines.lock().unwrap().get(&key) {
         return Ok(p.clone());
     }
-    let (src, mut entries) = match variant {
-        Variant::Native => (info.wgsl, layout_entries(info)),
-        Variant::Check1 => (info.wgsl_check1, layout_entries(info)),
-        Variant::Check2 => (info.wgsl_check2, layout_entries(info)),
-        Variant::Check2Wg(_) => (info.wgsl_check2_wg, layout_entries(info)),
+    let src = match variant {
+        Variant::Native => info.wgsl,
+        Variant::Instrumented => info.wgsl_instrumented,
     };
-    let constants: Vec<(&str, f64)> = match variant {
-        Variant::Check2Wg(w) => vec![("LD_WARPS", w as f64)],
-        _ => vec![],
-    };
-    if variant != Variant::Native {
-        entries.extend(check_entries(info));
-    }
     let scope = ctx.device.push_error_scope(wgpu::ErrorFilter::Validation);
     let module = ctx.device.create_shader_module(wgpu::ShaderModuleDescriptor { label: Some(info.name), source: wgpu::ShaderSource::Wgsl(src.into()) });
-    let layout = ctx.device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor { label: Some(info.name), entries: &entries });
-    let pl = ctx.device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor { label: Some(info.name), bind_group_layouts: &[Some(&layout)], immediate_size: 0 });
+    let layout = ctx.device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor { label: Some(info.name), entries: &layout_entries(info) });
+    let engine = (variant == Variant::Instrumented).then(|| ctx.device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor { label: Some("ld engine"), entries: &engine_entries() }));
+    let layouts: Vec<Option<&wgpu::BindGroupLayout>> = std::iter::once(Some(&layout)).chain(engine.as_ref().map(Some)).collect();
+    let pl = ctx.device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor { label: Some(info.name), bind_group_layouts: &layouts, immediate_size: 0 });
     let pipeline = ctx.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
         label: Some(info.name),
         layout: Some(&pl),
         module: &module,
         entry_point: Some("main"),
-        compilation_options: wgpu::PipelineCompilationOptions { constants: &constants, ..Default::default() },
+        compilation_options: Default::default(),
         cache: None,
     });
     if let Some(e) = pollster::block_on(scope.pop()) {
         return Err(Error::Wgpu { what: format!("the pipeline of kernel `{}`", info.name), message: e.to_string() });
     }
-    let p = Arc::new(Pipeline { pipeline, layout });
+    let p = Arc::new(Pipeline { pipeline, layout, engine });
     ctx.pipelines.lock().unwrap().insert(key, p.clone());
     Ok(p)
 }
 
-/// The checking shaders of `shaders/`, sharing one layout.
-pub struct Sweeps {
+/// Level 1's shaders (`ld_shaders::LEVEL1`): `@group(0)` is the target's
+/// user buffer and the indirect dispatch arguments, `@group(1)` the engine's.
+pub struct Level1 {
     pub merge: wgpu::ComputePipeline,
-    pub compare: wgpu::ComputePipeline,
     pub fold: wgpu::ComputePipeline,
-    pub clear: wgpu::ComputePipeline,
+    pub args: wgpu::ComputePipeline,
     pub layout: wgpu::BindGroupLayout,
+    pub engine: wgpu::BindGroupLayout,
 }
 
-const COMMON: &str = include_str!("../../../shaders/common.wgsl");
-
-pub fn sweeps(ctx: &GpuContext) -> Result<Arc<Sweeps>> {
-    if let Some(s) = ctx.sweeps.lock().unwrap().clone() {
+pub fn level1(ctx: &GpuContext) -> Result<Arc<Level1>> {
+    if let Some(s) = ctx.level1.lock().unwrap().clone() {
         return Ok(s);
     }
     let scope = ctx.device.push_error_scope(wgpu::ErrorFilter::Validation);
-    let entries = [storage(0, true), storage(1, false), storage(2, false), storage(3, false), storage(4, true), storage(5, false), storage(6, false), storage(7, true)];
-    let layout = ctx.device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor { label: Some("ld sweeps"), entries: &entries });
-    let pl = ctx.device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor { label: Some("ld sweeps"), bind_group_layouts: &[Some(&layout)], immediate_size: 0 });
-    let make = |name: &str, body: &str| {
-        let src = format!("{COMMON}\n{body}");
-        let module = ctx.device.create_shader_module(wgpu::ShaderModuleDescriptor { label: Some(name), source: wgpu::ShaderSource::Wgsl(src.into()) });
-        ctx.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor { label: Some(name), layout: Some(&pl), module: &module, entry_point: Some("main"), compilation_options: Default::default(), cache: None })
-    };
-    let merge = make("ld merge", include_str!("../../../shaders/merge.wgsl"));
-    let compare = make("ld compare", include_str!("../../../shaders/compare.wgsl"));
-    let fold_src = include_str!("../../../shaders/fold.wgsl");
-    let fold = make("ld fold", fold_src);
-    let clear = make("ld clear", include_str!("../../../shaders/clear.wgsl"));
+    let layout = ctx.device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor { label: Some("ld level 1"), entries: &[storage(0, false), storage(1, false)] });
+    let engine = ctx.device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor { label: Some("ld engine"), entries: &engine_entries() });
+    let pl = ctx.device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor { label: Some("ld level 1"), bind_group_layouts: &[Some(&layout), Some(&engine)], immediate_size: 0 });
+    let module = ctx.device.create_shader_module(wgpu::ShaderModuleDescriptor { label: Some("ld level 1"), source: wgpu::ShaderSource::Wgsl(ld_shaders::level1_module().into()) });
+    let make = |entry: &str| ctx.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor { label: Some(entry), layout: Some(&pl), module: &module, entry_point: Some(entry), compilation_options: Default::default(), cache: None });
+    let (merge, fold, args) = (make("merge"), make("fold"), make("args"));
     if let Some(e) = pollster::block_on(scope.pop()) {
-        return Err(Error::Wgpu { what: "the checking shaders".into(), message: e.to_string() });
+        return Err(Error::Wgpu { what: "level 1's shaders".into(), message: e.to_string() });
     }
-    let s = Arc::new(Sweeps { merge, compare, fold, clear, layout });
-    *ctx.sweeps.lock().unwrap() = Some(s.clone());
+    let s = Arc::new(Level1 { merge, fold, args, layout, engine });
+    *ctx.level1.lock().unwrap() = Some(s.clone());
     Ok(s)
 }

@@ -28,8 +28,13 @@ pub fn zeroed(ctx: &GpuContext, bytes: u64, elem: &'static str, len: usize) -> R
 
 /// Copies a buffer into a staging buffer and reads it back.
 pub fn read_words(ctx: &GpuContext, buf: &wgpu::Buffer) -> Result<Vec<u32>> {
+    read_range(ctx, buf, buf.size())
+}
+
+/// Reads the first `size` bytes of a buffer back.
+pub fn read_range(ctx: &GpuContext, buf: &wgpu::Buffer, size: u64) -> Result<Vec<u32>> {
     ctx.check_alive("while reading a buffer back")?;
-    let size = buf.size();
+    let size = size.min(buf.size());
     let staging = ctx.device.create_buffer(&wgpu::BufferDescriptor {
         label: Some("ld readback"),
         size,

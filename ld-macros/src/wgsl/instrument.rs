@@ -1,0 +1,412 @@
+//! The instrumented kernel of check and deterministic modes: the kernel
+//! checks itself at its barriers (paper sections 4.1-4.4), in one dispatch
+//! per batch of workgroups.
+//!
+//! The kernel body becomes a state machine (`lower`) that `ld_run` drives
+//! from one barrier to the next over module-scope locals. `main` runs each
+//! region: pass 1 on every warp's copies; the workgroup agrees where the
+//! region ends; in check mode the engine's merge sweep, pass 2 from the
+//! locals saved at the region's start, the compare sweep and the commit; in
+//! deterministic mode (and level 1's second pass) the ordered fold. Every
+//! access to a target (a written storage buffer or a workgroup array) goes
+//! through the engine (`ld-shaders`' `engine.wgsl`) to the running warp's
+//! copy, one 32-bit word at a time. The contract with the runtime (bindings,
+//! configuration, layouts) is `ld_shaders::abi`.
+
+use super::writer::{line_to, Func, Writer};
+use crate::ir::*;
+use crate::lower::{self, Term};
+use std::fmt::Write;
+
+impl Writer<'_> {
+    /// The target a place lives in, if it is privatized.
+    pub(super) fn target_place(&self, f: &Func, p: &Place) -> Option<usize> {
+        match &p.root {
+            Root::Mem { mem, .. } => self.target_of(f, *mem),
+            Root::Local(_) => None,
+        }
+    }
+
+    pub(super) fn mem_elem_words(&self, param: usize) -> u32 {
+        match &self.m.kernel.params[param].kind {
+            ParamKind::Storage { elem, .. } => elem.words(self.m),
+            _ => 1,
+        }
+    }
+
+    /// The first word of a place in its target, clamped to the memory as
+    /// the native kernel's bounds checks clamp, and the place's type.
+    fn word_addr(&mut self, f: &mut Func, p: &Place) -> (String, Type) {
+        let Root::Mem { mem, index } = &p.root else { unreachable!("targets are memories") };
+        let (name, m) = self.mem_name(f, *mem);
+        let elem = self.mem_elem(f, *mem);
+        let ew = elem.words(self.m);
+        let len = match m {
+            MemRef::Shared(a) => format!("{}u", self.m.kernel.shared[a].len),
+            _ => format!("(arrayLength(&{name}) / {ew}u)"),
+        };
+        let i = self.expr(f, index);
+        let mut addr = format!("min(u32({i}), {len} - 1u) * {ew}u");
+        let mut ty = elem;
+        for pr in &p.path {
+            match (pr, ty.clone()) {
+                (Proj::Field(fi), Type::Struct(sid)) => {
+                    let def = &self.m.structs[sid];
+                    write!(addr, " + {}u", def.field_offset(self.m, *fi)).unwrap();
+                    ty = def.fields[*fi].1.clone();
+                }
+                (Proj::Index(e), Type::Array(el, n)) => {
+                    let x = self.expr(f, e);
+                    write!(addr, " + min(u32({x}), {}u) * {}u", n - 1, el.words(self.m)).unwrap();
+                    ty = *el;
+                }
+                (Proj::Component(c), _) => {
+                    write!(addr, " + {c}u").unwrap();
+                    ty = Type::U32;
+                }
+                _ => unreachable!("ill-typed projection"),
+            }
+        }
+        (format!("({addr})"), ty)
+    }
+
+    pub(super) fn load_target(&mut self, f: &mut Func, p: &Place) -> String {
+        let t = self.target_place(f, p).unwrap();
+        let (addr, ty) = self.word_addr(f, p);
+        let load = self.accessor(t, &ty, false);
+        format!("{load}({addr})")
+    }
+
+    /// `place = v` or `place op= v` on a target, as one statement.
+    pub(super) fn store_target(&mut self, f: &mut Func, p: &Place, op: Option<BinOp>, v: &Expr) -> String {
+        let t = self.target_place(f, p).unwrap();
+        let value = match op {
+            Some(o) if o.is_shift() => shift_rhs(o, v).unwrap_or_else(|| format!("u32({})", self.expr(f, v))),
+            _ => self.expr(f, v),
+        };
+        let (addr, ty) = self.word_addr(f, p);
+        let store = self.accessor(t, &ty, true);
+        match op {
+            None => format!("{store}({addr}, {value});"),
+            Some(o) => {
+                let load = self.accessor(t, &ty, false);
+                format!("{{ let ld_v = {value}; let ld_a = {addr}; {store}(ld_a, ({load}(ld_a) {} ld_v)); }}", o.symbol())
+            }
+        }
+    }
+
+    /// A function loading (or storing) a value of `ty` at a word of target `t`.
+    fn accessor(&mut self, t: usize, ty: &Type, store: bool) -> String {
+        let key = (t, self.ty(ty), store);
+        if let Some(n) = self.accessor_names.get(&key) {
+            return n.clone();
+        }
+        let name = format!("ld_{}{t}_{}", if store { "st" } else { "ld" }, self.accessor_names.len());
+        self.accessor_names.insert(key, name.clone());
+        let wty = self.ty(ty);
+        let body = match ty {
+            Type::Scalar(s) => {
+                let (from, to) = match s {
+                    Scalar::U32 => ("v".to_string(), format!("ld_rd{t}(a)")),
+                    Scalar::Bool => ("select(0u, 1u, v)".to_string(), format!("ld_rd{t}(a) != 0u")),
+                    _ => ("bitcast<u32>(v)".to_string(), format!("bitcast<{wty}>(ld_rd{t}(a))")),
+                };
+                if store {
+                    format!("    ld_wr{t}(a, {from});\n")
+                } else {
+                    format!("    return {to};\n")
+                }
+            }
+            Type::Struct(sid) => {
+                let def = &self.m.structs[*sid];
+                let mut parts = Vec::new();
+                for (i, (fname, fty)) in def.fields.iter().enumerate() {
+                    let off = def.field_offset(self.m, i);
+                    let inner = self.accessor(t, fty, store);
+                    parts.push(if store { format!("    {inner}(a + {off}u, v.{fname});\n") } else { format!("{inner}(a + {off}u)") });
+                }
+                if store {
+                    parts.concat()
+                } else {
+                    format!("    return {wty}({});\n", parts.join(", "))
+                }
+            }
+            Type::Array(el, n) => {
+                let inner = self.accessor(t, el, store);
+                let ew = el.words(self.m);
+                if store {
+                    format!("    for (var j = 0u; j < {n}u; j++) {{\n        {inner}(a + j * {ew}u, v[j]);\n    }}\n")
+                } else {
+                    format!("    var v: {wty};\n    for (var j = 0u; j < {n}u; j++) {{\n        v[j] = {inner}(a + j * {ew}u);\n    }}\n    return v;\n")
+                }
+            }
+            Type::Unit | Type::UVec3 | Type::Atomic(_) | Type::Var(_) => unreachable!("not a memory element type"),
+        };
+        let sig = if store { format!("fn {name}(a: u32, v: {wty})") } else { format!("fn {name}(a: u32) -> {wty}") };
+        self.accessors.push(format!("{sig} {{\n{body}}}\n\n"));
+        name
+    }
+
+    /// Everything the instrumented kernel declares besides the kernel's own
+    /// bindings and structs: the contract, the engine, the targets' word
+    /// accessors, the kernel's locals and their two saved copies.
+    pub(super) fn instrumented_prelude(&mut self) -> String {
+        let k = &self.m.kernel;
+        let wg: u32 = k.workgroup_size.iter().product();
+        let mut out = ld_shaders::abi::wgsl_prelude();
+        writeln!(out, "const LD_WG_SIZE: u32 = {wg}u;\nconst LD_WROTE_WORDS: u32 = {}u;\nconst LD_DONE: u32 = 0xffffffffu;\n", wg.div_ceil(32)).unwrap();
+        out.push_str("var<private> ld_gid: vec3<u32>;\nvar<private> ld_lid: vec3<u32>;\nvar<private> ld_wid: vec3<u32>;\nvar<private> ld_nwg: vec3<u32>;\nvar<private> ld_lidx: u32;\nvar<private> ld_pc: u32;\nvar<private> ld_stop: u32;\n\n");
+        // The dispatch's input words of each storage target.
+        let mut user = String::from("fn ld_user(t: u32, k: u32) -> u32 {\n");
+        let mut access = String::new();
+        let mut targets: Vec<(MemRef, usize)> = self.targets.iter().map(|(m, t)| (*m, *t)).collect();
+        targets.sort_by_key(|(_, t)| *t);
+        for (mem, t) in targets {
+            let kind = match mem {
+                MemRef::Param(p) => {
+                    let name = &self.param_names[p];
+                    writeln!(user, "    if t == {t}u && k < arrayLength(&{name}) {{\n        return {name}[k];\n    }}").unwrap();
+                    "storage"
+                }
+                _ => "shared",
+            };
+            writeln!(access, "fn ld_rd{t}(k: u32) -> u32 {{\n    return ld_{kind}_read({t}u, k);\n}}\n\nfn ld_wr{t}(k: u32, v: u32) {{\n    ld_{kind}_write({t}u, k, v);\n}}\n").unwrap();
+        }
+        user.push_str("    return 0u;\n}\n\n");
+        out.push_str(&user);
+        out.push_str(ld_shaders::ENGINE);
+        out.push('\n');
+        out.push_str(&access);
+        for a in std::mem::take(&mut self.accessors) {
+            out.push_str(&a);
+        }
+        // Locals, and their copies at the region's start (0) and after pass 1 (1).
+        let (mut save0, mut save1, mut load0, mut load1) = (String::new(), String::new(), String::new(), String::new());
+        for ((l, name), (s0, s1)) in self.m.kernel.body.locals.iter().zip(&self.kernel_locals).zip(&self.kernel_saves) {
+            let ty = self.ty(&l.ty);
+            writeln!(out, "var<private> {name}: {ty};\nvar<private> {s0}: {ty};\nvar<private> {s1}: {ty};").unwrap();
+            writeln!(save0, "    {s0} = {name};").unwrap();
+            writeln!(save1, "    {s1} = {name};").unwrap();
+            writeln!(load0, "    {name} = {s0};").unwrap();
+            writeln!(load1, "    {name} = {s1};").unwrap();
+        }
+        out.push_str("var<private> ld_pc_0: u32;\nvar<private> ld_pc_1: u32;\nvar<private> ld_acount_0: u32;\n\n");
+        writeln!(out, "fn ld_save0() {{\n    ld_pc_0 = ld_pc;\n    ld_acount_0 = ld_acount;\n{save0}}}\n\nfn ld_load0() {{\n    ld_pc = ld_pc_0;\n    ld_acount = ld_acount_0;\n{load0}}}\n").unwrap();
+        writeln!(out, "fn ld_save1() {{\n    ld_pc_1 = ld_pc;\n{save1}}}\n\nfn ld_load1() {{\n    ld_pc = ld_pc_1;\n{load1}}}\n").unwrap();
+        out.push_str(&self.barrier_kinds());
+        out.push_str(&self.bit_sets());
+        out
+    }
+
+    /// The engine's per-workgroup bit sets, unrolled (lavapipe counts every
+    /// loop iteration against one budget per invocation): copies that
+    /// wrote, and targets holding uncommitted writes.
+    fn bit_sets(&self) -> String {
+        let wg: u32 = self.m.kernel.workgroup_size.iter().product();
+        let mut out = String::new();
+        let words: Vec<u32> = (0..wg.div_ceil(32)).collect();
+        let count: Vec<String> = words.iter().map(|w| format!("countOneBits(atomicLoad(&ld_wrote[{w}u]))")).collect();
+        let clear: Vec<String> = words.iter().map(|w| format!("    atomicStore(&ld_wrote[{w}u], 0u);\n")).collect();
+        writeln!(out, "fn ld_wrote_count() -> u32 {{\n    return {};\n}}\n\nfn ld_clear_wrote() {{\n{}}}\n", count.join(" + "), clear.concat()).unwrap();
+        // Which targets are storage buffers, and whose epochs span regions
+        // (barriers of the other kind split them).
+        let kinds = barriers(self.m);
+        let has = |kind: BarrierKind| kinds.iter().any(|(_, k)| *k == kind);
+        let mut storage = Vec::new();
+        let mut spans = Vec::new();
+        for (mem, t) in &self.targets {
+            let st = matches!(mem, MemRef::Param(_));
+            if st {
+                storage.push(*t);
+            }
+            if has(if st { BarrierKind::Workgroup } else { BarrierKind::Storage }) {
+                spans.push(*t);
+            }
+        }
+        let test = |list: &mut Vec<usize>| {
+            list.sort();
+            if list.is_empty() {
+                "false".to_string()
+            } else {
+                list.iter().map(|t| format!("t == {t}u")).collect::<Vec<_>>().join(" || ")
+            }
+        };
+        writeln!(out, "fn ld_target_storage(t: u32) -> bool {{\n    return {};\n}}\n\nfn ld_target_spans(t: u32) -> bool {{\n    return {};\n}}\n", test(&mut storage), test(&mut spans)).unwrap();
+        out
+    }
+
+    /// `ld_storage_barrier(b)`: whether barrier index `b` is a storageBarrier.
+    fn barrier_kinds(&self) -> String {
+        let storage: Vec<String> = barriers(self.m).iter().enumerate().filter(|(_, (_, k))| *k == BarrierKind::Storage).map(|(i, _)| format!("b == {i}u")).collect();
+        let test = if storage.is_empty() { "false".to_string() } else { storage.join(" || ") };
+        format!("fn ld_storage_barrier(b: u32) -> bool {{\n    return {test};\n}}\n\n")
+    }
+
+    pub(super) fn entry_instrumented(&mut self) -> String {
+        let k = &self.m.kernel;
+        let machine = lower::machine(&k.body.block);
+        let index = barrier_index(&machine);
+        let mut f = self.func(&k.body.locals, vec![]);
+        f.names = self.kernel_locals.clone();
+        f.in_machine = true;
+        f.indent = 3;
+        let mut blocks = Vec::new();
+        for (id, b) in machine.blocks.iter().enumerate() {
+            f.out.clear();
+            self.block(&mut f, &b.stmts);
+            match &b.term {
+                Term::Return => line_to(&mut f, "ld_pc = LD_DONE;\n            ld_stop = LD_DONE;"),
+                Term::Goto(t) => line_to(&mut f, &format!("ld_pc = {t}u;")),
+                Term::Branch(c, a, e) => {
+                    let c = self.expr(&mut f, c);
+                    line_to(&mut f, &format!("if {c} {{ ld_pc = {a}u; }} else {{ ld_pc = {e}u; }}"));
+                }
+                // Stopped at barrier index b: ld_stop = b + 1.
+                Term::Barrier(_, next, _) => line_to(&mut f, &format!("ld_pc = {next}u;\n            ld_stop = {}u;", index[id].unwrap() + 1)),
+            }
+            blocks.push(f.out.clone());
+        }
+        // The blocks as a tree of ifs on `ld_pc`.
+        let body = if_tree(&blocks, 0, blocks.len(), 2);
+        let [x, y, z] = k.workgroup_size;
+        let steps = self.steps();
+        format!(
+            "// One region: blocks of the lowered kernel until the next barrier.\n\
+             fn ld_run() {{\n    while ld_stop == 0u {{\n        if ld_pc == LD_DONE {{\n            ld_stop = LD_DONE;\n            break;\n        }}\n{body}    }}\n    ld_cut(ld_stop == 0u);\n}}\n\n\
+             fn ld_enter(slot: u32, li: u32) {{\n    ld_slot = slot;\n    ld_li = li;\n    ld_wg = ld_cfg.wg_offset + slot;\n    let g = vec3<u32>(ld_cfg.grid_x, ld_cfg.grid_y, ld_cfg.grid_z);\n    ld_wid = vec3<u32>(ld_wg % g.x, (ld_wg / g.x) % g.y, ld_wg / (g.x * g.y));\n    ld_lid = vec3<u32>(li % {x}u, (li / {x}u) % {y}u, li / {xy}u);\n    ld_gid = ld_wid * vec3<u32>({x}u, {y}u, {z}u) + ld_lid;\n    ld_nwg = g;\n    ld_lidx = li;\n    ld_inv = ld_wg * LD_WG_SIZE + li;\n    ld_warp = li / ld_cfg.warp_size;\n    ld_copy = (ld_warp / max(ld_cfg.copy_div, 1u)) % max(ld_cfg.copies, 1u);\n    ld_acount = 0u;\n    ld_pc = 0u;\n}}\n\n\
+             // Where invocation stopped: a barrier index, or LD_NONE when it finished.\n\
+             fn ld_stopped_at() -> u32 {{\n    if ld_stop == LD_DONE {{\n        return LD_NONE;\n    }}\n    return ld_stop - 1u;\n}}\n\n\
+             fn ld_pass_run() {{\n    ld_stop = select(0u, LD_DONE, ld_pc == LD_DONE);\n    ld_run();\n}}\n\n\
+             // Whether a region ending at `end` ends the epoch of a memory kind.\n\
+             fn ld_orders(end: u32, storage: bool) -> bool {{\n    return end == LD_NONE || ld_storage_barrier(end) == storage;\n}}\n\n\
+             @compute @workgroup_size({x}, {y}, {z})\n\
+             fn main(@builtin(local_invocation_index) ld_b_li: u32, @builtin(workgroup_id) ld_b_wid: vec3<u32>, @builtin(num_workgroups) ld_b_nwg: vec3<u32>) {{\n    let ld_s = ld_b_wid.x + ld_b_wid.y * ld_b_nwg.x;\n    if ld_s >= ld_cfg.wg_count {{\n        return;\n    }}\n    ld_enter(ld_s, ld_b_li);\n{setup}    ld_vote_init();\n    ld_sync();\n    if ld_cfg.mode == LD_MODE_SECOND {{\n{preload}    }}\n    ld_sync();\n    var ld_open = LD_NO_BARRIER;\n    var ld_finished = false;\n    ld_begin_pass(1u);\n    ld_save0();\n    // One iteration per pass; a single call site each for the region's\n    // code and the engine's steps (see ld-shaders' engine.wgsl).\n    loop {{\n        ld_pass_run();\n        let ld_v = ld_vote(ld_stopped_at());\n        let ld_step_first = ld_v >> 24u;\n        let ld_close16 = ld_v & 0xffffu;\n        let ld_close = select(ld_close16, LD_NONE, ld_close16 == LD_NO_BARRIER);\n        if ld_pass == 1u {{\n            ld_note_region(ld_open, ld_close16);\n        }}\n        if ld_step_first == LD_STEP_MERGE {{\n            ld_save1();\n        }}\n        if ld_step_first != LD_STEP_NONE {{\n            ld_steps(ld_step_first, ld_close);\n        }}\n        if ld_step_first == LD_STEP_MERGE {{\n            ld_load0();\n            ld_begin_pass(2u);\n            continue;\n        }}\n        if ld_step_first == LD_STEP_COMPARE {{\n            ld_load1();\n            ld_begin_pass(1u);\n        }}\n        if ld_close == LD_NONE {{\n            ld_finished = true;\n            break;\n        }}\n        ld_open = ld_close;\n        ld_save0();\n    }}\n    ld_cut(!ld_finished);\n    if ld_cfg.mode == LD_MODE_SECOND {{\n{second}    }} else {{\n{publish}    }}\n}}\n",
+            xy = x * y,
+            setup = steps.setup,
+            preload = steps.preload,
+            second = steps.second,
+            publish = steps.publish,
+        )
+    }
+
+    /// The engine calls `main` makes per target outside the region loop.
+    fn steps(&self) -> Steps {
+        let mut s = Steps::default();
+        let mut targets: Vec<(MemRef, usize)> = self.targets.iter().map(|(m, t)| (*m, *t)).collect();
+        targets.sort_by_key(|(_, t)| *t);
+        for (mem, t) in targets {
+            let storage = matches!(mem, MemRef::Param(_));
+            writeln!(s.setup, "    ld_setup_{}({t}u);", if storage { "storage" } else { "shared" }).unwrap();
+            if storage {
+                writeln!(s.preload, "        ld_l1_preload({t}u);").unwrap();
+                writeln!(s.second, "        ld_l1_compare({t}u);").unwrap();
+                writeln!(s.publish, "        ld_publish({t}u);").unwrap();
+            }
+        }
+        s
+    }
+
+    /// An atomic whose result the kernel uses: a function per call site that
+    /// runs it (logging the result in check mode) or replays the log.
+    pub(super) fn atomic_site(&mut self, f: &mut Func, op: AtomicOp, p: &Place, args: &[Expr], ty: &Type) -> String {
+        let Root::Mem { mem, index } = &p.root else { unreachable!("atomics live in memory") };
+        let (_, m) = self.mem_name(f, *mem);
+        let i = self.expr(f, index);
+        let xs: Vec<String> = args.iter().map(|a| self.expr(f, a)).collect();
+        let t = self.ty(ty);
+        let n = self.atomic_sites.len();
+        let target = self.mem_at(m, "ld_i");
+        let call = atomic_op(op, &target, &["ld_x", "ld_y"][..xs.len()]);
+        let params: Vec<String> = ["ld_x", "ld_y"][..xs.len()].iter().map(|a| format!(", {a}: {t}")).collect();
+        self.atomic_sites.push(format!(
+            "fn ld_atomic_{n}(ld_i: u32{}) -> {t} {{\n    if !ld_atomics_live() {{\n        return bitcast<{t}>(ld_log_replay());\n    }}\n    let r = {call};\n    if ld_atomics_logged() {{\n        ld_log_record(bitcast<u32>(r));\n    }}\n    return r;\n}}\n\n",
+            params.concat()
+        ));
+        let mut call_args = vec![format!("u32({i})")];
+        call_args.extend(xs);
+        format!("ld_atomic_{n}({})", call_args.join(", "))
+    }
+
+    /// The bare atomic call (native code, and statement position when instrumented).
+    pub(super) fn atomic_call(&mut self, f: &mut Func, op: AtomicOp, p: &Place, args: &[Expr]) -> String {
+        let Root::Mem { mem, index } = &p.root else { unreachable!("atomics live in memory") };
+        let (_, m) = self.mem_name(f, *mem);
+        let i = self.expr(f, index);
+        let xs: Vec<String> = args.iter().map(|a| self.expr(f, a)).collect();
+        let target = self.mem_at(m, &i);
+        let refs: Vec<&str> = xs.iter().map(|s| s.as_str()).collect();
+        atomic_op(op, &target, &refs)
+    }
+}
+
+#[derive(Default)]
+struct Steps {
+    setup: String,
+    preload: String,
+    second: String,
+    publish: String,
+}
+
+/// The kernel's barriers in the order of their machine blocks: (block id, kind).
+/// Their position in this list is the barrier index the engine and the
+/// runtime use.
+pub fn barriers(m: &Module) -> Vec<(usize, BarrierKind)> {
+    let machine = lower::machine(&m.kernel.body.block);
+    machine.blocks.iter().enumerate().filter_map(|(id, b)| if let Term::Barrier(kind, _, _) = b.term { Some((id, kind)) } else { None }).collect()
+}
+
+/// Blocks `lo..hi` as nested ifs on `ld_pc`, at indentation `depth`.
+fn if_tree(blocks: &[String], lo: usize, hi: usize, depth: usize) -> String {
+    if hi - lo == 1 {
+        return blocks[lo].clone();
+    }
+    let pad = "    ".repeat(depth);
+    let mid = (lo + hi) / 2;
+    format!("{pad}if ld_pc < {mid}u {{\n{}{pad}}} else {{\n{}{pad}}}\n", if_tree(blocks, lo, mid, depth + 1), if_tree(blocks, mid, hi, depth + 1))
+}
+
+/// Per machine block: its barrier index, when it ends at a barrier.
+fn barrier_index(machine: &lower::Machine) -> Vec<Option<usize>> {
+    let mut next = 0;
+    machine
+        .blocks
+        .iter()
+        .map(|b| {
+            matches!(b.term, Term::Barrier(..)).then(|| {
+                next += 1;
+                next - 1
+            })
+        })
+        .collect()
+}
+
+/// A literal shift amount, masked as WGSL masks it at run time.
+fn shift_rhs(op: BinOp, amount: &Expr) -> Option<String> {
+    match amount.kind {
+        ExprKind::Lit(Lit::Int(v)) if op.is_shift() => Some(format!("{}u", (v as u32) & 31)),
+        _ => None,
+    }
+}
+
+/// WGSL's call for an atomic operation on `target`.
+pub(super) fn atomic_op(op: AtomicOp, target: &str, xs: &[&str]) -> String {
+    match op {
+        AtomicOp::Load => format!("atomicLoad(&{target})"),
+        AtomicOp::Store => format!("atomicStore(&{target}, {})", xs[0]),
+        AtomicOp::CompareExchange => format!("atomicCompareExchangeWeak(&{target}, {}, {}).old_value", xs[0], xs[1]),
+        op => {
+            let name = match op {
+                AtomicOp::Add => "atomicAdd",
+                AtomicOp::Sub => "atomicSub",
+                AtomicOp::Max => "atomicMax",
+                AtomicOp::Min => "atomicMin",
+                AtomicOp::And => "atomicAnd",
+                AtomicOp::Or => "atomicOr",
+                AtomicOp::Xor => "atomicXor",
+                AtomicOp::Exchange => "atomicExchange",
+                _ => unreachable!(),
+            };
+            format!("{name}(&{target}, {})", xs[0])
+        }
+    }
+}

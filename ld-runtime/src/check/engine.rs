@@ -1,0 +1,187 @@
+//! The check engine's driver, one for both backends: rounds at level 2,
+//! level 1's merge and second pass, the final fold, and growing whatever a
+//! run found too small. A backend (`gpu`, `cpu`) supplies the steps; the
+//! GPU queues them without waiting, so a check costs a fixed number of
+//! submissions and read-backs, however many barriers the kernel executes.
+
+use super::layout::{self, Caps, Layout, Limits};
+use super::plan::Plan;
+use super::records::Raw;
+use super::CheckOptions;
+use crate::error::{Error, Result};
+use crate::kernel::KernelInfo;
+use ld_shaders::abi::{status, MODE_CHECK, MODE_DETERMINISTIC, MODE_SECOND};
+
+/// What a run reports besides races.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Status {
+    /// Race records counted so far (some may have been dropped).
+    pub records: u64,
+    /// `ld_shaders::abi::status` bits.
+    pub bits: u32,
+    /// Lowest workgroup that set a bit.
+    pub workgroup: u32,
+    /// Bit t: target t's table was full.
+    pub full_tables: u32,
+    /// Level-1 records wanted, and atomic results one invocation wanted.
+    pub l1_need: u32,
+    pub log_need: u32,
+    /// Divergence: the barrier indices (+1; 0: finished) seen.
+    pub diverge: (u32, u32),
+}
+
+/// The cost of a run, as the backend counts it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Stats {
+    /// Kernel and engine dispatches.
+    pub dispatches: u64,
+    /// Queue submissions.
+    pub submissions: u64,
+    /// Waits for the device followed by a copy back to the host.
+    pub readbacks: u64,
+    /// Bytes the engine allocated on the device (or host, for the CPU reference).
+    pub bytes_allocated: u64,
+    /// Runs started again because a table, log or record buffer was short.
+    pub retries: u64,
+}
+
+/// The primitive steps of a check, as a backend runs them.
+pub(crate) trait Backend {
+    /// Allocates for `layout` (again after a retry, with larger capacities).
+    fn prepare(&mut self, layout: &Layout) -> Result<()>;
+    /// Keeps (`restore = false`) or puts back the atomic buffers' contents:
+    /// every round and every retry starts from the dispatch's atomics.
+    fn atomics(&mut self, restore: bool) -> Result<()>;
+    /// Runs every workgroup, in batches, in `mode` (level 2 in check mode,
+    /// level 1's second pass, or deterministic mode); check and
+    /// deterministic runs publish each workgroup's final pages anew.
+    fn run(&mut self, mode: u32, round: u32) -> Result<()>;
+    /// Level 1 across workgroups: write-write races and the union (check
+    /// mode), or the ordered fold into the user's buffers (deterministic).
+    fn level1(&mut self, mode: u32) -> Result<()>;
+    /// Check mode's result: the union into the user's buffers.
+    fn fold(&mut self) -> Result<()>;
+    /// Waits for what was queued and reads the status.
+    fn status(&mut self) -> Result<Status>;
+    fn records(&mut self) -> Result<Raw>;
+    fn stats(&self) -> Stats;
+}
+
+/// Sizes a launch: the first layout to try.
+pub(crate) fn plan(info: &'static KernelInfo, grid: [u32; 3], words: &[u64], opts: &CheckOptions, limits: Limits, deterministic: bool) -> Result<Layout> {
+    let caps = layout::initial_caps(info, grid, words, opts);
+    layout::layout(info, grid, words, opts, caps, limits, deterministic)
+}
+
+/// A finished check: the backend's records and the plan it ran under.
+pub(crate) struct Checked {
+    pub raw: Raw,
+    pub plan: Plan,
+    pub stats: Stats,
+}
+
+/// Check mode: level 2 in rounds, then level 1.
+pub(crate) fn check(b: &mut dyn Backend, mut l: Layout, words: &[u64], opts: &CheckOptions, limits: Limits) -> Result<Checked> {
+    let mut retries = 0;
+    b.atomics(false)?;
+    'attempt: loop {
+        b.prepare(&l)?;
+        let plan = l.plan.clone();
+        let mut progress = super::progress::Progress::new(plan.level2.rounds_run as u64, format!("ld check `{}`", l.info.name));
+        let mut round = 1;
+        let mut before = 0;
+        loop {
+            progress.tick(round as u64 - 1);
+            if round > 1 {
+                b.atomics(true)?;
+            }
+            b.run(MODE_CHECK, round)?;
+            let st = b.status()?;
+            if let Some(grown) = grow(&l, &st, words, opts, limits)? {
+                (l, retries) = (grown, retries + 1);
+                b.atomics(true)?;
+                continue 'attempt;
+            }
+            let found = st.records > before;
+            before = st.records;
+            if round == plan.level2.rounds_run || (found && !opts.all_rounds) {
+                break;
+            }
+            round += 1;
+        }
+        if l.has_storage_targets() {
+            b.level1(MODE_CHECK)?;
+            if plan.level1.is_some() {
+                b.run(MODE_SECOND, round)?;
+            }
+            let st = b.status()?;
+            if let Some(grown) = grow(&l, &st, words, opts, limits)? {
+                (l, retries) = (grown, retries + 1);
+                b.atomics(true)?;
+                continue 'attempt;
+            }
+            b.fold()?;
+        }
+        let raw = b.records()?;
+        let mut stats = b.stats();
+        stats.retries = retries;
+        return Ok(Checked { raw, plan, stats });
+    }
+}
+
+/// Deterministic mode: one pass per region, merges in warp order at
+/// barriers and in workgroup order at the end.
+pub(crate) fn deterministic(b: &mut dyn Backend, mut l: Layout, words: &[u64], opts: &CheckOptions, limits: Limits) -> Result<Stats> {
+    let mut retries = 0;
+    b.atomics(false)?;
+    loop {
+        b.prepare(&l)?;
+        b.run(MODE_DETERMINISTIC, 1)?;
+        let st = b.status()?;
+        if let Some(grown) = grow(&l, &st, words, opts, limits)? {
+            (l, retries) = (grown, retries + 1);
+            b.atomics(true)?;
+            continue;
+        }
+        if l.has_storage_targets() {
+            b.level1(MODE_DETERMINISTIC)?;
+            let st = b.status()?;
+            grow(&l, &st, words, opts, limits)?;
+        }
+        let mut stats = b.stats();
+        stats.retries = retries;
+        return Ok(stats);
+    }
+}
+
+/// The layout to run again with, when a run found a capacity short; an
+/// error when a run failed for good.
+fn grow(l: &Layout, st: &Status, words: &[u64], opts: &CheckOptions, limits: Limits) -> Result<Option<Layout>> {
+    if st.bits & status::DIVERGENCE != 0 {
+        let at = |b: u32| if b == 0 { "have finished".to_string() } else { format!("wait at barrier #{} (line {})", b - 1, l.info.barriers.get(b as usize - 1).map_or(0, |x| x.line)) };
+        let w = crate::cpu::executor::unlinear(st.workgroup as u64, l.grid);
+        return Err(Error::Divergence { kernel: l.info.name, workgroup: [w.x, w.y, w.z], detail: format!("some invocations {} while others {}", at(st.diverge.0), at(st.diverge.1)) });
+    }
+    if st.bits & status::LOOP_LIMIT != 0 {
+        return Err(Error::LoopLimit { kernel: l.info.name, mode: if l.deterministic { "deterministic mode" } else { "check mode" }, adapter: "lavapipe".into() });
+    }
+    let short = status::TABLE_FULL | status::LOG_FULL | status::L1_FULL;
+    if st.bits & short == 0 {
+        return Ok(None);
+    }
+    let mut caps: Caps = l.caps.clone();
+    for (t, e) in caps.entries.iter_mut().enumerate() {
+        if st.full_tables & (1 << t) != 0 {
+            // A table never needs more entries than the buffer has pages.
+            let pages = l.shapes[t].pages() as u64 + 1;
+            *e = (*e as u64 * 8).min(pages.next_power_of_two()).max(*e as u64 * 2) as u32;
+        }
+    }
+    if st.bits & status::LOG_FULL != 0 {
+        caps.log = caps.log.max(st.log_need);
+    }
+    if st.bits & status::L1_FULL != 0 {
+        caps.l1 = caps.l1.max(st.l1_need);
+    }
+    layout::layout(l.info, l.grid, words, opts, caps, limits, l.deterministic).map(Some)
+}

@@ -1,0 +1,243 @@
+//! From a launch to the engine's memory: how many copies per workgroup, how
+//! many workgroups per dispatch, how large each table, log and record
+//! buffer is, under the memory budget and the device's binding limit. The
+//! layout itself (offsets, roles) is `ld_shaders::abi`'s; this module only
+//! chooses its sizes, and grows them when a run reports that one was short.
+
+use super::plan::{LevelPlan, Plan};
+use super::{CheckOptions, DEFAULT_BUDGET};
+use crate::error::{Error, Result};
+use crate::kernel::{KernelInfo, TargetPlace};
+use ld_shaders::abi::{self, header, Roles, Shape, SlotLayout, PAGE};
+
+/// The capacities a run may find too small (the engine then grows them
+/// and runs again).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Caps {
+    /// Per target: table entries (storage targets; ignored for shared).
+    pub entries: Vec<u32>,
+    pub log: u32,
+    pub l1: u32,
+}
+
+/// Everything the backends need to lay the engine's memory out.
+#[derive(Clone, Debug)]
+pub(crate) struct Layout {
+    pub info: &'static KernelInfo,
+    pub grid: [u32; 3],
+    pub deterministic: bool,
+    pub warp_size: u32,
+    pub roles: Roles,
+    pub shapes: Vec<Shape>,
+    pub slot: SlotLayout,
+    pub caps: Caps,
+    pub batch: u32,
+    pub rec_cap: u32,
+    pub plan: Plan,
+}
+
+/// What bounds an allocation.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Limits {
+    /// The largest buffer one binding may view.
+    pub binding: u64,
+}
+
+impl Layout {
+    pub fn workgroups(&self) -> u32 {
+        self.grid.iter().product()
+    }
+
+    pub fn invocations(&self) -> u32 {
+        self.workgroups() * self.info.invocations_per_workgroup()
+    }
+
+    /// Barriers, and the size of the table of regions seen.
+    pub fn barriers(&self) -> u32 {
+        self.info.barriers.len() as u32
+    }
+
+    pub fn rec_off(&self) -> u32 {
+        header::WORDS + (self.barriers() + 1) * (self.barriers() + 1)
+    }
+
+    pub fn record_words(&self) -> u64 {
+        self.rec_off() as u64 + self.rec_cap as u64 * abi::record::WORDS as u64
+    }
+
+    pub fn log_words(&self) -> u64 {
+        self.caps.log as u64 * self.invocations() as u64
+    }
+
+    /// Level 1: storage targets' page heads, workgroup heads, record headers.
+    pub fn l1_meta_words(&self) -> u64 {
+        self.slot.heads + self.workgroups() as u64 + self.caps.l1 as u64 * abi::l1::WORDS as u64
+    }
+
+    pub fn l1_page_words(&self) -> u64 {
+        self.caps.l1 as u64 * PAGE as u64
+    }
+
+    pub fn has_storage_targets(&self) -> bool {
+        self.info.targets.iter().any(|t| matches!(t, TargetPlace::Param(_)))
+    }
+
+    /// The configuration of one dispatch (`wg_offset..wg_offset + wg_count`).
+    pub fn config(&self, mode: u32, round: u32, wg_offset: u32, wg_count: u32, target_id: u32) -> Vec<u8> {
+        let l2 = self.plan.level2;
+        let c = abi::Config {
+            mode,
+            warp_size: self.warp_size,
+            copies: self.roles.copies,
+            copy_div: l2.divisor(round.min(l2.rounds)) as u32,
+            round,
+            grid_x: self.grid[0],
+            grid_y: self.grid[1],
+            grid_z: self.grid[2],
+            wg_offset,
+            wg_count,
+            invocations: self.invocations(),
+            log_cap: self.caps.log,
+            rec_cap: self.rec_cap,
+            rec_off: self.rec_off(),
+            barriers: self.barriers(),
+            set_pages: self.roles.pages,
+            role_u: self.roles.u,
+            role_p: self.roles.p,
+            role_q: self.roles.q,
+            meta_words: self.roles.meta_words,
+            slot_values: self.slot.slot_values as u32,
+            slot_meta: self.slot.slot_meta as u32,
+            list_off: self.slot.list_off as u32,
+            list_cap: self.slot.list_cap as u32,
+            l1_cap: self.caps.l1,
+            l1_wg_heads: self.slot.heads as u32,
+            l1_headers: (self.slot.heads + self.workgroups() as u64) as u32,
+            target_id,
+        };
+        let mut bytes = bytemuck::bytes_of(&c).to_vec();
+        for t in &self.slot.targets {
+            bytes.extend_from_slice(bytemuck::bytes_of(t));
+        }
+        // A runtime-sized array binds at least one element.
+        if self.slot.targets.is_empty() {
+            bytes.extend_from_slice(bytemuck::bytes_of(&abi::TargetConfig::default()));
+        }
+        bytes
+    }
+}
+
+fn next_pow2(x: u64) -> u32 {
+    x.max(1).next_power_of_two().min(1 << 30) as u32
+}
+
+/// The first capacities to try. `words[t]`: target t's words.
+pub(crate) fn initial_caps(info: &KernelInfo, grid: [u32; 3], words: &[u64], opts: &CheckOptions) -> Caps {
+    let n: u64 = grid.iter().map(|&d| d as u64).product();
+    let inv = info.invocations_per_workgroup() as u64;
+    let mut l1 = 0u64;
+    let entries: Vec<u32> = info
+        .targets
+        .iter()
+        .zip(words)
+        .map(|(t, &w)| match t {
+            TargetPlace::Param(p) => {
+                let ew = match &info.params[*p].kind {
+                    crate::kernel::ParamKind::Storage { elem, .. } => elem.words as u64,
+                    _ => 1,
+                };
+                let pages = w.div_ceil(PAGE as u64).max(1);
+                // Room for the pages a workgroup writing one element per
+                // invocation touches, twice over; never more than the buffer.
+                let e = next_pow2(2 * (inv * ew).div_ceil(PAGE as u64) + 2).min(next_pow2(pages + 1));
+                l1 += (pages + n).min(n * pages.min(e as u64));
+                e
+            }
+            TargetPlace::Shared(_) => 0,
+        })
+        .collect();
+    Caps { entries, log: if info.atomic_results { opts.atomic_log.max(1) as u32 } else { 0 }, l1: l1.clamp(1, u32::MAX as u64) as u32 }
+}
+
+/// Sizes the engine for a launch. `words[t]`: target t's words.
+pub(crate) fn layout(info: &'static KernelInfo, grid: [u32; 3], words: &[u64], opts: &CheckOptions, caps: Caps, limits: Limits, deterministic: bool) -> Result<Layout> {
+    let budget = opts.memory_budget.unwrap_or(DEFAULT_BUDGET);
+    let n: u64 = grid.iter().map(|&d| d as u64).product();
+    let wg = info.invocations_per_workgroup();
+    let warps = wg.div_ceil(opts.warp_size) as u64;
+    let shapes: Vec<Shape> = info
+        .targets
+        .iter()
+        .zip(words)
+        .zip(&caps.entries)
+        .map(|((t, &w), &e)| match t {
+            TargetPlace::Param(_) => Shape::Storage { words: w as u32, entries: e },
+            TargetPlace::Shared(_) => Shape::Shared { words: w as u32 },
+        })
+        .collect();
+    let has_storage = info.targets.iter().any(|t| matches!(t, TargetPlace::Param(_)));
+    let probe = |roles: Roles, rec_cap: u32| Layout {
+        info,
+        grid,
+        deterministic,
+        warp_size: opts.warp_size,
+        roles,
+        shapes: shapes.clone(),
+        slot: abi::slot_layout(&shapes, roles),
+        caps: caps.clone(),
+        batch: 1,
+        rec_cap,
+        plan: Plan { budget, level1: None, level2: LevelPlan::new(warps, roles.copies as u64, None), batch: 1, bytes: 0 },
+    };
+    // Race records take at most an eighth of the budget (the count stays exact).
+    let rec_cap = if deterministic { 0 } else { opts.max_records.min((budget / 8 / (4 * abi::record::WORDS as u64)).max(256) as usize).min(u32::MAX as usize / 8) as u32 };
+    let fixed = |l: &Layout| 4 * (l.record_words() + if deterministic { 0 } else { l.log_words() } + l.l1_meta_words() + l.l1_page_words() * if deterministic { 1 } else { 2 });
+    let slot_bytes = |l: &Layout| 4 * (l.slot.slot_values + l.slot.slot_meta);
+    // Copies per workgroup: one per warp unless asked or forced to fewer.
+    // Deterministic mode needs every warp on its own copy.
+    let want = if deterministic { warps } else { opts.copies.map_or(warps, |c| (c as u64).clamp(1, warps)) } as u32;
+    let mut copies = want;
+    let mut layout = loop {
+        let roles = if deterministic { Roles::deterministic(copies) } else { Roles::check(copies) };
+        let l = probe(roles, rec_cap);
+        let fits = fixed(&l) + slot_bytes(&l) <= budget && 4 * l.slot.slot_values.max(l.slot.slot_meta) <= limits.binding;
+        if fits || deterministic || copies <= 2 || opts.copies.is_some() {
+            break l;
+        }
+        copies -= 1;
+    };
+    let one = slot_bytes(&layout);
+    let room = budget.saturating_sub(fixed(&layout));
+    if one > room || 4 * layout.slot.slot_values.max(layout.slot.slot_meta) > limits.binding {
+        let (what, limit, name) = if one > room { ("the copies of one workgroup's targets plus the engine's records", budget, "memory budget") } else { ("one workgroup's copies", limits.binding, "device's binding size") };
+        return Err(Error::CheckMemory {
+            kernel: info.name,
+            what: what.into(),
+            needed: if one > room { fixed(&layout) + one } else { one },
+            limit,
+            limit_name: name,
+            advice: if deterministic { "raise the budget, or use a larger warp size (fewer copies)".into() } else { "raise the budget (CheckOptions::memory_budget, --memory-budget), use a larger warp size, or fewer copies (CheckOptions::copies: the warps are then checked in rounds)".into() },
+        });
+    }
+    for (what, words) in [("the race records", layout.record_words()), ("the atomic-result log", layout.log_words()), ("level 1's page records", layout.l1_page_words()), ("level 1's lists", layout.l1_meta_words())] {
+        if 4 * words > limits.binding {
+            return Err(Error::CheckMemory {
+                kernel: info.name,
+                what: what.into(),
+                needed: 4 * words,
+                limit: limits.binding,
+                limit_name: "device's binding size",
+                advice: "check fewer workgroups per launch, or lower CheckOptions::max_records".into(),
+            });
+        }
+    }
+    let by_budget = room / one.max(1);
+    let by_binding = limits.binding / (4 * layout.slot.slot_values.max(layout.slot.slot_meta).max(1));
+    let batch = n.min(by_budget).min(by_binding).max(1);
+    layout.batch = batch as u32;
+    let level2 = LevelPlan::new(warps, layout.roles.copies as u64, if deterministic { None } else { opts.max_rounds });
+    let level1 = (has_storage && n > 1).then(|| LevelPlan::new(n, n, None));
+    let bytes = fixed(&layout) + batch * one;
+    layout.plan = Plan { budget, level1, level2, batch, bytes };
+    Ok(layout)
+}

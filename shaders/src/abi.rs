@@ -1,0 +1,394 @@
+//! The contract between the instrumented WGSL that `ld-macros` emits, the
+//! engine's shaders in `wgsl/` and the host (`ld-runtime`): configuration
+//! words, binding numbers, flag bits and memory layouts, each defined once
+//! here. The Rust structs are what the host uploads; their WGSL twins are
+//! generated from the same field lists (`Config::WGSL`), so the two cannot
+//! drift apart.
+
+/// Declares a `#[repr(C)]` struct of `u32` fields and its WGSL definition.
+macro_rules! abi_struct {
+    ($(#[$m:meta])* pub struct $name:ident as $wgsl:literal { $($(#[$fm:meta])* pub $f:ident,)* } $(tail $tail:literal)?) => {
+        $(#[$m])*
+        #[repr(C)]
+        #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, bytemuck::Pod, bytemuck::Zeroable)]
+        pub struct $name {
+            $($(#[$fm])* pub $f: u32,)*
+        }
+
+        impl $name {
+            /// The struct in WGSL.
+            pub const WGSL: &'static str = concat!("struct ", $wgsl, " {\n", $("    ", stringify!($f), ": u32,\n",)* $($tail,)? "}\n");
+            /// Its size in 32-bit words.
+            pub const WORDS: usize = [$(stringify!($f)),*].len();
+        }
+    };
+}
+
+abi_struct! {
+    /// One dispatch of an instrumented kernel, or of an engine shader
+    /// (`@group(1) @binding(CONFIG)`), followed by one [`TargetConfig`] per
+    /// privatized memory.
+    pub struct Config as "LdConfig" {
+        /// [`MODE_CHECK`], [`MODE_SECOND`] or [`MODE_DETERMINISTIC`].
+        pub mode,
+        /// Invocations per warp (a level-2 unit).
+        pub warp_size,
+        /// Copies per workgroup this round (`M`): warp `w` works on copy
+        /// `(w / copy_div) % copies`.
+        pub copies,
+        pub copy_div,
+        /// Memory-adaptive round (1-based), carried into race records.
+        pub round,
+        pub grid_x,
+        pub grid_y,
+        pub grid_z,
+        /// First linear workgroup of this batch, and the batch's size: the
+        /// batch's workgroup `i` runs in scratch slot `i`.
+        pub wg_offset,
+        pub wg_count,
+        pub invocations,
+        /// Atomic results logged per invocation (0: the kernel uses none).
+        pub log_cap,
+        /// Race records the record buffer holds.
+        pub rec_cap,
+        /// Where race records start in the record buffer (after the header
+        /// and the table of regions seen).
+        pub rec_off,
+        /// Barriers in the kernel (`NONE_BARRIER` = this count means "no
+        /// barrier": the kernel's start or end).
+        pub barriers,
+        /// Pages of an entry, and the first page of each role in it.
+        pub set_pages,
+        pub role_u,
+        pub role_p,
+        pub role_q,
+        /// Meta words per entry (flags, then the masks of the roles a pass writes).
+        pub meta_words,
+        /// Scratch words per slot, in the values and the meta buffers.
+        pub slot_values,
+        pub slot_meta,
+        /// The slot's two lists of dirty entries (`target << 24 | entry`),
+        /// `list_cap` words each, in its meta area.
+        pub list_off,
+        pub list_cap,
+        /// Level-1 page records: capacity, and where the per-workgroup list
+        /// heads and the record headers start in the level-1 meta buffer.
+        pub l1_cap,
+        pub l1_wg_heads,
+        pub l1_headers,
+        /// Engine shaders: the target they work on.
+        pub target_id,
+    }
+    tail "    t: array<LdTarget>,\n"
+}
+
+abi_struct! {
+    /// One privatized memory: a workgroup array (direct-mapped entries, one
+    /// per 64-word page) or a storage buffer (entries in a hash table of
+    /// pages, allocated on a workgroup's first write).
+    pub struct TargetConfig as "LdTarget" {
+        /// Logical words of the memory.
+        pub words,
+        /// Entries per slot (shared: pages; storage: table capacity, a power of two).
+        pub entries,
+        /// Offsets inside a slot's values and meta areas.
+        pub values_off,
+        pub meta_off,
+        /// Storage: the table's keys inside the slot's meta area.
+        pub keys_off,
+        /// Storage: the heads of the level-1 page lists, one word per page.
+        pub heads_off,
+    }
+}
+
+/// The mode of a dispatch.
+pub const MODE_CHECK: u32 = 0;
+/// Level 1's second pass: every workgroup sees the union of the others'
+/// writes and its own pass-1 writes undone.
+pub const MODE_SECOND: u32 = 1;
+pub const MODE_DETERMINISTIC: u32 = 2;
+
+/// Words per page: the unit of allocation, of dirty tracking, and of
+/// level-1 records.
+pub const PAGE: u32 = 64;
+pub const NONE: u32 = u32::MAX;
+
+/// Bindings of `@group(GROUP)`: the engine's buffers. The kernel's own
+/// parameters keep `@group(0)` exactly as in the native shader.
+pub mod binding {
+    pub const GROUP: u32 = 1;
+    pub const CONFIG: u32 = 0;
+    /// Header, regions seen, race records (atomic words).
+    pub const RECORDS: u32 = 1;
+    /// Per-slot scratch: the entries' role values.
+    pub const VALUES: u32 = 2;
+    /// Per-slot scratch: hash-table keys and per-entry flags and masks (atomic).
+    pub const META: u32 = 3;
+    /// Atomic results, per invocation of the dispatch.
+    pub const LOG: u32 = 4;
+    /// Level 1: list heads and record headers (atomic).
+    pub const L1_META: u32 = 5;
+    /// Level 1: each record's 64 words (a workgroup's final page).
+    pub const L1_VALUES: u32 = 6;
+    /// Level 1: the union of each page, kept at the page's head record.
+    pub const L1_UNION: u32 = 7;
+    pub const COUNT: u32 = 8;
+    /// Engine shaders: the target's user buffer.
+    pub const USER: u32 = 8;
+}
+
+/// Entry flags (meta word 0 of an entry).
+pub mod flag {
+    /// Every role's words are stored (no mask or fallback needed).
+    pub const MAT: u32 = 1;
+    /// The base role holds the memory's value (else: the user's buffer).
+    pub const BVALID: u32 = 2;
+    /// Written since the memory's epoch began (pass 1).
+    pub const DIRTY1: u32 = 4;
+    /// Written in this region's second pass.
+    pub const DIRTY2: u32 = 8;
+}
+
+/// The record buffer's header words.
+pub mod header {
+    pub const COUNT: u32 = 0;
+    /// `status::*` bits.
+    pub const STATUS: u32 = 1;
+    /// Lowest linear workgroup that set a status bit.
+    pub const STATUS_WG: u32 = 2;
+    /// Bit `t`: target `t`'s table overflowed.
+    pub const STATUS_TARGETS: u32 = 3;
+    pub const L1_COUNT: u32 = 4;
+    /// Divergence: the two barrier indices seen (+1; 0 = finished).
+    pub const DIVERGE_A: u32 = 5;
+    pub const DIVERGE_B: u32 = 6;
+    /// Atomic results the most demanding invocation wanted to log.
+    pub const LOG_NEED: u32 = 7;
+    pub const WORDS: u32 = 16;
+}
+
+pub mod status {
+    pub const LOG_FULL: u32 = 1;
+    pub const TABLE_FULL: u32 = 2;
+    pub const L1_FULL: u32 = 4;
+    pub const DIVERGENCE: u32 = 8;
+    /// The device cut a loop short (lavapipe's limit on loop iterations).
+    pub const LOOP_LIMIT: u32 = 16;
+}
+
+/// A race record: [`record::WORDS`] words.
+pub mod record {
+    pub const KIND: u32 = 0;
+    pub const TARGET: u32 = 1;
+    pub const WG: u32 = 2;
+    pub const A: u32 = 3;
+    pub const B: u32 = 4;
+    pub const WORD: u32 = 5;
+    /// `from << 16 | to`, barrier indices, `0xffff` for the kernel's start or end.
+    pub const REGION: u32 = 6;
+    pub const ROUND: u32 = 7;
+    pub const WORDS: u32 = 8;
+    /// Kind bits.
+    pub const RW: u32 = 1;
+    pub const CROSS: u32 = 2;
+    pub const LEVEL1: u32 = 4;
+    pub const NO_BARRIER: u32 = 0xffff;
+}
+
+/// A level-1 record header.
+pub mod l1 {
+    pub const TARGET: u32 = 0;
+    pub const PAGE: u32 = 1;
+    pub const WG: u32 = 2;
+    /// Next record of the same page / of the same workgroup, plus one (0: end).
+    pub const NEXT_PAGE: u32 = 3;
+    pub const NEXT_WG: u32 = 4;
+    pub const WORDS: u32 = 5;
+}
+
+/// The roles of an entry: which of its pages holds what.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Roles {
+    pub copies: u32,
+    pub pages: u32,
+    pub u: u32,
+    pub p: u32,
+    pub q: u32,
+    pub meta_words: u32,
+}
+
+impl Roles {
+    /// Check mode: base, union, `M` pass-1 copies, `M` pass-2 copies (which
+    /// hold the region's start between regions).
+    pub fn check(copies: u32) -> Roles {
+        Roles { copies, pages: 2 + 2 * copies, u: 1, p: 2, q: 2 + copies, meta_words: 1 + 4 * copies }
+    }
+
+    /// Deterministic mode: base and `M` copies; no union, no second pass.
+    pub fn deterministic(copies: u32) -> Roles {
+        Roles { copies, pages: 1 + copies, u: 0, p: 1, q: 0, meta_words: 1 + 2 * copies }
+    }
+}
+
+/// A privatized memory as the planner sees it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shape {
+    /// A workgroup array of `words` words.
+    Shared { words: u32 },
+    /// A storage buffer of `words` words, with a table of `entries` pages
+    /// per workgroup (a power of two).
+    Storage { words: u32, entries: u32 },
+}
+
+impl Shape {
+    pub fn words(&self) -> u32 {
+        match *self {
+            Shape::Shared { words } | Shape::Storage { words, .. } => words,
+        }
+    }
+
+    pub fn entries(&self) -> u32 {
+        match *self {
+            Shape::Shared { words } => words.div_ceil(PAGE).max(1),
+            Shape::Storage { entries, .. } => entries,
+        }
+    }
+
+    /// Pages of the whole memory (the length of its level-1 head list).
+    pub fn pages(&self) -> u32 {
+        self.words().div_ceil(PAGE).max(1)
+    }
+}
+
+/// Where every target lives in a slot, and the slot's size.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SlotLayout {
+    pub targets: Vec<TargetConfig>,
+    pub slot_values: u64,
+    pub slot_meta: u64,
+    /// The dirty-entry lists: where they start in the slot's meta, and each one's capacity.
+    pub list_off: u64,
+    pub list_cap: u64,
+    /// Words of level-1 list heads: per storage target one per page, then one per workgroup.
+    pub heads: u64,
+}
+
+/// Lays out one slot: per target its entries' values (role-major) and meta
+/// (flags and masks per entry, then the storage table's keys).
+pub fn slot_layout(shapes: &[Shape], roles: Roles) -> SlotLayout {
+    let (mut values, mut meta, mut heads) = (0u64, 0u64, 0u64);
+    let mut targets = Vec::new();
+    for s in shapes {
+        let e = s.entries() as u64;
+        let mut t = TargetConfig { words: s.words(), entries: e as u32, values_off: values as u32, meta_off: meta as u32, ..Default::default() };
+        values += e * roles.pages as u64 * PAGE as u64;
+        meta += e * roles.meta_words as u64;
+        if let Shape::Storage { .. } = s {
+            t.keys_off = meta as u32;
+            meta += e;
+            t.heads_off = heads as u32;
+            heads += s.pages() as u64;
+        }
+        targets.push(t);
+    }
+    let list_cap: u64 = shapes.iter().map(|s| s.entries() as u64).sum();
+    SlotLayout { targets, slot_values: values, slot_meta: meta + 2 * list_cap, list_off: meta, list_cap, heads }
+}
+
+/// The WGSL of the contract: structs, constants and the group-1 bindings
+/// every instrumented kernel and engine shader declares.
+pub fn wgsl_prelude() -> String {
+    use std::fmt::Write;
+    let mut s = String::new();
+    s.push_str(TargetConfig::WGSL);
+    s.push('\n');
+    s.push_str(Config::WGSL);
+    s.push('\n');
+    let consts: &[(&str, u32)] = &[
+        ("LD_MODE_CHECK", MODE_CHECK),
+        ("LD_MODE_SECOND", MODE_SECOND),
+        ("LD_MODE_DET", MODE_DETERMINISTIC),
+        ("LD_PAGE", PAGE),
+        ("LD_NONE", NONE),
+        ("LD_MAT", flag::MAT),
+        ("LD_BVALID", flag::BVALID),
+        ("LD_DIRTY1", flag::DIRTY1),
+        ("LD_DIRTY2", flag::DIRTY2),
+        ("LD_H_COUNT", header::COUNT),
+        ("LD_H_STATUS", header::STATUS),
+        ("LD_H_STATUS_WG", header::STATUS_WG),
+        ("LD_H_STATUS_TARGETS", header::STATUS_TARGETS),
+        ("LD_H_L1_COUNT", header::L1_COUNT),
+        ("LD_H_DIVERGE_A", header::DIVERGE_A),
+        ("LD_H_DIVERGE_B", header::DIVERGE_B),
+        ("LD_H_WORDS", header::WORDS),
+        ("LD_H_LOG_NEED", header::LOG_NEED),
+        ("LD_S_LOG_FULL", status::LOG_FULL),
+        ("LD_S_TABLE_FULL", status::TABLE_FULL),
+        ("LD_S_L1_FULL", status::L1_FULL),
+        ("LD_S_DIVERGENCE", status::DIVERGENCE),
+        ("LD_S_LOOP_LIMIT", status::LOOP_LIMIT),
+        ("LD_R_KIND", record::KIND),
+        ("LD_R_TARGET", record::TARGET),
+        ("LD_R_WG", record::WG),
+        ("LD_R_A", record::A),
+        ("LD_R_B", record::B),
+        ("LD_R_WORD", record::WORD),
+        ("LD_R_REGION", record::REGION),
+        ("LD_R_ROUND", record::ROUND),
+        ("LD_R_WORDS", record::WORDS),
+        ("LD_K_RW", record::RW),
+        ("LD_K_CROSS", record::CROSS),
+        ("LD_K_LEVEL1", record::LEVEL1),
+        ("LD_L1_TARGET", l1::TARGET),
+        ("LD_L1_PAGE", l1::PAGE),
+        ("LD_L1_WG", l1::WG),
+        ("LD_L1_WORDS", l1::WORDS),
+        ("LD_L1_NEXT_PAGE", l1::NEXT_PAGE),
+        ("LD_L1_NEXT_WG", l1::NEXT_WG),
+        ("LD_NO_BARRIER", record::NO_BARRIER),
+    ];
+    for (name, v) in consts {
+        writeln!(s, "const {name}: u32 = {v}u;").unwrap();
+    }
+    let g = binding::GROUP;
+    let decl = [
+        (binding::CONFIG, "var<storage, read> ld_cfg: LdConfig;"),
+        (binding::RECORDS, "var<storage, read_write> ld_rec: array<atomic<u32>>;"),
+        (binding::VALUES, "var<storage, read_write> ld_val: array<u32>;"),
+        (binding::META, "var<storage, read_write> ld_meta: array<atomic<u32>>;"),
+        (binding::LOG, "var<storage, read_write> ld_log: array<u32>;"),
+        (binding::L1_META, "var<storage, read_write> ld_l1: array<atomic<u32>>;"),
+        (binding::L1_VALUES, "var<storage, read_write> ld_l1v: array<u32>;"),
+        (binding::L1_UNION, "var<storage, read_write> ld_l1u: array<u32>;"),
+    ];
+    for (b, d) in decl {
+        writeln!(s, "@group({g}) @binding({b}) {d}").unwrap();
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn structs_have_their_field_count_in_words() {
+        assert_eq!(std::mem::size_of::<Config>(), 4 * Config::WORDS);
+        assert_eq!(std::mem::size_of::<TargetConfig>(), 4 * TargetConfig::WORDS);
+        assert!(Config::WGSL.starts_with("struct LdConfig {\n    mode: u32,"));
+        assert!(Config::WGSL.ends_with("    t: array<LdTarget>,\n}\n"));
+    }
+
+    #[test]
+    fn slots_place_targets_one_after_another() {
+        let l = slot_layout(&[Shape::Shared { words: 100 }, Shape::Storage { words: 1000, entries: 8 }], Roles::check(2));
+        assert_eq!(l.targets[0].entries, 2);
+        assert_eq!(l.targets[1].values_off, 2 * 6 * 64);
+        assert_eq!(l.targets[1].meta_off, 2 * 9);
+        assert_eq!(l.targets[1].keys_off, 2 * 9 + 8 * 9);
+        assert_eq!(l.list_off, 2 * 9 + 8 * 9 + 8);
+        assert_eq!(l.slot_meta, l.list_off + 2 * 10);
+        assert_eq!(l.heads, 16);
+    }
+}

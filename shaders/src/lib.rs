@@ -1,0 +1,52 @@
+//! ld's check engine in WGSL, and the contract between it, the
+//! `#[ld::kernel]` compiler (which splices [`ENGINE`] into every
+//! instrumented kernel) and the runtime (which lays out and uploads what
+//! [`abi`] describes).
+//!
+//! - `wgsl/engine.wgsl`: what runs inside an instrumented kernel at each of
+//!   its barriers: the write-write merge, the read-write compare, the commit,
+//!   deterministic mode's ordered fold, level 1's records.
+//! - `wgsl/level1.wgsl`: the dispatches between level 1's two passes: the
+//!   write-write check and union across workgroups, and the final fold.
+
+pub mod abi;
+
+/// The engine's functions, spliced into every instrumented kernel after
+/// [`abi::wgsl_prelude`] and the kernel's own `LD_WG_SIZE`, `LD_WROTE_WORDS`
+/// and `ld_user`.
+pub const ENGINE: &str = include_str!("../wgsl/engine.wgsl");
+
+/// Level 1's merge, fold and indirect-dispatch sizing (entry points `merge`,
+/// `fold`, `args`), after [`abi::wgsl_prelude`].
+pub const LEVEL1: &str = include_str!("../wgsl/level1.wgsl");
+
+/// The full source of the level-1 shader module.
+pub fn level1_module() -> String {
+    format!("{}\n{}", abi::wgsl_prelude(), LEVEL1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn validate(src: &str) {
+        let module = naga::front::wgsl::parse_str(src).unwrap_or_else(|e| panic!("{}", e.emit_to_string(src)));
+        naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::all())
+            .validate(&module)
+            .unwrap_or_else(|e| panic!("{}", e.emit_to_string(src)));
+    }
+
+    #[test]
+    fn level1_shader_validates() {
+        validate(&level1_module());
+    }
+
+    /// The engine with the smallest kernel-side pieces it needs.
+    #[test]
+    fn engine_validates() {
+        let kernel = "const LD_WG_SIZE: u32 = 64u;\nconst LD_WROTE_WORDS: u32 = 2u;\nfn ld_user(t: u32, k: u32) -> u32 { return k; }\n\
+            fn ld_wrote_count() -> u32 { return 0u; }\nfn ld_clear_wrote() {}\nfn ld_target_storage(t: u32) -> bool { return t == 1u; }\nfn ld_target_spans(t: u32) -> bool { return false; }\nfn ld_orders(end: u32, storage: bool) -> bool { return end == LD_NONE || storage; }\n\
+            @compute @workgroup_size(64) fn main() { ld_setup_shared(0u); ld_steps(LD_STEP_MERGE, 3u); ld_steps(LD_STEP_FOLD, LD_NONE); ld_publish(1u); ld_l1_preload(1u); ld_l1_compare(1u); _ = ld_vote(0u); ld_note_region(0u, 1u); ld_shared_write(0u, 3u, ld_shared_read(0u, 2u)); ld_storage_write(1u, 3u, ld_storage_read(1u, 2u)); ld_begin_pass(1u); ld_log_record(ld_log_replay()); }\n";
+        validate(&format!("{}\n{kernel}\n{ENGINE}", abi::wgsl_prelude()));
+    }
+}

@@ -1,0 +1,846 @@
+// ld's check engine inside the instrumented kernel (paper sections 4.1-4.3).
+//
+// Every workgroup runs in a scratch slot of its batch. Each privatized
+// memory ("target") is a set of *entries*, one per 64-word page: workgroup
+// arrays have one per page (direct-mapped), storage buffers get one when the
+// workgroup first writes the page (a hash table of pages). An entry holds
+// pages for its *roles*: the base B (what the workgroup's memory holds at
+// the epoch's start), the union U, each warp copy's pass-1 page P_c and
+// pass-2 page Q_c (which holds the region's start between regions). A role
+// page written during a pass is only partly stored (a 64-bit mask says which
+// words); the sweeps at the next barrier store every word (MAT), so no
+// invocation ever copies a page while others may read it.
+//
+// The written entries of a region are kept in a list, so the sweeps at its
+// end visit only them. Everything that runs once per region is free of
+// loops but the sweep over that list and the copies of one word: lavapipe
+// charges every loop construct a region passes through (taken or not, it
+// runs both sides of a branch under a mask) against one budget of 65535
+// iterations per invocation.
+//
+// The generated kernel provides: LD_WG_SIZE, LD_WROTE_WORDS, the kernel's
+// ids, `ld_user(t, k)` (word k of storage target t in the user's buffer)
+// and what it knows of its targets (`ld_target_storage`, `ld_target_spans`).
+
+var<private> ld_wg: u32;
+var<private> ld_slot: u32;
+var<private> ld_li: u32;
+var<private> ld_inv: u32;
+var<private> ld_warp: u32;
+var<private> ld_copy: u32;
+var<private> ld_pass: u32;
+var<private> ld_region: u32;
+var<private> ld_acount: u32;
+// The role, mask and dirty bit the current pass writes.
+var<private> ld_cur_role: u32;
+var<private> ld_cur_mask: u32;
+var<private> ld_cur_dirty: u32;
+
+// Bit c: copy c wrote some memory in this region (read-write notes).
+var<workgroup> ld_wrote: array<atomic<u32>, LD_WROTE_WORDS>;
+// The dirty-entry lists: entries written since their epoch began, or in
+// this region's second pass. Passes push onto the current list; the last
+// step of a region carries the entries still dirty over to the other one.
+var<workgroup> ld_list_n: array<atomic<u32>, 2>;
+var<workgroup> ld_list_cur: u32;
+var<workgroup> ld_v_dirty: u32;
+// The region vote.
+var<workgroup> ld_v_max: atomic<u32>;
+var<workgroup> ld_v_min: atomic<u32>;
+var<workgroup> ld_v_done: atomic<u32>;
+var<workgroup> ld_v_end: u32;
+
+// Storage memory is where the copies live: both barriers.
+fn ld_sync() {
+    storageBarrier();
+    workgroupBarrier();
+}
+
+// lavapipe ends every loop of an invocation once it has run 65535
+// iterations in all (gallivm's loop limiter, shared by every loop of a
+// shader): a loop left while its condition still holds was cut short, and
+// the results cannot be trusted.
+fn ld_cut(cut: bool) {
+    if cut {
+        ld_status(LD_S_LOOP_LIMIT);
+    }
+}
+
+fn ld_status(bit: u32) {
+    atomicOr(&ld_rec[LD_H_STATUS], bit);
+    atomicMin(&ld_rec[LD_H_STATUS_WG], ld_wg);
+}
+
+// ------------------------------------------------------------ addresses
+
+fn ld_vaddr(t: u32, role: u32, e: u32, w: u32) -> u32 {
+    return ld_slot * ld_cfg.slot_values + ld_cfg.t[t].values_off + (role * ld_cfg.t[t].entries + e) * LD_PAGE + w;
+}
+
+fn ld_faddr(t: u32, e: u32) -> u32 {
+    return ld_slot * ld_cfg.slot_meta + ld_cfg.t[t].meta_off + e * ld_cfg.meta_words;
+}
+
+// Mask `m` of an entry: copy c's pass-1 page is mask c, its pass-2 page mask M + c.
+fn ld_maddr(t: u32, e: u32, m: u32, w: u32) -> u32 {
+    return ld_faddr(t, e) + 1u + 2u * m + w / 32u;
+}
+
+fn ld_kaddr(t: u32, e: u32) -> u32 {
+    return ld_slot * ld_cfg.slot_meta + ld_cfg.t[t].keys_off + e;
+}
+
+// ------------------------------------------------------------ storage tables
+
+fn ld_hash(page: u32, cap: u32) -> u32 {
+    var x = page * 0x9E3779B1u;
+    x = x ^ (x >> 15u);
+    return x & (cap - 1u);
+}
+
+// Tables are probed four slots deep, without a loop (see the top): a page
+// further away counts as a full table, which the host then grows.
+const LD_PROBES: u32 = 4u;
+
+fn ld_probe(t: u32, h: u32, page: u32) -> u32 {
+    let key = atomicLoad(&ld_meta[ld_kaddr(t, h)]);
+    if key == page + 1u {
+        return 1u;
+    }
+    return select(2u, 0u, key == 0u);
+}
+
+// The page's entry, or LD_NONE.
+fn ld_find(t: u32, page: u32) -> u32 {
+    let cap = ld_cfg.t[t].entries;
+    let h = ld_hash(page, cap);
+    var e = LD_NONE;
+    var open = true;
+    // Probe 0..3, stopping at the page or at an empty slot.
+    let p0 = ld_probe(t, h, page);
+    if p0 == 1u { e = h; }
+    open = p0 == 2u;
+    if open {
+        let h1 = (h + 1u) & (cap - 1u);
+        let p1 = ld_probe(t, h1, page);
+        if p1 == 1u { e = h1; }
+        open = p1 == 2u;
+    }
+    if open {
+        let h2 = (h + 2u) & (cap - 1u);
+        let p2 = ld_probe(t, h2, page);
+        if p2 == 1u { e = h2; }
+        open = p2 == 2u;
+    }
+    if open {
+        let h3 = (h + 3u) & (cap - 1u);
+        if ld_probe(t, h3, page) == 1u { e = h3; }
+    }
+    return e;
+}
+
+// Claims slot h for the page: 1 claimed or already the page's, 0 taken by
+// another page (a spurious failure of the weak exchange counts as taken).
+fn ld_claim(t: u32, h: u32, page: u32) -> u32 {
+    let a = ld_kaddr(t, h);
+    let key = atomicLoad(&ld_meta[a]);
+    if key == page + 1u {
+        return 1u;
+    }
+    if key != 0u {
+        return 0u;
+    }
+    let r = atomicCompareExchangeWeak(&ld_meta[a], 0u, page + 1u);
+    return select(0u, 1u, r.exchanged || r.old_value == page + 1u);
+}
+
+// The page's entry, claimed if new; LD_NONE when the probes found no room
+// (the host then runs the check again with a larger table).
+fn ld_insert(t: u32, page: u32) -> u32 {
+    let cap = ld_cfg.t[t].entries;
+    let h = ld_hash(page, cap);
+    var e = LD_NONE;
+    if ld_claim(t, h, page) == 1u {
+        e = h;
+    } else if ld_claim(t, (h + 1u) & (cap - 1u), page) == 1u {
+        e = (h + 1u) & (cap - 1u);
+    } else if ld_claim(t, (h + 2u) & (cap - 1u), page) == 1u {
+        e = (h + 2u) & (cap - 1u);
+    } else if ld_claim(t, (h + 3u) & (cap - 1u), page) == 1u {
+        e = (h + 3u) & (cap - 1u);
+    }
+    if e == LD_NONE {
+        ld_status(LD_S_TABLE_FULL);
+        atomicOr(&ld_rec[LD_H_STATUS_TARGETS], 1u << t);
+    }
+    return e;
+}
+
+fn ld_key_page(t: u32, e: u32) -> u32 {
+    return atomicLoad(&ld_meta[ld_kaddr(t, e)]) - 1u;
+}
+
+// ------------------------------------------------------------ roles
+
+fn ld_flags(t: u32, e: u32) -> u32 {
+    return atomicLoad(&ld_meta[ld_faddr(t, e)]);
+}
+
+// The base role of word w (word k of the memory).
+fn ld_base(t: u32, e: u32, w: u32, k: u32, f: u32) -> u32 {
+    if (f & LD_BVALID) != 0u {
+        return ld_val[ld_vaddr(t, 0u, e, w)];
+    }
+    return ld_under(t, k);
+}
+
+// A pass's role page (`role`, mask `m`): stored words, else the base.
+fn ld_get(t: u32, e: u32, role: u32, m: u32, w: u32, k: u32) -> u32 {
+    let f = ld_flags(t, e);
+    if (f & LD_MAT) != 0u || (atomicLoad(&ld_meta[ld_maddr(t, e, m, w)]) & (1u << (w % 32u))) != 0u {
+        return ld_val[ld_vaddr(t, role, e, w)];
+    }
+    return ld_base(t, e, w, k, f);
+}
+
+fn ld_set(t: u32, e: u32, w: u32, v: u32) {
+    ld_val[ld_vaddr(t, ld_cur_role, e, w)] = v;
+    let fa = ld_faddr(t, e);
+    let f = atomicLoad(&ld_meta[fa]);
+    if (f & LD_MAT) == 0u {
+        let ma = ld_maddr(t, e, ld_cur_mask, w);
+        let bit = 1u << (w % 32u);
+        if (atomicLoad(&ld_meta[ma]) & bit) == 0u {
+            atomicOr(&ld_meta[ma], bit);
+        }
+    }
+    if (f & ld_cur_dirty) == 0u {
+        let old = atomicOr(&ld_meta[fa], ld_cur_dirty);
+        if (old & (LD_DIRTY1 | LD_DIRTY2)) == 0u {
+            ld_list_push(ld_list_cur, t, e);
+        }
+    }
+}
+
+fn ld_list_push(list: u32, t: u32, e: u32) {
+    let i = atomicAdd(&ld_list_n[list], 1u);
+    atomicStore(&ld_meta[ld_slot * ld_cfg.slot_meta + ld_cfg.list_off + list * ld_cfg.list_cap + i], (t << 24u) | e);
+}
+
+fn ld_list_item(list: u32, i: u32) -> u32 {
+    return atomicLoad(&ld_meta[ld_slot * ld_cfg.slot_meta + ld_cfg.list_off + list * ld_cfg.list_cap + i]);
+}
+
+// ------------------------------------------------------------ the kernel's accesses
+
+fn ld_shared_read(t: u32, k: u32) -> u32 {
+    return ld_get(t, k / LD_PAGE, ld_cur_role, ld_cur_mask, k % LD_PAGE, k);
+}
+
+fn ld_shared_write(t: u32, k: u32, v: u32) {
+    ld_set(t, k / LD_PAGE, k % LD_PAGE, v);
+}
+
+fn ld_storage_read(t: u32, k: u32) -> u32 {
+    let e = ld_find(t, k / LD_PAGE);
+    if e == LD_NONE {
+        return ld_under(t, k);
+    }
+    return ld_get(t, e, ld_cur_role, ld_cur_mask, k % LD_PAGE, k);
+}
+
+fn ld_storage_write(t: u32, k: u32, v: u32) {
+    let e = ld_insert(t, k / LD_PAGE);
+    if e != LD_NONE {
+        ld_set(t, e, k % LD_PAGE, v);
+    }
+}
+
+// Sets up a pass: pass 1 writes P_c, pass 2 writes Q_c.
+fn ld_begin_pass(which: u32) {
+    ld_pass = which;
+    if which == 1u {
+        ld_cur_role = ld_cfg.role_p + ld_copy;
+        ld_cur_mask = ld_copy;
+        ld_cur_dirty = LD_DIRTY1;
+    } else {
+        ld_cur_role = ld_cfg.role_q + ld_copy;
+        ld_cur_mask = ld_cfg.copies + ld_copy;
+        ld_cur_dirty = LD_DIRTY2;
+    }
+}
+
+// ------------------------------------------------------------ atomics log
+
+fn ld_log_record(r: u32) {
+    if ld_acount < ld_cfg.log_cap {
+        ld_log[ld_acount * ld_cfg.invocations + ld_inv] = r;
+    } else {
+        ld_status(LD_S_LOG_FULL);
+        atomicMax(&ld_rec[LD_H_LOG_NEED], ld_acount + 1u);
+    }
+    ld_acount += 1u;
+}
+
+fn ld_log_replay() -> u32 {
+    var v = 0u;
+    if ld_acount < ld_cfg.log_cap {
+        v = ld_log[ld_acount * ld_cfg.invocations + ld_inv];
+    }
+    ld_acount += 1u;
+    return v;
+}
+
+// Atomics run for real once: in pass 1 of check mode (logged) and in
+// deterministic mode; pass 2 and level 1's second pass replay the log.
+fn ld_atomics_live() -> bool {
+    return ld_pass == 1u && ld_cfg.mode != LD_MODE_SECOND;
+}
+
+fn ld_atomics_logged() -> bool {
+    return ld_cfg.mode == LD_MODE_CHECK;
+}
+
+// ------------------------------------------------------------ records
+
+fn ld_record(kind: u32, t: u32, a: u32, b: u32, k: u32) {
+    let i = atomicAdd(&ld_rec[LD_H_COUNT], 1u);
+    if i < ld_cfg.rec_cap {
+        let o = ld_cfg.rec_off + i * LD_R_WORDS;
+        atomicStore(&ld_rec[o + LD_R_KIND], kind);
+        atomicStore(&ld_rec[o + LD_R_TARGET], t);
+        atomicStore(&ld_rec[o + LD_R_WG], ld_wg);
+        atomicStore(&ld_rec[o + LD_R_A], a);
+        atomicStore(&ld_rec[o + LD_R_B], b);
+        atomicStore(&ld_rec[o + LD_R_WORD], k);
+        atomicStore(&ld_rec[o + LD_R_REGION], ld_region);
+        atomicStore(&ld_rec[o + LD_R_ROUND], ld_cfg.round);
+    }
+}
+
+// ------------------------------------------------------------ set-up
+
+// Workgroup arrays start zeroed: the base of every page is stored.
+fn ld_setup_shared(t: u32) {
+    let e = ld_cfg.t[t].entries;
+    var j = ld_li;
+    for (; j < e * LD_PAGE; j += LD_WG_SIZE) {
+        ld_val[ld_vaddr(t, 0u, j / LD_PAGE, j % LD_PAGE)] = 0u;
+    }
+    ld_cut(j < e * LD_PAGE);
+    let mw = ld_cfg.meta_words;
+    let base = ld_faddr(t, 0u);
+    var j2 = ld_li;
+    for (; j2 < e * mw; j2 += LD_WG_SIZE) {
+        atomicStore(&ld_meta[base + j2], select(0u, LD_BVALID, j2 % mw == 0u));
+    }
+    ld_cut(j2 < e * mw);
+}
+
+// Storage tables start empty (flags, masks and keys are contiguous).
+fn ld_setup_storage(t: u32) {
+    let n = ld_cfg.t[t].entries * (ld_cfg.meta_words + 1u);
+    let base = ld_faddr(t, 0u);
+    var j = ld_li;
+    for (; j < n; j += LD_WG_SIZE) {
+        atomicStore(&ld_meta[base + j], 0u);
+    }
+    ld_cut(j < n);
+}
+
+// ------------------------------------------------------------ the region vote
+
+// The region vote, after every pass. Every invocation that has not finished
+// stops at the same barrier; the workgroup agrees on it, and invocation 0
+// decides what follows: after pass 1, nothing (no target holds an
+// uncommitted write: every copy's input was the base, so a second pass
+// would change nothing), the merge (check mode) or the fold; after pass 2,
+// the compare. Invocations at different barriers, or some finished while
+// others wait, diverge: the workgroup reports it and stops. Returns
+// `step << 24 | close`, `close` 0xffff when the region ended the kernel.
+var<workgroup> ld_v_pass: u32;
+var<workgroup> ld_v_close: u32;
+var<workgroup> ld_v_out: u32;
+
+const LD_STEP_MERGE: u32 = 0u;
+const LD_STEP_SETTLE_MERGE: u32 = 1u;
+const LD_STEP_COMPARE: u32 = 2u;
+const LD_STEP_SETTLE_COMPARE: u32 = 3u;
+const LD_STEP_FOLD: u32 = 4u;
+const LD_STEP_SETTLE_FOLD: u32 = 5u;
+const LD_STEP_NONE: u32 = 0xffu;
+
+fn ld_vote(stopped_at: u32) -> u32 {
+    if stopped_at == LD_NONE {
+        atomicAdd(&ld_v_done, 1u);
+    } else {
+        atomicMax(&ld_v_max, stopped_at + 1u);
+        atomicMin(&ld_v_min, stopped_at + 1u);
+    }
+    workgroupBarrier();
+    if ld_li == 0u {
+        var step = LD_STEP_NONE;
+        if ld_v_pass == 1u {
+            let done = atomicLoad(&ld_v_done);
+            let lo = atomicLoad(&ld_v_min);
+            let hi = atomicLoad(&ld_v_max);
+            var end = LD_NO_BARRIER;
+            if done != LD_WG_SIZE {
+                end = hi - 1u;
+                if lo != hi || done != 0u {
+                    ld_status(LD_S_DIVERGENCE);
+                    atomicStore(&ld_rec[LD_H_DIVERGE_A], select(lo, 0u, done != 0u));
+                    atomicStore(&ld_rec[LD_H_DIVERGE_B], hi);
+                    end = LD_NO_BARRIER;
+                }
+            }
+            ld_v_close = end;
+            if atomicLoad(&ld_list_n[ld_list_cur]) != 0u {
+                step = select(LD_STEP_FOLD, LD_STEP_MERGE, ld_cfg.mode == LD_MODE_CHECK);
+            }
+            if step == LD_STEP_MERGE {
+                ld_v_pass = 2u;
+            }
+            atomicStore(&ld_list_n[1u - ld_list_cur], 0u);
+            ld_clear_wrote();
+        } else {
+            step = LD_STEP_COMPARE;
+            ld_v_pass = 1u;
+        }
+        ld_v_out = (step << 24u) | ld_v_close;
+        atomicStore(&ld_v_done, 0u);
+        atomicStore(&ld_v_max, 0u);
+        atomicStore(&ld_v_min, LD_NONE);
+    }
+    return workgroupUniformLoad(&ld_v_out);
+}
+
+fn ld_vote_init() {
+    if ld_li == 0u {
+        atomicStore(&ld_v_min, LD_NONE);
+        atomicStore(&ld_list_n[0], 0u);
+        atomicStore(&ld_list_n[1], 0u);
+        ld_list_cur = 0u;
+        ld_v_pass = 1u;
+    }
+}
+
+fn ld_note_region(opening: u32, closing: u32) {
+    ld_region = ((opening & 0xffffu) << 16u) | (closing & 0xffffu);
+    if ld_li == 0u {
+        let n = ld_cfg.barriers + 1u;
+        atomicStore(&ld_rec[LD_H_WORDS + min(opening, ld_cfg.barriers) * n + min(closing, ld_cfg.barriers)], 1u);
+    }
+}
+
+// ------------------------------------------------------------ sweeps
+
+// The word of entry e's word w.
+fn ld_word(t: u32, e: u32, w: u32, storage: bool) -> u32 {
+    if storage {
+        return ld_key_page(t, e) * LD_PAGE + w;
+    }
+    return e * LD_PAGE + w;
+}
+
+fn ld_mark_wrote(c: u32) {
+    let bit = 1u << (c % 32u);
+    if (atomicLoad(&ld_wrote[c / 32u]) & bit) == 0u {
+        atomicOr(&ld_wrote[c / 32u], bit);
+    }
+}
+
+fn ld_wrote_bit(c: u32) -> u32 {
+    return (atomicLoad(&ld_wrote[c / 32u]) >> (c % 32u)) & 1u;
+}
+
+// After pass 1 (paper Fig. 3, lines 1-9), fused: copy c wrote word k in
+// the epoch iff P_c != B, in this region iff P_c != R_c (its page at the
+// region's start); two epoch writers, one of them in this region, race
+// write-write (CROSS: the writes lie in different regions). U takes the
+// last writer's value; pass 2's input Q_c is U, except words c wrote: its
+// own value, or (written in this region) its value at the region's start.
+// Every role of the page is stored on the way.
+fn ld_merge_word(t: u32, e: u32, w: u32, storage: bool, spans: bool) {
+    let k = ld_word(t, e, w, storage);
+    if k >= ld_cfg.t[t].words {
+        return;
+    }
+    let f = ld_flags(t, e);
+    let m = ld_cfg.copies;
+    let b = ld_base(t, e, w, k, f);
+    var u = b;
+    var last = LD_NONE;
+    var last_here = false;
+    var c = 0u;
+    for (; c < m; c++) {
+        let p = ld_get(t, e, ld_cfg.role_p + c, c, w, k);
+        let r = ld_start(t, e, c, w, b, f, spans);
+        let here = p != r;
+        if here {
+            ld_mark_wrote(c);
+        }
+        if p != b {
+            if last != LD_NONE && (here || last_here) {
+                ld_record(select(0u, LD_K_CROSS, !(here && last_here)), t, last, c, k);
+            }
+            last = c;
+            last_here = here;
+            u = p;
+        }
+        ld_val[ld_vaddr(t, ld_cfg.role_p + c, e, w)] = p;
+    }
+    ld_cut(c < m);
+    // Q_c held R_c until here; it becomes pass 2's input.
+    var c2 = 0u;
+    for (; c2 < m; c2++) {
+        let p = ld_val[ld_vaddr(t, ld_cfg.role_p + c2, e, w)];
+        let r = ld_start(t, e, c2, w, b, f, spans);
+        ld_val[ld_vaddr(t, ld_cfg.role_q + c2, e, w)] = select(select(u, p, p != b), r, p != r);
+    }
+    ld_cut(c2 < m);
+    ld_val[ld_vaddr(t, 0u, e, w)] = b;
+    ld_val[ld_vaddr(t, ld_cfg.role_u, e, w)] = u;
+}
+
+// Copy c's page at the region's start: kept in Q_c between regions when an
+// epoch spans several regions, else the base.
+fn ld_start(t: u32, e: u32, c: u32, w: u32, b: u32, f: u32, spans: bool) -> u32 {
+    if spans && (f & LD_MAT) != 0u {
+        return ld_val[ld_vaddr(t, ld_cfg.role_q + c, e, w)];
+    }
+    return b;
+}
+
+// A copy whose pass-2 page differs from its pass-1 result (its own epoch
+// writes, the union elsewhere) changed when it saw the others' writes: a
+// read-write race (CROSS: no other copy wrote anything in this region, so
+// it read an earlier region's write across a barrier that does not order
+// this memory). Then the epoch ends (commit: B = P_c = Q_c = U) or goes on
+// (Q_c = P_c: the next region's start).
+fn ld_compare_word(t: u32, e: u32, w: u32, storage: bool, spans: bool, commit: bool, writers: u32) {
+    let k = ld_word(t, e, w, storage);
+    if k >= ld_cfg.t[t].words {
+        return;
+    }
+    let f = ld_flags(t, e);
+    let m = ld_cfg.copies;
+    let b = ld_base(t, e, w, k, f);
+    let d1 = (f & LD_DIRTY1) != 0u;
+    var u = b;
+    if d1 {
+        u = ld_val[ld_vaddr(t, ld_cfg.role_u, e, w)];
+    }
+    var c = 0u;
+    for (; c < m; c++) {
+        var p = b;
+        if d1 {
+            p = ld_val[ld_vaddr(t, ld_cfg.role_p + c, e, w)];
+        }
+        let want = select(u, p, p != b);
+        let q = ld_get(t, e, ld_cfg.role_q + c, m + c, w, k);
+        if q != want {
+            let cross = spans && writers == ld_wrote_bit(c);
+            ld_record(LD_K_RW | select(0u, LD_K_CROSS, cross), t, c, LD_NONE, k);
+        }
+        if commit {
+            p = u;
+        }
+        ld_val[ld_vaddr(t, ld_cfg.role_p + c, e, w)] = p;
+        ld_val[ld_vaddr(t, ld_cfg.role_q + c, e, w)] = p;
+    }
+    ld_cut(c < m);
+    if commit {
+        ld_val[ld_vaddr(t, 0u, e, w)] = u;
+    } else {
+        ld_val[ld_vaddr(t, 0u, e, w)] = b;
+    }
+}
+
+// Deterministic mode at the end of an epoch: the copies' writes merge in
+// copy order (a later copy wins a word several wrote).
+fn ld_fold_word(t: u32, e: u32, w: u32, storage: bool) {
+    let k = ld_word(t, e, w, storage);
+    if k >= ld_cfg.t[t].words {
+        return;
+    }
+    let f = ld_flags(t, e);
+    let b = ld_base(t, e, w, k, f);
+    var u = b;
+    var c = 0u;
+    for (; c < ld_cfg.copies; c++) {
+        let p = ld_get(t, e, ld_cfg.role_p + c, c, w, k);
+        if p != b {
+            u = p;
+        }
+    }
+    ld_cut(c < ld_cfg.copies);
+    ld_val[ld_vaddr(t, 0u, e, w)] = u;
+    var c2 = 0u;
+    for (; c2 < ld_cfg.copies; c2++) {
+        ld_val[ld_vaddr(t, ld_cfg.role_p + c2, e, w)] = u;
+    }
+    ld_cut(c2 < ld_cfg.copies);
+}
+
+// One step at the end of a pass, over the current list of dirty entries:
+// a word per invocation (consecutive invocations, consecutive words), or
+// an entry per invocation for the settling steps, which record that the
+// step stored every role (MAT) and end the epochs the closing barrier ends.
+fn ld_step(step: u32, close: u32) {
+    let cur = ld_list_cur;
+    let len = atomicLoad(&ld_list_n[cur]);
+    let settle = (step & 1u) == 1u;
+    let n = select(len * LD_PAGE, len, settle);
+    let writers = ld_wrote_count();
+    var j = ld_li;
+    for (; j < n; j += LD_WG_SIZE) {
+        let item = ld_list_item(cur, select(j / LD_PAGE, j, settle));
+        let t = item >> 24u;
+        let e = item & 0xffffffu;
+        let storage = ld_target_storage(t);
+        let commit = ld_orders(close, storage);
+        if settle {
+            ld_settle(t, e, step, commit);
+        } else {
+            let w = j % LD_PAGE;
+            let spans = ld_target_spans(t);
+            if step == LD_STEP_MERGE {
+                ld_merge_word(t, e, w, storage, spans);
+            } else if step == LD_STEP_COMPARE {
+                ld_compare_word(t, e, w, storage, spans, commit, writers);
+            } else if commit {
+                ld_fold_word(t, e, w, storage);
+            }
+        }
+    }
+    ld_cut(j < n);
+}
+
+fn ld_settle(t: u32, e: u32, step: u32, commit: bool) {
+    let a = ld_faddr(t, e);
+    let f = atomicLoad(&ld_meta[a]);
+    // A fold that did not run (no commit) stored nothing.
+    var g = f;
+    if step != LD_STEP_SETTLE_FOLD || commit {
+        g = (g | LD_MAT | LD_BVALID) & ~LD_DIRTY2;
+    }
+    if step != LD_STEP_SETTLE_MERGE && commit {
+        g = g & ~LD_DIRTY1;
+    }
+    atomicStore(&ld_meta[a], g);
+    // The region's last step carries what is still dirty to the next list.
+    if step != LD_STEP_SETTLE_MERGE && (g & LD_DIRTY1) != 0u {
+        ld_list_push(1u - ld_list_cur, t, e);
+    }
+}
+
+// A step and its settling, each behind barriers; after a region's last
+// step the other list becomes the current one.
+fn ld_steps(first: u32, close: u32) {
+    var i = 0u;
+    for (; i < 2u; i++) {
+        ld_sync();
+        ld_step(first + i, close);
+    }
+    ld_cut(i < 2u);
+    ld_sync();
+    if first != LD_STEP_MERGE {
+        if ld_li == 0u {
+            ld_list_cur = 1u - ld_list_cur;
+        }
+        ld_sync();
+    }
+}
+
+// ------------------------------------------------------------ level 1
+
+// The memory under the workgroup's copies: the dispatch's input, or in level
+// 1's second pass the other workgroups' writes.
+fn ld_under(t: u32, k: u32) -> u32 {
+    let b0 = ld_user(t, k);
+    if ld_cfg.mode == LD_MODE_SECOND {
+        // The workgroup's own pages are in its table (`ld_l1_preload`).
+        return ld_l1_union(t, k, b0);
+    }
+    return b0;
+}
+
+fn ld_l1_head(t: u32, page: u32) -> u32 {
+    return atomicLoad(&ld_l1[ld_cfg.t[t].heads_off + page]);
+}
+
+// The workgroup's final pages that differ from the dispatch's input become
+// level-1 records, linked per page and per workgroup.
+fn ld_publish(t: u32) {
+    var e = ld_li;
+    for (; e < ld_cfg.t[t].entries; e += LD_WG_SIZE) {
+        let key = atomicLoad(&ld_meta[ld_kaddr(t, e)]);
+        if key != 0u && ld_page_changed(t, e, key - 1u) {
+            ld_publish_page(t, e, key - 1u);
+        }
+    }
+    ld_cut(e < ld_cfg.t[t].entries);
+}
+
+// Whether entry e's final base differs from the dispatch's input.
+fn ld_page_changed(t: u32, e: u32, page: u32) -> bool {
+    let words = ld_cfg.t[t].words;
+    var w = 0u;
+    for (; w < LD_PAGE; w++) {
+        let k = page * LD_PAGE + w;
+        if k < words && ld_val[ld_vaddr(t, 0u, e, w)] != ld_user(t, k) {
+            return true;
+        }
+    }
+    ld_cut(w < LD_PAGE);
+    return false;
+}
+
+fn ld_publish_page(t: u32, e: u32, page: u32) {
+    let r = atomicAdd(&ld_rec[LD_H_L1_COUNT], 1u);
+    if r >= ld_cfg.l1_cap {
+        ld_status(LD_S_L1_FULL);
+        return;
+    }
+    var w = 0u;
+    for (; w < LD_PAGE; w++) {
+        ld_l1v[r * LD_PAGE + w] = ld_val[ld_vaddr(t, 0u, e, w)];
+    }
+    ld_cut(w < LD_PAGE);
+    let h = ld_cfg.l1_headers + r * LD_L1_WORDS;
+    atomicStore(&ld_l1[h + LD_L1_TARGET], t);
+    atomicStore(&ld_l1[h + LD_L1_PAGE], page);
+    atomicStore(&ld_l1[h + LD_L1_WG], ld_wg);
+    atomicStore(&ld_l1[h + LD_L1_NEXT_PAGE], atomicExchange(&ld_l1[ld_cfg.t[t].heads_off + page], r + 1u));
+    atomicStore(&ld_l1[h + LD_L1_NEXT_WG], atomicExchange(&ld_l1[ld_cfg.l1_wg_heads + ld_wg], r + 1u));
+}
+
+// This workgroup's record of a page (+1; 0: none).
+fn ld_l1_own(t: u32, page: u32) -> u32 {
+    var r = ld_l1_head(t, page);
+    loop {
+        if r == 0u {
+            return 0u;
+        }
+        let h = ld_cfg.l1_headers + (r - 1u) * LD_L1_WORDS;
+        if atomicLoad(&ld_l1[h + LD_L1_WG]) == ld_wg {
+            return r;
+        }
+        r = atomicLoad(&ld_l1[h + LD_L1_NEXT_PAGE]);
+    }
+    ld_cut(true);
+    return 0u;
+}
+
+// The union of every workgroup's writes to word k (the input if none wrote).
+fn ld_l1_union(t: u32, k: u32, b0: u32) -> u32 {
+    let h = ld_l1_head(t, k / LD_PAGE);
+    if h == 0u {
+        return b0;
+    }
+    return ld_l1u[(h - 1u) * LD_PAGE + k % LD_PAGE];
+}
+
+// Level 1's second pass starts with the workgroup's own first-pass pages
+// in its table, holding the union with its own writes undone.
+fn ld_l1_preload(t: u32) {
+    var r = atomicLoad(&ld_l1[ld_cfg.l1_wg_heads + ld_wg]);
+    var i = 0u;
+    loop {
+        if r == 0u {
+            break;
+        }
+        let h = ld_cfg.l1_headers + (r - 1u) * LD_L1_WORDS;
+        if i % LD_WG_SIZE == ld_li && atomicLoad(&ld_l1[h + LD_L1_TARGET]) == t {
+            let page = atomicLoad(&ld_l1[h + LD_L1_PAGE]);
+            let e = ld_insert(t, page);
+            if e != LD_NONE {
+                var w = 0u;
+                for (; w < LD_PAGE; w++) {
+                    let k = page * LD_PAGE + w;
+                    let b0 = ld_user(t, k);
+                    let own = ld_l1v[(r - 1u) * LD_PAGE + w];
+                    let v = select(ld_l1_union(t, k, b0), b0, own != b0);
+                    var role = 0u;
+                    for (; role < ld_cfg.set_pages; role++) {
+                        ld_val[ld_vaddr(t, role, e, w)] = v;
+                    }
+                    ld_cut(role < ld_cfg.set_pages);
+                }
+                ld_cut(w < LD_PAGE);
+                atomicStore(&ld_meta[ld_faddr(t, e)], LD_MAT | LD_BVALID);
+            }
+        }
+        r = atomicLoad(&ld_l1[h + LD_L1_NEXT_WG]);
+        i += 1u;
+    }
+    ld_cut(r != 0u);
+}
+
+// After level 1's second pass: a workgroup whose final memory differs from
+// its first-pass result (its own writes, the union elsewhere) changed when
+// it saw the other workgroups' writes: a read-write race between workgroups.
+fn ld_l1_compare_word(t: u32, k: u32, own: u32) {
+    let b0 = ld_user(t, k);
+    let all = ld_l1_union(t, k, b0);
+    var want = all;
+    if own != 0u {
+        let p = ld_l1v[(own - 1u) * LD_PAGE + k % LD_PAGE];
+        want = select(all, p, p != b0);
+    }
+    let e = ld_find(t, k / LD_PAGE);
+    var q = ld_under(t, k);
+    if e != LD_NONE {
+        q = ld_val[ld_vaddr(t, 0u, e, k % LD_PAGE)];
+    }
+    if q != want {
+        ld_record(LD_K_RW | LD_K_LEVEL1, t, ld_wg, LD_NONE, k);
+    }
+}
+
+fn ld_l1_compare(t: u32) {
+    let words = ld_cfg.t[t].words;
+    // Pages this workgroup wrote in the first pass.
+    var r = atomicLoad(&ld_l1[ld_cfg.l1_wg_heads + ld_wg]);
+    var i = 0u;
+    loop {
+        if r == 0u {
+            break;
+        }
+        let h = ld_cfg.l1_headers + (r - 1u) * LD_L1_WORDS;
+        if i % LD_WG_SIZE == ld_li && atomicLoad(&ld_l1[h + LD_L1_TARGET]) == t {
+            let page = atomicLoad(&ld_l1[h + LD_L1_PAGE]);
+            var w = 0u;
+            for (; w < LD_PAGE; w++) {
+                let k = page * LD_PAGE + w;
+                if k < words {
+                    ld_l1_compare_word(t, k, r);
+                }
+            }
+            ld_cut(w < LD_PAGE);
+        }
+        r = atomicLoad(&ld_l1[h + LD_L1_NEXT_WG]);
+        i += 1u;
+    }
+    ld_cut(r != 0u);
+    // Pages it wrote only in the second pass.
+    var e = ld_li;
+    for (; e < ld_cfg.t[t].entries; e += LD_WG_SIZE) {
+        let key = atomicLoad(&ld_meta[ld_kaddr(t, e)]);
+        if key == 0u {
+            continue;
+        }
+        let page = key - 1u;
+        if ld_l1_own(t, page) != 0u {
+            continue;
+        }
+        for (var w = 0u; w < LD_PAGE; w++) {
+            let k = page * LD_PAGE + w;
+            if k < words {
+                ld_l1_compare_word(t, k, 0u);
+            }
+        }
+    }
+    ld_cut(e < ld_cfg.t[t].entries);
+}
