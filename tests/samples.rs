@@ -41,7 +41,7 @@ fn sample<A: App>(size: f64) {
             let v = app.verify().unwrap();
             assert!(v.ok, "{} (fixed: {fixed}) on {}: {}", A::NAME, rt.backend(), v.detail);
             let reports = app.run(&rt, &f, Mode::Check).unwrap();
-            let row = Row::from_reports::<A>(&reports, 0.0, 0.0);
+            let row = Row::from_reports::<A>(&reports, 0.0, 0.0, 0.0);
             if fixed {
                 assert!(!row.race, "{} --fixed reports races on {}:\n{}", A::NAME, rt.backend(), reports.iter().map(|r| r.to_string()).collect::<Vec<_>>().join("\n"));
             } else if A::DIFFERS.is_empty() {

@@ -18,10 +18,12 @@ pub struct Row {
     pub words: u64,
     pub native_ms: f64,
     pub check_ms: f64,
+    /// Deterministic mode on the same inputs, in the same process.
+    pub det_ms: f64,
 }
 
 impl Row {
-    pub fn from_reports<A: App>(reports: &[Report], native_ms: f64, check_ms: f64) -> Row {
+    pub fn from_reports<A: App>(reports: &[Report], native_ms: f64, check_ms: f64, det_ms: f64) -> Row {
         let mut kinds = BTreeSet::new();
         let mut scopes = BTreeSet::new();
         for r in reports.iter().flat_map(|r| &r.races) {
@@ -47,6 +49,7 @@ impl Row {
             words: reports.iter().map(|r| r.words_with_races).sum(),
             native_ms,
             check_ms,
+            det_ms,
         }
     }
 
@@ -67,12 +70,21 @@ impl Row {
     }
 }
 
-/// Runs one program natively and in check mode (the racy variant, as the paper ran it).
+/// Runs one program natively, in check mode and in deterministic mode (the
+/// racy variant, as the paper ran it), on the same inputs.
 pub fn measure<A: App>(rt: &Runtime, flags: &Flags) -> ld::Result<Row> {
     let mut app = A::new(rt, flags)?;
     let (native, _) = super::app::timed(&mut app, rt, flags, Mode::Native)?;
     let (check, reports) = super::app::timed(&mut app, rt, flags, Mode::Check)?;
-    Ok(Row::from_reports::<A>(&reports, super::ms(native), super::ms(check)))
+    let (det, _) = super::app::timed(&mut app, rt, flags, Mode::Deterministic)?;
+    Ok(Row::from_reports::<A>(&reports, super::ms(native), super::ms(check), super::ms(det)))
+}
+
+/// Geometric mean and maximum of ratios.
+pub fn geomean_max(xs: impl Iterator<Item = f64>) -> (f64, f64) {
+    let xs: Vec<f64> = xs.collect();
+    let g = (xs.iter().map(|x| x.ln()).sum::<f64>() / xs.len().max(1) as f64).exp();
+    (g, xs.iter().cloned().fold(0.0, f64::max))
 }
 
 fn yes_no(race: bool, injected: bool) -> &'static str {
@@ -85,13 +97,13 @@ fn yes_no(race: bool, injected: bool) -> &'static str {
 
 pub fn print(rows: &[Row], backend: &str) {
     println!("Table VI, measured by ld check mode on {backend}  (* = race injected, as in the paper)");
-    println!("{:<13} {:<5} {:<6} {:<7} {:>7} {:>10} {:>8}   {:<22} {:<9} {:>9} {:>10} {:>8}", "program", "race?", "type", "scope", "#units", "#ana,#race", "#words", "paper (race type scope)", "match", "native ms", "check ms", "slowdown");
+    println!("{:<13} {:<5} {:<6} {:<7} {:>7} {:>10} {:>8}   {:<22} {:<9} {:>9} {:>10} {:>8} {:>9} {:>8}", "program", "race?", "type", "scope", "#units", "#ana,#race", "#words", "paper (race type scope)", "match", "native ms", "check ms", "slowdown", "det ms", "det x");
     for r in rows {
         let (a, b, c) = r.matches();
         let m = if a && b && c { "yes".to_string() } else { format!("{}{}{}", if a { "" } else { "RACE? " }, if b { "" } else { "TYPE " }, if c { "" } else { "SCOPE" }) };
         let paper = format!("{} {} {}", yes_no(r.paper.race, r.paper.injected), if r.paper.kind.is_empty() { "-" } else { r.paper.kind }, if r.paper.scope.is_empty() { "-" } else { r.paper.scope });
         println!(
-            "{:<13} {:<5} {:<6} {:<7} {:>7} {:>10} {:>8}   {:<22} {:<9} {:>9.2} {:>10.2} {:>7.1}x",
+            "{:<13} {:<5} {:<6} {:<7} {:>7} {:>10} {:>8}   {:<22} {:<9} {:>9.2} {:>10.2} {:>7.1}x {:>9.2} {:>7.1}x",
             r.name,
             yes_no(r.race, r.paper.injected && r.race),
             if r.race { r.kind() } else { "-".into() },
@@ -103,10 +115,15 @@ pub fn print(rows: &[Row], backend: &str) {
             m,
             r.native_ms,
             r.check_ms,
-            r.check_ms / r.native_ms
+            r.check_ms / r.native_ms,
+            r.det_ms,
+            r.det_ms / r.native_ms
         );
     }
     for r in rows.iter().filter(|r| !r.differs.is_empty()) {
         println!("  {}: {}", r.name, r.differs);
     }
+    let (cg, cm) = geomean_max(rows.iter().map(|r| r.check_ms / r.native_ms));
+    let (dg, dm) = geomean_max(rows.iter().map(|r| r.det_ms / r.native_ms));
+    println!("summary: check slowdown geomean {cg:.1}x max {cm:.1}x; deterministic slowdown geomean {dg:.1}x max {dm:.1}x");
 }

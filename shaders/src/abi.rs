@@ -49,28 +49,33 @@ abi_struct! {
         pub invocations,
         /// Atomic results logged per invocation (0: the kernel uses none).
         pub log_cap,
-        /// Race records the record buffer holds.
+        /// Race records kept.
         pub rec_cap,
-        /// Where race records start in the record buffer (after the header
-        /// and the table of regions seen).
+        /// The values buffer starts with the table of regions seen, then
+        /// the race records (from `rec_off`); the slots start at `val_base`.
         pub rec_off,
+        pub val_base,
         /// Barriers in the kernel (`NONE_BARRIER` = this count means "no
         /// barrier": the kernel's start or end).
         pub barriers,
-        /// Pages of an entry, and the first page of each role in it.
+        /// Role pages of an entry, and the first page of each role in it.
+        /// Storage entries add a written-flag page per pass-1 and pass-2
+        /// copy after them (`set_pages + c`, `set_pages + copies + c`).
         pub set_pages,
         pub role_u,
         pub role_p,
         pub role_q,
-        /// Meta words per entry (flags, then the masks of the roles a pass writes).
-        pub meta_words,
         /// Scratch words per slot, in the values and the meta buffers.
         pub slot_values,
         pub slot_meta,
         /// The slot's two lists of dirty entries (`target << 24 | entry`),
-        /// `list_cap` words each, in its meta area.
+        /// `list_cap` words each, in its values area.
         pub list_off,
         pub list_cap,
+        /// Entries of all targets (their flat numbering, see `first_entry`).
+        pub entries_total,
+        /// Unique to this dispatch: marks the words written in it.
+        pub stamp,
         /// Level-1 page records: capacity, and where the per-workgroup list
         /// heads and the record headers start in the level-1 meta buffer.
         pub l1_cap,
@@ -78,6 +83,9 @@ abi_struct! {
         pub l1_headers,
         /// Engine shaders: the target they work on.
         pub target_id,
+        /// Always 2: the iterations of the loop that tells whether the device
+        /// cut loops short (see `engine.wgsl`).
+        pub canary,
     }
     tail "    t: array<LdTarget>,\n"
 }
@@ -91,9 +99,16 @@ abi_struct! {
         pub words,
         /// Entries per slot (shared: pages; storage: table capacity, a power of two).
         pub entries,
-        /// Offsets inside a slot's values and meta areas.
+        /// The flat number of its first entry.
+        pub first_entry,
+        /// Pages per entry (roles, and written flags for storage).
+        pub pages,
+        /// Inside a slot's values area: the role pages (role-major), the
+        /// entries' flags, their written marks and (storage) key mirrors.
         pub values_off,
-        pub meta_off,
+        pub flags_off,
+        pub touch_off,
+        pub mirror_off,
         /// Storage: the table's keys inside the slot's meta area.
         pub keys_off,
         /// Storage: the heads of the level-1 page lists, one word per page.
@@ -118,11 +133,12 @@ pub const NONE: u32 = u32::MAX;
 pub mod binding {
     pub const GROUP: u32 = 1;
     pub const CONFIG: u32 = 0;
-    /// Header, regions seen, race records (atomic words).
+    /// The header: counters and status (atomic words).
     pub const RECORDS: u32 = 1;
-    /// Per-slot scratch: the entries' role values.
+    /// Regions seen, race records, then per-slot scratch: the entries' role
+    /// pages, flags, marks, key mirrors and dirty lists (plain words).
     pub const VALUES: u32 = 2;
-    /// Per-slot scratch: hash-table keys and per-entry flags and masks (atomic).
+    /// Per-slot scratch: the storage tables' keys (claimed atomically).
     pub const META: u32 = 3;
     /// Atomic results, per invocation of the dispatch.
     pub const LOG: u32 = 4;
@@ -137,7 +153,7 @@ pub mod binding {
     pub const USER: u32 = 8;
 }
 
-/// Entry flags (meta word 0 of an entry).
+/// Entry flags.
 pub mod flag {
     /// Every role's words are stored (no mask or fallback needed).
     pub const MAT: u32 = 1;
@@ -149,7 +165,7 @@ pub mod flag {
     pub const DIRTY2: u32 = 8;
 }
 
-/// The record buffer's header words.
+/// The header buffer's words.
 pub mod header {
     pub const COUNT: u32 = 0;
     /// `status::*` bits.
@@ -214,19 +230,20 @@ pub struct Roles {
     pub u: u32,
     pub p: u32,
     pub q: u32,
-    pub meta_words: u32,
+    /// Written-flag pages a storage entry adds (one per copy per pass).
+    pub flags: u32,
 }
 
 impl Roles {
     /// Check mode: base, union, `M` pass-1 copies, `M` pass-2 copies (which
     /// hold the region's start between regions).
     pub fn check(copies: u32) -> Roles {
-        Roles { copies, pages: 2 + 2 * copies, u: 1, p: 2, q: 2 + copies, meta_words: 1 + 4 * copies }
+        Roles { copies, pages: 2 + 2 * copies, u: 1, p: 2, q: 2 + copies, flags: 2 * copies }
     }
 
     /// Deterministic mode: base and `M` copies; no union, no second pass.
     pub fn deterministic(copies: u32) -> Roles {
-        Roles { copies, pages: 1 + copies, u: 0, p: 1, q: 0, meta_words: 1 + 2 * copies }
+        Roles { copies, pages: 1 + copies, u: 0, p: 1, q: 0, flags: copies }
     }
 }
 
@@ -273,26 +290,33 @@ pub struct SlotLayout {
     pub heads: u64,
 }
 
-/// Lays out one slot: per target its entries' values (role-major) and meta
-/// (flags and masks per entry, then the storage table's keys).
+/// Lays out one slot: per target its entries' role pages (role-major),
+/// flags, marks and key mirrors in the values area; the storage tables'
+/// keys and the two dirty-entry lists in the meta area.
 pub fn slot_layout(shapes: &[Shape], roles: Roles) -> SlotLayout {
-    let (mut values, mut meta, mut heads) = (0u64, 0u64, 0u64);
+    let (mut values, mut meta, mut heads, mut first) = (0u64, 0u64, 0u64, 0u64);
     let mut targets = Vec::new();
     for s in shapes {
         let e = s.entries() as u64;
-        let mut t = TargetConfig { words: s.words(), entries: e as u32, values_off: values as u32, meta_off: meta as u32, ..Default::default() };
-        values += e * roles.pages as u64 * PAGE as u64;
-        meta += e * roles.meta_words as u64;
-        if let Shape::Storage { .. } = s {
+        let storage = matches!(s, Shape::Storage { .. });
+        let pages = roles.pages + if storage { roles.flags } else { 0 };
+        let mut t = TargetConfig { words: s.words(), entries: e as u32, first_entry: first as u32, pages, values_off: values as u32, ..Default::default() };
+        values += e * pages as u64 * PAGE as u64;
+        t.flags_off = values as u32;
+        t.touch_off = (values + e) as u32;
+        values += 2 * e;
+        if storage {
+            t.mirror_off = values as u32;
+            values += e;
             t.keys_off = meta as u32;
             meta += e;
             t.heads_off = heads as u32;
             heads += s.pages() as u64;
         }
+        first += e;
         targets.push(t);
     }
-    let list_cap: u64 = shapes.iter().map(|s| s.entries() as u64).sum();
-    SlotLayout { targets, slot_values: values, slot_meta: meta + 2 * list_cap, list_off: meta, list_cap, heads }
+    SlotLayout { targets, slot_values: values + 2 * first, slot_meta: meta.max(1), list_off: values, list_cap: first, heads }
 }
 
 /// The WGSL of the contract: structs, constants and the group-1 bindings
@@ -383,12 +407,15 @@ mod tests {
     #[test]
     fn slots_place_targets_one_after_another() {
         let l = slot_layout(&[Shape::Shared { words: 100 }, Shape::Storage { words: 1000, entries: 8 }], Roles::check(2));
-        assert_eq!(l.targets[0].entries, 2);
-        assert_eq!(l.targets[1].values_off, 2 * 6 * 64);
-        assert_eq!(l.targets[1].meta_off, 2 * 9);
-        assert_eq!(l.targets[1].keys_off, 2 * 9 + 8 * 9);
-        assert_eq!(l.list_off, 2 * 9 + 8 * 9 + 8);
-        assert_eq!(l.slot_meta, l.list_off + 2 * 10);
+        let (a, b) = (&l.targets[0], &l.targets[1]);
+        assert_eq!((a.entries, a.pages, a.first_entry), (2, 6, 0));
+        assert_eq!((b.entries, b.pages, b.first_entry), (8, 10, 2));
+        assert_eq!(a.flags_off, 2 * 6 * 64);
+        assert_eq!(b.values_off, 2 * 6 * 64 + 4);
+        assert_eq!(b.mirror_off, b.values_off + 8 * 10 * 64 + 16);
+        assert_eq!(l.list_off, b.mirror_off as u64 + 8);
+        assert_eq!(l.slot_values, l.list_off + 2 * 10);
+        assert_eq!((b.keys_off, l.list_cap, l.slot_meta), (0, 10, 8));
         assert_eq!(l.heads, 16);
     }
 }

@@ -6,21 +6,25 @@
 // workgroup first writes the page (a hash table of pages). An entry holds
 // pages for its *roles*: the base B (what the workgroup's memory holds at
 // the epoch's start), the union U, each warp copy's pass-1 page P_c and
-// pass-2 page Q_c (which holds the region's start between regions). A role
-// page written during a pass is only partly stored (a 64-bit mask says which
-// words); the sweeps at the next barrier store every word (MAT), so no
-// invocation ever copies a page while others may read it.
+// pass-2 page Q_c (which holds the region's start between regions).
+// Workgroup arrays are stored whole from the start (MAT). A storage entry
+// is claimed mid-pass while other invocations may be reading the page, so
+// no one copies it then: a role word is valid where its written-flag page
+// holds this dispatch's stamp, else the base (or the user's buffer) stands
+// in; the sweeps at the next barrier store every word.
 //
-// The written entries of a region are kept in a list, so the sweeps at its
-// end visit only them. Everything that runs once per region is free of
-// loops but the sweep over that list and the copies of one word: lavapipe
-// charges every loop construct a region passes through (taken or not, it
-// runs both sides of a branch under a mask) against one budget of 65535
-// iterations per invocation.
+// Written entries are listed once per pass (writers only mark them), so
+// the sweeps at a region's end visit only them. The path an invocation
+// takes on every access is free of atomics and loops, and everything that
+// runs once per region is free of loops but the sweeps: lavapipe runs both
+// sides of every branch whose condition is not a constant or a uniform
+// (masked), and charges every loop construct it passes through against one
+// budget of 65535 iterations per invocation.
 //
 // The generated kernel provides: LD_WG_SIZE, LD_WROTE_WORDS, the kernel's
-// ids, `ld_user(t, k)` (word k of storage target t in the user's buffer)
-// and what it knows of its targets (`ld_target_storage`, `ld_target_spans`).
+// ids, `ld_user(t, k)` (word k of storage target t in the user's buffer),
+// what it knows of its targets (`ld_target_storage`, `ld_target_spans`,
+// `ld_flat_target`) and of its barriers (`ld_orders`).
 
 var<private> ld_wg: u32;
 var<private> ld_slot: u32;
@@ -31,10 +35,14 @@ var<private> ld_copy: u32;
 var<private> ld_pass: u32;
 var<private> ld_region: u32;
 var<private> ld_acount: u32;
-// The role, mask and dirty bit the current pass writes.
+// Where the slot's values and keys start.
+var<private> ld_sv: u32;
+var<private> ld_sm: u32;
+// Targets whose table had no room for a page (reported at the end).
+var<private> ld_full_bits: u32;
+// The role the current pass writes, and its written-flag page.
 var<private> ld_cur_role: u32;
-var<private> ld_cur_mask: u32;
-var<private> ld_cur_dirty: u32;
+var<private> ld_cur_flag: u32;
 
 // Bit c: copy c wrote some memory in this region (read-write notes).
 var<workgroup> ld_wrote: array<atomic<u32>, LD_WROTE_WORDS>;
@@ -56,12 +64,29 @@ fn ld_sync() {
     workgroupBarrier();
 }
 
-// lavapipe ends every loop of an invocation once it has run 65535
+// lavapipe ends every loop of an invocation once its loops have run 65535
 // iterations in all (gallivm's loop limiter, shared by every loop of a
-// shader): a loop left while its condition still holds was cut short, and
-// the results cannot be trusted.
-fn ld_cut(cut: bool) {
-    if cut {
+// shader, never reset), so a result computed after that cannot be trusted.
+// The kernel's last loop needs two iterations and a count NIR cannot know:
+// if the limiter stopped it after one, some loop was cut short.
+// Reported at the kernel's end: tables that had no room, loops cut short.
+fn ld_report() {
+    if ld_full_bits != 0u {
+        ld_status(LD_S_TABLE_FULL);
+        atomicOr(&ld_rec[LD_H_STATUS_TARGETS], ld_full_bits);
+    }
+    ld_canary();
+}
+
+fn ld_canary() {
+    var i = 0u;
+    loop {
+        i += 1u;
+        if i >= ld_cfg.canary {
+            break;
+        }
+    }
+    if i < ld_cfg.canary {
         ld_status(LD_S_LOOP_LIMIT);
     }
 }
@@ -74,20 +99,26 @@ fn ld_status(bit: u32) {
 // ------------------------------------------------------------ addresses
 
 fn ld_vaddr(t: u32, role: u32, e: u32, w: u32) -> u32 {
-    return ld_slot * ld_cfg.slot_values + ld_cfg.t[t].values_off + (role * ld_cfg.t[t].entries + e) * LD_PAGE + w;
+    return ld_sv + ld_cfg.t[t].values_off + (role * ld_cfg.t[t].entries + e) * LD_PAGE + w;
 }
 
+// An entry's flags, and the mark writers leave on it (plain words: flags
+// change only behind barriers, one invocation per entry).
 fn ld_faddr(t: u32, e: u32) -> u32 {
-    return ld_slot * ld_cfg.slot_meta + ld_cfg.t[t].meta_off + e * ld_cfg.meta_words;
+    return ld_sv + ld_cfg.t[t].flags_off + e;
 }
 
-// Mask `m` of an entry: copy c's pass-1 page is mask c, its pass-2 page mask M + c.
-fn ld_maddr(t: u32, e: u32, m: u32, w: u32) -> u32 {
-    return ld_faddr(t, e) + 1u + 2u * m + w / 32u;
+fn ld_taddr(t: u32, e: u32) -> u32 {
+    return ld_sv + ld_cfg.t[t].touch_off + e;
 }
 
+// A storage table's keys (claimed atomically) and their plain mirror.
 fn ld_kaddr(t: u32, e: u32) -> u32 {
-    return ld_slot * ld_cfg.slot_meta + ld_cfg.t[t].keys_off + e;
+    return ld_sm + ld_cfg.t[t].keys_off + e;
+}
+
+fn ld_mirror(t: u32, e: u32) -> u32 {
+    return ld_sv + ld_cfg.t[t].mirror_off + e;
 }
 
 // ------------------------------------------------------------ storage tables
@@ -98,92 +129,81 @@ fn ld_hash(page: u32, cap: u32) -> u32 {
     return x & (cap - 1u);
 }
 
-// Tables are probed four slots deep, without a loop (see the top): a page
+// Tables are probed four slots deep, without a loop (see the top); a page
 // further away counts as a full table, which the host then grows.
-const LD_PROBES: u32 = 4u;
-
-fn ld_probe(t: u32, h: u32, page: u32) -> u32 {
-    let key = atomicLoad(&ld_meta[ld_kaddr(t, h)]);
-    if key == page + 1u {
-        return 1u;
-    }
-    return select(2u, 0u, key == 0u);
-}
-
-// The page's entry, or LD_NONE.
 fn ld_find(t: u32, page: u32) -> u32 {
     let cap = ld_cfg.t[t].entries;
     let h = ld_hash(page, cap);
+    let key = page + 1u;
+    let h1 = (h + 1u) & (cap - 1u);
+    let h2 = (h + 2u) & (cap - 1u);
+    let h3 = (h + 3u) & (cap - 1u);
+    // Every slot is looked at: a mirror another invocation has not written
+    // yet must not hide the page's own slot further on.
     var e = LD_NONE;
-    var open = true;
-    // Probe 0..3, stopping at the page or at an empty slot.
-    let p0 = ld_probe(t, h, page);
-    if p0 == 1u { e = h; }
-    open = p0 == 2u;
-    if open {
-        let h1 = (h + 1u) & (cap - 1u);
-        let p1 = ld_probe(t, h1, page);
-        if p1 == 1u { e = h1; }
-        open = p1 == 2u;
+    if ld_val[ld_mirror(t, h3)] == key {
+        e = h3;
     }
-    if open {
-        let h2 = (h + 2u) & (cap - 1u);
-        let p2 = ld_probe(t, h2, page);
-        if p2 == 1u { e = h2; }
-        open = p2 == 2u;
+    if ld_val[ld_mirror(t, h2)] == key {
+        e = h2;
     }
-    if open {
-        let h3 = (h + 3u) & (cap - 1u);
-        if ld_probe(t, h3, page) == 1u { e = h3; }
+    if ld_val[ld_mirror(t, h1)] == key {
+        e = h1;
+    }
+    if ld_val[ld_mirror(t, h)] == key {
+        e = h;
     }
     return e;
 }
 
-// Claims slot h for the page: 1 claimed or already the page's, 0 taken by
-// another page (a spurious failure of the weak exchange counts as taken).
-fn ld_claim(t: u32, h: u32, page: u32) -> u32 {
-    let a = ld_kaddr(t, h);
-    let key = atomicLoad(&ld_meta[a]);
-    if key == page + 1u {
-        return 1u;
-    }
-    if key != 0u {
-        return 0u;
-    }
-    let r = atomicCompareExchangeWeak(&ld_meta[a], 0u, page + 1u);
-    return select(0u, 1u, r.exchanged || r.old_value == page + 1u);
+// Claims slot h for the page: whether it is now (or already was) the
+// page's. A spurious failure of the weak exchange counts as taken.
+fn ld_claim(t: u32, h: u32, page: u32) -> bool {
+    let r = atomicCompareExchangeWeak(&ld_meta[ld_kaddr(t, h)], 0u, page + 1u);
+    return r.exchanged || r.old_value == page + 1u;
 }
 
-// The page's entry, claimed if new; LD_NONE when the probes found no room
-// (the host then runs the check again with a larger table).
+// The page's entry, claimed if new (at most two exchanges: this is inlined
+// at every write, and lavapipe runs it for every invocation); LD_NONE when
+// the probes found no room: the host then runs the check again with a
+// larger table.
 fn ld_insert(t: u32, page: u32) -> u32 {
-    let cap = ld_cfg.t[t].entries;
-    let h = ld_hash(page, cap);
-    var e = LD_NONE;
-    if ld_claim(t, h, page) == 1u {
-        e = h;
-    } else if ld_claim(t, (h + 1u) & (cap - 1u), page) == 1u {
-        e = (h + 1u) & (cap - 1u);
-    } else if ld_claim(t, (h + 2u) & (cap - 1u), page) == 1u {
-        e = (h + 2u) & (cap - 1u);
-    } else if ld_claim(t, (h + 3u) & (cap - 1u), page) == 1u {
-        e = (h + 3u) & (cap - 1u);
-    }
+    var e = ld_find(t, page);
     if e == LD_NONE {
-        ld_status(LD_S_TABLE_FULL);
-        atomicOr(&ld_rec[LD_H_STATUS_TARGETS], 1u << t);
+        let cap = ld_cfg.t[t].entries;
+        let h = ld_hash(page, cap);
+        // The first two slots whose mirror says free (a slot another
+        // invocation is claiming right now fails its exchange).
+        var a = LD_NONE;
+        var b = LD_NONE;
+        for (var i = 0u; i < 4u; i++) {
+            let s = (h + i) & (cap - 1u);
+            let free = ld_val[ld_mirror(t, s)] == 0u;
+            b = select(b, s, free && a != LD_NONE && b == LD_NONE);
+            a = select(a, s, free && a == LD_NONE);
+        }
+        if a != LD_NONE && ld_claim(t, a, page) {
+            e = a;
+        } else if b != LD_NONE && ld_claim(t, b, page) {
+            e = b;
+        }
+        if e == LD_NONE {
+            ld_full_bits |= 1u << t;
+            return e;
+        }
+        ld_val[ld_mirror(t, e)] = page + 1u;
     }
     return e;
 }
 
 fn ld_key_page(t: u32, e: u32) -> u32 {
-    return atomicLoad(&ld_meta[ld_kaddr(t, e)]) - 1u;
+    return ld_val[ld_mirror(t, e)] - 1u;
 }
 
 // ------------------------------------------------------------ roles
 
 fn ld_flags(t: u32, e: u32) -> u32 {
-    return atomicLoad(&ld_meta[ld_faddr(t, e)]);
+    return ld_val[ld_faddr(t, e)];
 }
 
 // The base role of word w (word k of the memory).
@@ -194,51 +214,36 @@ fn ld_base(t: u32, e: u32, w: u32, k: u32, f: u32) -> u32 {
     return ld_under(t, k);
 }
 
-// A pass's role page (`role`, mask `m`): stored words, else the base.
-fn ld_get(t: u32, e: u32, role: u32, m: u32, w: u32, k: u32) -> u32 {
+// A pass's role page (`role`, written-flag page `flag`): its word where
+// stored, else the base.
+fn ld_get(t: u32, e: u32, role: u32, flag: u32, w: u32, k: u32) -> u32 {
     let f = ld_flags(t, e);
-    if (f & LD_MAT) != 0u || (atomicLoad(&ld_meta[ld_maddr(t, e, m, w)]) & (1u << (w % 32u))) != 0u {
+    if (f & LD_MAT) != 0u || ld_val[ld_vaddr(t, flag, e, w)] == ld_cfg.stamp {
         return ld_val[ld_vaddr(t, role, e, w)];
     }
     return ld_base(t, e, w, k, f);
 }
 
-fn ld_set(t: u32, e: u32, w: u32, v: u32) {
-    ld_val[ld_vaddr(t, ld_cur_role, e, w)] = v;
-    let fa = ld_faddr(t, e);
-    let f = atomicLoad(&ld_meta[fa]);
-    if (f & LD_MAT) == 0u {
-        let ma = ld_maddr(t, e, ld_cur_mask, w);
-        let bit = 1u << (w % 32u);
-        if (atomicLoad(&ld_meta[ma]) & bit) == 0u {
-            atomicOr(&ld_meta[ma], bit);
-        }
-    }
-    if (f & ld_cur_dirty) == 0u {
-        let old = atomicOr(&ld_meta[fa], ld_cur_dirty);
-        if (old & (LD_DIRTY1 | LD_DIRTY2)) == 0u {
-            ld_list_push(ld_list_cur, t, e);
-        }
-    }
-}
-
 fn ld_list_push(list: u32, t: u32, e: u32) {
     let i = atomicAdd(&ld_list_n[list], 1u);
-    atomicStore(&ld_meta[ld_slot * ld_cfg.slot_meta + ld_cfg.list_off + list * ld_cfg.list_cap + i], (t << 24u) | e);
+    ld_val[ld_sv + ld_cfg.list_off + list * ld_cfg.list_cap + i] = (t << 24u) | e;
 }
 
 fn ld_list_item(list: u32, i: u32) -> u32 {
-    return atomicLoad(&ld_meta[ld_slot * ld_cfg.slot_meta + ld_cfg.list_off + list * ld_cfg.list_cap + i]);
+    return ld_val[ld_sv + ld_cfg.list_off + list * ld_cfg.list_cap + i];
 }
 
 // ------------------------------------------------------------ the kernel's accesses
 
+// Workgroup arrays: every entry is stored whole.
 fn ld_shared_read(t: u32, k: u32) -> u32 {
-    return ld_get(t, k / LD_PAGE, ld_cur_role, ld_cur_mask, k % LD_PAGE, k);
+    return ld_val[ld_vaddr(t, ld_cur_role, k / LD_PAGE, k % LD_PAGE)];
 }
 
 fn ld_shared_write(t: u32, k: u32, v: u32) {
-    ld_set(t, k / LD_PAGE, k % LD_PAGE, v);
+    let e = k / LD_PAGE;
+    ld_val[ld_vaddr(t, ld_cur_role, e, k % LD_PAGE)] = v;
+    ld_val[ld_taddr(t, e)] = 1u;
 }
 
 fn ld_storage_read(t: u32, k: u32) -> u32 {
@@ -246,13 +251,16 @@ fn ld_storage_read(t: u32, k: u32) -> u32 {
     if e == LD_NONE {
         return ld_under(t, k);
     }
-    return ld_get(t, e, ld_cur_role, ld_cur_mask, k % LD_PAGE, k);
+    return ld_get(t, e, ld_cur_role, ld_cur_flag, k % LD_PAGE, k);
 }
 
 fn ld_storage_write(t: u32, k: u32, v: u32) {
     let e = ld_insert(t, k / LD_PAGE);
     if e != LD_NONE {
-        ld_set(t, e, k % LD_PAGE, v);
+        let w = k % LD_PAGE;
+        ld_val[ld_vaddr(t, ld_cur_role, e, w)] = v;
+        ld_val[ld_vaddr(t, ld_cur_flag, e, w)] = ld_cfg.stamp;
+        ld_val[ld_taddr(t, e)] = 1u;
     }
 }
 
@@ -261,13 +269,12 @@ fn ld_begin_pass(which: u32) {
     ld_pass = which;
     if which == 1u {
         ld_cur_role = ld_cfg.role_p + ld_copy;
-        ld_cur_mask = ld_copy;
-        ld_cur_dirty = LD_DIRTY1;
+        ld_cur_flag = ld_cfg.set_pages + ld_copy;
     } else {
         ld_cur_role = ld_cfg.role_q + ld_copy;
-        ld_cur_mask = ld_cfg.copies + ld_copy;
-        ld_cur_dirty = LD_DIRTY2;
+        ld_cur_flag = ld_cfg.set_pages + ld_cfg.copies + ld_copy;
     }
+    ld_pass_bases();
 }
 
 // ------------------------------------------------------------ atomics log
@@ -307,45 +314,67 @@ fn ld_record(kind: u32, t: u32, a: u32, b: u32, k: u32) {
     let i = atomicAdd(&ld_rec[LD_H_COUNT], 1u);
     if i < ld_cfg.rec_cap {
         let o = ld_cfg.rec_off + i * LD_R_WORDS;
-        atomicStore(&ld_rec[o + LD_R_KIND], kind);
-        atomicStore(&ld_rec[o + LD_R_TARGET], t);
-        atomicStore(&ld_rec[o + LD_R_WG], ld_wg);
-        atomicStore(&ld_rec[o + LD_R_A], a);
-        atomicStore(&ld_rec[o + LD_R_B], b);
-        atomicStore(&ld_rec[o + LD_R_WORD], k);
-        atomicStore(&ld_rec[o + LD_R_REGION], ld_region);
-        atomicStore(&ld_rec[o + LD_R_ROUND], ld_cfg.round);
+        ld_val[o + LD_R_KIND] = kind;
+        ld_val[o + LD_R_TARGET] = t;
+        ld_val[o + LD_R_WG] = ld_wg;
+        ld_val[o + LD_R_A] = a;
+        ld_val[o + LD_R_B] = b;
+        ld_val[o + LD_R_WORD] = k;
+        ld_val[o + LD_R_REGION] = ld_region;
+        ld_val[o + LD_R_ROUND] = ld_cfg.round;
     }
 }
 
 // ------------------------------------------------------------ set-up
 
-// Workgroup arrays start zeroed: the base of every page is stored.
+// Workgroup arrays start zeroed, every role stored.
 fn ld_setup_shared(t: u32) {
     let e = ld_cfg.t[t].entries;
-    var j = ld_li;
-    for (; j < e * LD_PAGE; j += LD_WG_SIZE) {
-        ld_val[ld_vaddr(t, 0u, j / LD_PAGE, j % LD_PAGE)] = 0u;
-    }
-    ld_cut(j < e * LD_PAGE);
-    let mw = ld_cfg.meta_words;
-    let base = ld_faddr(t, 0u);
-    var j2 = ld_li;
-    for (; j2 < e * mw; j2 += LD_WG_SIZE) {
-        atomicStore(&ld_meta[base + j2], select(0u, LD_BVALID, j2 % mw == 0u));
-    }
-    ld_cut(j2 < e * mw);
-}
-
-// Storage tables start empty (flags, masks and keys are contiguous).
-fn ld_setup_storage(t: u32) {
-    let n = ld_cfg.t[t].entries * (ld_cfg.meta_words + 1u);
-    let base = ld_faddr(t, 0u);
+    let n = e * ld_cfg.set_pages * LD_PAGE;
+    let base = ld_vaddr(t, 0u, 0u, 0u);
     var j = ld_li;
     for (; j < n; j += LD_WG_SIZE) {
-        atomicStore(&ld_meta[base + j], 0u);
+        ld_val[base + j] = 0u;
     }
-    ld_cut(j < n);
+    var i = ld_li;
+    for (; i < e; i += LD_WG_SIZE) {
+        ld_val[ld_faddr(t, i)] = LD_MAT | LD_BVALID;
+        ld_val[ld_taddr(t, i)] = 0u;
+    }
+}
+
+// Storage tables start empty.
+fn ld_setup_storage(t: u32) {
+    let e = ld_cfg.t[t].entries;
+    var i = ld_li;
+    for (; i < e; i += LD_WG_SIZE) {
+        atomicStore(&ld_meta[ld_kaddr(t, i)], 0u);
+        ld_val[ld_mirror(t, i)] = 0u;
+        ld_val[ld_faddr(t, i)] = 0u;
+        ld_val[ld_taddr(t, i)] = 0u;
+    }
+}
+
+// After a pass: the entries its writers marked join the current list (once
+// per epoch; pass 2 adds the entries only it wrote).
+fn ld_scan() {
+    let n = ld_cfg.entries_total;
+    let dirty = select(LD_DIRTY2, LD_DIRTY1, ld_pass == 1u);
+    var j = ld_li;
+    for (; j < n; j += LD_WG_SIZE) {
+        let t = ld_flat_target(j);
+        let e = j - ld_cfg.t[t].first_entry;
+        let ta = ld_taddr(t, e);
+        if ld_val[ta] != 0u {
+            ld_val[ta] = 0u;
+            let fa = ld_faddr(t, e);
+            let f = ld_val[fa];
+            if (f & (LD_DIRTY1 | LD_DIRTY2)) == 0u {
+                ld_list_push(ld_list_cur, t, e);
+            }
+            ld_val[fa] = f | dirty;
+        }
+    }
 }
 
 // ------------------------------------------------------------ the region vote
@@ -429,7 +458,7 @@ fn ld_note_region(opening: u32, closing: u32) {
     ld_region = ((opening & 0xffffu) << 16u) | (closing & 0xffffu);
     if ld_li == 0u {
         let n = ld_cfg.barriers + 1u;
-        atomicStore(&ld_rec[LD_H_WORDS + min(opening, ld_cfg.barriers) * n + min(closing, ld_cfg.barriers)], 1u);
+        ld_val[min(opening, ld_cfg.barriers) * n + min(closing, ld_cfg.barriers)] = 1u;
     }
 }
 
@@ -443,73 +472,111 @@ fn ld_word(t: u32, e: u32, w: u32, storage: bool) -> u32 {
     return e * LD_PAGE + w;
 }
 
-fn ld_mark_wrote(c: u32) {
-    let bit = 1u << (c % 32u);
-    if (atomicLoad(&ld_wrote[c / 32u]) & bit) == 0u {
-        atomicOr(&ld_wrote[c / 32u], bit);
-    }
-}
+// Copies this invocation saw write in the current step, gathered in a
+// private mask and published once per step (`ld_publish_wrote`).
+var<private> ld_wrote_mine: array<u32, LD_WROTE_WORDS>;
 
 fn ld_wrote_bit(c: u32) -> u32 {
     return (atomicLoad(&ld_wrote[c / 32u]) >> (c % 32u)) & 1u;
 }
 
+// Where the roles of one word of an entry lie: role r at `a + r * stride`.
+struct LdWord {
+    a: u32,
+    stride: u32,
+    // The word of the memory, whether every role is stored, and the base.
+    k: u32,
+    mat: bool,
+    b: u32,
+}
+
+fn ld_word_at(t: u32, e: u32, w: u32, storage: bool) -> LdWord {
+    var x: LdWord;
+    x.stride = ld_cfg.t[t].entries * LD_PAGE;
+    x.a = ld_sv + ld_cfg.t[t].values_off + e * LD_PAGE + w;
+    x.k = ld_word(t, e, w, storage);
+    let f = ld_flags(t, e);
+    x.mat = (f & LD_MAT) != 0u;
+    x.b = ld_base(t, e, w, x.k, f);
+    return x;
+}
+
+// Copy c's page of the pass that wrote `role`, flagged in page `flag`: the
+// stored word, or the base where the copy has not written it.
+fn ld_copy_word(x: LdWord, role: u32, flag: u32) -> u32 {
+    let v = ld_val[x.a + role * x.stride];
+    let written = x.mat || ld_val[x.a + flag * x.stride] == ld_cfg.stamp;
+    return select(x.b, v, written);
+}
+
 // After pass 1 (paper Fig. 3, lines 1-9), fused: copy c wrote word k in
 // the epoch iff P_c != B, in this region iff P_c != R_c (its page at the
-// region's start); two epoch writers, one of them in this region, race
-// write-write (CROSS: the writes lie in different regions). U takes the
-// last writer's value; pass 2's input Q_c is U, except words c wrote: its
-// own value, or (written in this region) its value at the region's start.
-// Every role of the page is stored on the way.
+// region's start, kept in Q_c when epochs span regions); two epoch writers,
+// one of them in this region, race write-write (CROSS: the writes lie in
+// different regions). U takes the last writer's value; pass 2's input Q_c
+// is U, except words c wrote: its own value, or (written in this region)
+// its value at the region's start. Every role of the word is stored.
 fn ld_merge_word(t: u32, e: u32, w: u32, storage: bool, spans: bool) {
-    let k = ld_word(t, e, w, storage);
-    if k >= ld_cfg.t[t].words {
+    let x = ld_word_at(t, e, w, storage);
+    if x.k >= ld_cfg.t[t].words {
         return;
     }
-    let f = ld_flags(t, e);
     let m = ld_cfg.copies;
-    let b = ld_base(t, e, w, k, f);
-    var u = b;
+    let keep_start = spans && x.mat;
+    var u = x.b;
+    var last = LD_NONE;
+    var last_here = false;
+    // Write-write pairs found, recorded after the loop (a rare path kept
+    // out of the loop lavapipe runs for every copy).
+    var pairs = 0u;
+    var c = 0u;
+    for (; c < m; c++) {
+        let p = ld_copy_word(x, ld_cfg.role_p + c, ld_cfg.set_pages + c);
+        let r = select(x.b, ld_val[x.a + (ld_cfg.role_q + c) * x.stride], keep_start);
+        let here = p != r;
+        ld_wrote_mine[c / 32u] |= select(0u, 1u << (c % 32u), here);
+        let writes = p != x.b;
+        let pair = writes && last != LD_NONE && (here || last_here);
+        pairs += select(0u, 1u, pair);
+        last = select(last, c, writes);
+        last_here = select(last_here, here, writes);
+        u = select(u, p, writes);
+        ld_val[x.a + (ld_cfg.role_p + c) * x.stride] = p;
+    }
+    if pairs != 0u {
+        ld_record_writers(t, x, m);
+    }
+    // Q_c held R_c until here; it becomes pass 2's input.
+    var c2 = 0u;
+    for (; c2 < m; c2++) {
+        let p = ld_val[x.a + (ld_cfg.role_p + c2) * x.stride];
+        let qa = x.a + (ld_cfg.role_q + c2) * x.stride;
+        let r = select(x.b, ld_val[qa], keep_start);
+        ld_val[qa] = select(select(u, p, p != x.b), r, p != r);
+    }
+    ld_val[x.a] = x.b;
+    ld_val[x.a + ld_cfg.role_u * x.stride] = u;
+}
+
+// The write-write races of a word (see `ld_merge_word`): consecutive epoch
+// writers, one of them writing in this region.
+fn ld_record_writers(t: u32, x: LdWord, m: u32) {
+    let keep_start = ld_target_spans(t) && x.mat;
     var last = LD_NONE;
     var last_here = false;
     var c = 0u;
     for (; c < m; c++) {
-        let p = ld_get(t, e, ld_cfg.role_p + c, c, w, k);
-        let r = ld_start(t, e, c, w, b, f, spans);
+        let p = ld_val[x.a + (ld_cfg.role_p + c) * x.stride];
+        let r = select(x.b, ld_val[x.a + (ld_cfg.role_q + c) * x.stride], keep_start);
         let here = p != r;
-        if here {
-            ld_mark_wrote(c);
-        }
-        if p != b {
+        if p != x.b {
             if last != LD_NONE && (here || last_here) {
-                ld_record(select(0u, LD_K_CROSS, !(here && last_here)), t, last, c, k);
+                ld_record(select(0u, LD_K_CROSS, !(here && last_here)), t, last, c, x.k);
             }
             last = c;
             last_here = here;
-            u = p;
         }
-        ld_val[ld_vaddr(t, ld_cfg.role_p + c, e, w)] = p;
     }
-    ld_cut(c < m);
-    // Q_c held R_c until here; it becomes pass 2's input.
-    var c2 = 0u;
-    for (; c2 < m; c2++) {
-        let p = ld_val[ld_vaddr(t, ld_cfg.role_p + c2, e, w)];
-        let r = ld_start(t, e, c2, w, b, f, spans);
-        ld_val[ld_vaddr(t, ld_cfg.role_q + c2, e, w)] = select(select(u, p, p != b), r, p != r);
-    }
-    ld_cut(c2 < m);
-    ld_val[ld_vaddr(t, 0u, e, w)] = b;
-    ld_val[ld_vaddr(t, ld_cfg.role_u, e, w)] = u;
-}
-
-// Copy c's page at the region's start: kept in Q_c between regions when an
-// epoch spans several regions, else the base.
-fn ld_start(t: u32, e: u32, c: u32, w: u32, b: u32, f: u32, spans: bool) -> u32 {
-    if spans && (f & LD_MAT) != 0u {
-        return ld_val[ld_vaddr(t, ld_cfg.role_q + c, e, w)];
-    }
-    return b;
 }
 
 // A copy whose pass-2 page differs from its pass-1 result (its own epoch
@@ -519,68 +586,68 @@ fn ld_start(t: u32, e: u32, c: u32, w: u32, b: u32, f: u32, spans: bool) -> u32 
 // this memory). Then the epoch ends (commit: B = P_c = Q_c = U) or goes on
 // (Q_c = P_c: the next region's start).
 fn ld_compare_word(t: u32, e: u32, w: u32, storage: bool, spans: bool, commit: bool, writers: u32) {
-    let k = ld_word(t, e, w, storage);
-    if k >= ld_cfg.t[t].words {
+    let x = ld_word_at(t, e, w, storage);
+    if x.k >= ld_cfg.t[t].words {
         return;
     }
-    let f = ld_flags(t, e);
     let m = ld_cfg.copies;
-    let b = ld_base(t, e, w, k, f);
-    let d1 = (f & LD_DIRTY1) != 0u;
-    var u = b;
-    if d1 {
-        u = ld_val[ld_vaddr(t, ld_cfg.role_u, e, w)];
-    }
+    // Entries nobody wrote in pass 1 had every copy at the base.
+    let d1 = (ld_flags(t, e) & LD_DIRTY1) != 0u;
+    let u = select(x.b, ld_val[x.a + ld_cfg.role_u * x.stride], d1);
+    // Copies whose second pass changed, recorded after the loop.
+    var changed = 0u;
     var c = 0u;
     for (; c < m; c++) {
-        var p = b;
-        if d1 {
-            p = ld_val[ld_vaddr(t, ld_cfg.role_p + c, e, w)];
-        }
-        let want = select(u, p, p != b);
-        let q = ld_get(t, e, ld_cfg.role_q + c, m + c, w, k);
+        let p = select(x.b, ld_val[x.a + (ld_cfg.role_p + c) * x.stride], d1);
+        let want = select(u, p, p != x.b);
+        let q = ld_copy_word(x, ld_cfg.role_q + c, ld_cfg.set_pages + m + c);
+        changed += select(0u, 1u, q != want);
+    }
+    if changed != 0u {
+        ld_record_changes(t, x, m, d1, u, spans, writers);
+    }
+    var c2 = 0u;
+    for (; c2 < m; c2++) {
+        let pa = x.a + (ld_cfg.role_p + c2) * x.stride;
+        let next = select(select(x.b, ld_val[pa], d1), u, commit);
+        ld_val[pa] = next;
+        ld_val[x.a + (ld_cfg.role_q + c2) * x.stride] = next;
+    }
+    ld_val[x.a] = select(x.b, u, commit);
+}
+
+// The read-write races of a word (see `ld_compare_word`).
+fn ld_record_changes(t: u32, x: LdWord, m: u32, d1: bool, u: u32, spans: bool, writers: u32) {
+    var c = 0u;
+    for (; c < m; c++) {
+        let p = select(x.b, ld_val[x.a + (ld_cfg.role_p + c) * x.stride], d1);
+        let want = select(u, p, p != x.b);
+        let q = ld_copy_word(x, ld_cfg.role_q + c, ld_cfg.set_pages + m + c);
         if q != want {
             let cross = spans && writers == ld_wrote_bit(c);
-            ld_record(LD_K_RW | select(0u, LD_K_CROSS, cross), t, c, LD_NONE, k);
+            ld_record(LD_K_RW | select(0u, LD_K_CROSS, cross), t, c, LD_NONE, x.k);
         }
-        if commit {
-            p = u;
-        }
-        ld_val[ld_vaddr(t, ld_cfg.role_p + c, e, w)] = p;
-        ld_val[ld_vaddr(t, ld_cfg.role_q + c, e, w)] = p;
-    }
-    ld_cut(c < m);
-    if commit {
-        ld_val[ld_vaddr(t, 0u, e, w)] = u;
-    } else {
-        ld_val[ld_vaddr(t, 0u, e, w)] = b;
     }
 }
 
 // Deterministic mode at the end of an epoch: the copies' writes merge in
 // copy order (a later copy wins a word several wrote).
 fn ld_fold_word(t: u32, e: u32, w: u32, storage: bool) {
-    let k = ld_word(t, e, w, storage);
-    if k >= ld_cfg.t[t].words {
+    let x = ld_word_at(t, e, w, storage);
+    if x.k >= ld_cfg.t[t].words {
         return;
     }
-    let f = ld_flags(t, e);
-    let b = ld_base(t, e, w, k, f);
-    var u = b;
+    var u = x.b;
     var c = 0u;
     for (; c < ld_cfg.copies; c++) {
-        let p = ld_get(t, e, ld_cfg.role_p + c, c, w, k);
-        if p != b {
-            u = p;
-        }
+        let p = ld_copy_word(x, ld_cfg.role_p + c, ld_cfg.set_pages + c);
+        u = select(u, p, p != x.b);
     }
-    ld_cut(c < ld_cfg.copies);
-    ld_val[ld_vaddr(t, 0u, e, w)] = u;
+    ld_val[x.a] = u;
     var c2 = 0u;
     for (; c2 < ld_cfg.copies; c2++) {
-        ld_val[ld_vaddr(t, ld_cfg.role_p + c2, e, w)] = u;
+        ld_val[x.a + (ld_cfg.role_p + c2) * x.stride] = u;
     }
-    ld_cut(c2 < ld_cfg.copies);
 }
 
 // One step at the end of a pass, over the current list of dirty entries:
@@ -588,6 +655,7 @@ fn ld_fold_word(t: u32, e: u32, w: u32, storage: bool) {
 // an entry per invocation for the settling steps, which record that the
 // step stored every role (MAT) and end the epochs the closing barrier ends.
 fn ld_step(step: u32, close: u32) {
+    ld_clear_wrote_mine();
     let cur = ld_list_cur;
     let len = atomicLoad(&ld_list_n[cur]);
     let settle = (step & 1u) == 1u;
@@ -614,12 +682,14 @@ fn ld_step(step: u32, close: u32) {
             }
         }
     }
-    ld_cut(j < n);
+    if step == LD_STEP_MERGE {
+        ld_publish_wrote();
+    }
 }
 
 fn ld_settle(t: u32, e: u32, step: u32, commit: bool) {
     let a = ld_faddr(t, e);
-    let f = atomicLoad(&ld_meta[a]);
+    let f = ld_val[a];
     // A fold that did not run (no commit) stored nothing.
     var g = f;
     if step != LD_STEP_SETTLE_FOLD || commit {
@@ -628,7 +698,7 @@ fn ld_settle(t: u32, e: u32, step: u32, commit: bool) {
     if step != LD_STEP_SETTLE_MERGE && commit {
         g = g & ~LD_DIRTY1;
     }
-    atomicStore(&ld_meta[a], g);
+    ld_val[a] = g;
     // The region's last step carries what is still dirty to the next list.
     if step != LD_STEP_SETTLE_MERGE && (g & LD_DIRTY1) != 0u {
         ld_list_push(1u - ld_list_cur, t, e);
@@ -643,7 +713,6 @@ fn ld_steps(first: u32, close: u32) {
         ld_sync();
         ld_step(first + i, close);
     }
-    ld_cut(i < 2u);
     ld_sync();
     if first != LD_STEP_MERGE {
         if ld_li == 0u {
@@ -680,7 +749,6 @@ fn ld_publish(t: u32) {
             ld_publish_page(t, e, key - 1u);
         }
     }
-    ld_cut(e < ld_cfg.t[t].entries);
 }
 
 // Whether entry e's final base differs from the dispatch's input.
@@ -693,7 +761,6 @@ fn ld_page_changed(t: u32, e: u32, page: u32) -> bool {
             return true;
         }
     }
-    ld_cut(w < LD_PAGE);
     return false;
 }
 
@@ -707,7 +774,6 @@ fn ld_publish_page(t: u32, e: u32, page: u32) {
     for (; w < LD_PAGE; w++) {
         ld_l1v[r * LD_PAGE + w] = ld_val[ld_vaddr(t, 0u, e, w)];
     }
-    ld_cut(w < LD_PAGE);
     let h = ld_cfg.l1_headers + r * LD_L1_WORDS;
     atomicStore(&ld_l1[h + LD_L1_TARGET], t);
     atomicStore(&ld_l1[h + LD_L1_PAGE], page);
@@ -729,7 +795,6 @@ fn ld_l1_own(t: u32, page: u32) -> u32 {
         }
         r = atomicLoad(&ld_l1[h + LD_L1_NEXT_PAGE]);
     }
-    ld_cut(true);
     return 0u;
 }
 
@@ -766,16 +831,13 @@ fn ld_l1_preload(t: u32) {
                     for (; role < ld_cfg.set_pages; role++) {
                         ld_val[ld_vaddr(t, role, e, w)] = v;
                     }
-                    ld_cut(role < ld_cfg.set_pages);
                 }
-                ld_cut(w < LD_PAGE);
-                atomicStore(&ld_meta[ld_faddr(t, e)], LD_MAT | LD_BVALID);
+                ld_val[ld_faddr(t, e)] = LD_MAT | LD_BVALID;
             }
         }
         r = atomicLoad(&ld_l1[h + LD_L1_NEXT_WG]);
         i += 1u;
     }
-    ld_cut(r != 0u);
 }
 
 // After level 1's second pass: a workgroup whose final memory differs from
@@ -818,12 +880,10 @@ fn ld_l1_compare(t: u32) {
                     ld_l1_compare_word(t, k, r);
                 }
             }
-            ld_cut(w < LD_PAGE);
         }
         r = atomicLoad(&ld_l1[h + LD_L1_NEXT_WG]);
         i += 1u;
     }
-    ld_cut(r != 0u);
     // Pages it wrote only in the second pass.
     var e = ld_li;
     for (; e < ld_cfg.t[t].entries; e += LD_WG_SIZE) {
@@ -842,5 +902,4 @@ fn ld_l1_compare(t: u32) {
             }
         }
     }
-    ld_cut(e < ld_cfg.t[t].entries);
 }

@@ -25,9 +25,16 @@ fn args() {
 }
 
 // See engine.wgsl: lavapipe cuts the loops of an invocation short after
-// 65535 iterations in all.
-fn ld_cut(cut: bool) {
-    if cut {
+// 65535 iterations in all; a last loop of two iterations tells.
+fn ld_canary() {
+    var i = 0u;
+    loop {
+        i += 1u;
+        if i >= ld_cfg.canary {
+            break;
+        }
+    }
+    if i < ld_cfg.canary {
         atomicOr(&ld_rec[LD_H_STATUS], LD_S_LOOP_LIMIT);
     }
 }
@@ -54,14 +61,14 @@ fn ld_l1_record(a: u32, b: u32, k: u32) {
     let i = atomicAdd(&ld_rec[LD_H_COUNT], 1u);
     if i < ld_cfg.rec_cap {
         let o = ld_cfg.rec_off + i * LD_R_WORDS;
-        atomicStore(&ld_rec[o + LD_R_KIND], LD_K_LEVEL1);
-        atomicStore(&ld_rec[o + LD_R_TARGET], ld_cfg.target_id);
-        atomicStore(&ld_rec[o + LD_R_WG], a);
-        atomicStore(&ld_rec[o + LD_R_A], a);
-        atomicStore(&ld_rec[o + LD_R_B], b);
-        atomicStore(&ld_rec[o + LD_R_WORD], k);
-        atomicStore(&ld_rec[o + LD_R_REGION], (LD_NO_BARRIER << 16u) | LD_NO_BARRIER);
-        atomicStore(&ld_rec[o + LD_R_ROUND], ld_cfg.round);
+        ld_val[o + LD_R_KIND] = LD_K_LEVEL1;
+        ld_val[o + LD_R_TARGET] = ld_cfg.target_id;
+        ld_val[o + LD_R_WG] = a;
+        ld_val[o + LD_R_A] = a;
+        ld_val[o + LD_R_B] = b;
+        ld_val[o + LD_R_WORD] = k;
+        ld_val[o + LD_R_REGION] = (LD_NO_BARRIER << 16u) | LD_NO_BARRIER;
+        ld_val[o + LD_R_ROUND] = ld_cfg.round;
     }
 }
 
@@ -80,7 +87,6 @@ fn merge(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: ve
         var u = b;
         var prev = LD_NONE;
         var next_wg = 0u;
-        var best_left = true;
         loop {
             // The writer with the smallest workgroup id not yet visited.
             var best = LD_NONE;
@@ -97,9 +103,7 @@ fn merge(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: ve
                 }
                 q = atomicLoad(&ld_l1[ld_hdr(q - 1u) + LD_L1_NEXT_PAGE]);
             }
-            ld_cut(q != 0u);
             if best == LD_NONE {
-                best_left = false;
                 break;
             }
             next_wg = best_wg + 1u;
@@ -112,14 +116,13 @@ fn merge(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: ve
                 u = v;
             }
         }
-        ld_cut(best_left);
         if ld_cfg.mode == LD_MODE_DET {
             ld_user_buf[k] = u;
         } else {
             ld_l1u[r * LD_PAGE + w] = u;
         }
     }
-    ld_cut(r < count);
+    ld_canary();
 }
 
 // Check mode's result: the union (the native result when nothing raced).
@@ -136,5 +139,5 @@ fn fold(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         }
         ld_user_buf[k] = ld_l1u[r * LD_PAGE + w];
     }
-    ld_cut(r < count);
+    ld_canary();
 }

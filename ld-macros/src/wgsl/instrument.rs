@@ -159,6 +159,7 @@ impl Writer<'_> {
         // The dispatch's input words of each storage target.
         let mut user = String::from("fn ld_user(t: u32, k: u32) -> u32 {\n");
         let mut access = String::new();
+        let mut bases = String::new();
         let mut targets: Vec<(MemRef, usize)> = self.targets.iter().map(|(m, t)| (*m, *t)).collect();
         targets.sort_by_key(|(_, t)| *t);
         for (mem, t) in targets {
@@ -170,8 +171,15 @@ impl Writer<'_> {
                 }
                 _ => "shared",
             };
-            writeln!(access, "fn ld_rd{t}(k: u32) -> u32 {{\n    return ld_{kind}_read({t}u, k);\n}}\n\nfn ld_wr{t}(k: u32, v: u32) {{\n    ld_{kind}_write({t}u, k, v);\n}}\n").unwrap();
+            if kind == "storage" {
+                writeln!(access, "fn ld_rd{t}(k: u32) -> u32 {{\n    return ld_storage_read({t}u, k);\n}}\n\nfn ld_wr{t}(k: u32, v: u32) {{\n    ld_storage_write({t}u, k, v);\n}}\n").unwrap();
+            } else {
+                // A workgroup array's words lie in order from the pass's role base.
+                writeln!(access, "var<private> ld_b{t}: u32;\nvar<private> ld_tb{t}: u32;\n\nfn ld_rd{t}(k: u32) -> u32 {{\n    return ld_val[ld_b{t} + k];\n}}\n\nfn ld_wr{t}(k: u32, v: u32) {{\n    ld_val[ld_b{t} + k] = v;\n    ld_val[ld_tb{t} + k / LD_PAGE] = 1u;\n}}\n").unwrap();
+                writeln!(bases, "    ld_b{t} = ld_vaddr({t}u, ld_cur_role, 0u, 0u);\n    ld_tb{t} = ld_taddr({t}u, 0u);").unwrap();
+            }
         }
+        access.push_str(&format!("fn ld_pass_bases() {{\n{bases}}}\n\n"));
         user.push_str("    return 0u;\n}\n\n");
         out.push_str(&user);
         out.push_str(ld_shaders::ENGINE);
@@ -208,6 +216,9 @@ impl Writer<'_> {
         let count: Vec<String> = words.iter().map(|w| format!("countOneBits(atomicLoad(&ld_wrote[{w}u]))")).collect();
         let clear: Vec<String> = words.iter().map(|w| format!("    atomicStore(&ld_wrote[{w}u], 0u);\n")).collect();
         writeln!(out, "fn ld_wrote_count() -> u32 {{\n    return {};\n}}\n\nfn ld_clear_wrote() {{\n{}}}\n", count.join(" + "), clear.concat()).unwrap();
+        let mine_clear: Vec<String> = words.iter().map(|w| format!("    ld_wrote_mine[{w}u] = 0u;\n")).collect();
+        let mine_publish: Vec<String> = words.iter().map(|w| format!("    if ld_wrote_mine[{w}u] != 0u {{\n        atomicOr(&ld_wrote[{w}u], ld_wrote_mine[{w}u]);\n    }}\n")).collect();
+        writeln!(out, "fn ld_clear_wrote_mine() {{\n{}}}\n\nfn ld_publish_wrote() {{\n{}}}\n", mine_clear.concat(), mine_publish.concat()).unwrap();
         // Which targets are storage buffers, and whose epochs span regions
         // (barriers of the other kind split them).
         let kinds = barriers(self.m);
@@ -232,6 +243,13 @@ impl Writer<'_> {
             }
         };
         writeln!(out, "fn ld_target_storage(t: u32) -> bool {{\n    return {};\n}}\n\nfn ld_target_spans(t: u32) -> bool {{\n    return {};\n}}\n", test(&mut storage), test(&mut spans)).unwrap();
+        // The target of a flat entry number (targets' entries are numbered in order).
+        let mut flat = String::from("fn ld_flat_target(j: u32) -> u32 {\n    var t = 0u;\n");
+        for t in 1..self.targets.len() {
+            writeln!(flat, "    if j >= ld_cfg.t[{t}u].first_entry {{\n        t = {t}u;\n    }}").unwrap();
+        }
+        flat.push_str("    return t;\n}\n\n");
+        out.push_str(&flat);
         out
     }
 
@@ -272,15 +290,15 @@ impl Writer<'_> {
         let steps = self.steps();
         format!(
             "// One region: blocks of the lowered kernel until the next barrier.\n\
-             fn ld_run() {{\n    while ld_stop == 0u {{\n        if ld_pc == LD_DONE {{\n            ld_stop = LD_DONE;\n            break;\n        }}\n{body}    }}\n    ld_cut(ld_stop == 0u);\n}}\n\n\
-             fn ld_enter(slot: u32, li: u32) {{\n    ld_slot = slot;\n    ld_li = li;\n    ld_wg = ld_cfg.wg_offset + slot;\n    let g = vec3<u32>(ld_cfg.grid_x, ld_cfg.grid_y, ld_cfg.grid_z);\n    ld_wid = vec3<u32>(ld_wg % g.x, (ld_wg / g.x) % g.y, ld_wg / (g.x * g.y));\n    ld_lid = vec3<u32>(li % {x}u, (li / {x}u) % {y}u, li / {xy}u);\n    ld_gid = ld_wid * vec3<u32>({x}u, {y}u, {z}u) + ld_lid;\n    ld_nwg = g;\n    ld_lidx = li;\n    ld_inv = ld_wg * LD_WG_SIZE + li;\n    ld_warp = li / ld_cfg.warp_size;\n    ld_copy = (ld_warp / max(ld_cfg.copy_div, 1u)) % max(ld_cfg.copies, 1u);\n    ld_acount = 0u;\n    ld_pc = 0u;\n}}\n\n\
+             fn ld_run() {{\n    while ld_stop == 0u {{\n        if ld_pc == LD_DONE {{\n            ld_stop = LD_DONE;\n            break;\n        }}\n{body}    }}\n}}\n\n\
+             fn ld_enter(slot: u32, li: u32) {{\n    ld_slot = slot;\n    ld_sv = ld_cfg.val_base + slot * ld_cfg.slot_values;\n    ld_sm = slot * ld_cfg.slot_meta;\n    ld_li = li;\n    ld_wg = ld_cfg.wg_offset + slot;\n    let g = vec3<u32>(ld_cfg.grid_x, ld_cfg.grid_y, ld_cfg.grid_z);\n    ld_wid = vec3<u32>(ld_wg % g.x, (ld_wg / g.x) % g.y, ld_wg / (g.x * g.y));\n    ld_lid = vec3<u32>(li % {x}u, (li / {x}u) % {y}u, li / {xy}u);\n    ld_gid = ld_wid * vec3<u32>({x}u, {y}u, {z}u) + ld_lid;\n    ld_nwg = g;\n    ld_lidx = li;\n    ld_inv = ld_wg * LD_WG_SIZE + li;\n    ld_warp = li / ld_cfg.warp_size;\n    ld_copy = (ld_warp / max(ld_cfg.copy_div, 1u)) % max(ld_cfg.copies, 1u);\n    ld_acount = 0u;\n    ld_pc = 0u;\n}}\n\n\
              // Where invocation stopped: a barrier index, or LD_NONE when it finished.\n\
              fn ld_stopped_at() -> u32 {{\n    if ld_stop == LD_DONE {{\n        return LD_NONE;\n    }}\n    return ld_stop - 1u;\n}}\n\n\
              fn ld_pass_run() {{\n    ld_stop = select(0u, LD_DONE, ld_pc == LD_DONE);\n    ld_run();\n}}\n\n\
              // Whether a region ending at `end` ends the epoch of a memory kind.\n\
              fn ld_orders(end: u32, storage: bool) -> bool {{\n    return end == LD_NONE || ld_storage_barrier(end) == storage;\n}}\n\n\
              @compute @workgroup_size({x}, {y}, {z})\n\
-             fn main(@builtin(local_invocation_index) ld_b_li: u32, @builtin(workgroup_id) ld_b_wid: vec3<u32>, @builtin(num_workgroups) ld_b_nwg: vec3<u32>) {{\n    let ld_s = ld_b_wid.x + ld_b_wid.y * ld_b_nwg.x;\n    if ld_s >= ld_cfg.wg_count {{\n        return;\n    }}\n    ld_enter(ld_s, ld_b_li);\n{setup}    ld_vote_init();\n    ld_sync();\n    if ld_cfg.mode == LD_MODE_SECOND {{\n{preload}    }}\n    ld_sync();\n    var ld_open = LD_NO_BARRIER;\n    var ld_finished = false;\n    ld_begin_pass(1u);\n    ld_save0();\n    // One iteration per pass; a single call site each for the region's\n    // code and the engine's steps (see ld-shaders' engine.wgsl).\n    loop {{\n        ld_pass_run();\n        let ld_v = ld_vote(ld_stopped_at());\n        let ld_step_first = ld_v >> 24u;\n        let ld_close16 = ld_v & 0xffffu;\n        let ld_close = select(ld_close16, LD_NONE, ld_close16 == LD_NO_BARRIER);\n        if ld_pass == 1u {{\n            ld_note_region(ld_open, ld_close16);\n        }}\n        if ld_step_first == LD_STEP_MERGE {{\n            ld_save1();\n        }}\n        if ld_step_first != LD_STEP_NONE {{\n            ld_steps(ld_step_first, ld_close);\n        }}\n        if ld_step_first == LD_STEP_MERGE {{\n            ld_load0();\n            ld_begin_pass(2u);\n            continue;\n        }}\n        if ld_step_first == LD_STEP_COMPARE {{\n            ld_load1();\n            ld_begin_pass(1u);\n        }}\n        if ld_close == LD_NONE {{\n            ld_finished = true;\n            break;\n        }}\n        ld_open = ld_close;\n        ld_save0();\n    }}\n    ld_cut(!ld_finished);\n    if ld_cfg.mode == LD_MODE_SECOND {{\n{second}    }} else {{\n{publish}    }}\n}}\n",
+             fn main(@builtin(local_invocation_index) ld_b_li: u32, @builtin(workgroup_id) ld_b_wid: vec3<u32>, @builtin(num_workgroups) ld_b_nwg: vec3<u32>) {{\n    let ld_s = ld_b_wid.x + ld_b_wid.y * ld_b_nwg.x;\n    if ld_s >= ld_cfg.wg_count {{\n        return;\n    }}\n    ld_enter(ld_s, ld_b_li);\n{setup}    ld_vote_init();\n    ld_sync();\n    if ld_cfg.mode == LD_MODE_SECOND {{\n{preload}    }}\n    ld_sync();\n    var ld_open = LD_NO_BARRIER;\n    ld_begin_pass(1u);\n    ld_save0();\n    // One iteration per pass; a single call site each for the region's\n    // code and the engine's steps (see ld-shaders' engine.wgsl).\n    loop {{\n        ld_pass_run();\n        ld_sync();\n        ld_scan();\n        let ld_v = ld_vote(ld_stopped_at());\n        let ld_step_first = ld_v >> 24u;\n        let ld_close16 = ld_v & 0xffffu;\n        let ld_close = select(ld_close16, LD_NONE, ld_close16 == LD_NO_BARRIER);\n        if ld_pass == 1u {{\n            ld_note_region(ld_open, ld_close16);\n        }}\n        if ld_step_first == LD_STEP_MERGE {{\n            ld_save1();\n        }}\n        if ld_step_first != LD_STEP_NONE {{\n            ld_steps(ld_step_first, ld_close);\n        }}\n        if ld_step_first == LD_STEP_MERGE {{\n            ld_load0();\n            ld_begin_pass(2u);\n            continue;\n        }}\n        if ld_step_first == LD_STEP_COMPARE {{\n            ld_load1();\n            ld_begin_pass(1u);\n        }}\n        if ld_close == LD_NONE {{\n            break;\n        }}\n        ld_open = ld_close;\n        ld_save0();\n    }}\n    if ld_cfg.mode == LD_MODE_SECOND {{\n{second}    }} else {{\n{publish}    }}\n    ld_report();\n}}\n",
             xy = x * y,
             setup = steps.setup,
             preload = steps.preload,

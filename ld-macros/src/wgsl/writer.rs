@@ -51,10 +51,6 @@ pub(super) struct Func<'a> {
     pub out: String,
     /// The instrumented kernel's body: `return` ends the invocation's region run.
     pub in_machine: bool,
-    /// Instrumented: the flags that say the enclosing structured loops were
-    /// left by their own exits (innermost last).
-    pub loop_flags: Vec<String>,
-    pub next_flag: usize,
 }
 
 fn uniform_field(name: &str) -> String {
@@ -199,7 +195,7 @@ impl<'m> Writer<'m> {
     pub(super) fn func<'a>(&self, locals: &'a [Local], slices: Vec<Option<MemRef>>) -> Func<'a> {
         let mut names = self.globals.clone();
         let names = locals.iter().map(|l| names.fresh(&l.name)).collect();
-        Func { locals, names, slices, indent: 1, out: String::new(), in_machine: false, loop_flags: vec![], next_flag: 0 }
+        Func { locals, names, slices, indent: 1, out: String::new(), in_machine: false }
     }
 
     fn declare_locals(&self, f: &mut Func, skip: &[LocalId]) {
@@ -320,27 +316,13 @@ impl<'m> Writer<'m> {
                 }
             }
             StmtKind::Loop(l) => {
-                // Instrumented: a flag set at every exit tells a loop the
-                // device cut short (lavapipe's loop limit) from one that ended.
-                let flag = (self.variant == Variant::Instrumented).then(|| {
-                    f.next_flag += 1;
-                    format!("ld_exit_{}", f.next_flag)
-                });
-                if let Some(flag) = &flag {
-                    line_to(f, &format!("var {flag} = false;"));
-                }
                 line_to(f, "loop {");
                 f.indent += 1;
                 if let Some(c) = &l.cond {
                     let c = self.expr(f, c);
-                    let set = flag.as_ref().map(|fl| format!("{fl} = true; ")).unwrap_or_default();
-                    line_to(f, &format!("if !{c} {{ {set}break; }}"));
+                    line_to(f, &format!("if !{c} {{ break; }}"));
                 }
-                f.loop_flags.extend(flag.clone());
                 self.block(f, &l.body);
-                if flag.is_some() {
-                    f.loop_flags.pop();
-                }
                 if !l.continuing.is_empty() {
                     line_to(f, "continuing {");
                     f.indent += 1;
@@ -350,17 +332,8 @@ impl<'m> Writer<'m> {
                 }
                 f.indent -= 1;
                 line_to(f, "}");
-                if let Some(flag) = &flag {
-                    line_to(f, &format!("ld_cut(!{flag});"));
-                }
             }
-            StmtKind::Break => match f.loop_flags.last() {
-                Some(flag) => {
-                    let line = format!("{flag} = true; break;");
-                    line_to(f, &line)
-                }
-                None => line_to(f, "break;"),
-            },
+            StmtKind::Break => line_to(f, "break;"),
             StmtKind::Continue => line_to(f, "continue;"),
             // The instrumented kernel runs its body in `ld_run`: leaving it ends the invocation.
             StmtKind::Return(None) if f.in_machine => line_to(f, "ld_pc = LD_DONE; ld_stop = LD_DONE; return;"),

@@ -23,6 +23,8 @@ pub(crate) struct GpuBackend<'a> {
     bufs: Option<Bufs>,
     atomics: Vec<(usize, wgpu::Buffer)>,
     enc: Option<wgpu::CommandEncoder>,
+    /// Dispatches so far: each gets its own stamp.
+    stamp: u32,
     stats: Stats,
 }
 
@@ -57,7 +59,7 @@ impl<'a> GpuBackend<'a> {
             u.resize(uniforms.len().div_ceil(4) * 4, 0);
             ctx.device.create_buffer_init(&wgpu::util::BufferInitDescriptor { label: Some("ld uniforms"), contents: bytemuck::cast_slice(&u), usage: wgpu::BufferUsages::UNIFORM })
         });
-        GpuBackend { ctx, info, buffers, uniforms, layout: None, bufs: None, atomics: vec![], enc: None, stats: Stats::default() }
+        GpuBackend { ctx, info, buffers, uniforms, layout: None, bufs: None, atomics: vec![], enc: None, stamp: 0, stats: Stats::default() }
     }
 
     fn dev(&self) -> &wgpu::Device {
@@ -148,7 +150,7 @@ impl<'a> GpuBackend<'a> {
         let lay = self.layout.clone().unwrap();
         for (t, place) in self.info.targets.iter().enumerate() {
             let TargetPlace::Param(p) = *place else { continue };
-            let cfg = self.config(&lay.config(mode, 1, 0, 0, t as u32));
+            let cfg = self.config(&lay.config(mode, 1, 0, 0, t as u32, 0));
             let g1 = self.engine_group(&l1.engine, &cfg);
             let b = self.bufs.as_ref().unwrap();
             let group = |second: &wgpu::Buffer| {
@@ -170,8 +172,8 @@ impl Backend for GpuBackend<'_> {
     fn prepare(&mut self, layout: &Layout) -> Result<()> {
         self.ctx.check_alive(&format!("before checking `{}`", self.info.name))?;
         self.layout = Some(layout.clone());
-        let records = self.buffer("ld records", layout.record_words(), wgpu::BufferUsages::empty());
-        let values = self.buffer("ld copies", layout.batch as u64 * layout.slot.slot_values, wgpu::BufferUsages::empty());
+        let records = self.buffer("ld header", header::WORDS as u64, wgpu::BufferUsages::empty());
+        let values = self.buffer("ld records and copies", layout.values_words(), wgpu::BufferUsages::empty());
         let meta = self.buffer("ld tables", layout.batch as u64 * layout.slot.slot_meta, wgpu::BufferUsages::empty());
         let log = self.buffer("ld atomic log", if layout.deterministic { 0 } else { layout.log_words() }, wgpu::BufferUsages::empty());
         let l1 = self.buffer("ld level-1 lists", layout.l1_meta_words(), wgpu::BufferUsages::empty());
@@ -179,9 +181,11 @@ impl Backend for GpuBackend<'_> {
         let l1u = self.buffer("ld level-1 union", if layout.deterministic { 0 } else { layout.l1_page_words() }, wgpu::BufferUsages::empty());
         let args = self.buffer("ld indirect", 4, wgpu::BufferUsages::INDIRECT);
         let spare = self.buffer("ld spare", 4, wgpu::BufferUsages::empty());
-        let mut head = vec![0u32; layout.rec_off() as usize];
+        let mut head = vec![0u32; header::WORDS as usize];
         head[header::STATUS_WG as usize] = NONE;
         self.ctx.queue.write_buffer(&records, 0, bytemuck::cast_slice(&head));
+        // No region seen yet (the rest of the values needs no clearing).
+        self.ctx.queue.write_buffer(&values, 0, bytemuck::cast_slice(&vec![0u32; layout.rec_off() as usize]));
         self.bufs = Some(Bufs { records, values, meta, log, l1, l1v, l1u, args, spare });
         Ok(())
     }
@@ -219,7 +223,8 @@ impl Backend for GpuBackend<'_> {
         let n = lay.workgroups();
         for off in (0..n).step_by(lay.batch as usize) {
             let count = lay.batch.min(n - off);
-            let cfg = self.config(&lay.config(mode, round, off, count, 0));
+            self.stamp += 1;
+            let cfg = self.config(&lay.config(mode, round, off, count, 0, self.stamp));
             let g1 = self.engine_group(pl.engine.as_ref().unwrap(), &cfg);
             self.dispatch(&pl.pipeline, &[&g0, &g1], count);
         }
@@ -251,13 +256,13 @@ impl Backend for GpuBackend<'_> {
 
     fn records(&mut self) -> Result<Raw> {
         let lay = self.layout.clone().unwrap();
-        let records = self.bufs.as_ref().unwrap().records.clone();
-        let head = self.read(&records, lay.rec_off() as u64)?;
+        let b = self.bufs.as_ref().unwrap();
+        let (header_buf, values) = (b.records.clone(), b.values.clone());
+        let head = self.read(&header_buf, header::WORDS as u64)?;
         let total = head[header::COUNT as usize] as u64;
         let kept = total.min(lay.rec_cap as u64);
-        let all = if kept > 0 { self.read(&records, lay.rec_off() as u64 + kept * record::WORDS as u64)? } else { head.clone() };
-        let nb = lay.barriers();
-        let regions = head[header::WORDS as usize..(header::WORDS + (nb + 1) * (nb + 1)) as usize].iter().map(|w| *w != 0).collect();
+        let all = self.read(&values, lay.rec_off() as u64 + kept * record::WORDS as u64)?;
+        let regions = all[..lay.rec_off() as usize].iter().map(|w| *w != 0).collect();
         let records = all[lay.rec_off() as usize..].chunks_exact(record::WORDS as usize).map(|c| c.try_into().unwrap()).collect();
         Ok(Raw { records, total, regions })
     }

@@ -57,12 +57,23 @@ impl Layout {
         self.info.barriers.len() as u32
     }
 
+    /// The values buffer starts with the table of regions seen, then the
+    /// race records; the slots follow at `val_base`.
     pub fn rec_off(&self) -> u32 {
-        header::WORDS + (self.barriers() + 1) * (self.barriers() + 1)
+        (self.barriers() + 1) * (self.barriers() + 1)
+    }
+
+    pub fn val_base(&self) -> u64 {
+        self.rec_off() as u64 + self.rec_cap as u64 * abi::record::WORDS as u64
     }
 
     pub fn record_words(&self) -> u64 {
-        self.rec_off() as u64 + self.rec_cap as u64 * abi::record::WORDS as u64
+        self.val_base() + header::WORDS as u64
+    }
+
+    /// Words of the values buffer: records, then one batch of slots.
+    pub fn values_words(&self) -> u64 {
+        self.val_base() + self.batch as u64 * self.slot.slot_values
     }
 
     pub fn log_words(&self) -> u64 {
@@ -83,7 +94,8 @@ impl Layout {
     }
 
     /// The configuration of one dispatch (`wg_offset..wg_offset + wg_count`).
-    pub fn config(&self, mode: u32, round: u32, wg_offset: u32, wg_count: u32, target_id: u32) -> Vec<u8> {
+    /// `stamp`: unique to the dispatch among all of the check's.
+    pub fn config(&self, mode: u32, round: u32, wg_offset: u32, wg_count: u32, target_id: u32, stamp: u32) -> Vec<u8> {
         let l2 = self.plan.level2;
         let c = abi::Config {
             mode,
@@ -100,20 +112,23 @@ impl Layout {
             log_cap: self.caps.log,
             rec_cap: self.rec_cap,
             rec_off: self.rec_off(),
+            val_base: self.val_base() as u32,
             barriers: self.barriers(),
             set_pages: self.roles.pages,
             role_u: self.roles.u,
             role_p: self.roles.p,
             role_q: self.roles.q,
-            meta_words: self.roles.meta_words,
             slot_values: self.slot.slot_values as u32,
             slot_meta: self.slot.slot_meta as u32,
             list_off: self.slot.list_off as u32,
             list_cap: self.slot.list_cap as u32,
+            entries_total: self.slot.list_cap as u32,
+            stamp,
             l1_cap: self.caps.l1,
             l1_wg_heads: self.slot.heads as u32,
             l1_headers: (self.slot.heads + self.workgroups() as u64) as u32,
             target_id,
+            canary: 2,
         };
         let mut bytes = bytemuck::bytes_of(&c).to_vec();
         for t in &self.slot.targets {
@@ -232,7 +247,7 @@ pub(crate) fn layout(info: &'static KernelInfo, grid: [u32; 3], words: &[u64], o
         }
     }
     let by_budget = room / one.max(1);
-    let by_binding = limits.binding / (4 * layout.slot.slot_values.max(layout.slot.slot_meta).max(1));
+    let by_binding = (limits.binding / 4).saturating_sub(layout.val_base()) / layout.slot.slot_values.max(layout.slot.slot_meta).max(1);
     let batch = n.min(by_budget).min(by_binding).max(1);
     layout.batch = batch as u32;
     let level2 = LevelPlan::new(warps, layout.roles.copies as u64, if deterministic { None } else { opts.max_rounds });

@@ -72,7 +72,7 @@ pub fn open() -> Result<Option<Arc<GpuContext>>> {
     let limits = adapter.limits();
     let desc = wgpu::DeviceDescriptor {
         label: Some("ld"),
-        required_features: wgpu::Features::empty(),
+        required_features: adapter.features() & wgpu::Features::SUBGROUP,
         required_limits: limits.clone(),
         experimental_features: wgpu::ExperimentalFeatures::disabled(),
         memory_hints: wgpu::MemoryHints::Performance,

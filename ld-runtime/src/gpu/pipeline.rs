@@ -68,9 +68,10 @@ pub fn get(ctx: &GpuContext, info: &'static KernelInfo, variant: Variant) -> Res
     if let Some(p) = ctx.pipelines.lock().unwrap().get(&key) {
         return Ok(p.clone());
     }
-    let src = match variant {
+    let over = std::env::var("LD_DEBUG_WGSL").ok().map(|p| std::fs::read_to_string(p).unwrap());
+    let src: &str = match variant {
         Variant::Native => info.wgsl,
-        Variant::Instrumented => info.wgsl_instrumented,
+        Variant::Instrumented => over.as_deref().unwrap_or(info.wgsl_instrumented),
     };
     let scope = ctx.device.push_error_scope(wgpu::ErrorFilter::Validation);
     let module = ctx.device.create_shader_module(wgpu::ShaderModuleDescriptor { label: Some(info.name), source: wgpu::ShaderSource::Wgsl(src.into()) });
