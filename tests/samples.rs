@@ -1,5 +1,6 @@
 //! Every benchmark sample at a small size, on the GPU and on the CPU:
-//! native output verified against its host computation, the check-mode
+//! native output of the race-free variant verified against its host
+//! computation, the check-mode
 //! verdict of the variant the paper ran equal to the paper's (or the
 //! documented difference), the fixed variant clean, and GPU and CPU reports
 //! identical.
@@ -39,7 +40,9 @@ fn sample<A: App>(size: f64) {
             let mut app = A::new(&rt, &f).unwrap();
             app.run(&rt, &f, Mode::Native).unwrap();
             let v = app.verify().unwrap();
-            assert!(v.ok, "{} (fixed: {fixed}) on {}: {}", A::NAME, rt.backend(), v.detail);
+            // A racy variant's native output depends on the schedule (backprop's
+            // write-back lands before or after another workgroup reads it).
+            assert!(v.ok || !fixed, "{} (fixed: {fixed}) on {}: {}", A::NAME, rt.backend(), v.detail);
             let reports = app.run(&rt, &f, Mode::Check).unwrap();
             let row = Row::from_reports::<A>(&reports, 0.0, 0.0, 0.0);
             if fixed {

@@ -175,7 +175,9 @@ fn kernel_impl(m: &Module, f: &syn::ItemFn) -> syn::Result<TokenStream> {
     let twin = cpu::twin(m);
     let classes = analysis::targets::params(m);
     let instrumented = wgsl::instrumented(m);
-    wgsl::validate(&instrumented, m.kernel.span, "instrumented (check and deterministic mode)")?;
+    wgsl::validate(&instrumented, m.kernel.span, "instrumented (check mode)")?;
+    let folded = wgsl::folded(m);
+    wgsl::validate(&folded, m.kernel.span, "folded (deterministic mode)")?;
     let shared_targets = analysis::targets::shared(m);
     let k = &m.kernel;
     let name = &f.sig.ident;
@@ -215,14 +217,12 @@ fn kernel_impl(m: &Module, f: &syn::ItemFn) -> syn::Result<TokenStream> {
         MemRef::Shared(a) => quote!(__ld::TargetPlace::Shared(#a)),
         MemRef::FnSlice(_) => unreachable!("targets are kernel memories"),
     });
-    let machine = crate::lower::machine(&k.body.block);
-    let barriers = wgsl::barriers(m).into_iter().enumerate().map(|(index, (block, kind))| {
+    let barriers = wgsl::barriers(m).into_iter().enumerate().map(|(index, (kind, span))| {
         let id = index as u32;
         let kind = match kind {
             BarrierKind::Workgroup => quote!(__ld::BarrierKind::Workgroup),
             BarrierKind::Storage => quote!(__ld::BarrierKind::Storage),
         };
-        let crate::lower::Term::Barrier(_, _, span) = machine.blocks[block].term else { unreachable!("a barrier block") };
         let line = quote::quote_spanned!(span=> line!());
         quote!(__ld::BarrierInfo { id: #id, kind: #kind, line: #line })
     });
@@ -239,6 +239,7 @@ fn kernel_impl(m: &Module, f: &syn::ItemFn) -> syn::Result<TokenStream> {
             barriers: &[#(#barriers),*],
             wgsl: #native,
             wgsl_instrumented: #instrumented,
+            wgsl_folded: #folded,
             atomic_results: #atomic_results,
             new_invocation: ld_new_invocation,
         };

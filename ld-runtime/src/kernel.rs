@@ -18,17 +18,20 @@ pub struct KernelInfo {
     /// the instrumented WGSL numbers them: written storage buffers, then
     /// workgroup arrays.
     pub targets: &'static [TargetPlace],
-    /// Every barrier statement, by barrier index (the order of the lowered
-    /// kernel's blocks, as the CPU twin and the instrumented WGSL number
+    /// Every barrier statement, by barrier index (the statements' order in
+    /// the kernel body, as the CPU twin and the instrumented WGSL number
     /// them): its kind and source line.
     pub barriers: &'static [BarrierInfo],
     /// Native WGSL. Bindings: storage/atomic parameter `i` at `@binding(i)`,
     /// scalar parameters packed as 32-bit words at `@binding(params.len())`.
     pub wgsl: &'static str,
-    /// The instrumented kernel of check and deterministic modes: the same
-    /// `@group(0)` (targets bound as their words), and the engine's buffers
-    /// in `@group(1)` (see `ld_shaders::abi`).
+    /// The instrumented kernel of check mode: the same `@group(0)` (targets
+    /// bound as their words), and the engine's buffers in `@group(1)` (see
+    /// `ld_shaders::abi`).
     pub wgsl_instrumented: &'static str,
+    /// The folded kernel of deterministic mode and level 1's second pass:
+    /// the instrumented kernel's bindings, each region run once.
+    pub wgsl_folded: &'static str,
     /// Whether the kernel uses the results of atomic operations (check
     /// mode logs them in pass 1 and replays them after).
     pub atomic_results: bool,

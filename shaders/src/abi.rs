@@ -92,8 +92,9 @@ abi_struct! {
 
 abi_struct! {
     /// One privatized memory: a workgroup array (direct-mapped entries, one
-    /// per 64-word page) or a storage buffer (entries in a hash table of
-    /// pages, allocated on a workgroup's first write).
+    /// per 64-word page) or a storage buffer (entries direct-mapped too when
+    /// every page fits, else in a hash table of pages, allocated on a
+    /// workgroup's first write).
     pub struct TargetConfig as "LdTarget" {
         /// Logical words of the memory.
         pub words,
@@ -113,6 +114,8 @@ abi_struct! {
         pub keys_off,
         /// Storage: the heads of the level-1 page lists, one word per page.
         pub heads_off,
+        /// Storage: 1 when entry e is page e (no hashing, nothing claimed).
+        pub direct,
     }
 }
 
@@ -163,6 +166,9 @@ pub mod flag {
     pub const DIRTY1: u32 = 4;
     /// Written in this region's second pass.
     pub const DIRTY2: u32 = 8;
+    /// Written in this dispatch (direct-mapped storage entries: the entry
+    /// holds its page; hashed ones know it by their key).
+    pub const USED: u32 = 16;
 }
 
 /// The header buffer's words.
@@ -253,8 +259,8 @@ pub enum Shape {
     /// A workgroup array of `words` words.
     Shared { words: u32 },
     /// A storage buffer of `words` words, with a table of `entries` pages
-    /// per workgroup (a power of two).
-    Storage { words: u32, entries: u32 },
+    /// per workgroup: a power of two, or `direct`: one entry per page.
+    Storage { words: u32, entries: u32, direct: bool },
 }
 
 impl Shape {
@@ -288,6 +294,10 @@ pub struct SlotLayout {
     pub list_cap: u64,
     /// Words of level-1 list heads: per storage target one per page, then one per workgroup.
     pub heads: u64,
+    /// Where the workgroup arrays' pages and marks start in a slot: they
+    /// run to `list_off` and start every dispatch zeroed, which the host
+    /// does (a buffer fill, not a store per word from the kernel).
+    pub zero_from: u64,
 }
 
 /// Lays out one slot: per target its entries' role pages (role-major),
@@ -296,11 +306,17 @@ pub struct SlotLayout {
 pub fn slot_layout(shapes: &[Shape], roles: Roles) -> SlotLayout {
     let (mut values, mut meta, mut heads, mut first) = (0u64, 0u64, 0u64, 0u64);
     let mut targets = Vec::new();
+    let mut zero_from = None;
     for s in shapes {
         let e = s.entries() as u64;
         let storage = matches!(s, Shape::Storage { .. });
+        if !storage && zero_from.is_none() {
+            zero_from = Some(values);
+        }
+        assert!(!storage || zero_from.is_none(), "storage targets come before workgroup arrays");
         let pages = roles.pages + if storage { roles.flags } else { 0 };
-        let mut t = TargetConfig { words: s.words(), entries: e as u32, first_entry: first as u32, pages, values_off: values as u32, ..Default::default() };
+        let direct = matches!(s, Shape::Storage { direct: true, .. }) as u32;
+        let mut t = TargetConfig { words: s.words(), entries: e as u32, first_entry: first as u32, pages, values_off: values as u32, direct, ..Default::default() };
         values += e * pages as u64 * PAGE as u64;
         t.flags_off = values as u32;
         t.touch_off = (values + e) as u32;
@@ -316,7 +332,7 @@ pub fn slot_layout(shapes: &[Shape], roles: Roles) -> SlotLayout {
         first += e;
         targets.push(t);
     }
-    SlotLayout { targets, slot_values: values + 2 * first, slot_meta: meta.max(1), list_off: values, list_cap: first, heads }
+    SlotLayout { targets, slot_values: values + 2 * first, slot_meta: meta.max(1), list_off: values, list_cap: first, heads, zero_from: zero_from.unwrap_or(values) }
 }
 
 /// The WGSL of the contract: structs, constants and the group-1 bindings
@@ -338,6 +354,7 @@ pub fn wgsl_prelude() -> String {
         ("LD_BVALID", flag::BVALID),
         ("LD_DIRTY1", flag::DIRTY1),
         ("LD_DIRTY2", flag::DIRTY2),
+        ("LD_USED", flag::USED),
         ("LD_H_COUNT", header::COUNT),
         ("LD_H_STATUS", header::STATUS),
         ("LD_H_STATUS_WG", header::STATUS_WG),
@@ -406,16 +423,19 @@ mod tests {
 
     #[test]
     fn slots_place_targets_one_after_another() {
-        let l = slot_layout(&[Shape::Shared { words: 100 }, Shape::Storage { words: 1000, entries: 8 }], Roles::check(2));
+        let l = slot_layout(&[Shape::Storage { words: 1000, entries: 8, direct: false }, Shape::Shared { words: 100 }], Roles::check(2));
         let (a, b) = (&l.targets[0], &l.targets[1]);
-        assert_eq!((a.entries, a.pages, a.first_entry), (2, 6, 0));
-        assert_eq!((b.entries, b.pages, b.first_entry), (8, 10, 2));
-        assert_eq!(a.flags_off, 2 * 6 * 64);
-        assert_eq!(b.values_off, 2 * 6 * 64 + 4);
-        assert_eq!(b.mirror_off, b.values_off + 8 * 10 * 64 + 16);
-        assert_eq!(l.list_off, b.mirror_off as u64 + 8);
+        // Storage: 8 entries of 2 + 2*2 role pages and 2*2 written-flag pages.
+        assert_eq!((a.entries, a.pages, a.first_entry, a.direct), (8, 10, 0, 0));
+        assert_eq!((b.entries, b.pages, b.first_entry), (2, 6, 8));
+        assert_eq!(a.flags_off, 8 * 10 * 64);
+        assert_eq!(a.mirror_off, a.flags_off + 16);
+        assert_eq!(b.values_off, a.mirror_off + 8);
+        assert_eq!(l.zero_from, b.values_off as u64);
+        assert_eq!(b.flags_off, b.values_off + 2 * 6 * 64);
+        assert_eq!(l.list_off, b.flags_off as u64 + 4);
         assert_eq!(l.slot_values, l.list_off + 2 * 10);
-        assert_eq!((b.keys_off, l.list_cap, l.slot_meta), (0, 10, 8));
+        assert_eq!((a.keys_off, l.list_cap, l.slot_meta), (0, 10, 8));
         assert_eq!(l.heads, 16);
     }
 }

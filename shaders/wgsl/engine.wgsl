@@ -21,7 +21,8 @@
 // (masked), and charges every loop construct it passes through against one
 // budget of 65535 iterations per invocation.
 //
-// The generated kernel provides: LD_WG_SIZE, LD_WROTE_WORDS, the kernel's
+// The generated kernel provides: LD_WG_SIZE, LD_WROTE_WORDS, LD_MACHINE
+// (whether it is check mode's state machine or the folded kernel), the kernel's
 // ids, `ld_user(t, k)` (word k of storage target t in the user's buffer),
 // what it knows of its targets (`ld_target_storage`, `ld_target_spans`,
 // `ld_flat_target`) and of its barriers (`ld_orders`).
@@ -153,7 +154,9 @@ fn ld_find(t: u32, page: u32) -> u32 {
     if ld_val[ld_mirror(t, h)] == key {
         e = h;
     }
-    return e;
+    // A direct-mapped table holds page p in entry p (selected, not
+    // branched to: an early return costs lavapipe at every access).
+    return select(e, page, ld_cfg.t[t].direct != 0u);
 }
 
 // Claims slot h for the page: whether it is now (or already was) the
@@ -197,7 +200,13 @@ fn ld_insert(t: u32, page: u32) -> u32 {
 }
 
 fn ld_key_page(t: u32, e: u32) -> u32 {
-    return ld_val[ld_mirror(t, e)] - 1u;
+    return select(ld_val[ld_mirror(t, e)] - 1u, e, ld_cfg.t[t].direct != 0u);
+}
+
+// An entry's key: its page + 1, or 0 while it holds none.
+fn ld_entry_key(t: u32, e: u32) -> u32 {
+    let used = select(0u, e + 1u, (ld_flags(t, e) & LD_USED) != 0u);
+    return select(atomicLoad(&ld_meta[ld_kaddr(t, e)]), used, ld_cfg.t[t].direct != 0u);
 }
 
 // ------------------------------------------------------------ roles
@@ -300,12 +309,17 @@ fn ld_log_replay() -> u32 {
 
 // Atomics run for real once: in pass 1 of check mode (logged) and in
 // deterministic mode; pass 2 and level 1's second pass replay the log.
+// (`LD_MACHINE`: the kernel is check mode's state machine; the folded
+// kernel runs deterministic mode and level 1's second pass.)
 fn ld_atomics_live() -> bool {
-    return ld_pass == 1u && ld_cfg.mode != LD_MODE_SECOND;
+    if LD_MACHINE {
+        return ld_pass == 1u;
+    }
+    return ld_cfg.mode != LD_MODE_SECOND;
 }
 
 fn ld_atomics_logged() -> bool {
-    return ld_cfg.mode == LD_MODE_CHECK;
+    return LD_MACHINE;
 }
 
 // ------------------------------------------------------------ records
@@ -327,19 +341,13 @@ fn ld_record(kind: u32, t: u32, a: u32, b: u32, k: u32) {
 
 // ------------------------------------------------------------ set-up
 
-// Workgroup arrays start zeroed, every role stored.
+// Workgroup arrays start zeroed (the host fills their pages and marks with
+// zeros before the dispatch), every role stored.
 fn ld_setup_shared(t: u32) {
     let e = ld_cfg.t[t].entries;
-    let n = e * ld_cfg.set_pages * LD_PAGE;
-    let base = ld_vaddr(t, 0u, 0u, 0u);
-    var j = ld_li;
-    for (; j < n; j += LD_WG_SIZE) {
-        ld_val[base + j] = 0u;
-    }
     var i = ld_li;
     for (; i < e; i += LD_WG_SIZE) {
         ld_val[ld_faddr(t, i)] = LD_MAT | LD_BVALID;
-        ld_val[ld_taddr(t, i)] = 0u;
     }
 }
 
@@ -372,7 +380,7 @@ fn ld_scan() {
             if (f & (LD_DIRTY1 | LD_DIRTY2)) == 0u {
                 ld_list_push(ld_list_cur, t, e);
             }
-            ld_val[fa] = f | dirty;
+            ld_val[fa] = f | dirty | LD_USED;
         }
     }
 }
@@ -425,9 +433,7 @@ fn ld_vote(stopped_at: u32) -> u32 {
             }
             ld_v_close = end;
             if atomicLoad(&ld_list_n[ld_list_cur]) != 0u {
-                step = select(LD_STEP_FOLD, LD_STEP_MERGE, ld_cfg.mode == LD_MODE_CHECK);
-            }
-            if step == LD_STEP_MERGE {
+                step = LD_STEP_MERGE;
                 ld_v_pass = 2u;
             }
             atomicStore(&ld_list_n[1u - ld_list_cur], 0u);
@@ -675,10 +681,8 @@ fn ld_step(step: u32, close: u32) {
             let spans = ld_target_spans(t);
             if step == LD_STEP_MERGE {
                 ld_merge_word(t, e, w, storage, spans);
-            } else if step == LD_STEP_COMPARE {
+            } else {
                 ld_compare_word(t, e, w, storage, spans, commit, writers);
-            } else if commit {
-                ld_fold_word(t, e, w, storage);
             }
         }
     }
@@ -722,13 +726,50 @@ fn ld_steps(first: u32, close: u32) {
     }
 }
 
+// Deterministic mode and level 1's second pass (the folded kernel), at
+// every barrier and at the end: the region's written entries are listed;
+// where the closing barrier ends their epoch, their words fold in copy
+// order and the entries settle; the entries still dirty carry over to the
+// other list.
+fn ld_fold_region(close: u32) {
+    ld_sync();
+    ld_scan();
+    if ld_li == 0u {
+        atomicStore(&ld_list_n[1u - ld_list_cur], 0u);
+    }
+    ld_sync();
+    let cur = ld_list_cur;
+    let len = atomicLoad(&ld_list_n[cur]);
+    var j = ld_li;
+    for (; j < len * LD_PAGE; j += LD_WG_SIZE) {
+        let item = ld_list_item(cur, j / LD_PAGE);
+        let t = item >> 24u;
+        let storage = ld_target_storage(t);
+        if ld_orders(close, storage) {
+            ld_fold_word(t, item & 0xffffffu, j % LD_PAGE, storage);
+        }
+    }
+    ld_sync();
+    var i = ld_li;
+    for (; i < len; i += LD_WG_SIZE) {
+        let item = ld_list_item(cur, i);
+        let t = item >> 24u;
+        ld_settle(t, item & 0xffffffu, LD_STEP_SETTLE_FOLD, ld_orders(close, ld_target_storage(t)));
+    }
+    ld_sync();
+    if ld_li == 0u {
+        ld_list_cur = 1u - cur;
+    }
+    ld_sync();
+}
+
 // ------------------------------------------------------------ level 1
 
 // The memory under the workgroup's copies: the dispatch's input, or in level
 // 1's second pass the other workgroups' writes.
 fn ld_under(t: u32, k: u32) -> u32 {
     let b0 = ld_user(t, k);
-    if ld_cfg.mode == LD_MODE_SECOND {
+    if !LD_MACHINE && ld_cfg.mode == LD_MODE_SECOND {
         // The workgroup's own pages are in its table (`ld_l1_preload`).
         return ld_l1_union(t, k, b0);
     }
@@ -744,7 +785,7 @@ fn ld_l1_head(t: u32, page: u32) -> u32 {
 fn ld_publish(t: u32) {
     var e = ld_li;
     for (; e < ld_cfg.t[t].entries; e += LD_WG_SIZE) {
-        let key = atomicLoad(&ld_meta[ld_kaddr(t, e)]);
+        let key = ld_entry_key(t, e);
         if key != 0u && ld_page_changed(t, e, key - 1u) {
             ld_publish_page(t, e, key - 1u);
         }
@@ -832,7 +873,7 @@ fn ld_l1_preload(t: u32) {
                         ld_val[ld_vaddr(t, role, e, w)] = v;
                     }
                 }
-                ld_val[ld_faddr(t, e)] = LD_MAT | LD_BVALID;
+                ld_val[ld_faddr(t, e)] = LD_MAT | LD_BVALID | LD_USED;
             }
         }
         r = atomicLoad(&ld_l1[h + LD_L1_NEXT_WG]);
@@ -887,7 +928,7 @@ fn ld_l1_compare(t: u32) {
     // Pages it wrote only in the second pass.
     var e = ld_li;
     for (; e < ld_cfg.t[t].entries; e += LD_WG_SIZE) {
-        let key = atomicLoad(&ld_meta[ld_kaddr(t, e)]);
+        let key = ld_entry_key(t, e);
         if key == 0u {
             continue;
         }

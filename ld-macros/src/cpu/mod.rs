@@ -70,8 +70,6 @@ pub fn twin(m: &Module) -> TokenStream {
         quote!(#id: __ld::zeroed())
     });
     let mut e = Emitter { module: m, locals: &k.body.locals, in_kernel: true, loops: vec![], next_label: 0, slice_elems: vec![] };
-    // Barriers are numbered in block order, as the instrumented WGSL numbers them.
-    let barrier_blocks: Vec<usize> = crate::wgsl::barriers(m).iter().map(|(block, _)| *block).collect();
     let arms = machine.blocks.iter().enumerate().map(|(id, b)| {
         let id = id as u32;
         let stmts = e.block(&b.stmts);
@@ -86,9 +84,9 @@ pub fn twin(m: &Module) -> TokenStream {
                 let (a, b) = (*a as u32, *b as u32);
                 quote! { cx.tick()?; self.pc = if #c { #a } else { #b }; }
             }
-            Term::Barrier(kind, next, _) => {
+            Term::Barrier(kind, next, index, _) => {
                 let next = *next as u32;
-                let index = barrier_blocks.iter().position(|b| *b == id as usize).unwrap() as u32;
+                let index = *index as u32;
                 let kind = match kind {
                     BarrierKind::Workgroup => quote!(__ld::BarrierKind::Workgroup),
                     BarrierKind::Storage => quote!(__ld::BarrierKind::Storage),

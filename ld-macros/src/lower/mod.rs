@@ -28,13 +28,14 @@ pub enum Term {
     Return,
     Goto(BlockId),
     Branch(Expr, BlockId, BlockId),
-    /// Suspend at a barrier, resume at the block. Barriers are identified by
-    /// the id of the block that ends with them; the span is the statement's.
-    Barrier(BarrierKind, BlockId, proc_macro2::Span),
+    /// Suspend at a barrier, resume at the block. The barrier's index is
+    /// its statement's position among the body's barriers in source order
+    /// (how every back end numbers it); the span is the statement's.
+    Barrier(BarrierKind, BlockId, usize, proc_macro2::Span),
 }
 
 pub fn machine(body: &Block) -> Machine {
-    let mut l = Lowerer { blocks: vec![MBlock::default()], loops: vec![] };
+    let mut l = Lowerer { blocks: vec![MBlock::default()], loops: vec![], barriers: 0 };
     if let Some(end) = l.seq(body, 0) {
         l.blocks[end].term = Term::Return;
     }
@@ -45,6 +46,8 @@ struct Lowerer {
     blocks: Vec<MBlock>,
     /// (break target, continue target) of the exploded loops we are inside.
     loops: Vec<(BlockId, BlockId)>,
+    /// Barrier statements seen so far (statements are visited in source order).
+    barriers: usize,
 }
 
 impl Lowerer {
@@ -64,7 +67,8 @@ impl Lowerer {
             cur = match &s.kind {
                 StmtKind::Barrier(kind) => {
                     let next = self.new_block();
-                    self.blocks[cur].term = Term::Barrier(*kind, next, s.span);
+                    self.blocks[cur].term = Term::Barrier(*kind, next, self.barriers, s.span);
+                    self.barriers += 1;
                     next
                 }
                 StmtKind::If(c, a, b) => {

@@ -154,7 +154,8 @@ impl Writer<'_> {
         let k = &self.m.kernel;
         let wg: u32 = k.workgroup_size.iter().product();
         let mut out = ld_shaders::abi::wgsl_prelude();
-        writeln!(out, "const LD_WG_SIZE: u32 = {wg}u;\nconst LD_WROTE_WORDS: u32 = {}u;\nconst LD_DONE: u32 = 0xffffffffu;\n", wg.div_ceil(32)).unwrap();
+        let machine = self.variant == super::writer::Variant::Instrumented;
+        writeln!(out, "const LD_WG_SIZE: u32 = {wg}u;\nconst LD_WROTE_WORDS: u32 = {}u;\nconst LD_MACHINE: bool = {machine};\nconst LD_DONE: u32 = 0xffffffffu;\n", wg.div_ceil(32)).unwrap();
         out.push_str("var<private> ld_gid: vec3<u32>;\nvar<private> ld_lid: vec3<u32>;\nvar<private> ld_wid: vec3<u32>;\nvar<private> ld_nwg: vec3<u32>;\nvar<private> ld_lidx: u32;\nvar<private> ld_pc: u32;\nvar<private> ld_stop: u32;\n\n");
         // The dispatch's input words of each storage target.
         let mut user = String::from("fn ld_user(t: u32, k: u32) -> u32 {\n");
@@ -188,7 +189,18 @@ impl Writer<'_> {
         for a in std::mem::take(&mut self.accessors) {
             out.push_str(&a);
         }
-        // Locals, and their copies at the region's start (0) and after pass 1 (1).
+        out.push_str(&self.barrier_kinds());
+        out.push_str(&self.bit_sets());
+        if self.variant == super::writer::Variant::Instrumented {
+            out.push_str(&self.machine_locals());
+        }
+        out
+    }
+
+    /// The state machine's locals as module-scope variables, with their
+    /// copies at the region's start (0) and after pass 1 (1).
+    fn machine_locals(&self) -> String {
+        let mut out = String::new();
         let (mut save0, mut save1, mut load0, mut load1) = (String::new(), String::new(), String::new(), String::new());
         for ((l, name), (s0, s1)) in self.m.kernel.body.locals.iter().zip(&self.kernel_locals).zip(&self.kernel_saves) {
             let ty = self.ty(&l.ty);
@@ -201,8 +213,6 @@ impl Writer<'_> {
         out.push_str("var<private> ld_pc_0: u32;\nvar<private> ld_pc_1: u32;\nvar<private> ld_acount_0: u32;\n\n");
         writeln!(out, "fn ld_save0() {{\n    ld_pc_0 = ld_pc;\n    ld_acount_0 = ld_acount;\n{save0}}}\n\nfn ld_load0() {{\n    ld_pc = ld_pc_0;\n    ld_acount = ld_acount_0;\n{load0}}}\n").unwrap();
         writeln!(out, "fn ld_save1() {{\n    ld_pc_1 = ld_pc;\n{save1}}}\n\nfn ld_load1() {{\n    ld_pc = ld_pc_1;\n{load1}}}\n").unwrap();
-        out.push_str(&self.barrier_kinds());
-        out.push_str(&self.bit_sets());
         out
     }
 
@@ -222,7 +232,7 @@ impl Writer<'_> {
         // Which targets are storage buffers, and whose epochs span regions
         // (barriers of the other kind split them).
         let kinds = barriers(self.m);
-        let has = |kind: BarrierKind| kinds.iter().any(|(_, k)| *k == kind);
+        let has = |kind: BarrierKind| kinds.iter().any(|(k, _)| *k == kind);
         let mut storage = Vec::new();
         let mut spans = Vec::new();
         for (mem, t) in &self.targets {
@@ -255,7 +265,7 @@ impl Writer<'_> {
 
     /// `ld_storage_barrier(b)`: whether barrier index `b` is a storageBarrier.
     fn barrier_kinds(&self) -> String {
-        let storage: Vec<String> = barriers(self.m).iter().enumerate().filter(|(_, (_, k))| *k == BarrierKind::Storage).map(|(i, _)| format!("b == {i}u")).collect();
+        let storage: Vec<String> = barriers(self.m).iter().enumerate().filter(|(_, (k, _))| *k == BarrierKind::Storage).map(|(i, _)| format!("b == {i}u")).collect();
         let test = if storage.is_empty() { "false".to_string() } else { storage.join(" || ") };
         format!("fn ld_storage_barrier(b: u32) -> bool {{\n    return {test};\n}}\n\n")
     }
@@ -263,13 +273,12 @@ impl Writer<'_> {
     pub(super) fn entry_instrumented(&mut self) -> String {
         let k = &self.m.kernel;
         let machine = lower::machine(&k.body.block);
-        let index = barrier_index(&machine);
         let mut f = self.func(&k.body.locals, vec![]);
         f.names = self.kernel_locals.clone();
         f.in_machine = true;
         f.indent = 3;
         let mut blocks = Vec::new();
-        for (id, b) in machine.blocks.iter().enumerate() {
+        for b in &machine.blocks {
             f.out.clear();
             self.block(&mut f, &b.stmts);
             match &b.term {
@@ -280,7 +289,7 @@ impl Writer<'_> {
                     line_to(&mut f, &format!("if {c} {{ ld_pc = {a}u; }} else {{ ld_pc = {e}u; }}"));
                 }
                 // Stopped at barrier index b: ld_stop = b + 1.
-                Term::Barrier(_, next, _) => line_to(&mut f, &format!("ld_pc = {next}u;\n            ld_stop = {}u;", index[id].unwrap() + 1)),
+                Term::Barrier(_, next, index, _) => line_to(&mut f, &format!("ld_pc = {next}u;\n            ld_stop = {}u;", index + 1)),
             }
             blocks.push(f.out.clone());
         }
@@ -288,40 +297,54 @@ impl Writer<'_> {
         let body = if_tree(&blocks, 0, blocks.len(), 2);
         let [x, y, z] = k.workgroup_size;
         let steps = self.steps();
+        let common = self.entry_common();
         format!(
-            "// One region: blocks of the lowered kernel until the next barrier.\n\
+            "{common}// One region: blocks of the lowered kernel until the next barrier.\n\
              fn ld_run() {{\n    while ld_stop == 0u {{\n        if ld_pc == LD_DONE {{\n            ld_stop = LD_DONE;\n            break;\n        }}\n{body}    }}\n}}\n\n\
-             fn ld_enter(slot: u32, li: u32) {{\n    ld_slot = slot;\n    ld_sv = ld_cfg.val_base + slot * ld_cfg.slot_values;\n    ld_sm = slot * ld_cfg.slot_meta;\n    ld_li = li;\n    ld_wg = ld_cfg.wg_offset + slot;\n    let g = vec3<u32>(ld_cfg.grid_x, ld_cfg.grid_y, ld_cfg.grid_z);\n    ld_wid = vec3<u32>(ld_wg % g.x, (ld_wg / g.x) % g.y, ld_wg / (g.x * g.y));\n    ld_lid = vec3<u32>(li % {x}u, (li / {x}u) % {y}u, li / {xy}u);\n    ld_gid = ld_wid * vec3<u32>({x}u, {y}u, {z}u) + ld_lid;\n    ld_nwg = g;\n    ld_lidx = li;\n    ld_inv = ld_wg * LD_WG_SIZE + li;\n    ld_warp = li / ld_cfg.warp_size;\n    ld_copy = (ld_warp / max(ld_cfg.copy_div, 1u)) % max(ld_cfg.copies, 1u);\n    ld_acount = 0u;\n    ld_pc = 0u;\n}}\n\n\
              // Where invocation stopped: a barrier index, or LD_NONE when it finished.\n\
              fn ld_stopped_at() -> u32 {{\n    if ld_stop == LD_DONE {{\n        return LD_NONE;\n    }}\n    return ld_stop - 1u;\n}}\n\n\
              fn ld_pass_run() {{\n    ld_stop = select(0u, LD_DONE, ld_pc == LD_DONE);\n    ld_run();\n}}\n\n\
-             // Whether a region ending at `end` ends the epoch of a memory kind.\n\
-             fn ld_orders(end: u32, storage: bool) -> bool {{\n    return end == LD_NONE || ld_storage_barrier(end) == storage;\n}}\n\n\
              @compute @workgroup_size({x}, {y}, {z})\n\
              fn main(@builtin(local_invocation_index) ld_b_li: u32, @builtin(workgroup_id) ld_b_wid: vec3<u32>, @builtin(num_workgroups) ld_b_nwg: vec3<u32>) {{\n    let ld_s = ld_b_wid.x + ld_b_wid.y * ld_b_nwg.x;\n    if ld_s >= ld_cfg.wg_count {{\n        return;\n    }}\n    ld_enter(ld_s, ld_b_li);\n{setup}    ld_vote_init();\n    ld_sync();\n    if ld_cfg.mode == LD_MODE_SECOND {{\n{preload}    }}\n    ld_sync();\n    var ld_open = LD_NO_BARRIER;\n    ld_begin_pass(1u);\n    ld_save0();\n    // One iteration per pass; a single call site each for the region's\n    // code and the engine's steps (see ld-shaders' engine.wgsl).\n    loop {{\n        ld_pass_run();\n        ld_sync();\n        ld_scan();\n        let ld_v = ld_vote(ld_stopped_at());\n        let ld_step_first = ld_v >> 24u;\n        let ld_close16 = ld_v & 0xffffu;\n        let ld_close = select(ld_close16, LD_NONE, ld_close16 == LD_NO_BARRIER);\n        if ld_pass == 1u {{\n            ld_note_region(ld_open, ld_close16);\n        }}\n        if ld_step_first == LD_STEP_MERGE {{\n            ld_save1();\n        }}\n        if ld_step_first != LD_STEP_NONE {{\n            ld_steps(ld_step_first, ld_close);\n        }}\n        if ld_step_first == LD_STEP_MERGE {{\n            ld_load0();\n            ld_begin_pass(2u);\n            continue;\n        }}\n        if ld_step_first == LD_STEP_COMPARE {{\n            ld_load1();\n            ld_begin_pass(1u);\n        }}\n        if ld_close == LD_NONE {{\n            break;\n        }}\n        ld_open = ld_close;\n        ld_save0();\n    }}\n    if ld_cfg.mode == LD_MODE_SECOND {{\n{second}    }} else {{\n{publish}    }}\n    ld_report();\n}}\n",
-            xy = x * y,
-            setup = steps.setup,
+                        setup = steps.setup,
             preload = steps.preload,
             second = steps.second,
             publish = steps.publish,
         )
     }
 
+    /// What both instrumented entry points share: the invocation's ids and
+    /// copy (`ld_enter`), and which barriers end which epochs (`ld_orders`).
+    pub(super) fn entry_common(&self) -> String {
+        let [x, y, z] = self.m.kernel.workgroup_size;
+        format!(
+            "fn ld_enter(slot: u32, li: u32) {{\n    ld_slot = slot;\n    ld_sv = ld_cfg.val_base + slot * ld_cfg.slot_values;\n    ld_sm = slot * ld_cfg.slot_meta;\n    ld_li = li;\n    ld_wg = ld_cfg.wg_offset + slot;\n    let g = vec3<u32>(ld_cfg.grid_x, ld_cfg.grid_y, ld_cfg.grid_z);\n    ld_wid = vec3<u32>(ld_wg % g.x, (ld_wg / g.x) % g.y, ld_wg / (g.x * g.y));\n    ld_lid = vec3<u32>(li % {x}u, (li / {x}u) % {y}u, li / {xy}u);\n    ld_gid = ld_wid * vec3<u32>({x}u, {y}u, {z}u) + ld_lid;\n    ld_nwg = g;\n    ld_lidx = li;\n    ld_inv = ld_wg * LD_WG_SIZE + li;\n    ld_warp = li / ld_cfg.warp_size;\n    ld_copy = (ld_warp / max(ld_cfg.copy_div, 1u)) % max(ld_cfg.copies, 1u);\n    ld_acount = 0u;\n    ld_pc = 0u;\n}}\n\n\
+             // Whether a region ending at `end` ends the epoch of a memory kind.\n\
+             fn ld_orders(end: u32, storage: bool) -> bool {{\n    return end == LD_NONE || ld_storage_barrier(end) == storage;\n}}\n\n",
+            xy = x * y,
+        )
+    }
+
     /// The engine calls `main` makes per target outside the region loop.
-    fn steps(&self) -> Steps {
-        let mut s = Steps::default();
-        let mut targets: Vec<(MemRef, usize)> = self.targets.iter().map(|(m, t)| (*m, *t)).collect();
-        targets.sort_by_key(|(_, t)| *t);
-        for (mem, t) in targets {
-            let storage = matches!(mem, MemRef::Param(_));
-            writeln!(s.setup, "    ld_setup_{}({t}u);", if storage { "storage" } else { "shared" }).unwrap();
-            if storage {
-                writeln!(s.preload, "        ld_l1_preload({t}u);").unwrap();
-                writeln!(s.second, "        ld_l1_compare({t}u);").unwrap();
-                writeln!(s.publish, "        ld_publish({t}u);").unwrap();
+    pub(super) fn steps(&self) -> Steps {
+        // Storage targets come first (`analysis::targets::list`). Each phase
+        // is one loop over them, not a call per target: lavapipe compiles
+        // every inlined copy of the engine's loops, and that time grows
+        // with the copies.
+        let storage = self.targets.keys().filter(|m| matches!(m, MemRef::Param(_))).count();
+        let all = self.targets.len();
+        let over = |lo: usize, hi: usize, call: &str, pad: &str| {
+            if lo == hi {
+                return String::new();
             }
+            format!("{pad}for (var ld_t = {lo}u; ld_t < {hi}u; ld_t++) {{\n{pad}    {call}(ld_t);\n{pad}}}\n")
+        };
+        Steps {
+            setup: over(0, storage, "ld_setup_storage", "    ") + &over(storage, all, "ld_setup_shared", "    "),
+            preload: over(0, storage, "ld_l1_preload", "        "),
+            second: over(0, storage, "ld_l1_compare", "        "),
+            publish: over(0, storage, "ld_publish", "        "),
         }
-        s
     }
 
     /// An atomic whose result the kernel uses: a function per call site that
@@ -358,19 +381,21 @@ impl Writer<'_> {
 }
 
 #[derive(Default)]
-struct Steps {
-    setup: String,
-    preload: String,
-    second: String,
-    publish: String,
+pub(super) struct Steps {
+    pub setup: String,
+    pub preload: String,
+    pub second: String,
+    pub publish: String,
 }
 
-/// The kernel's barriers in the order of their machine blocks: (block id, kind).
-/// Their position in this list is the barrier index the engine and the
-/// runtime use.
-pub fn barriers(m: &Module) -> Vec<(usize, BarrierKind)> {
+/// The kernel's barriers by index (their statements' order in the body):
+/// kind and span. The index is what the engine, the CPU twin and the
+/// runtime's reports call a barrier.
+pub fn barriers(m: &Module) -> Vec<(BarrierKind, proc_macro2::Span)> {
     let machine = lower::machine(&m.kernel.body.block);
-    machine.blocks.iter().enumerate().filter_map(|(id, b)| if let Term::Barrier(kind, _, _) = b.term { Some((id, kind)) } else { None }).collect()
+    let mut out: Vec<(usize, BarrierKind, proc_macro2::Span)> = machine.blocks.iter().filter_map(|b| if let Term::Barrier(kind, _, i, span) = b.term { Some((i, kind, span)) } else { None }).collect();
+    out.sort_by_key(|b| b.0);
+    out.into_iter().map(|(_, k, s)| (k, s)).collect()
 }
 
 /// Blocks `lo..hi` as nested ifs on `ld_pc`, at indentation `depth`.
@@ -381,21 +406,6 @@ fn if_tree(blocks: &[String], lo: usize, hi: usize, depth: usize) -> String {
     let pad = "    ".repeat(depth);
     let mid = (lo + hi) / 2;
     format!("{pad}if ld_pc < {mid}u {{\n{}{pad}}} else {{\n{}{pad}}}\n", if_tree(blocks, lo, mid, depth + 1), if_tree(blocks, mid, hi, depth + 1))
-}
-
-/// Per machine block: its barrier index, when it ends at a barrier.
-fn barrier_index(machine: &lower::Machine) -> Vec<Option<usize>> {
-    let mut next = 0;
-    machine
-        .blocks
-        .iter()
-        .map(|b| {
-            matches!(b.term, Term::Barrier(..)).then(|| {
-                next += 1;
-                next - 1
-            })
-        })
-        .collect()
 }
 
 /// A literal shift amount, masked as WGSL masks it at run time.

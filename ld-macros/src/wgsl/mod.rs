@@ -1,9 +1,11 @@
 //! WGSL back end. `native` emits the kernel as written: structured control
 //! flow, one dispatch, no overhead. `instrumented` emits the kernel that
-//! check and deterministic modes run (see `instrument`). Every emitted
+//! check mode runs (see `instrument`), `folded` the one of deterministic
+//! mode (see `folded`). Every emitted
 //! module is validated by naga at expansion time (`validate`), so a kernel
 //! that compiles is a kernel wgpu accepts.
 
+mod folded;
 mod instrument;
 mod names;
 mod validate;
@@ -25,4 +27,10 @@ pub fn native(m: &Module) -> String {
 /// bound as their 32-bit words), the engine's buffers in `@group(1)`.
 pub fn instrumented(m: &Module) -> String {
     writer::Writer::new(m, writer::Variant::Instrumented).module()
+}
+
+/// The folded kernel of deterministic mode and level 1's second pass: the
+/// same bindings as the instrumented one (see `folded`).
+pub fn folded(m: &Module) -> String {
+    writer::Writer::new(m, writer::Variant::Folded).module()
 }

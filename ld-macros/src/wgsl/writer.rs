@@ -13,9 +13,14 @@ type Instance = (FnId, Vec<Option<MemRef>>);
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub enum Variant {
     Native,
-    /// Every region run on the warps' copies of every target, checked (or
-    /// merged, in deterministic mode) at its closing barrier.
+    /// Check mode: every region run twice on the warps' copies of every
+    /// target and checked at its closing barrier; the body is a state
+    /// machine so that a region can run again (see `instrument`).
     Instrumented,
+    /// Deterministic mode and level 1's second pass: each region runs once
+    /// on the warps' copies, folded in warp order at its closing barrier;
+    /// the body keeps its structure (see `folded`).
+    Folded,
 }
 
 pub struct Writer<'m> {
@@ -40,6 +45,8 @@ pub struct Writer<'m> {
     /// and their copies at a region's start and after its first pass.
     pub(super) kernel_locals: Vec<String>,
     pub(super) kernel_saves: Vec<(String, String)>,
+    /// Folded: barrier statements emitted so far (their index, in source order).
+    pub(super) next_barrier: usize,
 }
 
 /// Per-function state: local names and the binding of slice parameters.
@@ -83,9 +90,12 @@ impl<'m> Writer<'m> {
             atomic_sites: vec![],
             kernel_locals: vec![],
             kernel_saves: vec![],
+            next_barrier: 0,
         };
-        if variant == Variant::Instrumented {
+        if variant != Variant::Native {
             w.targets = crate::analysis::targets::list(m).into_iter().enumerate().map(|(t, mem)| (mem, t)).collect();
+        }
+        if variant == Variant::Instrumented {
             w.kernel_locals = m.kernel.body.locals.iter().map(|l| w.globals.fresh(&l.name)).collect();
             w.kernel_saves = w.kernel_locals.clone().iter().map(|n| (w.globals.fresh(&format!("{n}_0")), w.globals.fresh(&format!("{n}_1")))).collect();
         }
@@ -93,7 +103,11 @@ impl<'m> Writer<'m> {
     }
 
     pub fn module(mut self) -> String {
-        let entry = if self.variant == Variant::Instrumented { self.entry_instrumented() } else { self.entry() };
+        let entry = match self.variant {
+            Variant::Native => self.entry(),
+            Variant::Instrumented => self.entry_instrumented(),
+            Variant::Folded => self.entry_folded(),
+        };
         let mut helpers = String::new();
         let mut done = 0;
         while done < self.queue.len() {
@@ -144,7 +158,7 @@ impl<'m> Writer<'m> {
                 writeln!(out, "var<workgroup> {name}: array<{}, {}>;", self.ty(&sh.elem), sh.len).unwrap();
             }
         }
-        if self.variant == Variant::Instrumented {
+        if self.variant != Variant::Native {
             out.push_str(&self.instrumented_prelude());
         }
         out.push('\n');
@@ -198,7 +212,7 @@ impl<'m> Writer<'m> {
         Func { locals, names, slices, indent: 1, out: String::new(), in_machine: false }
     }
 
-    fn declare_locals(&self, f: &mut Func, skip: &[LocalId]) {
+    pub(super) fn declare_locals(&self, f: &mut Func, skip: &[LocalId]) {
         for (i, l) in f.locals.iter().enumerate() {
             if !skip.contains(&i) {
                 let line = format!("var {}: {};", f.names[i], self.ty(&l.ty));
@@ -341,6 +355,12 @@ impl<'m> Writer<'m> {
             StmtKind::Return(Some(e)) => {
                 let x = self.expr(f, e);
                 line_to(f, &format!("return {x};"));
+            }
+            // The folded kernel's barriers end a region: the engine folds it.
+            StmtKind::Barrier(_) if self.variant == Variant::Folded => {
+                let line = format!("ld_fold_region({}u);", self.next_barrier);
+                self.next_barrier += 1;
+                line_to(f, &line);
             }
             StmtKind::Barrier(BarrierKind::Workgroup) => line_to(f, "workgroupBarrier();"),
             StmtKind::Barrier(BarrierKind::Storage) => line_to(f, "storageBarrier();"),

@@ -172,9 +172,16 @@ fn grow(l: &Layout, st: &Status, words: &[u64], opts: &CheckOptions, limits: Lim
     let mut caps: Caps = l.caps.clone();
     for (t, e) in caps.entries.iter_mut().enumerate() {
         if st.full_tables & (1 << t) != 0 {
-            // A table never needs more entries than the buffer has pages.
-            let pages = l.shapes[t].pages() as u64 + 1;
-            *e = (*e as u64 * 8).min(pages.next_power_of_two()).max(*e as u64 * 2) as u32;
+            // Eight times the room, or (at a quarter of the pages or more,
+            // where four probes among concurrent claims start to fail) one
+            // entry per page, which is never full.
+            let pages = l.shapes[t].pages();
+            if *e as u64 * 4 < pages as u64 {
+                *e = e.saturating_mul(8);
+            } else {
+                *e = pages;
+                caps.direct[t] = true;
+            }
         }
     }
     if st.bits & status::LOG_FULL != 0 {

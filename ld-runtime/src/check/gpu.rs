@@ -10,7 +10,7 @@ use crate::gpu::pipeline::{self, Variant};
 use crate::gpu::transfer::{read_range, wait};
 use crate::gpu::GpuContext;
 use crate::kernel::{KernelInfo, ParamKind, TargetPlace};
-use ld_shaders::abi::{binding, header, record, MODE_SECOND, NONE};
+use ld_shaders::abi::{binding, header, record, MODE_CHECK, MODE_SECOND, NONE};
 use wgpu::util::DeviceExt;
 
 pub(crate) struct GpuBackend<'a> {
@@ -23,9 +23,25 @@ pub(crate) struct GpuBackend<'a> {
     bufs: Option<Bufs>,
     atomics: Vec<(usize, wgpu::Buffer)>,
     enc: Option<wgpu::CommandEncoder>,
-    /// Dispatches so far: each gets its own stamp.
-    stamp: u32,
     stats: Stats,
+    /// The engine buffers this check took, by name, handed back on drop.
+    kept: Vec<(&'static str, wgpu::Buffer, u64)>,
+}
+
+/// Engine buffers larger than this are freed after a check, not kept.
+const KEEP_AT_MOST: u64 = 256 << 20;
+
+impl Drop for GpuBackend<'_> {
+    fn drop(&mut self) {
+        let mut pool = self.ctx.scratch.lock().unwrap();
+        let mut total: u64 = pool.values().map(|(b, _)| b.size()).sum();
+        for (label, b, sig) in self.kept.drain(..).rev() {
+            if total + b.size() <= KEEP_AT_MOST && !pool.contains_key(label) {
+                total += b.size();
+                pool.insert(label, (b, sig));
+            }
+        }
+    }
 }
 
 /// The engine's buffers (`ld_shaders::abi::binding`).
@@ -59,7 +75,7 @@ impl<'a> GpuBackend<'a> {
             u.resize(uniforms.len().div_ceil(4) * 4, 0);
             ctx.device.create_buffer_init(&wgpu::util::BufferInitDescriptor { label: Some("ld uniforms"), contents: bytemuck::cast_slice(&u), usage: wgpu::BufferUsages::UNIFORM })
         });
-        GpuBackend { ctx, info, buffers, uniforms, layout: None, bufs: None, atomics: vec![], enc: None, stamp: 0, stats: Stats::default() }
+        GpuBackend { ctx, info, buffers, uniforms, layout: None, bufs: None, atomics: vec![], enc: None, stats: Stats::default(), kept: vec![] }
     }
 
     fn dev(&self) -> &wgpu::Device {
@@ -73,10 +89,30 @@ impl<'a> GpuBackend<'a> {
         self.enc.as_mut().unwrap()
     }
 
-    fn buffer(&mut self, label: &str, words: u64, usage: wgpu::BufferUsages) -> wgpu::Buffer {
+    /// An engine buffer of at least `words` words: the previous check's
+    /// buffer of that name when it is large enough and not much larger
+    /// (the engine clears what it relies on itself), else a new one.
+    fn buffer(&mut self, label: &'static str, words: u64, usage: wgpu::BufferUsages) -> wgpu::Buffer {
+        self.buffer_for(label, words, usage, 0).0
+    }
+
+    /// `buffer`, and whether the contents are those a layout of `signature`
+    /// left (or zeros): written-flag pages hold dispatch stamps, which a
+    /// check can trust only in its own layout.
+    fn buffer_for(&mut self, label: &'static str, words: u64, usage: wgpu::BufferUsages, signature: u64) -> (wgpu::Buffer, bool) {
         let size = words.max(4) * 4;
         self.stats.bytes_allocated += size;
-        self.dev().create_buffer(&wgpu::BufferDescriptor { label: Some(label), size, usage: usage | wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST, mapped_at_creation: false })
+        let usage = usage | wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST;
+        let pooled = self.ctx.scratch.lock().unwrap().remove(label);
+        if let Some((b, sig)) = pooled {
+            if b.size() >= size && b.size() <= 2 * size + (1 << 20) && b.usage() == usage {
+                self.kept.push((label, b.clone(), signature));
+                return (b, sig == signature);
+            }
+        }
+        let b = self.dev().create_buffer(&wgpu::BufferDescriptor { label: Some(label), size, usage, mapped_at_creation: false });
+        self.kept.push((label, b.clone(), signature));
+        (b, true)
     }
 
     fn config(&self, bytes: &[u8]) -> wgpu::Buffer {
@@ -144,6 +180,26 @@ impl<'a> GpuBackend<'a> {
         read_range(self.ctx, buf, words * 4)
     }
 
+    /// Fills the workgroup arrays' pages of `count` slots with zeros (their
+    /// state at a dispatch's start): one fill for the batch when the slots
+    /// hold nothing else to keep, else one per slot.
+    fn zero_shared(&mut self, lay: &Layout, count: u32) {
+        let s = &lay.slot;
+        if s.zero_from == s.list_off {
+            return;
+        }
+        let values = self.bufs.as_ref().unwrap().values.clone();
+        let base = lay.val_base() * 4;
+        if s.zero_from == 0 {
+            self.enc().clear_buffer(&values, base, Some(count as u64 * s.slot_values * 4));
+            return;
+        }
+        for slot in 0..count as u64 {
+            let at = base + (slot * s.slot_values + s.zero_from) * 4;
+            self.enc().clear_buffer(&values, at, Some((s.list_off - s.zero_from) * 4));
+        }
+    }
+
     /// Level 1's shader over every storage target (`fold`: else `merge`).
     fn level1_pass(&mut self, mode: u32, fold: bool) -> Result<()> {
         let l1 = pipeline::level1(self.ctx)?;
@@ -172,8 +228,14 @@ impl Backend for GpuBackend<'_> {
     fn prepare(&mut self, layout: &Layout) -> Result<()> {
         self.ctx.check_alive(&format!("before checking `{}`", self.info.name))?;
         self.layout = Some(layout.clone());
+        // A retry's buffers replace the last attempt's.
+        self.bufs = None;
+        self.kept.retain(|(label, _, _)| *label == "ld atomic snapshot");
         let records = self.buffer("ld header", header::WORDS as u64, wgpu::BufferUsages::empty());
-        let values = self.buffer("ld records and copies", layout.values_words(), wgpu::BufferUsages::empty());
+        let (values, same) = self.buffer_for("ld records and copies", layout.values_words(), wgpu::BufferUsages::empty(), layout.signature());
+        if !same {
+            self.enc().clear_buffer(&values, 0, None);
+        }
         let meta = self.buffer("ld tables", layout.batch as u64 * layout.slot.slot_meta, wgpu::BufferUsages::empty());
         let log = self.buffer("ld atomic log", if layout.deterministic { 0 } else { layout.log_words() }, wgpu::BufferUsages::empty());
         let l1 = self.buffer("ld level-1 lists", layout.l1_meta_words(), wgpu::BufferUsages::empty());
@@ -211,7 +273,8 @@ impl Backend for GpuBackend<'_> {
 
     fn run(&mut self, mode: u32, round: u32) -> Result<()> {
         let lay = self.layout.clone().unwrap();
-        let pl = pipeline::get(self.ctx, self.info, Variant::Instrumented)?;
+        let variant = if mode == MODE_CHECK { Variant::Instrumented } else { Variant::Folded };
+        let pl = pipeline::get(self.ctx, self.info, variant)?;
         if mode != MODE_SECOND {
             // Every first-pass run publishes level 1's pages afresh.
             let b = self.bufs.as_ref().unwrap();
@@ -223,8 +286,9 @@ impl Backend for GpuBackend<'_> {
         let n = lay.workgroups();
         for off in (0..n).step_by(lay.batch as usize) {
             let count = lay.batch.min(n - off);
-            self.stamp += 1;
-            let cfg = self.config(&lay.config(mode, round, off, count, 0, self.stamp));
+            self.zero_shared(&lay, count);
+            let stamp = self.ctx.stamp.fetch_add(1, std::sync::atomic::Ordering::Relaxed).wrapping_add(1).max(1);
+            let cfg = self.config(&lay.config(mode, round, off, count, 0, stamp));
             let g1 = self.engine_group(pl.engine.as_ref().unwrap(), &cfg);
             self.dispatch(&pl.pipeline, &[&g0, &g1], count);
         }

@@ -16,6 +16,8 @@ use ld_shaders::abi::{self, header, Roles, Shape, SlotLayout, PAGE};
 pub(crate) struct Caps {
     /// Per target: table entries (storage targets; ignored for shared).
     pub entries: Vec<u32>,
+    /// Per target: a direct-mapped table, one entry per page of the buffer.
+    pub direct: Vec<bool>,
     pub log: u32,
     pub l1: u32,
 }
@@ -89,6 +91,15 @@ impl Layout {
         self.caps.l1 as u64 * PAGE as u64
     }
 
+    /// Identifies where this layout puts words in the values buffer: a
+    /// buffer a layout of another signature used must be cleared first.
+    pub fn signature(&self) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        (self.val_base(), self.slot.slot_values, &self.slot.targets.iter().map(|t| bytemuck::bytes_of(t).to_vec()).collect::<Vec<_>>()).hash(&mut h);
+        h.finish()
+    }
+
     pub fn has_storage_targets(&self) -> bool {
         self.info.targets.iter().any(|t| matches!(t, TargetPlace::Param(_)))
     }
@@ -146,32 +157,43 @@ fn next_pow2(x: u64) -> u32 {
     x.max(1).next_power_of_two().min(1 << 30) as u32
 }
 
-/// The first capacities to try. `words[t]`: target t's words.
+/// The first capacities to try. `words[t]`: target t's words. A storage
+/// table maps every page of its buffer directly (no hashing, no claims,
+/// never full) when that costs at most a quarter of the budget over all
+/// workgroups; else it is a hash table with room for the pages a
+/// workgroup writing one element per invocation touches, twice over.
 pub(crate) fn initial_caps(info: &KernelInfo, grid: [u32; 3], words: &[u64], opts: &CheckOptions) -> Caps {
     let n: u64 = grid.iter().map(|&d| d as u64).product();
     let inv = info.invocations_per_workgroup() as u64;
+    let warps = inv.div_ceil(opts.warp_size as u64);
+    // Pages per entry in check mode: B, U, P and Q per copy, and the
+    // written flags of P and Q.
+    let entry_bytes = (2 + 4 * warps) * PAGE as u64 * 4;
+    let budget = opts.memory_budget.unwrap_or(DEFAULT_BUDGET);
     let mut l1 = 0u64;
-    let entries: Vec<u32> = info
-        .targets
-        .iter()
-        .zip(words)
-        .map(|(t, &w)| match t {
-            TargetPlace::Param(p) => {
-                let ew = match &info.params[*p].kind {
-                    crate::kernel::ParamKind::Storage { elem, .. } => elem.words as u64,
-                    _ => 1,
-                };
-                let pages = w.div_ceil(PAGE as u64).max(1);
-                // Room for the pages a workgroup writing one element per
-                // invocation touches, twice over; never more than the buffer.
-                let e = next_pow2(2 * (inv * ew).div_ceil(PAGE as u64) + 2).min(next_pow2(pages + 1));
-                l1 += (pages + n).min(n * pages.min(e as u64));
-                e
-            }
-            TargetPlace::Shared(_) => 0,
-        })
-        .collect();
-    Caps { entries, log: if info.atomic_results { opts.atomic_log.max(1) as u32 } else { 0 }, l1: l1.clamp(1, u32::MAX as u64) as u32 }
+    let (mut entries, mut direct) = (Vec::new(), Vec::new());
+    for (t, &w) in info.targets.iter().zip(words) {
+        let TargetPlace::Param(p) = t else {
+            entries.push(0);
+            direct.push(false);
+            continue;
+        };
+        let ew = match &info.params[*p].kind {
+            crate::kernel::ParamKind::Storage { elem, .. } => elem.words as u64,
+            _ => 1,
+        };
+        let pages = w.div_ceil(PAGE as u64).max(1);
+        let d = pages * entry_bytes * n <= budget / 4;
+        let e = if d { pages as u32 } else { next_pow2(2 * (inv * ew).div_ceil(PAGE as u64) + 2).min(next_pow2(2 * (pages + 1))) };
+        // Level 1: every workgroup may publish every page its table holds.
+        l1 += n * pages.min(e as u64);
+        entries.push(e);
+        direct.push(d);
+    }
+    // Level 1's records take at most an eighth of the budget at first (a run
+    // that needs more says how many, and runs again with them).
+    let l1_max = budget / 8 / (2 * PAGE as u64 * 4);
+    Caps { entries, direct, log: if info.atomic_results { opts.atomic_log.max(1) as u32 } else { 0 }, l1: l1.min(l1_max).clamp(1, u32::MAX as u64) as u32 }
 }
 
 /// Sizes the engine for a launch. `words[t]`: target t's words.
@@ -184,9 +206,9 @@ pub(crate) fn layout(info: &'static KernelInfo, grid: [u32; 3], words: &[u64], o
         .targets
         .iter()
         .zip(words)
-        .zip(&caps.entries)
-        .map(|((t, &w), &e)| match t {
-            TargetPlace::Param(_) => Shape::Storage { words: w as u32, entries: e },
+        .zip(caps.entries.iter().zip(&caps.direct))
+        .map(|((t, &w), (&e, &direct))| match t {
+            TargetPlace::Param(_) => Shape::Storage { words: w as u32, entries: e, direct },
             TargetPlace::Shared(_) => Shape::Shared { words: w as u32 },
         })
         .collect();

@@ -16,6 +16,15 @@ pub struct GpuContext {
     pub(crate) level1: Mutex<Option<Arc<super::pipeline::Level1>>>,
     pub(crate) lost: Arc<Mutex<Option<String>>>,
     pub timeout: Duration,
+    /// The check engine's buffers of the last check, kept for the next one
+    /// (see `check::gpu`): a fresh buffer costs the driver an allocation and
+    /// wgpu a fill with zeros, every launch.
+    /// Each with the signature of the layout that last used it.
+    pub(crate) scratch: Mutex<HashMap<&'static str, (wgpu::Buffer, u64)>>,
+    /// The last stamp a check dispatch used: stamps mark the written words
+    /// of the engine's buffers, which outlive one check (`scratch`), so
+    /// they are unique per device, not per check.
+    pub(crate) stamp: std::sync::atomic::AtomicU32,
 }
 
 impl GpuContext {
@@ -86,5 +95,5 @@ pub fn open() -> Result<Option<Arc<GpuContext>>> {
         *flag.lock().unwrap() = Some(format!("{reason:?}: {msg}"));
     });
     let timeout = std::env::var("LD_GPU_TIMEOUT_SECS").ok().and_then(|s| s.parse().ok()).map(Duration::from_secs_f64).unwrap_or(Duration::from_secs(120));
-    Ok(Some(Arc::new(GpuContext { device, queue, info, limits, pipelines: Mutex::new(HashMap::new()), level1: Mutex::new(None), lost, timeout })))
+    Ok(Some(Arc::new(GpuContext { device, queue, info, limits, pipelines: Mutex::new(HashMap::new()), level1: Mutex::new(None), lost, timeout, scratch: Mutex::new(HashMap::new()), stamp: Default::default() })))
 }

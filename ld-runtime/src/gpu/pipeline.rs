@@ -17,8 +17,10 @@ pub struct Pipeline {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Variant {
     Native,
-    /// Check and deterministic modes.
+    /// Check mode's level 2.
     Instrumented,
+    /// Deterministic mode and level 1's second pass.
+    Folded,
 }
 
 fn storage(binding: u32, read_only: bool) -> wgpu::BindGroupLayoutEntry {
@@ -68,15 +70,15 @@ pub fn get(ctx: &GpuContext, info: &'static KernelInfo, variant: Variant) -> Res
     if let Some(p) = ctx.pipelines.lock().unwrap().get(&key) {
         return Ok(p.clone());
     }
-    let over = std::env::var("LD_DEBUG_WGSL").ok().map(|p| std::fs::read_to_string(p).unwrap());
     let src: &str = match variant {
         Variant::Native => info.wgsl,
-        Variant::Instrumented => over.as_deref().unwrap_or(info.wgsl_instrumented),
+        Variant::Instrumented => info.wgsl_instrumented,
+        Variant::Folded => info.wgsl_folded,
     };
     let scope = ctx.device.push_error_scope(wgpu::ErrorFilter::Validation);
     let module = ctx.device.create_shader_module(wgpu::ShaderModuleDescriptor { label: Some(info.name), source: wgpu::ShaderSource::Wgsl(src.into()) });
     let layout = ctx.device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor { label: Some(info.name), entries: &layout_entries(info) });
-    let engine = (variant == Variant::Instrumented).then(|| ctx.device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor { label: Some("ld engine"), entries: &engine_entries() }));
+    let engine = (variant != Variant::Native).then(|| ctx.device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor { label: Some("ld engine"), entries: &engine_entries() }));
     let layouts: Vec<Option<&wgpu::BindGroupLayout>> = std::iter::once(Some(&layout)).chain(engine.as_ref().map(Some)).collect();
     let pl = ctx.device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor { label: Some(info.name), bind_group_layouts: &layouts, immediate_size: 0 });
     let pipeline = ctx.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {

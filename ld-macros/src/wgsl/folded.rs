@@ -1,0 +1,34 @@
+//! The folded kernel of deterministic mode and of level 1's second pass:
+//! the kernel body keeps its structure, its targets live on the warps'
+//! copies, and every barrier statement becomes `ld_fold_region(b)`, where
+//! the workgroup folds the region's writes in warp order (paper section
+//! 4.4). No region runs twice, so nothing is saved and no state machine is
+//! needed: the body runs as fast as the accessors let it. Barriers are
+//! workgroup-uniform (the uniformity analysis proves it), so the engine's
+//! own barriers inside `ld_fold_region` are too; an invocation that
+//! returns early returns from `ld_body` and joins the final fold in `main`.
+
+use super::writer::{Func, Writer};
+
+impl Writer<'_> {
+    pub(super) fn entry_folded(&mut self) -> String {
+        let k = &self.m.kernel;
+        let mut f: Func = self.func(&k.body.locals, vec![]);
+        self.declare_locals(&mut f, &[]);
+        self.block(&mut f, &k.body.block);
+        let [x, y, z] = k.workgroup_size;
+        let steps = self.steps();
+        let common = self.entry_common();
+        format!(
+            "{common}// The kernel body, its barriers folding the region they close.\n\
+             fn ld_body() {{\n{body}}}\n\n\
+             @compute @workgroup_size({x}, {y}, {z})\n\
+             fn main(@builtin(local_invocation_index) ld_b_li: u32, @builtin(workgroup_id) ld_b_wid: vec3<u32>, @builtin(num_workgroups) ld_b_nwg: vec3<u32>) {{\n    let ld_s = ld_b_wid.x + ld_b_wid.y * ld_b_nwg.x;\n    if ld_s >= ld_cfg.wg_count {{\n        return;\n    }}\n    ld_enter(ld_s, ld_b_li);\n{setup}    ld_vote_init();\n    ld_sync();\n    if ld_cfg.mode == LD_MODE_SECOND {{\n{preload}    }}\n    ld_sync();\n    ld_begin_pass(1u);\n    ld_body();\n    ld_fold_region(LD_NONE);\n    if ld_cfg.mode == LD_MODE_SECOND {{\n{second}    }} else {{\n{publish}    }}\n    ld_report();\n}}\n",
+            body = f.out,
+            setup = steps.setup,
+            preload = steps.preload,
+            second = steps.second,
+            publish = steps.publish,
+        )
+    }
+}
