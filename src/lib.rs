@@ -23,7 +23,7 @@
 //! The kernel language is described in KERNELS.md.
 
 pub use ld_macros::{kernel, kernels};
-pub use ld_runtime::{Arg, Backend, CheckOptions, LevelPlan, Plan, Race, RaceKind, Report, Buffer, Element, Error, Grid, IntoArgs, Kernel, KernelInfo, Launch, Mode, Result, Run, Runtime};
+pub use ld_runtime::{Arg, Backend, CheckOptions, LevelPlan, Plan, Race, RaceKind, Report, Stats, Buffer, Element, Error, Grid, IntoArgs, Kernel, KernelInfo, Launch, Mode, Result, Run, Runtime};
 pub use ld_runtime::cpu::twin::UVec3;
 
 #[doc(hidden)]

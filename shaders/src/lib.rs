@@ -6,6 +6,10 @@
 //! - `wgsl/engine.wgsl`: what runs inside an instrumented kernel at each of
 //!   its barriers: the write-write merge, the read-write compare, the commit,
 //!   deterministic mode's ordered fold, level 1's records.
+//! - `wgsl/slots.wgsl`: the engine's dispatches around each batch of
+//!   workgroups, one per storage target: emptying the slots' tables before
+//!   it, turning their pages into level-1 records after it (and, in level
+//!   1's second pass, loading and comparing them).
 //! - `wgsl/level1.wgsl`: the dispatches between level 1's two passes: the
 //!   write-write check and union across workgroups, and the final fold.
 
@@ -19,6 +23,15 @@ pub const ENGINE: &str = include_str!("../wgsl/engine.wgsl");
 /// Level 1's merge, fold and indirect-dispatch sizing (entry points `merge`,
 /// `fold`, `args`), after [`abi::wgsl_prelude`].
 pub const LEVEL1: &str = include_str!("../wgsl/level1.wgsl");
+
+/// The slots' dispatches (entry points `prepare`, `publish`, `compare`),
+/// after [`abi::wgsl_prelude`], with [`ENGINE`].
+pub const SLOTS: &str = include_str!("../wgsl/slots.wgsl");
+
+/// The full source of the slots shader module.
+pub fn slots_module() -> String {
+    format!("{}\n{}\n{}", abi::wgsl_prelude(), SLOTS, ENGINE)
+}
 
 /// The full source of the level-1 shader module.
 pub fn level1_module() -> String {
@@ -41,12 +54,17 @@ mod tests {
         validate(&level1_module());
     }
 
+    #[test]
+    fn slots_shader_validates() {
+        validate(&slots_module());
+    }
+
     /// The engine with the smallest kernel-side pieces it needs.
     #[test]
     fn engine_validates() {
         let kernel = "const LD_WG_SIZE: u32 = 64u;\nconst LD_WROTE_WORDS: u32 = 2u;\nconst LD_MACHINE: bool = true;\nfn ld_user(t: u32, k: u32) -> u32 { return k; }\n\
             fn ld_pass_bases() {}\nfn ld_clear_wrote_mine() {}\nfn ld_publish_wrote() {}\nfn ld_wrote_count() -> u32 { return 0u; }\nfn ld_clear_wrote() {}\nfn ld_target_storage(t: u32) -> bool { return t == 1u; }\nfn ld_target_spans(t: u32) -> bool { return false; }\nfn ld_flat_target(j: u32) -> u32 { return select(0u, 1u, j >= ld_cfg.t[1].first_entry); }\nfn ld_orders(end: u32, storage: bool) -> bool { return end == LD_NONE || storage; }\n\
-            @compute @workgroup_size(64) fn main() { ld_setup_shared(0u); ld_steps(LD_STEP_MERGE, 3u); ld_steps(LD_STEP_FOLD, LD_NONE); ld_publish(1u); ld_l1_preload(1u); ld_l1_compare(1u); _ = ld_vote(0u); ld_note_region(0u, 1u); ld_shared_write(0u, 3u, ld_shared_read(0u, 2u)); ld_storage_write(1u, 3u, ld_storage_read(1u, 2u)); ld_begin_pass(1u); ld_log_record(ld_log_replay()); ld_report(); }\n";
+            @compute @workgroup_size(64) fn main() { ld_setup_shared(0u); ld_steps(LD_STEP_MERGE, 3u); ld_fold_region(LD_NONE); ld_publish(1u); ld_l1_preload(1u); ld_l1_compare(1u); _ = ld_vote(0u); ld_note_region(0u, 1u); ld_shared_write(0u, 3u, ld_shared_read(0u, 2u)); ld_storage_write(1u, 3u, ld_storage_read(1u, 2u)); ld_begin_pass(1u); ld_log_record(ld_log_replay()); ld_report(); }\n";
         validate(&format!("{}\n{kernel}\n{ENGINE}", abi::wgsl_prelude()));
     }
 }

@@ -780,41 +780,43 @@ fn ld_l1_head(t: u32, page: u32) -> u32 {
     return atomicLoad(&ld_l1[ld_cfg.t[t].heads_off + page]);
 }
 
-// The workgroup's final pages that differ from the dispatch's input become
-// level-1 records, linked per page and per workgroup.
+// Level 1's records, preload and compare run in the slots shader
+// (slots.wgsl), one workgroup of LD_PAGE invocations per slot, one
+// invocation per word of a page: they are loops over pages, which the
+// kernel would run with one invocation per page (a page's words one after
+// another) and which lavapipe would compile into every kernel.
+
+// The slot's written pages become level-1 records, linked per page and per
+// workgroup: a record per entry (one invocation per entry), then their
+// words (one invocation per word). An entry's mark holds its record.
 fn ld_publish(t: u32) {
-    var e = ld_li;
-    for (; e < ld_cfg.t[t].entries; e += LD_WG_SIZE) {
+    if ld_li == 0u {
+        atomicStore(&ld_list_n[0], 0u);
+    }
+    workgroupBarrier();
+    for (var e = ld_li; e < ld_cfg.t[t].entries; e += LD_WG_SIZE) {
         let key = ld_entry_key(t, e);
-        if key != 0u && ld_page_changed(t, e, key - 1u) {
-            ld_publish_page(t, e, key - 1u);
+        if key != 0u {
+            let r = atomicAdd(&ld_rec[LD_H_L1_COUNT], 1u);
+            if r < ld_cfg.l1_cap {
+                ld_link_record(t, r, key - 1u);
+                ld_val[ld_taddr(t, e)] = r;
+                ld_list_push(0u, t, e);
+            } else {
+                ld_status(LD_S_L1_FULL);
+            }
         }
+    }
+    ld_sync();
+    let n = atomicLoad(&ld_list_n[0]) * LD_PAGE;
+    for (var j = ld_li; j < n; j += LD_WG_SIZE) {
+        let e = ld_list_item(0u, j / LD_PAGE) & 0xffffffu;
+        let r = ld_val[ld_taddr(t, e)];
+        ld_l1v[r * LD_PAGE + j % LD_PAGE] = ld_val[ld_vaddr(t, 0u, e, j % LD_PAGE)];
     }
 }
 
-// Whether entry e's final base differs from the dispatch's input.
-fn ld_page_changed(t: u32, e: u32, page: u32) -> bool {
-    let words = ld_cfg.t[t].words;
-    var w = 0u;
-    for (; w < LD_PAGE; w++) {
-        let k = page * LD_PAGE + w;
-        if k < words && ld_val[ld_vaddr(t, 0u, e, w)] != ld_user(t, k) {
-            return true;
-        }
-    }
-    return false;
-}
-
-fn ld_publish_page(t: u32, e: u32, page: u32) {
-    let r = atomicAdd(&ld_rec[LD_H_L1_COUNT], 1u);
-    if r >= ld_cfg.l1_cap {
-        ld_status(LD_S_L1_FULL);
-        return;
-    }
-    var w = 0u;
-    for (; w < LD_PAGE; w++) {
-        ld_l1v[r * LD_PAGE + w] = ld_val[ld_vaddr(t, 0u, e, w)];
-    }
+fn ld_link_record(t: u32, r: u32, page: u32) {
     let h = ld_cfg.l1_headers + r * LD_L1_WORDS;
     atomicStore(&ld_l1[h + LD_L1_TARGET], t);
     atomicStore(&ld_l1[h + LD_L1_PAGE], page);
@@ -849,9 +851,11 @@ fn ld_l1_union(t: u32, k: u32, b0: u32) -> u32 {
 }
 
 // Level 1's second pass starts with the workgroup's own first-pass pages
-// in its table, holding the union with its own writes undone.
+// in its table, holding the union with its own writes undone: entries
+// first (one invocation per record), then their words (one per word).
 fn ld_l1_preload(t: u32) {
-    var r = atomicLoad(&ld_l1[ld_cfg.l1_wg_heads + ld_wg]);
+    let first = atomicLoad(&ld_l1[ld_cfg.l1_wg_heads + ld_wg]);
+    var r = first;
     var i = 0u;
     loop {
         if r == 0u {
@@ -859,25 +863,34 @@ fn ld_l1_preload(t: u32) {
         }
         let h = ld_cfg.l1_headers + (r - 1u) * LD_L1_WORDS;
         if i % LD_WG_SIZE == ld_li && atomicLoad(&ld_l1[h + LD_L1_TARGET]) == t {
-            let page = atomicLoad(&ld_l1[h + LD_L1_PAGE]);
-            let e = ld_insert(t, page);
+            let e = ld_insert(t, atomicLoad(&ld_l1[h + LD_L1_PAGE]));
             if e != LD_NONE {
-                var w = 0u;
-                for (; w < LD_PAGE; w++) {
-                    let k = page * LD_PAGE + w;
-                    let b0 = ld_user(t, k);
-                    let own = ld_l1v[(r - 1u) * LD_PAGE + w];
-                    let v = select(ld_l1_union(t, k, b0), b0, own != b0);
-                    var role = 0u;
-                    for (; role < ld_cfg.set_pages; role++) {
-                        ld_val[ld_vaddr(t, role, e, w)] = v;
-                    }
-                }
                 ld_val[ld_faddr(t, e)] = LD_MAT | LD_BVALID | LD_USED;
             }
         }
         r = atomicLoad(&ld_l1[h + LD_L1_NEXT_WG]);
         i += 1u;
+    }
+    ld_sync();
+    let w = ld_li;
+    r = first;
+    loop {
+        if r == 0u {
+            break;
+        }
+        let h = ld_cfg.l1_headers + (r - 1u) * LD_L1_WORDS;
+        let page = atomicLoad(&ld_l1[h + LD_L1_PAGE]);
+        let e = ld_find(t, page);
+        if atomicLoad(&ld_l1[h + LD_L1_TARGET]) == t && e != LD_NONE {
+            let k = page * LD_PAGE + w;
+            let b0 = ld_user(t, k);
+            let own = ld_l1v[(r - 1u) * LD_PAGE + w];
+            let v = select(ld_l1_union(t, k, b0), b0, own != b0);
+            for (var role = 0u; role < ld_cfg.set_pages; role++) {
+                ld_val[ld_vaddr(t, role, e, w)] = v;
+            }
+        }
+        r = atomicLoad(&ld_l1[h + LD_L1_NEXT_WG]);
     }
 }
 
@@ -902,45 +915,41 @@ fn ld_l1_compare_word(t: u32, k: u32, own: u32) {
     }
 }
 
+// The pages the workgroup wrote in the first pass (its records), then those
+// it wrote only in the second (listed first, one invocation per entry);
+// one invocation per word of each.
 fn ld_l1_compare(t: u32) {
     let words = ld_cfg.t[t].words;
-    // Pages this workgroup wrote in the first pass.
+    let w = ld_li;
     var r = atomicLoad(&ld_l1[ld_cfg.l1_wg_heads + ld_wg]);
-    var i = 0u;
     loop {
         if r == 0u {
             break;
         }
         let h = ld_cfg.l1_headers + (r - 1u) * LD_L1_WORDS;
-        if i % LD_WG_SIZE == ld_li && atomicLoad(&ld_l1[h + LD_L1_TARGET]) == t {
-            let page = atomicLoad(&ld_l1[h + LD_L1_PAGE]);
-            var w = 0u;
-            for (; w < LD_PAGE; w++) {
-                let k = page * LD_PAGE + w;
-                if k < words {
-                    ld_l1_compare_word(t, k, r);
-                }
-            }
+        let k = atomicLoad(&ld_l1[h + LD_L1_PAGE]) * LD_PAGE + w;
+        if atomicLoad(&ld_l1[h + LD_L1_TARGET]) == t && k < words {
+            ld_l1_compare_word(t, k, r);
         }
         r = atomicLoad(&ld_l1[h + LD_L1_NEXT_WG]);
-        i += 1u;
     }
-    // Pages it wrote only in the second pass.
-    var e = ld_li;
-    for (; e < ld_cfg.t[t].entries; e += LD_WG_SIZE) {
+    if ld_li == 0u {
+        atomicStore(&ld_list_n[0], 0u);
+    }
+    workgroupBarrier();
+    for (var e = ld_li; e < ld_cfg.t[t].entries; e += LD_WG_SIZE) {
         let key = ld_entry_key(t, e);
-        if key == 0u {
-            continue;
+        if key != 0u && ld_l1_own(t, key - 1u) == 0u {
+            ld_list_push(0u, t, e);
         }
-        let page = key - 1u;
-        if ld_l1_own(t, page) != 0u {
-            continue;
-        }
-        for (var w = 0u; w < LD_PAGE; w++) {
-            let k = page * LD_PAGE + w;
-            if k < words {
-                ld_l1_compare_word(t, k, 0u);
-            }
+    }
+    ld_sync();
+    let n = atomicLoad(&ld_list_n[0]) * LD_PAGE;
+    for (var j = ld_li; j < n; j += LD_WG_SIZE) {
+        let e = ld_list_item(0u, j / LD_PAGE) & 0xffffffu;
+        let k = ld_key_page(t, e) * LD_PAGE + j % LD_PAGE;
+        if k < words {
+            ld_l1_compare_word(t, k, 0u);
         }
     }
 }

@@ -305,11 +305,8 @@ impl Writer<'_> {
              fn ld_stopped_at() -> u32 {{\n    if ld_stop == LD_DONE {{\n        return LD_NONE;\n    }}\n    return ld_stop - 1u;\n}}\n\n\
              fn ld_pass_run() {{\n    ld_stop = select(0u, LD_DONE, ld_pc == LD_DONE);\n    ld_run();\n}}\n\n\
              @compute @workgroup_size({x}, {y}, {z})\n\
-             fn main(@builtin(local_invocation_index) ld_b_li: u32, @builtin(workgroup_id) ld_b_wid: vec3<u32>, @builtin(num_workgroups) ld_b_nwg: vec3<u32>) {{\n    let ld_s = ld_b_wid.x + ld_b_wid.y * ld_b_nwg.x;\n    if ld_s >= ld_cfg.wg_count {{\n        return;\n    }}\n    ld_enter(ld_s, ld_b_li);\n{setup}    ld_vote_init();\n    ld_sync();\n    if ld_cfg.mode == LD_MODE_SECOND {{\n{preload}    }}\n    ld_sync();\n    var ld_open = LD_NO_BARRIER;\n    ld_begin_pass(1u);\n    ld_save0();\n    // One iteration per pass; a single call site each for the region's\n    // code and the engine's steps (see ld-shaders' engine.wgsl).\n    loop {{\n        ld_pass_run();\n        ld_sync();\n        ld_scan();\n        let ld_v = ld_vote(ld_stopped_at());\n        let ld_step_first = ld_v >> 24u;\n        let ld_close16 = ld_v & 0xffffu;\n        let ld_close = select(ld_close16, LD_NONE, ld_close16 == LD_NO_BARRIER);\n        if ld_pass == 1u {{\n            ld_note_region(ld_open, ld_close16);\n        }}\n        if ld_step_first == LD_STEP_MERGE {{\n            ld_save1();\n        }}\n        if ld_step_first != LD_STEP_NONE {{\n            ld_steps(ld_step_first, ld_close);\n        }}\n        if ld_step_first == LD_STEP_MERGE {{\n            ld_load0();\n            ld_begin_pass(2u);\n            continue;\n        }}\n        if ld_step_first == LD_STEP_COMPARE {{\n            ld_load1();\n            ld_begin_pass(1u);\n        }}\n        if ld_close == LD_NONE {{\n            break;\n        }}\n        ld_open = ld_close;\n        ld_save0();\n    }}\n    if ld_cfg.mode == LD_MODE_SECOND {{\n{second}    }} else {{\n{publish}    }}\n    ld_report();\n}}\n",
+             fn main(@builtin(local_invocation_index) ld_b_li: u32, @builtin(workgroup_id) ld_b_wid: vec3<u32>, @builtin(num_workgroups) ld_b_nwg: vec3<u32>) {{\n    let ld_s = ld_b_wid.x + ld_b_wid.y * ld_b_nwg.x;\n    if ld_s >= ld_cfg.wg_count {{\n        return;\n    }}\n    ld_enter(ld_s, ld_b_li);\n{setup}    ld_vote_init();\n    ld_sync();\n    var ld_open = LD_NO_BARRIER;\n    ld_begin_pass(1u);\n    ld_save0();\n    // One iteration per pass; a single call site each for the region's\n    // code and the engine's steps (see ld-shaders' engine.wgsl).\n    loop {{\n        ld_pass_run();\n        ld_sync();\n        ld_scan();\n        let ld_v = ld_vote(ld_stopped_at());\n        let ld_step_first = ld_v >> 24u;\n        let ld_close16 = ld_v & 0xffffu;\n        let ld_close = select(ld_close16, LD_NONE, ld_close16 == LD_NO_BARRIER);\n        if ld_pass == 1u {{\n            ld_note_region(ld_open, ld_close16);\n        }}\n        if ld_step_first == LD_STEP_MERGE {{\n            ld_save1();\n        }}\n        if ld_step_first != LD_STEP_NONE {{\n            ld_steps(ld_step_first, ld_close);\n        }}\n        if ld_step_first == LD_STEP_MERGE {{\n            ld_load0();\n            ld_begin_pass(2u);\n            continue;\n        }}\n        if ld_step_first == LD_STEP_COMPARE {{\n            ld_load1();\n            ld_begin_pass(1u);\n        }}\n        if ld_close == LD_NONE {{\n            break;\n        }}\n        ld_open = ld_close;\n        ld_save0();\n    }}\n    ld_report();\n}}\n",
                         setup = steps.setup,
-            preload = steps.preload,
-            second = steps.second,
-            publish = steps.publish,
         )
     }
 
@@ -325,12 +322,12 @@ impl Writer<'_> {
         )
     }
 
-    /// The engine calls `main` makes per target outside the region loop.
+    /// The engine calls `main` makes for the targets before the body.
     pub(super) fn steps(&self) -> Steps {
-        // Storage targets come first (`analysis::targets::list`). Each phase
-        // is one loop over them, not a call per target: lavapipe compiles
-        // every inlined copy of the engine's loops, and that time grows
-        // with the copies.
+        // Storage targets come first (`analysis::targets::list`); their
+        // tables are set up by the slots shader, before the dispatch. One
+        // loop over the workgroup arrays, not a call per array: lavapipe
+        // compiles every inlined copy of the engine's loops.
         let storage = self.targets.keys().filter(|m| matches!(m, MemRef::Param(_))).count();
         let all = self.targets.len();
         let over = |lo: usize, hi: usize, call: &str, pad: &str| {
@@ -339,12 +336,7 @@ impl Writer<'_> {
             }
             format!("{pad}for (var ld_t = {lo}u; ld_t < {hi}u; ld_t++) {{\n{pad}    {call}(ld_t);\n{pad}}}\n")
         };
-        Steps {
-            setup: over(0, storage, "ld_setup_storage", "    ") + &over(storage, all, "ld_setup_shared", "    "),
-            preload: over(0, storage, "ld_l1_preload", "        "),
-            second: over(0, storage, "ld_l1_compare", "        "),
-            publish: over(0, storage, "ld_publish", "        "),
-        }
+        Steps { setup: over(storage, all, "ld_setup_shared", "    ") }
     }
 
     /// An atomic whose result the kernel uses: a function per call site that
@@ -380,12 +372,9 @@ impl Writer<'_> {
     }
 }
 
-#[derive(Default)]
+/// What `main` runs for the targets before the body.
 pub(super) struct Steps {
     pub setup: String,
-    pub preload: String,
-    pub second: String,
-    pub publish: String,
 }
 
 /// The kernel's barriers by index (their statements' order in the body):

@@ -204,21 +204,41 @@ impl<'a> GpuBackend<'a> {
     fn level1_pass(&mut self, mode: u32, fold: bool) -> Result<()> {
         let l1 = pipeline::level1(self.ctx)?;
         let lay = self.layout.clone().unwrap();
-        for (t, place) in self.info.targets.iter().enumerate() {
-            let TargetPlace::Param(p) = *place else { continue };
-            let cfg = self.config(&lay.config(mode, 1, 0, 0, t as u32, 0));
+        for (t, p) in self.storage_targets() {
+            let cfg = self.config(&lay.config(mode, 1, 0, 0, t, 0));
             let g1 = self.engine_group(&l1.engine, &cfg);
             let b = self.bufs.as_ref().unwrap();
-            let group = |second: &wgpu::Buffer| {
-                self.dev().create_bind_group(&wgpu::BindGroupDescriptor {
-                    label: Some("ld level 1"),
-                    layout: &l1.layout,
-                    entries: &[wgpu::BindGroupEntry { binding: 0, resource: self.buffers[p].unwrap().as_entire_binding() }, wgpu::BindGroupEntry { binding: 1, resource: second.as_entire_binding() }],
-                })
-            };
-            let (sizing, work) = (group(&b.args), group(&b.spare));
+            let (sizing, work) = (self.target_group(&l1.layout, p, &b.args), self.target_group(&l1.layout, p, &b.spare));
             self.dispatch(&l1.args, &[&sizing, &g1], 1);
             self.dispatch_indirect(if fold { &l1.fold } else { &l1.merge }, &[&work, &g1]);
+        }
+        Ok(())
+    }
+
+    /// (target, parameter) of every storage target.
+    fn storage_targets(&self) -> Vec<(u32, usize)> {
+        self.info.targets.iter().enumerate().filter_map(|(t, place)| if let TargetPlace::Param(p) = *place { Some((t as u32, p)) } else { None }).collect()
+    }
+
+    /// `@group(0)` of the engine's shaders: a target's user buffer, and `second`.
+    fn target_group(&self, layout: &wgpu::BindGroupLayout, param: usize, second: &wgpu::Buffer) -> wgpu::BindGroup {
+        self.dev().create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("ld engine target"),
+            layout,
+            entries: &[wgpu::BindGroupEntry { binding: 0, resource: self.buffers[param].unwrap().as_entire_binding() }, wgpu::BindGroupEntry { binding: 1, resource: second.as_entire_binding() }],
+        })
+    }
+
+    /// One of the slots shader's passes over `count` slots, per storage target.
+    fn slots_pass(&mut self, which: fn(&pipeline::Level1) -> &wgpu::ComputePipeline, mode: u32, round: u32, off: u32, count: u32, stamp: u32) -> Result<()> {
+        let l1 = pipeline::level1(self.ctx)?;
+        let lay = self.layout.clone().unwrap();
+        for (t, p) in self.storage_targets() {
+            let cfg = self.config(&lay.config(mode, round, off, count, t, stamp));
+            let g1 = self.engine_group(&l1.engine, &cfg);
+            let spare = self.bufs.as_ref().unwrap().spare.clone();
+            let g0 = self.target_group(&l1.layout, p, &spare);
+            self.dispatch(which(&l1), &[&g0, &g1], count);
         }
         Ok(())
     }
@@ -288,9 +308,15 @@ impl Backend for GpuBackend<'_> {
             let count = lay.batch.min(n - off);
             self.zero_shared(&lay, count);
             let stamp = self.ctx.stamp.fetch_add(1, std::sync::atomic::Ordering::Relaxed).wrapping_add(1).max(1);
+            self.slots_pass(|s| &s.prepare, mode, round, off, count, stamp)?;
             let cfg = self.config(&lay.config(mode, round, off, count, 0, stamp));
             let g1 = self.engine_group(pl.engine.as_ref().unwrap(), &cfg);
             self.dispatch(&pl.pipeline, &[&g0, &g1], count);
+            if mode == MODE_SECOND {
+                self.slots_pass(|s| &s.compare, mode, round, off, count, stamp)?;
+            } else {
+                self.slots_pass(|s| &s.publish, mode, round, off, count, stamp)?;
+            }
         }
         Ok(())
     }

@@ -97,12 +97,18 @@ pub fn get(ctx: &GpuContext, info: &'static KernelInfo, variant: Variant) -> Res
     Ok(p)
 }
 
-/// Level 1's shaders (`ld_shaders::LEVEL1`): `@group(0)` is the target's
-/// user buffer and the indirect dispatch arguments, `@group(1)` the engine's.
+/// The engine's own shaders, shared by every kernel: level 1's
+/// (`ld_shaders::LEVEL1`) and the slots' (`ld_shaders::SLOTS`). `@group(0)`
+/// is one storage target's user buffer and the indirect dispatch
+/// arguments, `@group(1)` the engine's buffers.
 pub struct Level1 {
     pub merge: wgpu::ComputePipeline,
     pub fold: wgpu::ComputePipeline,
     pub args: wgpu::ComputePipeline,
+    /// The slots shader (`ld_shaders::SLOTS`): around every batch.
+    pub prepare: wgpu::ComputePipeline,
+    pub publish: wgpu::ComputePipeline,
+    pub compare: wgpu::ComputePipeline,
     pub layout: wgpu::BindGroupLayout,
     pub engine: wgpu::BindGroupLayout,
 }
@@ -116,12 +122,14 @@ pub fn level1(ctx: &GpuContext) -> Result<Arc<Level1>> {
     let engine = ctx.device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor { label: Some("ld engine"), entries: &engine_entries() });
     let pl = ctx.device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor { label: Some("ld level 1"), bind_group_layouts: &[Some(&layout), Some(&engine)], immediate_size: 0 });
     let module = ctx.device.create_shader_module(wgpu::ShaderModuleDescriptor { label: Some("ld level 1"), source: wgpu::ShaderSource::Wgsl(ld_shaders::level1_module().into()) });
-    let make = |entry: &str| ctx.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor { label: Some(entry), layout: Some(&pl), module: &module, entry_point: Some(entry), compilation_options: Default::default(), cache: None });
-    let (merge, fold, args) = (make("merge"), make("fold"), make("args"));
+    let slots = ctx.device.create_shader_module(wgpu::ShaderModuleDescriptor { label: Some("ld slots"), source: wgpu::ShaderSource::Wgsl(ld_shaders::slots_module().into()) });
+    let make = |module: &wgpu::ShaderModule, entry: &str| ctx.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor { label: Some(entry), layout: Some(&pl), module, entry_point: Some(entry), compilation_options: Default::default(), cache: None });
+    let (merge, fold, args) = (make(&module, "merge"), make(&module, "fold"), make(&module, "args"));
+    let (prepare, publish, compare) = (make(&slots, "prepare"), make(&slots, "publish"), make(&slots, "compare"));
     if let Some(e) = pollster::block_on(scope.pop()) {
-        return Err(Error::Wgpu { what: "level 1's shaders".into(), message: e.to_string() });
+        return Err(Error::Wgpu { what: "the engine's shaders".into(), message: e.to_string() });
     }
-    let s = Arc::new(Level1 { merge, fold, args, layout, engine });
+    let s = Arc::new(Level1 { merge, fold, args, prepare, publish, compare, layout, engine });
     *ctx.level1.lock().unwrap() = Some(s.clone());
     Ok(s)
 }

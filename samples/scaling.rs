@@ -1,0 +1,137 @@
+//! How check mode scales with the buffer: a race-free and a racy kernel over
+//! buffers of 1, 4, 16 and 64 MiB, native and in check mode, same device,
+//! same process, under the default memory budget.
+//!
+//! `cargo run --release --example scaling -- [--cpu] [--runs N] [--sizes 1,4,16,64]`
+//!
+//! Each workgroup of 256 invocations privatizes only the pages it writes,
+//! so the engine's memory and time grow with the buffer, and the slowdown
+//! stays flat.
+
+mod common;
+
+use ld::{Buffer, Grid, Mode, Runtime};
+use std::time::Instant;
+
+#[ld::kernels]
+mod kernels {
+    /// `y = a x + y`, one element per invocation: race-free.
+    #[kernel(workgroup_size = 256)]
+    pub fn axpy(x: &[f32], y: &mut [f32], a: f32) {
+        let i = global_id().x;
+        if i < y.len() {
+            y[i] = a * x[i] + y[i];
+        }
+    }
+
+    /// A three-point smoothing written in place: every invocation reads its
+    /// neighbours while they write theirs (read-write between warps and
+    /// between workgroups, at every warp and workgroup boundary).
+    #[kernel(workgroup_size = 256)]
+    pub fn smooth_in_place(y: &mut [f32]) {
+        let i = global_id().x;
+        if i > 0 && i + 1 < y.len() {
+            y[i] = (y[i - 1] + y[i] + y[i + 1]) / 3.0;
+        }
+    }
+}
+
+#[derive(clap::Parser)]
+#[command(about = "Check mode's slowdown over buffers of growing size")]
+struct Cli {
+    /// Run on the CPU reference executor instead of the GPU.
+    #[arg(long)]
+    cpu: bool,
+    /// Runs per measurement (the median is kept).
+    #[arg(long, default_value_t = 3)]
+    runs: u32,
+    /// Buffer sizes in MiB.
+    #[arg(long, value_delimiter = ',', default_value = "1,4,16,64")]
+    sizes: Vec<u64>,
+}
+
+/// Median wall time of `runs` executions of `f`, in ms.
+fn median_ms(runs: u32, mut f: impl FnMut() -> ld::Result<()>) -> ld::Result<f64> {
+    let mut t = Vec::new();
+    for _ in 0..runs.max(1) {
+        let s = Instant::now();
+        f()?;
+        t.push(s.elapsed().as_secs_f64() * 1e3);
+    }
+    t.sort_by(f64::total_cmp);
+    Ok(t[t.len() / 2])
+}
+
+struct Row {
+    kernel: &'static str,
+    mib: u64,
+    native: f64,
+    check: f64,
+    races: usize,
+    batches: u64,
+}
+
+fn measure(rt: &Runtime, mib: u64, runs: u32) -> ld::Result<Vec<Row>> {
+    let n = (mib << 20) as usize / 4;
+    let xs: Vec<f32> = (0..n).map(|i| (i % 1000) as f32).collect();
+    let x: Buffer<f32> = rt.upload(&xs)?;
+    let mut y: Buffer<f32> = rt.upload(&xs)?;
+    let grid = Grid::cover(n as u64, 256);
+    let mut rows = Vec::new();
+    // Warm up both pipelines (compilation is not part of a run).
+    rt.launch(kernels::axpy, grid, (&x, &mut y, 2.0f32)).run()?;
+    rt.launch(kernels::axpy, grid, (&x, &mut y, 2.0f32)).mode(Mode::Check).run()?;
+    let native = median_ms(runs, || rt.launch(kernels::axpy, grid, (&x, &mut y, 2.0f32)).run().map(drop))?;
+    let mut report = None;
+    let check = median_ms(runs, || {
+        report = rt.launch(kernels::axpy, grid, (&x, &mut y, 2.0f32)).mode(Mode::Check).run()?.report;
+        Ok(())
+    })?;
+    let r = report.take().unwrap();
+    rows.push(Row { kernel: "axpy", mib, native, check, races: r.races.len(), batches: r.plan.as_ref().map_or(0, |p| n.div_ceil(256) as u64 / p.batch.max(1)) });
+    rt.launch(kernels::smooth_in_place, grid, (&mut y,)).run()?;
+    rt.launch(kernels::smooth_in_place, grid, (&mut y,)).mode(Mode::Check).run()?;
+    let native = median_ms(runs, || rt.launch(kernels::smooth_in_place, grid, (&mut y,)).run().map(drop))?;
+    let check = median_ms(runs, || {
+        report = rt.launch(kernels::smooth_in_place, grid, (&mut y,)).mode(Mode::Check).run()?.report;
+        Ok(())
+    })?;
+    let r = report.take().unwrap();
+    rows.push(Row { kernel: "smooth_in_place", mib, native, check, races: r.races.len(), batches: r.plan.as_ref().map_or(0, |p| n.div_ceil(256) as u64 / p.batch.max(1)) });
+    Ok(rows)
+}
+
+fn main() {
+    let cli = <Cli as clap::Parser>::parse();
+    let rt = match common::runtime(cli.cpu) {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("scaling: error: {e}");
+            std::process::exit(1);
+        }
+    };
+    println!("check mode vs buffer size on {} (default budget, median of {} runs)", rt.backend(), cli.runs);
+    println!("{:<16} {:>8} {:>10} {:>10} {:>9} {:>8} {:>8}", "kernel", "MiB", "native ms", "check ms", "slowdown", "batches", "races");
+    let mut all = Vec::new();
+    for &mib in &cli.sizes {
+        match measure(&rt, mib, cli.runs) {
+            Ok(rows) => {
+                for r in rows {
+                    println!("{:<16} {:>8} {:>10.2} {:>10.2} {:>8.1}x {:>8} {:>8}", r.kernel, r.mib, r.native, r.check, r.check / r.native, r.batches.max(1), r.races);
+                    all.push(r);
+                }
+            }
+            Err(e) => {
+                eprintln!("scaling: {mib} MiB: error: {e}");
+                std::process::exit(1);
+            }
+        }
+    }
+    for kernel in ["axpy", "smooth_in_place"] {
+        let rows: Vec<&Row> = all.iter().filter(|r| r.kernel == kernel).collect();
+        if let (Some(first), Some(last)) = (rows.first(), rows.last()) {
+            let (a, b) = (first.check / first.native, last.check / last.native);
+            println!("{kernel}: slowdown {a:.1}x at {} MiB, {b:.1}x at {} MiB ({:.2} times)", first.mib, last.mib, b / a);
+        }
+    }
+}

@@ -1,0 +1,99 @@
+// The engine's work on a batch's slots that is not the kernel's own, for one
+// storage target (`ld_cfg.target_id`) at a time: one workgroup per slot,
+// one invocation per word of a page. Before a batch runs, `prepare` empties
+// the slot's table (and in level 1's second pass loads the workgroup's own
+// first-pass pages); after it ran, `publish` turns the slot's written pages
+// into level-1 records, or in level 1's second pass `compare` looks for the
+// workgroup's read-write races. Kept out of the instrumented kernel, these
+// loops are compiled once per device, not once per kernel.
+//
+// The engine's functions come from engine.wgsl; what a kernel would
+// provide, this module provides for the one bound target.
+
+@group(0) @binding(0) var<storage, read_write> ld_user_buf: array<u32>;
+@group(0) @binding(1) var<storage, read_write> ld_args: array<u32>;
+
+const LD_WG_SIZE: u32 = 64u;
+const LD_WROTE_WORDS: u32 = 1u;
+const LD_MACHINE: bool = false;
+
+fn ld_user(t: u32, k: u32) -> u32 {
+    if k < arrayLength(&ld_user_buf) {
+        return ld_user_buf[k];
+    }
+    return 0u;
+}
+
+fn ld_target_storage(t: u32) -> bool {
+    return true;
+}
+
+// The rest of a kernel's side is not used here.
+fn ld_pass_bases() {}
+fn ld_clear_wrote_mine() {}
+fn ld_publish_wrote() {}
+fn ld_clear_wrote() {}
+fn ld_wrote_count() -> u32 {
+    return 0u;
+}
+fn ld_target_spans(t: u32) -> bool {
+    return false;
+}
+fn ld_flat_target(j: u32) -> u32 {
+    return ld_cfg.target_id;
+}
+fn ld_orders(end: u32, storage: bool) -> bool {
+    return true;
+}
+
+// Slot s of the batch, as the kernel's `ld_enter` sets it up.
+fn ld_enter_slot(s: u32, li: u32) {
+    ld_sv = ld_cfg.val_base + s * ld_cfg.slot_values;
+    ld_sm = s * ld_cfg.slot_meta;
+    ld_li = li;
+    ld_wg = ld_cfg.wg_offset + s;
+    // Level 1 has no barrier regions.
+    ld_region = (LD_NO_BARRIER << 16u) | LD_NO_BARRIER;
+}
+
+fn ld_slot_of(wid: vec3<u32>, nwg: vec3<u32>) -> u32 {
+    return wid.x + wid.y * nwg.x;
+}
+
+@compute @workgroup_size(64)
+fn prepare(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) li: u32) {
+    let s = ld_slot_of(wid, nwg);
+    if s >= ld_cfg.wg_count {
+        return;
+    }
+    ld_enter_slot(s, li);
+    let t = ld_cfg.target_id;
+    ld_setup_storage(t);
+    if ld_cfg.mode == LD_MODE_SECOND {
+        ld_sync();
+        ld_l1_preload(t);
+    }
+    ld_report();
+}
+
+@compute @workgroup_size(64)
+fn publish(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) li: u32) {
+    let s = ld_slot_of(wid, nwg);
+    if s >= ld_cfg.wg_count {
+        return;
+    }
+    ld_enter_slot(s, li);
+    ld_publish(ld_cfg.target_id);
+    ld_canary();
+}
+
+@compute @workgroup_size(64)
+fn compare(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) li: u32) {
+    let s = ld_slot_of(wid, nwg);
+    if s >= ld_cfg.wg_count {
+        return;
+    }
+    ld_enter_slot(s, li);
+    ld_l1_compare(ld_cfg.target_id);
+    ld_canary();
+}
