@@ -15,10 +15,11 @@ use std::time::Instant;
 
 #[ld::kernels]
 mod kernels {
-    /// `y = a x + y`, one element per invocation: race-free.
+    /// `y = a x + y`, one element per invocation: race-free. (The grid
+    /// spreads over y: a dimension holds at most 65535 workgroups.)
     #[kernel(workgroup_size = 256)]
     pub fn axpy(x: &[f32], y: &mut [f32], a: f32) {
-        let i = global_id().x;
+        let i = global_id().x + global_id().y * num_workgroups().x * 256;
         if i < y.len() {
             y[i] = a * x[i] + y[i];
         }
@@ -29,7 +30,7 @@ mod kernels {
     /// between workgroups, at every warp and workgroup boundary).
     #[kernel(workgroup_size = 256)]
     pub fn smooth_in_place(y: &mut [f32]) {
-        let i = global_id().x;
+        let i = global_id().x + global_id().y * num_workgroups().x * 256;
         if i > 0 && i + 1 < y.len() {
             y[i] = (y[i - 1] + y[i] + y[i + 1]) / 3.0;
         }
@@ -76,7 +77,8 @@ fn measure(rt: &Runtime, mib: u64, runs: u32) -> ld::Result<Vec<Row>> {
     let xs: Vec<f32> = (0..n).map(|i| (i % 1000) as f32).collect();
     let x: Buffer<f32> = rt.upload(&xs)?;
     let mut y: Buffer<f32> = rt.upload(&xs)?;
-    let grid = Grid::cover(n as u64, 256);
+    let groups = n.div_ceil(256) as u32;
+    let grid = Grid([groups.min(1024), groups.div_ceil(1024), 1]);
     let mut rows = Vec::new();
     // Warm up both pipelines (compilation is not part of a run).
     rt.launch(kernels::axpy, grid, (&x, &mut y, 2.0f32)).run()?;

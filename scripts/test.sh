@@ -32,12 +32,3 @@ export LD_BENCH_SIZE="${LD_BENCH_SIZE:-0.02}"
 # Mesa's Vulkan loader probes Wayland and complains without a runtime dir.
 export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-$(mktemp -d)}"
 cargo test --workspace --all-targets "$@"
-# Check mode again with the warps' copies of shared arrays forced into
-# storage (the placement for arrays too large for workgroup memory).
-LD_CHECK_SHARED_COPIES=storage cargo test --test check_catalogue "$@"
-# The catalogue again with two and three copies per level: every check then
-# runs in several memory-adaptive rounds, and the verdicts must not change.
-LD_CHECK_COPIES=2 cargo test --test check_catalogue "$@"
-LD_CHECK_COPIES=3 cargo test --test check_catalogue "$@"
-# Doc examples (KERNELS.md snippets are checked by the ui-pass tests).
-cargo test --workspace --doc "$@"

@@ -25,6 +25,9 @@ use ld::{RaceKind, Report, Runtime};
 enum How {
     Native,
     Check(u32),
+    /// Check mode with warp size `.0` and at most `.1` copies per workgroup:
+    /// the warps are checked in memory-adaptive rounds.
+    Capped(u32, u32),
 }
 
 /// Runs a launch natively or in check mode with warp size `w`.
@@ -38,6 +41,10 @@ fn go(l: ld::Launch<'_>, how: How) -> Option<Report> {
             let run = l.mode(ld::Mode::Check).check_options(ld::CheckOptions { warp_size: w, ..Default::default() }).run().unwrap();
             Some(run.report.expect("check mode gives a report"))
         }
+        How::Capped(w, copies) => {
+            let run = l.mode(ld::Mode::Check).check_options(ld::CheckOptions { warp_size: w, copies: Some(copies), ..Default::default() }).run().unwrap();
+            Some(run.report.expect("check mode gives a report"))
+        }
     }
 }
 
@@ -49,6 +56,10 @@ struct Outcome {
     checked: Vec<u32>,
     /// The same buffers after a native run on fresh inputs.
     native: Vec<u32>,
+    /// The report and buffers of the check with two copies per workgroup
+    /// (every pair of warps checked in rounds).
+    capped: Report,
+    capped_checked: Vec<u32>,
 }
 
 /// A case: builds fresh buffers on `rt`, launches (natively or checked) and
@@ -62,23 +73,23 @@ fn check_both(name: &str, warp: u32, case: Case) -> Vec<Outcome> {
     let one = |rt: &Runtime| {
         let (report, checked) = case(rt, How::Check(warp));
         let (_, native) = case(rt, How::Native);
+        let (capped, capped_checked) = case(rt, How::Capped(warp, 2));
         let report = report.expect("check mode gives a report");
         eprintln!("--- {name} (warp size {warp}) on {:?}:\n{report}", rt.backend());
-        Outcome { backend: format!("{:?}", rt.backend()), report, checked, native }
+        Outcome { backend: format!("{:?}", rt.backend()), report, checked, native, capped: capped.expect("check mode gives a report"), capped_checked }
     };
     let mut outs = vec![one(&common::cpu())];
     if let Some(g) = common::gpu() {
         outs.push(one(&g));
     }
     let cpu = &outs[0];
-    // Under a copies cap (LD_CHECK_COPIES) units sharing a copy in a round run
-    // natively together, so a race inside such a group is counted as each
-    // backend interleaves it: there the race/no-race verdict and the kinds
-    // must agree, the detail need not.
-    for o in outs[1..].iter().filter(|_| capped()) {
-        assert_eq!(o.report.has_races(), cpu.report.has_races(), "{name} under a copies cap: verdicts differ");
+    for o in &outs {
+        // Under two copies, units sharing a copy in a round run natively
+        // together, so a race inside such a group shows as each backend
+        // interleaves it: there the verdict must hold, the detail need not.
+        assert_eq!(o.capped.has_races(), o.report.has_races(), "{name} on {}: the verdict changes under two copies\n{}\n--- full privatization:\n{}", o.backend, o.capped, o.report);
     }
-    for o in outs[1..].iter().filter(|_| !capped()) {
+    for o in &outs[1..] {
         assert_eq!(
             o.report.verdict(),
             cpu.report.verdict(),
@@ -103,13 +114,15 @@ fn expect_clean_by(name: &str, warp: u32, case: Case, normalize: fn(&mut Vec<u32
             o.backend,
             o.report
         );
-        let (mut c, mut n) = (o.checked.clone(), o.native.clone());
+        let (mut c, mut n, mut k) = (o.checked.clone(), o.native.clone(), o.capped_checked.clone());
         normalize(&mut c);
         normalize(&mut n);
+        normalize(&mut k);
         assert_eq!(c.len(), n.len(), "{name} on {}: buffer lengths", o.backend);
         for (i, (a, b)) in c.iter().zip(&n).enumerate() {
             assert_eq!(a, b, "{name} on {}: word {i} after the check is {a}, a native run gives {b}", o.backend);
         }
+        assert_eq!(k, n, "{name} on {}: the buffers after a check under two copies differ from a native run's", o.backend);
     }
     let mut cpu = outs[0].checked.clone();
     normalize(&mut cpu);
@@ -166,21 +179,10 @@ fn matches(r: &ld::Race, w: &Want) -> bool {
 
 /// A racy kernel: races on both backends, and for every `Want` at least one
 /// race matching it.
-/// `LD_CHECK_COPIES` caps the copies, so every check runs in memory-adaptive
-/// rounds: then the verdicts (race or not, buffers after race-free checks)
-/// must hold, while which units and kinds a round names may change (units
-/// sharing a copy run together).
-fn capped() -> bool {
-    std::env::var_os("LD_CHECK_COPIES").is_some()
-}
-
 fn expect_race(name: &str, warp: u32, case: Case, wants: &[Want]) -> Vec<Outcome> {
     let outs = check_both(name, warp, case);
     for o in &outs {
         assert!(o.report.has_races() && !o.report.races.is_empty(), "{name}: MISSED RACE on {}\n{}", o.backend, o.report);
-    }
-    if capped() {
-        return Vec::new();
     }
     for o in &outs {
         for w in wants {
@@ -1415,8 +1417,7 @@ fn atomic_slots_in_a_loop_with_barriers_are_clean() {
 #[test]
 fn pure_write_write_race_reports_no_read_write() {
     let outs = check_both("ww_storage_wgs", 32, &data_out("ww_storage_wgs"));
-    // (Under a copies cap writers sharing a copy overwrite each other natively.)
-    for o in outs.iter().filter(|_| !capped()) {
+    for o in &outs {
         assert!(!o.report.races.iter().any(|r| r.kind == RaceKind::ReadWrite), "{} reports rw races in a kernel that reads nothing\n{}", o.backend, o.report);
     }
 }

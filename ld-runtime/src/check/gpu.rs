@@ -286,7 +286,8 @@ impl Backend for GpuBackend<'_> {
         }
         let pairs: Vec<(wgpu::Buffer, wgpu::Buffer)> = self.atomics.iter().map(|(p, c)| (c.clone(), self.buffers[*p].unwrap().clone())).collect();
         for (copy, dst) in pairs {
-            self.enc().copy_buffer_to_buffer(&copy, 0, &dst, 0, copy.size());
+            // The snapshot may be a kept buffer larger than the user's.
+            self.enc().copy_buffer_to_buffer(&copy, 0, &dst, 0, dst.size());
         }
         Ok(())
     }

@@ -232,7 +232,8 @@ pub(crate) fn layout(info: &'static KernelInfo, grid: [u32; 3], words: &[u64], o
     let slot_bytes = |l: &Layout| 4 * (l.slot.slot_values + l.slot.slot_meta);
     // Copies per workgroup: one per warp unless asked or forced to fewer.
     // Deterministic mode needs every warp on its own copy.
-    let want = if deterministic { warps } else { opts.copies.map_or(warps, |c| (c as u64).clamp(1, warps)) } as u32;
+    // Two copies at least: warps sharing one copy would never be separated.
+    let want = if deterministic { warps } else { opts.copies.map_or(warps, |c| (c as u64).clamp(2.min(warps), warps)) } as u32;
     let mut copies = want;
     let mut layout = loop {
         let roles = if deterministic { Roles::deterministic(copies) } else { Roles::check(copies) };

@@ -44,7 +44,8 @@ pub struct CheckOptions {
     /// (default: 1 GiB, or less where the device allows less).
     pub memory_budget: Option<u64>,
     /// Copies per workgroup at level 2 (default: one per warp, or as many
-    /// as the budget allows). Fewer copies check the warps in rounds.
+    /// as the budget allows; at least two). Fewer copies check the warps in
+    /// rounds.
     pub copies: Option<u32>,
     /// Rounds at level 2 at most (trading coverage for time; see `Plan`).
     pub max_rounds: Option<u32>,
