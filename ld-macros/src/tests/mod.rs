@@ -21,8 +21,11 @@ macro_rules! diverges {
 }
 
 mod diagnostics;
+mod lowering;
+mod uniformity;
 
 use crate::expand;
+use crate::ir::Module;
 use proc_macro2::TokenStream;
 use quote::ToTokens;
 
@@ -127,6 +130,51 @@ fn diags(e: syn::Error, call_site: (usize, usize)) -> Vec<Diag> {
             }
         })
         .collect()
+}
+
+/// The name and typed IR of every kernel in `src` (one for an
+/// `#[ld::kernel]` function, one per `#[kernel]` of an `#[ld::kernels]`
+/// module), as the front end makes it, before any analysis.
+pub fn parse(src: &str) -> Result<Vec<(String, Module)>, Vec<Diag>> {
+    let inv = invocation(src);
+    let call_site = inv.call_site;
+    let parsed = match inv.item {
+        syn::Item::Fn(f) => {
+            expand::fn_module(inv.attr, &f).map(|m| vec![(f.sig.ident.to_string(), m)])
+        }
+        syn::Item::Mod(m) => {
+            let content = &m.content.as_ref().expect("an inline module").1;
+            expand::mod_items(content).and_then(|items| {
+                content
+                    .iter()
+                    .filter(|it| expand::is_kernel_fn(it))
+                    .map(|it| match it {
+                        syn::Item::Fn(f) => expand::mod_kernel_module(&items, f)
+                            .map(|(_, m)| (f.sig.ident.to_string(), m)),
+                        _ => unreachable!(),
+                    })
+                    .collect()
+            })
+        }
+        _ => unreachable!(),
+    };
+    parsed.map_err(|e| diags(e, call_site))
+}
+
+/// The name and typed IR of every kernel in `src`, after checking that the
+/// macro accepts `src`.
+pub fn modules(src: &str) -> Vec<(String, Module)> {
+    if let Err(d) = expand(src) {
+        panic!("the kernel does not compile:\n{}", show(&d));
+    }
+    parse(src).unwrap()
+}
+
+/// The typed IR of the one kernel in `src`, which the macro accepts.
+pub fn module(src: &str) -> Module {
+    let mut ms = modules(src);
+    assert_eq!(ms.len(), 1, "expected one kernel");
+    ms.pop().unwrap().1
 }
 
 fn show(ds: &[Diag]) -> String {
