@@ -22,6 +22,7 @@ macro_rules! diverges {
 
 mod diagnostics;
 mod lowering;
+mod snapshots;
 mod uniformity;
 
 use crate::expand;
