@@ -39,5 +39,5 @@ LD_CHECK_SHARED_COPIES=storage cargo test --test check_catalogue "$@"
 # runs in several memory-adaptive rounds, and the verdicts must not change.
 LD_CHECK_COPIES=2 cargo test --test check_catalogue "$@"
 LD_CHECK_COPIES=3 cargo test --test check_catalogue "$@"
-# Doc examples (KERNELS.md snippets are checked by the ui-pass tests).
+# Doc examples (every KERNELS.md example is a doctest of the ld crate).
 cargo test --workspace --doc "$@"
