@@ -32,3 +32,5 @@ export LD_BENCH_SIZE="${LD_BENCH_SIZE:-0.02}"
 # Mesa's Vulkan loader probes Wayland and complains without a runtime dir.
 export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-$(mktemp -d)}"
 cargo test --workspace --all-targets "$@"
+# Doc examples (every KERNELS.md example is a doctest of the ld crate).
+cargo test --workspace --doc "$@"

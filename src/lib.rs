@@ -28,3 +28,9 @@ pub use ld_runtime::cpu::twin::UVec3;
 
 #[doc(hidden)]
 pub use ld_runtime::__private;
+
+/// KERNELS.md, the kernel language reference: every example in it is a
+/// doctest (`cargo test --doc -p ld`).
+#[cfg(doctest)]
+#[doc = include_str!("../KERNELS.md")]
+pub struct KernelsMd;

@@ -8,11 +8,49 @@ use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote};
 use syn::spanned::Spanned;
 
-pub fn kernel_fn(attr: TokenStream, f: syn::ItemFn) -> syn::Result<TokenStream> {
+/// `#[ld::kernel]` on proc_macro2 tokens: everything the attribute does
+/// (the unit tests call this to see exactly the macro's diagnostics).
+pub fn kernel(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
+    kernel_fn(attr, syn::parse2(item)?)
+}
+
+/// `#[ld::kernels]` on proc_macro2 tokens.
+pub fn kernels(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
+    if !attr.is_empty() {
+        return Err(syn::Error::new(Span::call_site(), "`#[ld::kernels]` takes no arguments"));
+    }
+    kernels_mod(syn::parse2(item)?)
+}
+
+/// The typed IR of an `#[ld::kernel]` function with its nested items.
+pub fn fn_module(attr: TokenStream, f: &syn::ItemFn) -> syn::Result<Module> {
     let attr = KernelAttr::parse(attr)?;
     let items: Vec<&syn::Item> = f.block.stmts.iter().filter_map(|s| if let syn::Stmt::Item(i) = s { Some(i) } else { None }).collect();
     check_items(&items)?;
-    let module = parse::module(&items, &f, &attr)?;
+    parse::module(&items, f, &attr)
+}
+
+/// The typed IR of a `#[kernel]` function of an `#[ld::kernels]` module
+/// (`items`: the module's other items), and the function without that
+/// attribute.
+pub fn mod_kernel_module(items: &[&syn::Item], f: &syn::ItemFn) -> syn::Result<(syn::ItemFn, Module)> {
+    let attr = kernel_attr(f)?;
+    let mut f = f.clone();
+    f.attrs.retain(|a| !a.path().is_ident("kernel"));
+    let module = parse::module(items, &f, &attr)?;
+    Ok((f, module))
+}
+
+/// The non-kernel items of an `#[ld::kernels]` module, after checking they
+/// are items kernels may use.
+pub fn mod_items(content: &[syn::Item]) -> syn::Result<Vec<&syn::Item>> {
+    let items: Vec<&syn::Item> = content.iter().filter(|i| !is_kernel_fn(i)).collect();
+    check_items(&items)?;
+    Ok(items)
+}
+
+pub fn kernel_fn(attr: TokenStream, f: syn::ItemFn) -> syn::Result<TokenStream> {
+    let module = fn_module(attr, &f)?;
     let structs = module.structs.iter().map(|s| struct_impls(&module, s, true)).collect::<Vec<_>>();
     let kernel = kernel_impl(&module, &f)?;
     let k = kernel_struct(&f);
@@ -30,17 +68,13 @@ pub fn kernels_mod(m: syn::ItemMod) -> syn::Result<TokenStream> {
     let Some((_, content)) = &m.content else {
         return Err(syn::Error::new(m.span(), "`#[ld::kernels]` needs an inline module: `mod name { ... }`"));
     };
-    let items: Vec<&syn::Item> = content.iter().filter(|i| !is_kernel_fn(i)).collect();
-    check_items(&items)?;
+    let items = mod_items(content)?;
     let mut out = Vec::new();
     let mut first = None;
     for it in content {
         match it {
             syn::Item::Fn(f) if is_kernel_fn(it) => {
-                let attr = kernel_attr(f)?;
-                let mut f = f.clone();
-                f.attrs.retain(|a| !a.path().is_ident("kernel"));
-                let module = parse::module(&items, &f, &attr)?;
+                let (f, module) = mod_kernel_module(&items, f)?;
                 let kernel = kernel_impl(&module, &f)?;
                 let k = kernel_struct(&f);
                 out.push(quote! {
@@ -119,7 +153,7 @@ fn struct_attrs(attrs: &[syn::Attribute]) -> (Vec<&syn::Attribute>, Vec<syn::Pat
     (keep, extra)
 }
 
-fn is_kernel_fn(i: &syn::Item) -> bool {
+pub fn is_kernel_fn(i: &syn::Item) -> bool {
     matches!(i, syn::Item::Fn(f) if f.attrs.iter().any(|a| a.path().is_ident("kernel")))
 }
 

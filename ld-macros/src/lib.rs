@@ -11,6 +11,8 @@ mod expand;
 mod ir;
 mod lower;
 mod parse;
+#[cfg(test)]
+mod tests;
 mod wgsl;
 
 use proc_macro::TokenStream;
@@ -22,18 +24,12 @@ use proc_macro::TokenStream;
 /// KERNELS.md for the supported Rust subset.
 #[proc_macro_attribute]
 pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
-    let f = syn::parse_macro_input!(item as syn::ItemFn);
-    expand::kernel_fn(attr.into(), f).unwrap_or_else(|e| e.to_compile_error()).into()
+    expand::kernel(attr.into(), item.into()).unwrap_or_else(|e| e.to_compile_error()).into()
 }
 
 /// A module of kernels sharing helpers, structs and consts: kernels inside
 /// are marked `#[kernel(workgroup_size = N)]`.
 #[proc_macro_attribute]
 pub fn kernels(attr: TokenStream, item: TokenStream) -> TokenStream {
-    if !attr.is_empty() {
-        let e = syn::Error::new(proc_macro2::Span::call_site(), "`#[ld::kernels]` takes no arguments");
-        return e.to_compile_error().into();
-    }
-    let m = syn::parse_macro_input!(item as syn::ItemMod);
-    expand::kernels_mod(m).unwrap_or_else(|e| e.to_compile_error()).into()
+    expand::kernels(attr.into(), item.into()).unwrap_or_else(|e| e.to_compile_error()).into()
 }

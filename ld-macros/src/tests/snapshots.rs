@@ -1,0 +1,99 @@
+//! Native WGSL snapshots, in naga's `in -> out` style: each
+//! `ld-macros/tests/snapshots/NAME.rs` holds a kernel (an `#[ld::kernel]`
+//! function or an `#[ld::kernels]` module) and `NAME.wgsl` the WGSL that
+//! `wgsl::native` emits for it (for a module, each kernel's in turn, after
+//! a `// kernel NAME` line). Rewrite the expected files after an intended
+//! change with `LD_BLESS=1 cargo test -p ld-macros snapshots`, and review
+//! the diff.
+
+use super::modules;
+use crate::wgsl;
+use std::path::{Path, PathBuf};
+
+fn snapshot_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/snapshots")
+}
+
+/// The native WGSL of every kernel in `src`.
+fn native(src: &str) -> String {
+    let ms = modules(src);
+    if let [(_, m)] = &ms[..] {
+        return wgsl::native(m);
+    }
+    ms.iter()
+        .map(|(name, m)| format!("// kernel {name}\n{}", wgsl::native(m)))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Where `expected` and `got` first differ, as a few lines of context.
+fn first_difference(expected: &str, got: &str) -> String {
+    let (e, g): (Vec<&str>, Vec<&str>) = (expected.lines().collect(), got.lines().collect());
+    let at = e
+        .iter()
+        .zip(&g)
+        .position(|(a, b)| a != b)
+        .unwrap_or(e.len().min(g.len()));
+    let mut out = format!("first difference at line {}:\n", at + 1);
+    for l in e.iter().skip(at).take(3) {
+        out += &format!("  - {l}\n");
+    }
+    for l in g.iter().skip(at).take(3) {
+        out += &format!("  + {l}\n");
+    }
+    out
+}
+
+#[test]
+fn native_wgsl() {
+    let bless = std::env::var("LD_BLESS").is_ok_and(|v| v == "1");
+    let mut inputs: Vec<PathBuf> = std::fs::read_dir(snapshot_dir())
+        .expect("ld-macros/tests/snapshots")
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "rs"))
+        .collect();
+    inputs.sort();
+    assert!(
+        inputs.len() >= 8,
+        "snapshot inputs missing from {}",
+        snapshot_dir().display()
+    );
+    let mut failures = Vec::new();
+    for input in &inputs {
+        let name = input.file_stem().unwrap().to_string_lossy().into_owned();
+        let src = std::fs::read_to_string(input).unwrap();
+        eprintln!("snapshot {name}");
+        let got = native(&src);
+        let path = input.with_extension("wgsl");
+        let expected = std::fs::read_to_string(&path).ok();
+        if bless {
+            if expected.as_deref() != Some(got.as_str()) {
+                std::fs::write(&path, &got).unwrap();
+                eprintln!("blessed {}", path.display());
+            }
+            continue;
+        }
+        match expected {
+            None => failures.push(format!(
+                "{name}: no {name}.wgsl (run with LD_BLESS=1 to write it)"
+            )),
+            Some(e) if e != got => failures.push(format!(
+                "{name}: native WGSL differs from {name}.wgsl\n{}",
+                first_difference(&e, &got)
+            )),
+            Some(_) => {}
+        }
+    }
+    // An expected file whose input is gone is stale.
+    for e in std::fs::read_dir(snapshot_dir()).unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().is_some_and(|x| x == "wgsl") && !p.with_extension("rs").exists() {
+            failures.push(format!("{}: no input next to it", p.display()));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{}\n(if the change is intended: LD_BLESS=1 cargo test -p ld-macros snapshots)",
+        failures.join("\n")
+    );
+}

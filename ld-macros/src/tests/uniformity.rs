@@ -1,0 +1,355 @@
+//! The barrier-uniformity analysis on its own (`analysis::uniformity`):
+//! shapes it must accept, and shapes it must reject with the barrier, the
+//! cause and (for locals) the assignment that made them vary. The cases of
+//! `diagnostics` are not repeated here.
+
+use super::{assert_diags, parse, show, BARRIER};
+use crate::analysis::uniformity;
+
+/// The uniformity verdict on the one kernel of `src` (which must parse).
+fn check(src: &str) -> Result<(), Vec<super::Diag>> {
+    let src = src.strip_prefix('\n').unwrap_or(src);
+    let m = match parse(src) {
+        Ok(mut ms) => ms.pop().unwrap().1,
+        Err(d) => panic!("the kernel does not parse:\n{}", show(&d)),
+    };
+    uniformity::check(&m.kernel).map_err(|e| super::diags(e, (0, 0)))
+}
+
+#[track_caller]
+fn accepts(src: &str) {
+    if let Err(d) = check(src) {
+        panic!("rejected:\n{}", show(&d));
+    }
+}
+
+#[track_caller]
+fn rejects(src: &str, expected: &[(&str, &str)]) {
+    match check(src) {
+        Ok(()) => panic!("accepted; expected {} errors", expected.len()),
+        Err(got) => assert_diags(&got, expected),
+    }
+}
+
+#[test]
+fn accepts_workgroup_id_condition() {
+    accepts(
+        r#"
+#[ld::kernel(workgroup_size = 64)]
+fn k(data: &mut [u32]) {
+    let tile = shared::<[u32; 64]>();
+    if workgroup_id().x + num_workgroups().y > 2 {
+        tile[local_index()] = 1;
+        barrier();
+        data[global_id().x] = tile[0];
+    }
+}
+"#,
+    );
+}
+
+#[test]
+fn accepts_loop_bound_from_read_only_buffer_at_uniform_index() {
+    accepts(
+        r#"
+#[ld::kernel(workgroup_size = 64)]
+fn k(cfg: &[u32], data: &mut [u32], n: u32) {
+    for i in 0..cfg[workgroup_id().x + n] {
+        data[global_id().x] += i;
+        storage_barrier();
+    }
+}
+"#,
+    );
+}
+
+#[test]
+fn accepts_locals_consts_and_helpers_of_uniform_values() {
+    accepts(
+        r#"
+#[ld::kernel(workgroup_size = 64)]
+fn k(data: &mut [u32], n: u32) {
+    const SCALE: u32 = 3;
+    fn twice(x: u32) -> u32 {
+        x * 2
+    }
+    let mut m = n * SCALE;
+    m += 1;
+    let big = if m > 10 { m } else { 10 };
+    if twice(big) as f32 > 4.5 {
+        barrier();
+    }
+    data[global_id().x] = m;
+}
+"#,
+    );
+}
+
+#[test]
+fn accepts_uniform_early_return_before_barrier() {
+    accepts(
+        r#"
+#[ld::kernel(workgroup_size = 64)]
+fn k(data: &mut [u32], n: u32) {
+    if n == 0 {
+        return;
+    }
+    barrier();
+    data[global_id().x] = n;
+}
+"#,
+    );
+}
+
+#[test]
+fn accepts_nonuniform_return_after_last_barrier() {
+    accepts(
+        r#"
+#[ld::kernel(workgroup_size = 64)]
+fn k(data: &mut [u32], n: u32) {
+    let tile = shared::<[u32; 64]>();
+    tile[local_index()] = n;
+    barrier();
+    if global_id().x >= n {
+        return;
+    }
+    data[global_id().x] = tile[0];
+}
+"#,
+    );
+}
+
+#[test]
+fn accepts_barrier_after_loop_left_by_nonuniform_break() {
+    // Only the loop's own iterations diverge; every invocation reaches the
+    // code after it.
+    accepts(
+        r#"
+#[ld::kernel(workgroup_size = 64)]
+fn k(data: &mut [u32]) {
+    let mut j = 0u32;
+    loop {
+        if j >= local_index() {
+            break;
+        }
+        j += 1;
+    }
+    barrier();
+    data[global_id().x] = 7;
+}
+"#,
+    );
+}
+
+#[test]
+fn accepts_nonuniform_branch_without_barrier_inside_uniform_loop() {
+    accepts(
+        r#"
+#[ld::kernel(workgroup_size = 64)]
+fn k(data: &mut [u32], n: u32) {
+    let tile = shared::<[u32; 64]>();
+    for s in 0..n {
+        if local_index() < s {
+            tile[local_index()] += 1;
+        }
+        barrier();
+    }
+    data[global_id().x] = tile[0];
+}
+"#,
+    );
+}
+
+#[test]
+fn rejects_read_only_buffer_at_nonuniform_index() {
+    rejects(
+        r#"
+#[ld::kernel(workgroup_size = 64)]
+fn k(cfg: &[u32], data: &mut [u32]) {
+    if cfg[local_index()] > 0 {
+        barrier();
+    }
+    data[0] = 1;
+}
+"#,
+        &[
+            ("4:9", BARRIER),
+            (
+                "3:8",
+                diverges!(
+                    "this condition is not uniform: `local_index()` differs between invocations"
+                ),
+            ),
+        ],
+    );
+}
+
+#[test]
+fn rejects_local_once_nonuniform_even_if_reassigned() {
+    // The analysis is flow-insensitive for locals: a local that is ever
+    // assigned a varying value is varying everywhere.
+    rejects(
+        r#"
+#[ld::kernel(workgroup_size = 64)]
+fn k(data: &mut [u32]) {
+    let mut x = local_index();
+    data[x] = 1;
+    x = 0;
+    if x == 0 {
+        barrier();
+    }
+}
+"#,
+        &[
+            ("7:9", BARRIER),
+            (
+                "6:8",
+                diverges!("this condition is not uniform: `x` may differ between invocations"),
+            ),
+            (
+                "3:5",
+                "`x` stops being uniform here: `local_index()` differs between invocations",
+            ),
+        ],
+    );
+}
+
+#[test]
+fn rejects_nonuniform_continue_in_loop_with_barrier() {
+    rejects(
+        r#"
+#[ld::kernel(workgroup_size = 64)]
+fn k(data: &mut [u32], n: u32) {
+    for i in 0..n {
+        if local_index() == i {
+            continue;
+        }
+        barrier();
+    }
+    data[0] = 1;
+}
+"#,
+        &[
+            ("7:9", BARRIER),
+            (
+                "5:13",
+                diverges!("this `break`/`continue` is taken by only some invocations, so the loop's later iterations diverge"),
+            ),
+        ],
+    );
+}
+
+#[test]
+fn rejects_at_outermost_divergent_condition() {
+    // The barrier sits under a uniform `if` inside a varying one: the
+    // error names the varying condition.
+    rejects(
+        r#"
+#[ld::kernel(workgroup_size = 64)]
+fn k(data: &mut [u32], n: u32) {
+    if global_id().x < n {
+        if n > 4 {
+            barrier();
+        }
+    }
+    data[0] = 1;
+}
+"#,
+        &[
+            ("5:13", BARRIER),
+            (
+                "3:8",
+                diverges!(
+                    "this condition is not uniform: `global_id()` differs between invocations"
+                ),
+            ),
+        ],
+    );
+}
+
+#[test]
+fn rejects_cast_and_math_of_invocation_id() {
+    rejects(
+        r#"
+#[ld::kernel(workgroup_size = 64)]
+fn k(data: &mut [f32]) {
+    if (local_id().y as f32).sqrt() > 2.0 {
+        storage_barrier();
+    }
+    data[0] = 1.0;
+}
+"#,
+        &[
+            ("4:9", super::STORAGE_BARRIER),
+            (
+                "3:8",
+                diverges!(
+                    "this condition is not uniform: `local_id()` differs between invocations"
+                ),
+            ),
+        ],
+    );
+}
+
+#[test]
+fn rejects_window_over_read_only_buffer_at_nonuniform_offset() {
+    rejects(
+        r#"
+#[ld::kernel(workgroup_size = 64)]
+fn k(cfg: &[u32], data: &mut [u32]) {
+    let w = &cfg[global_id().x..];
+    if w[0] > 0 {
+        barrier();
+    }
+    data[0] = 1;
+}
+"#,
+        &[
+            ("5:9", BARRIER),
+            (
+                "4:8",
+                diverges!(
+                    "this condition is not uniform: `ld_w_offset` may differ between invocations"
+                ),
+            ),
+            (
+                "3:13",
+                "`ld_w_offset` stops being uniform here: `global_id()` differs between invocations",
+            ),
+        ],
+    );
+}
+
+#[test]
+fn every_divergent_barrier_is_reported() {
+    rejects(
+        r#"
+#[ld::kernel(workgroup_size = 64)]
+fn k(data: &mut [u32]) {
+    if local_index() == 0 {
+        barrier();
+    }
+    if local_index() == 1 {
+        barrier();
+    }
+    data[0] = 1;
+}
+"#,
+        &[
+            ("4:9", BARRIER),
+            (
+                "3:8",
+                diverges!(
+                    "this condition is not uniform: `local_index()` differs between invocations"
+                ),
+            ),
+            ("7:9", BARRIER),
+            (
+                "6:8",
+                diverges!(
+                    "this condition is not uniform: `local_index()` differs between invocations"
+                ),
+            ),
+        ],
+    );
+}

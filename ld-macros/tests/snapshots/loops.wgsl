@@ -1,0 +1,147 @@
+struct LdUniforms {
+    n: u32,
+}
+
+@group(0) @binding(0) var<storage, read_write> data: array<i32>;
+@group(0) @binding(2) var<uniform> ld_uniforms: LdUniforms;
+
+@compute @workgroup_size(64, 1, 1)
+fn main(
+    @builtin(global_invocation_id) ld_gid: vec3<u32>,
+    @builtin(local_invocation_id) ld_lid: vec3<u32>,
+    @builtin(workgroup_id) ld_wid: vec3<u32>,
+    @builtin(num_workgroups) ld_nwg: vec3<u32>,
+    @builtin(local_invocation_index) ld_lidx: u32,
+) {
+    var i: u32;
+    var acc: i32;
+    var uld_ctr: u32;
+    var uld_end: u32;
+    var k: u32;
+    var uld_ctr_1: u32;
+    var uld_end_1: u32;
+    var k_1: u32;
+    var uld_more: bool;
+    var uld_ctr_2: u32;
+    var uld_end_2: u32;
+    var uld_step: u32;
+    var k_2: u32;
+    var uld_more_1: bool;
+    var uld_ctr_3: u32;
+    var uld_lo: u32;
+    var k_3: u32;
+    var uld_ctr_4: i32;
+    var uld_lo_1: i32;
+    var k_4: i32;
+    var uld_more_2: bool;
+    var uld_ctr_5: u32;
+    var uld_end_3: u32;
+    var uld_step_1: u32;
+    var k_5: u32;
+    var uld_more_3: bool;
+    var j: u32;
+    i = ld_gid.x;
+    if (i >= arrayLength(&data)) {
+        return;
+    }
+    acc = 0i;
+    uld_ctr = 0u;
+    uld_end = ld_uniforms.n;
+    loop {
+        if !(uld_ctr < uld_end) { break; }
+        k = uld_ctr;
+        if (k == 3u) {
+            continue;
+        }
+        acc += i32(k);
+        continuing {
+            uld_ctr = (uld_ctr + 1u);
+        }
+    }
+    uld_ctr_1 = 1u;
+    uld_end_1 = ld_uniforms.n;
+    uld_more = (uld_ctr_1 <= uld_end_1);
+    loop {
+        if !uld_more { break; }
+        k_1 = uld_ctr_1;
+        acc -= i32(k_1);
+        continuing {
+            if (1u <= (uld_end_1 - uld_ctr_1)) {
+                uld_ctr_1 = (uld_ctr_1 + 1u);
+            } else {
+                uld_more = false;
+            }
+        }
+    }
+    uld_ctr_2 = 0u;
+    uld_end_2 = ld_uniforms.n;
+    uld_step = 4u;
+    uld_more_1 = (uld_ctr_2 < uld_end_2);
+    loop {
+        if !uld_more_1 { break; }
+        k_2 = uld_ctr_2;
+        if (k_2 > 100u) {
+            break;
+        }
+        acc ^= i32(k_2);
+        continuing {
+            if (uld_step < (uld_end_2 - uld_ctr_2)) {
+                uld_ctr_2 = (uld_ctr_2 + uld_step);
+            } else {
+                uld_more_1 = false;
+            }
+        }
+    }
+    uld_ctr_3 = ld_uniforms.n;
+    uld_lo = 0u;
+    loop {
+        if !(uld_ctr_3 > uld_lo) { break; }
+        uld_ctr_3 = (uld_ctr_3 - 1u);
+        k_3 = uld_ctr_3;
+        acc = ((acc * 3i) + i32(k_3));
+    }
+    uld_ctr_4 = 10i;
+    uld_lo_1 = 2i;
+    uld_more_2 = (uld_lo_1 <= uld_ctr_4);
+    loop {
+        if !uld_more_2 { break; }
+        k_4 = uld_ctr_4;
+        acc += k_4;
+        continuing {
+            if (1i <= (uld_ctr_4 - uld_lo_1)) {
+                uld_ctr_4 = (uld_ctr_4 - 1i);
+            } else {
+                uld_more_2 = false;
+            }
+        }
+    }
+    uld_ctr_5 = 1u;
+    uld_end_3 = ld_uniforms.n;
+    uld_step_1 = 3u;
+    uld_more_3 = (uld_ctr_5 <= uld_end_3);
+    loop {
+        if !uld_more_3 { break; }
+        k_5 = uld_ctr_5;
+        acc -= i32(k_5);
+        continuing {
+            if (uld_step_1 <= (uld_end_3 - uld_ctr_5)) {
+                uld_ctr_5 = (uld_ctr_5 + uld_step_1);
+            } else {
+                uld_more_3 = false;
+            }
+        }
+    }
+    j = 0u;
+    loop {
+        if !((j < i) && (j < 10u)) { break; }
+        j += 1u;
+    }
+    loop {
+        acc >>= 1u;
+        if ((acc < 16i) || (j == 0u)) {
+            break;
+        }
+        j -= 1u;
+    }
+    data[i] = acc;
+}

@@ -1,8 +1,0 @@
-#[ld::kernel(workgroup_size = 64)]
-fn k(data: &mut [u32]) {
-    let i = global_id().x;
-    println!("{}", i);
-    data[i] = 0;
-}
-
-fn main() {}
