@@ -34,3 +34,6 @@ export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-$(mktemp -d)}"
 cargo test --workspace --all-targets "$@"
 # Doc examples (every KERNELS.md example is a doctest of the ld crate).
 cargo test --workspace --doc "$@"
+# Style gates: formatting and lints, warnings as errors.
+cargo fmt --all --check
+cargo clippy --workspace --all-targets "$@" -- -D warnings

@@ -23,8 +23,11 @@
 //! The kernel language is described in KERNELS.md.
 
 pub use ld_macros::{kernel, kernels};
-pub use ld_runtime::{Arg, Backend, CheckOptions, LevelPlan, Plan, Race, RaceKind, Report, Stats, Buffer, Element, Error, Grid, IntoArgs, Kernel, KernelInfo, Launch, Mode, Result, Run, Runtime};
 pub use ld_runtime::cpu::twin::UVec3;
+pub use ld_runtime::{
+    Arg, Backend, Buffer, CheckOptions, Element, Error, Grid, IntoArgs, Kernel, KernelInfo, Launch,
+    LevelPlan, Mode, Plan, Race, RaceKind, Report, Result, Run, Runtime, Stats,
+};
 
 #[doc(hidden)]
 pub use ld_runtime::__private;

@@ -6,7 +6,6 @@
 //! identical.
 
 #[path = "../samples/common/mod.rs"]
-#[allow(dead_code)]
 mod common;
 
 #[path = "../samples/apps/all.rs"]
@@ -21,14 +20,28 @@ fn runtimes() -> Vec<Runtime> {
     let mut v = vec![Runtime::cpu()];
     match Runtime::gpu() {
         Ok(g) => v.push(g),
-        Err(e) if std::env::var("LD_REQUIRE_GPU").as_deref() == Ok("1") => panic!("LD_REQUIRE_GPU=1 but: {e}"),
+        Err(e) if std::env::var("LD_REQUIRE_GPU").as_deref() == Ok("1") => {
+            panic!("LD_REQUIRE_GPU=1 but: {e}")
+        }
         Err(e) => eprintln!("note: GPU half not run: {e}"),
     }
     v
 }
 
 fn flags(fixed: bool, size: f64) -> Flags {
-    Flags { fixed, cpu: false, check: false, deterministic: false, json: false, warp_size: 32, memory_budget: None, max_rounds: None, plan: false, size, runs: 1 }
+    Flags {
+        fixed,
+        cpu: false,
+        check: false,
+        deterministic: false,
+        json: false,
+        warp_size: 32,
+        memory_budget: None,
+        max_rounds: None,
+        plan: false,
+        size,
+        runs: 1,
+    }
 }
 
 /// The whole contract of one sample at `size`.
@@ -42,20 +55,53 @@ fn sample<A: App>(size: f64) {
             let v = app.verify().unwrap();
             // A racy variant's native output depends on the schedule (backprop's
             // write-back lands before or after another workgroup reads it).
-            assert!(v.ok || !fixed, "{} (fixed: {fixed}) on {}: {}", A::NAME, rt.backend(), v.detail);
+            assert!(
+                v.ok || !fixed,
+                "{} (fixed: {fixed}) on {}: {}",
+                A::NAME,
+                rt.backend(),
+                v.detail
+            );
             let reports = app.run(&rt, &f, Mode::Check).unwrap();
             let row = Row::from_reports::<A>(&reports, 0.0, 0.0, 0.0);
             if fixed {
-                assert!(!row.race, "{} --fixed reports races on {}:\n{}", A::NAME, rt.backend(), reports.iter().map(|r| r.to_string()).collect::<Vec<_>>().join("\n"));
+                assert!(
+                    !row.race,
+                    "{} --fixed reports races on {}:\n{}",
+                    A::NAME,
+                    rt.backend(),
+                    reports
+                        .iter()
+                        .map(|r| r.to_string())
+                        .collect::<Vec<_>>()
+                        .join("\n")
+                );
             } else if A::DIFFERS.is_empty() {
-                assert_eq!(row.matches(), (true, true, true), "{}: {} {} {} vs the paper's {:?}", A::NAME, row.race, row.kind(), row.scope(), A::PAPER);
+                assert_eq!(
+                    row.matches(),
+                    (true, true, true),
+                    "{}: {} {} {} vs the paper's {:?}",
+                    A::NAME,
+                    row.race,
+                    row.kind(),
+                    row.scope(),
+                    A::PAPER
+                );
             }
-            verdicts.push((fixed, reports.iter().map(|r| r.verdict()).collect::<Vec<_>>()));
+            verdicts.push((
+                fixed,
+                reports.iter().map(|r| r.verdict()).collect::<Vec<_>>(),
+            ));
         }
     }
     let half = verdicts.len() / 2;
     for i in half..verdicts.len() {
-        assert_eq!(verdicts[i], verdicts[i - half], "{}: GPU and CPU reports differ", A::NAME);
+        assert_eq!(
+            verdicts[i],
+            verdicts[i - half],
+            "{}: GPU and CPU reports differ",
+            A::NAME
+        );
     }
 }
 

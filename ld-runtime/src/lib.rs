@@ -16,12 +16,12 @@ pub mod launch;
 pub mod runtime;
 
 pub use buffer::{Buffer, Element};
-pub use error::{Error, Result};
-pub use kernel::{Kernel, KernelInfo};
-pub use check::report::{Race, RaceKind, Report};
 pub use check::engine::Stats;
 pub use check::plan::{LevelPlan, Plan};
+pub use check::report::{Race, RaceKind, Report};
 pub use check::CheckOptions;
+pub use error::{Error, Result};
+pub use kernel::{Kernel, KernelInfo};
 pub use launch::{Arg, Grid, IntoArgs, Launch, Mode, Run};
 pub use runtime::{Backend, Runtime};
 
@@ -29,7 +29,12 @@ pub use runtime::{Backend, Runtime};
 #[doc(hidden)]
 pub mod __private {
     pub use crate::cpu::ops;
-    pub use crate::cpu::twin::{idx, zeroed, AtomicOp, BarrierKind, Cx, Fault, Invocation, Mem, UVec3, Words, Yield};
-    pub use crate::kernel::{BarrierInfo, CheckClass, ElemInfo, KernelInfo, ParamInfo, ParamKind, ScalarKind, SharedInfo, TargetPlace};
+    pub use crate::cpu::twin::{
+        idx, zeroed, AtomicOp, BarrierKind, Cx, Fault, Invocation, Mem, UVec3, Words, Yield,
+    };
+    pub use crate::kernel::{
+        BarrierInfo, CheckClass, ElemInfo, KernelInfo, ParamInfo, ParamKind, ScalarKind,
+        SharedInfo, TargetPlace,
+    };
     pub use bytemuck;
 }

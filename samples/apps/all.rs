@@ -1,28 +1,28 @@
 //! Every benchmark program of the paper, in Table VI's order, for the
 //! commands and tests that run them all (`table6`, `tests/samples.rs`).
 
-#[path = "scan.rs"]
-pub mod scan;
-#[path = "histogram64.rs"]
-pub mod histogram64;
-#[path = "bisect_small.rs"]
-pub mod bisect_small;
-#[path = "nbody.rs"]
-pub mod nbody;
-#[path = "radix_sort.rs"]
-pub mod radix_sort;
-#[path = "bfs.rs"]
-pub mod bfs;
 #[path = "backprop.rs"]
 pub mod backprop;
+#[path = "bfs.rs"]
+pub mod bfs;
+#[path = "bisect_small.rs"]
+pub mod bisect_small;
 #[path = "bplustree.rs"]
 pub mod bplustree;
-#[path = "kmeans.rs"]
-pub mod kmeans;
 #[path = "cocluster.rs"]
 pub mod cocluster;
 #[path = "em.rs"]
 pub mod em;
+#[path = "histogram64.rs"]
+pub mod histogram64;
+#[path = "kmeans.rs"]
+pub mod kmeans;
+#[path = "nbody.rs"]
+pub mod nbody;
+#[path = "radix_sort.rs"]
+pub mod radix_sort;
+#[path = "scan.rs"]
+pub mod scan;
 
 /// Calls `$m!(path::Type, test_name, small_size)` for every program.
 macro_rules! for_each_app {

@@ -24,7 +24,19 @@ pub mod bisect_small {
     /// The SDK's `storeInterval`: stores `[left, right]` with its counts at
     /// `addr`, collapsed to its midpoint once it is narrower than
     /// `max(min_abs, max(|left|, |right|) * precision)`.
-    fn store_interval(s_left: &mut [f32], s_right: &mut [f32], s_left_count: &mut [u32], s_right_count: &mut [u32], addr: u32, left: f32, right: f32, left_count: u32, right_count: u32, precision: f32, min_abs: f32) {
+    fn store_interval(
+        s_left: &mut [f32],
+        s_right: &mut [f32],
+        s_left_count: &mut [u32],
+        s_right_count: &mut [u32],
+        addr: u32,
+        left: f32,
+        right: f32,
+        left_count: u32,
+        right_count: u32,
+        precision: f32,
+        min_abs: f32,
+    ) {
         s_left_count[addr] = left_count;
         s_right_count[addr] = right_count;
         let t0 = (right - left).abs();
@@ -53,7 +65,21 @@ pub mod bisect_small {
     /// (`n` rounded up to a power of two) come from the host: see
     /// `samples/bisect_small.rs` for why the loop bounds must be uniform.
     #[kernel(workgroup_size = 256)]
-    pub fn bisect_kernel(g_d: &[f32], g_s: &[f32], g_left: &mut [f32], g_left_count: &mut [u32], n: u32, lg: f32, ug: f32, lg_eig_count: u32, ug_eig_count: u32, precision: f32, min_abs: f32, levels: u32, scan_n: u32) {
+    pub fn bisect_kernel(
+        g_d: &[f32],
+        g_s: &[f32],
+        g_left: &mut [f32],
+        g_left_count: &mut [u32],
+        n: u32,
+        lg: f32,
+        ug: f32,
+        lg_eig_count: u32,
+        ug_eig_count: u32,
+        precision: f32,
+        min_abs: f32,
+        levels: u32,
+        scan_n: u32,
+    ) {
         let s_left = shared::<[f32; 256]>();
         let s_right = shared::<[f32; 256]>();
         let s_left_count = shared::<[u32; 256]>();
@@ -130,16 +156,52 @@ pub mod bisect_small {
                 if left != right {
                     // storeNonEmptyIntervals
                     if left_count != mid_count && mid_count != right_count {
-                        store_interval(&mut s_left, &mut s_right, &mut s_left_count, &mut s_right_count, tid, left, mid, left_count, mid_count, precision, min_abs);
+                        store_interval(
+                            &mut s_left,
+                            &mut s_right,
+                            &mut s_left_count,
+                            &mut s_right_count,
+                            tid,
+                            left,
+                            mid,
+                            left_count,
+                            mid_count,
+                            precision,
+                            min_abs,
+                        );
                         is_active_second = 1;
                         s_compaction_list[tid + 1] = 1;
                     } else {
                         is_active_second = 0;
                         s_compaction_list[tid + 1] = 0;
                         if left_count != mid_count {
-                            store_interval(&mut s_left, &mut s_right, &mut s_left_count, &mut s_right_count, tid, left, mid, left_count, mid_count, precision, min_abs);
+                            store_interval(
+                                &mut s_left,
+                                &mut s_right,
+                                &mut s_left_count,
+                                &mut s_right_count,
+                                tid,
+                                left,
+                                mid,
+                                left_count,
+                                mid_count,
+                                precision,
+                                min_abs,
+                            );
                         } else {
-                            store_interval(&mut s_left, &mut s_right, &mut s_left_count, &mut s_right_count, tid, mid, right, mid_count, right_count, precision, min_abs);
+                            store_interval(
+                                &mut s_left,
+                                &mut s_right,
+                                &mut s_left_count,
+                                &mut s_right_count,
+                                tid,
+                                mid,
+                                right,
+                                mid_count,
+                                right_count,
+                                precision,
+                                min_abs,
+                            );
                         }
                     }
                 } else {

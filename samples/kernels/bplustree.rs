@@ -21,7 +21,17 @@ pub mod bplustree {
     /// writes to `offset[bid]` of different levels, by different invocations,
     /// are unordered. `fixed != 0`: `storage_barrier()`.
     #[kernel(workgroup_size = 256)]
-    pub fn find_k(height: u32, node_keys: &[i32], node_indices: &[i32], records: &[i32], curr: &mut [i32], offset: &mut [i32], keys: &[i32], ans: &mut [i32], fixed: u32) {
+    pub fn find_k(
+        height: u32,
+        node_keys: &[i32],
+        node_indices: &[i32],
+        records: &[i32],
+        curr: &mut [i32],
+        offset: &mut [i32],
+        keys: &[i32],
+        ans: &mut [i32],
+        fixed: u32,
+    ) {
         let thid = local_index();
         let bid = workgroup_id().x;
         let knodes_elem = (node_keys.len() / SLOTS) as i32;

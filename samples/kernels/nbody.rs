@@ -30,7 +30,16 @@ pub mod nbody {
     /// it holds (the other rows only their partial one): a write-write race
     /// on `new_pos`/`new_vel`. `0` lets only the summing row store.
     #[kernel(workgroup_size = (64, 4))]
-    pub fn integrate_bodies(new_pos: &mut [Float4], new_vel: &mut [Float4], old_pos: &[Float4], old_vel: &[Float4], dt: f32, damping: f32, n: u32, all_rows_write: u32) {
+    pub fn integrate_bodies(
+        new_pos: &mut [Float4],
+        new_vel: &mut [Float4],
+        old_pos: &[Float4],
+        old_vel: &[Float4],
+        dt: f32,
+        damping: f32,
+        n: u32,
+        all_rows_write: u32,
+    ) {
         let shared_pos = shared::<[Float4; 256]>();
         let lx = local_id().x;
         let ly = local_id().y;
@@ -67,7 +76,12 @@ pub mod nbody {
         }
         // multithreadBodies: one row adds up the other rows' partial sums
         // (the SDK's row 0; here row Q - 1, see `samples/nbody.rs`).
-        shared_pos[lx + P * ly] = Float4 { x: ax, y: ay, z: az, w: 0.0 };
+        shared_pos[lx + P * ly] = Float4 {
+            x: ax,
+            y: ay,
+            z: az,
+            w: 0.0,
+        };
         barrier();
         if ly == SUM_ROW {
             for i in 0..SUM_ROW {

@@ -244,12 +244,26 @@ impl Roles {
     /// Check mode: base, union, `M` pass-1 copies, `M` pass-2 copies (which
     /// hold the region's start between regions).
     pub fn check(copies: u32) -> Roles {
-        Roles { copies, pages: 2 + 2 * copies, u: 1, p: 2, q: 2 + copies, flags: 2 * copies }
+        Roles {
+            copies,
+            pages: 2 + 2 * copies,
+            u: 1,
+            p: 2,
+            q: 2 + copies,
+            flags: 2 * copies,
+        }
     }
 
     /// Deterministic mode: base and `M` copies; no union, no second pass.
     pub fn deterministic(copies: u32) -> Roles {
-        Roles { copies, pages: 1 + copies, u: 0, p: 1, q: 0, flags: copies }
+        Roles {
+            copies,
+            pages: 1 + copies,
+            u: 0,
+            p: 1,
+            q: 0,
+            flags: copies,
+        }
     }
 }
 
@@ -260,7 +274,11 @@ pub enum Shape {
     Shared { words: u32 },
     /// A storage buffer of `words` words, with a table of `entries` pages
     /// per workgroup: a power of two, or `direct`: one entry per page.
-    Storage { words: u32, entries: u32, direct: bool },
+    Storage {
+        words: u32,
+        entries: u32,
+        direct: bool,
+    },
 }
 
 impl Shape {
@@ -313,10 +331,21 @@ pub fn slot_layout(shapes: &[Shape], roles: Roles) -> SlotLayout {
         if !storage && zero_from.is_none() {
             zero_from = Some(values);
         }
-        assert!(!storage || zero_from.is_none(), "storage targets come before workgroup arrays");
+        assert!(
+            !storage || zero_from.is_none(),
+            "storage targets come before workgroup arrays"
+        );
         let pages = roles.pages + if storage { roles.flags } else { 0 };
         let direct = matches!(s, Shape::Storage { direct: true, .. }) as u32;
-        let mut t = TargetConfig { words: s.words(), entries: e as u32, first_entry: first as u32, pages, values_off: values as u32, direct, ..Default::default() };
+        let mut t = TargetConfig {
+            words: s.words(),
+            entries: e as u32,
+            first_entry: first as u32,
+            pages,
+            values_off: values as u32,
+            direct,
+            ..Default::default()
+        };
         values += e * pages as u64 * PAGE as u64;
         t.flags_off = values as u32;
         t.touch_off = (values + e) as u32;
@@ -332,12 +361,35 @@ pub fn slot_layout(shapes: &[Shape], roles: Roles) -> SlotLayout {
         first += e;
         targets.push(t);
     }
-    SlotLayout { targets, slot_values: values + 2 * first, slot_meta: meta.max(1), list_off: values, list_cap: first, heads, zero_from: zero_from.unwrap_or(values) }
+    SlotLayout {
+        targets,
+        slot_values: values + 2 * first,
+        slot_meta: meta.max(1),
+        list_off: values,
+        list_cap: first,
+        heads,
+        zero_from: zero_from.unwrap_or(values),
+    }
 }
 
 /// The WGSL of the contract: structs, constants and the group-1 bindings
 /// every instrumented kernel and engine shader declares.
 pub fn wgsl_prelude() -> String {
+    prelude(View::Engine)
+}
+
+/// How a shader sees level 1's buffers. Level 1's own sweeps run after the
+/// lists are built, so they read them as plain words (a CPU driver runs an
+/// atomic load lane by lane), and they move whole pages as `vec4<u32>` (a
+/// record's page is 256 bytes, so both views address the same bytes).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum View {
+    Engine,
+    Level1,
+}
+
+/// [`wgsl_prelude`] for the shaders of `view`.
+pub fn prelude(view: View) -> String {
     use std::fmt::Write;
     let mut s = String::new();
     s.push_str(TargetConfig::WGSL);
@@ -395,16 +447,44 @@ pub fn wgsl_prelude() -> String {
     let g = binding::GROUP;
     let decl = [
         (binding::CONFIG, "var<storage, read> ld_cfg: LdConfig;"),
-        (binding::RECORDS, "var<storage, read_write> ld_rec: array<atomic<u32>>;"),
-        (binding::VALUES, "var<storage, read_write> ld_val: array<u32>;"),
-        (binding::META, "var<storage, read_write> ld_meta: array<atomic<u32>>;"),
+        (
+            binding::RECORDS,
+            "var<storage, read_write> ld_rec: array<atomic<u32>>;",
+        ),
+        (
+            binding::VALUES,
+            "var<storage, read_write> ld_val: array<u32>;",
+        ),
+        (
+            binding::META,
+            "var<storage, read_write> ld_meta: array<atomic<u32>>;",
+        ),
         (binding::LOG, "var<storage, read_write> ld_log: array<u32>;"),
-        (binding::L1_META, "var<storage, read_write> ld_l1: array<atomic<u32>>;"),
-        (binding::L1_VALUES, "var<storage, read_write> ld_l1v: array<u32>;"),
-        (binding::L1_UNION, "var<storage, read_write> ld_l1u: array<u32>;"),
+        (
+            binding::L1_META,
+            "var<storage, read_write> ld_l1: array<LIST_ELEM>;",
+        ),
+        (
+            binding::L1_VALUES,
+            "var<storage, read_write> ld_l1v: array<PAGE_ELEM>;",
+        ),
+        (
+            binding::L1_UNION,
+            "var<storage, read_write> ld_l1u: array<PAGE_ELEM>;",
+        ),
     ];
+    let (list, page) = if view == View::Level1 {
+        ("u32", "vec4<u32>")
+    } else {
+        ("atomic<u32>", "u32")
+    };
     for (b, d) in decl {
-        writeln!(s, "@group({g}) @binding({b}) {d}").unwrap();
+        writeln!(
+            s,
+            "@group({g}) @binding({b}) {}",
+            d.replace("LIST_ELEM", list).replace("PAGE_ELEM", page)
+        )
+        .unwrap();
     }
     s
 }
@@ -423,7 +503,17 @@ mod tests {
 
     #[test]
     fn slots_place_targets_one_after_another() {
-        let l = slot_layout(&[Shape::Storage { words: 1000, entries: 8, direct: false }, Shape::Shared { words: 100 }], Roles::check(2));
+        let l = slot_layout(
+            &[
+                Shape::Storage {
+                    words: 1000,
+                    entries: 8,
+                    direct: false,
+                },
+                Shape::Shared { words: 100 },
+            ],
+            Roles::check(2),
+        );
         let (a, b) = (&l.targets[0], &l.targets[1]);
         // Storage: 8 entries of 2 + 2*2 role pages and 2*2 written-flag pages.
         assert_eq!((a.entries, a.pages, a.first_entry, a.direct), (8, 10, 0, 0));

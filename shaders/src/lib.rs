@@ -21,7 +21,7 @@ pub mod abi;
 pub const ENGINE: &str = include_str!("../wgsl/engine.wgsl");
 
 /// Level 1's merge, fold and indirect-dispatch sizing (entry points `merge`,
-/// `fold`, `args`), after [`abi::wgsl_prelude`].
+/// `fold`, `args`), after [`abi::prelude`] for [`abi::View::Level1`].
 pub const LEVEL1: &str = include_str!("../wgsl/level1.wgsl");
 
 /// The slots' dispatches (entry points `prepare`, `publish`, `compare`),
@@ -35,7 +35,7 @@ pub fn slots_module() -> String {
 
 /// The full source of the level-1 shader module.
 pub fn level1_module() -> String {
-    format!("{}\n{}", abi::wgsl_prelude(), LEVEL1)
+    format!("{}\n{}", abi::prelude(abi::View::Level1), LEVEL1)
 }
 
 #[cfg(test)]
@@ -43,10 +43,14 @@ mod tests {
     use super::*;
 
     fn validate(src: &str) {
-        let module = naga::front::wgsl::parse_str(src).unwrap_or_else(|e| panic!("{}", e.emit_to_string(src)));
-        naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::all())
-            .validate(&module)
+        let module = naga::front::wgsl::parse_str(src)
             .unwrap_or_else(|e| panic!("{}", e.emit_to_string(src)));
+        naga::valid::Validator::new(
+            naga::valid::ValidationFlags::all(),
+            naga::valid::Capabilities::all(),
+        )
+        .validate(&module)
+        .unwrap_or_else(|e| panic!("{}", e.emit_to_string(src)));
     }
 
     #[test]

@@ -16,11 +16,13 @@ fn ld_l1_count() -> u32 {
     return min(atomicLoad(&ld_rec[LD_H_L1_COUNT]), ld_cfg.l1_cap);
 }
 
+// Workgroups for the sweeps: one per LD_PAGES_PER_WG records, at most
+// LD_MAX_X (the sweeps stride over the rest).
 @compute @workgroup_size(1)
 fn args() {
-    let n = ld_l1_count();
-    ld_args[0] = min(n, LD_MAX_X);
-    ld_args[1] = select((n + LD_MAX_X - 1u) / LD_MAX_X, 1u, n == 0u);
+    let groups = (ld_l1_count() + LD_PAGES_PER_WG - 1u) / LD_PAGES_PER_WG;
+    ld_args[0] = min(groups, LD_MAX_X);
+    ld_args[1] = 1u;
     ld_args[2] = 1u;
 }
 
@@ -47,11 +49,11 @@ fn ld_hdr(r: u32) -> u32 {
 fn ld_head_page(r: u32) -> u32 {
     let t = ld_cfg.target_id;
     let h = ld_hdr(r);
-    if atomicLoad(&ld_l1[h + LD_L1_TARGET]) != t {
+    if ld_l1[h + LD_L1_TARGET] != t {
         return LD_NONE;
     }
-    let page = atomicLoad(&ld_l1[h + LD_L1_PAGE]);
-    if atomicLoad(&ld_l1[ld_cfg.t[t].heads_off + page]) != r + 1u {
+    let page = ld_l1[h + LD_L1_PAGE];
+    if ld_l1[ld_cfg.t[t].heads_off + page] != r + 1u {
         return LD_NONE;
     }
     return page;
@@ -72,54 +74,121 @@ fn ld_l1_record(a: u32, b: u32, k: u32) {
     }
 }
 
+// The sweeps move whole pages as vec4s: LD_LANES invocations per page,
+// LD_PAGES_PER_WG pages per workgroup. Every invocation reads its page's
+// list itself (the same words as its neighbours, plain loads): no
+// barrier, which a CPU driver pays for dearly, and nothing to wait for on
+// a GPU.
+const LD_LANES: u32 = 16u;
+const LD_PAGES_PER_WG: u32 = 4u;
+
+fn ld_user_word(k: u32, words: u32) -> u32 {
+    if k < words {
+        return ld_user_buf[k];
+    }
+    return 0u;
+}
+
+fn ld_store_user(k0: u32, u: vec4<u32>) {
+    let words = ld_cfg.t[ld_cfg.target_id].words;
+    for (var c = 0u; c < 4u; c++) {
+        if k0 + c < words {
+            ld_user_buf[k0 + c] = u[c];
+        }
+    }
+}
+
+// The record after `from` in workgroup order among the page's writers
+// listed from record r (LD_NONE: none left). A workgroup listed twice
+// counts once.
+fn ld_next_writer(r: u32, first_wg: u32) -> u32 {
+    var best = LD_NONE;
+    var best_wg = LD_NONE;
+    var q = r + 1u;
+    loop {
+        if q == 0u {
+            break;
+        }
+        let g = ld_l1[ld_hdr(q - 1u) + LD_L1_WG];
+        if g >= first_wg && (best == LD_NONE || g < best_wg) {
+            best = q - 1u;
+            best_wg = g;
+        }
+        q = ld_l1[ld_hdr(q - 1u) + LD_L1_NEXT_PAGE];
+    }
+    return best;
+}
+
+// One page headed by record r: its writers in workgroup order; two that
+// changed a word race; the union keeps the last writer's value.
+fn ld_merge_page(r: u32, page: u32, w: u32) {
+    let k0 = page * LD_PAGE + 4u * w;
+    let b = ld_user_vec(k0);
+    let inside = ld_inside(k0);
+    var u = b;
+    var writers = vec4<u32>(0u);
+    var first_wg = 0u;
+    loop {
+        let best = ld_next_writer(r, first_wg);
+        if best == LD_NONE {
+            break;
+        }
+        first_wg = ld_l1[ld_hdr(best) + LD_L1_WG] + 1u;
+        let v = ld_l1v[best * LD_LANES + w];
+        let changed = (v != b) & inside;
+        writers += select(vec4<u32>(0u), vec4<u32>(1u), changed);
+        u = select(u, v, changed);
+    }
+    if any(writers > vec4<u32>(1u)) && ld_cfg.mode == LD_MODE_CHECK {
+        ld_record_clashes(r, k0, b, inside);
+    }
+    if ld_cfg.mode == LD_MODE_DET {
+        ld_store_user(k0, u);
+    } else {
+        ld_l1u[r * LD_LANES + w] = u;
+    }
+}
+
+fn ld_inside(k0: u32) -> vec4<bool> {
+    return vec4<u32>(k0) + vec4<u32>(0u, 1u, 2u, 3u) < vec4<u32>(ld_cfg.t[ld_cfg.target_id].words);
+}
+
+fn ld_user_vec(k0: u32) -> vec4<u32> {
+    let words = ld_cfg.t[ld_cfg.target_id].words;
+    return vec4<u32>(ld_user_word(k0, words), ld_user_word(k0 + 1u, words), ld_user_word(k0 + 2u, words), ld_user_word(k0 + 3u, words));
+}
+
+// Rare (a race): the writers again, recording each pair of consecutive
+// writers of a word.
+fn ld_record_clashes(r: u32, k0: u32, b: vec4<u32>, inside: vec4<bool>) {
+    let w = (k0 % LD_PAGE) / 4u;
+    var prev = vec4<u32>(LD_NONE);
+    var first_wg = 0u;
+    loop {
+        let best = ld_next_writer(r, first_wg);
+        if best == LD_NONE {
+            break;
+        }
+        let g = ld_l1[ld_hdr(best) + LD_L1_WG];
+        first_wg = g + 1u;
+        let changed = (ld_l1v[best * LD_LANES + w] != b) & inside;
+        for (var c = 0u; c < 4u; c++) {
+            if changed[c] && prev[c] != LD_NONE {
+                ld_l1_record(prev[c], g, k0 + c);
+            }
+        }
+        prev = select(prev, vec4<u32>(g), changed);
+    }
+}
+
 @compute @workgroup_size(64)
-fn merge(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) w: u32) {
-    let t = ld_cfg.target_id;
+fn merge(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) i: u32) {
     let count = ld_l1_count();
-    var r = wid.x + wid.y * nwg.x;
-    for (; r < count; r += nwg.x * nwg.y) {
+    let w = i % LD_LANES;
+    for (var r = wid.x * LD_PAGES_PER_WG + i / LD_LANES; r < count; r += nwg.x * LD_PAGES_PER_WG) {
         let page = ld_head_page(r);
-        let k = page * LD_PAGE + w;
-        if page == LD_NONE || k >= ld_cfg.t[t].words {
-            continue;
-        }
-        let b = ld_user_buf[k];
-        var u = b;
-        var prev = LD_NONE;
-        var next_wg = 0u;
-        loop {
-            // The writer with the smallest workgroup id not yet visited.
-            var best = LD_NONE;
-            var best_wg = LD_NONE;
-            var q = r + 1u;
-            loop {
-                if q == 0u {
-                    break;
-                }
-                let g = atomicLoad(&ld_l1[ld_hdr(q - 1u) + LD_L1_WG]);
-                if g >= next_wg && (best == LD_NONE || g < best_wg) {
-                    best = q - 1u;
-                    best_wg = g;
-                }
-                q = atomicLoad(&ld_l1[ld_hdr(q - 1u) + LD_L1_NEXT_PAGE]);
-            }
-            if best == LD_NONE {
-                break;
-            }
-            next_wg = best_wg + 1u;
-            let v = ld_l1v[best * LD_PAGE + w];
-            if v != b {
-                if prev != LD_NONE && ld_cfg.mode == LD_MODE_CHECK {
-                    ld_l1_record(prev, best_wg, k);
-                }
-                prev = best_wg;
-                u = v;
-            }
-        }
-        if ld_cfg.mode == LD_MODE_DET {
-            ld_user_buf[k] = u;
-        } else {
-            ld_l1u[r * LD_PAGE + w] = u;
+        if page != LD_NONE {
+            ld_merge_page(r, page, w);
         }
     }
     ld_canary();
@@ -127,17 +196,14 @@ fn merge(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: ve
 
 // Check mode's result: the union (the native result when nothing raced).
 @compute @workgroup_size(64)
-fn fold(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) w: u32) {
-    let t = ld_cfg.target_id;
+fn fold(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) i: u32) {
     let count = ld_l1_count();
-    var r = wid.x + wid.y * nwg.x;
-    for (; r < count; r += nwg.x * nwg.y) {
+    let w = i % LD_LANES;
+    for (var r = wid.x * LD_PAGES_PER_WG + i / LD_LANES; r < count; r += nwg.x * LD_PAGES_PER_WG) {
         let page = ld_head_page(r);
-        let k = page * LD_PAGE + w;
-        if page == LD_NONE || k >= ld_cfg.t[t].words {
-            continue;
+        if page != LD_NONE {
+            ld_store_user(page * LD_PAGE + 4u * w, ld_l1u[r * LD_LANES + w]);
         }
-        ld_user_buf[k] = ld_l1u[r * LD_PAGE + w];
     }
     ld_canary();
 }

@@ -11,7 +11,9 @@ use ld::Runtime;
 pub fn gpu() -> Option<Runtime> {
     match Runtime::gpu() {
         Ok(rt) => Some(rt),
-        Err(e) if std::env::var("LD_REQUIRE_GPU").as_deref() == Ok("1") => panic!("LD_REQUIRE_GPU=1 but: {e}"),
+        Err(e) if std::env::var("LD_REQUIRE_GPU").as_deref() == Ok("1") => {
+            panic!("LD_REQUIRE_GPU=1 but: {e}")
+        }
         Err(e) => {
             eprintln!("note: GPU half of this differential test not run: {e}");
             None
@@ -30,9 +32,15 @@ pub fn ulps(a: f32, b: f32) -> u32 {
     }
     let key = |x: f32| {
         let i = x.to_bits() as i32;
-        if i < 0 { i32::MIN.wrapping_sub(i) } else { i }
+        if i < 0 {
+            i32::MIN.wrapping_sub(i)
+        } else {
+            i
+        }
     };
-    (key(a) as i64 - key(b) as i64).unsigned_abs().min(u32::MAX as u64) as u32
+    (key(a) as i64 - key(b) as i64)
+        .unsigned_abs()
+        .min(u32::MAX as u64) as u32
 }
 
 /// Asserts two float slices agree within `max_ulps` (or an absolute `abs_tol`
@@ -41,7 +49,11 @@ pub fn assert_close(gpu: &[f32], cpu: &[f32], max_ulps: u32, abs_tol: f32, what:
     assert_eq!(gpu.len(), cpu.len(), "{what}: lengths differ");
     for (i, (g, c)) in gpu.iter().zip(cpu).enumerate() {
         let ok = ulps(*g, *c) <= max_ulps || (g - c).abs() <= abs_tol;
-        assert!(ok, "{what}[{i}]: gpu {g} vs cpu {c} ({} ulps, bound {max_ulps} ulps / {abs_tol} abs)", ulps(*g, *c));
+        assert!(
+            ok,
+            "{what}[{i}]: gpu {g} vs cpu {c} ({} ulps, bound {max_ulps} ulps / {abs_tol} abs)",
+            ulps(*g, *c)
+        );
     }
 }
 
@@ -51,7 +63,11 @@ pub fn both<T: PartialEq + std::fmt::Debug>(what: &str, f: impl Fn(&Runtime) -> 
     let c = f(&cpu());
     if let Some(g) = gpu() {
         let gv = f(&g);
-        assert_eq!(gv.len(), c.len(), "{what}: GPU and CPU output lengths differ");
+        assert_eq!(
+            gv.len(),
+            c.len(),
+            "{what}: GPU and CPU output lengths differ"
+        );
         for (i, (a, b)) in gv.iter().zip(&c).enumerate() {
             assert_eq!(a, b, "{what}[{i}]: GPU {a:?} vs CPU {b:?}");
         }

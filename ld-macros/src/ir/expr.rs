@@ -50,7 +50,6 @@ pub enum Builtin {
     LocalIndex,
 }
 
-
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum UnOp {
     Neg,
@@ -81,7 +80,10 @@ pub enum BinOp {
 
 impl BinOp {
     pub fn is_comparison(self) -> bool {
-        matches!(self, BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge)
+        matches!(
+            self,
+            BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge
+        )
     }
     pub fn is_logical(self) -> bool {
         matches!(self, BinOp::And | BinOp::Or)
@@ -187,7 +189,10 @@ pub struct Place {
 pub enum Root {
     Local(LocalId),
     /// Element `index` of a buffer, shared array or slice parameter.
-    Mem { mem: MemRef, index: Box<Expr> },
+    Mem {
+        mem: MemRef,
+        index: Box<Expr>,
+    },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

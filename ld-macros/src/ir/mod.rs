@@ -37,7 +37,10 @@ pub struct StructDef {
 
 impl StructDef {
     pub fn field_offset(&self, module: &Module, field: usize) -> u32 {
-        self.fields[..field].iter().map(|(_, t)| t.words(module)).sum()
+        self.fields[..field]
+            .iter()
+            .map(|(_, t)| t.words(module))
+            .sum()
     }
 }
 
@@ -112,5 +115,8 @@ pub enum FnParam {
     Value(LocalId),
     /// A slice parameter: its element type and the local holding the
     /// window's offset into whatever the call site binds.
-    Slice { elem: Type, offset: LocalId },
+    Slice {
+        elem: Type,
+        offset: LocalId,
+    },
 }

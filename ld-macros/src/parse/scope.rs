@@ -9,10 +9,18 @@ use syn::{Error, Result};
 /// What a name in a kernel or helper body refers to.
 #[derive(Debug, Clone)]
 pub enum Binding {
-    Local { id: LocalId, mutable: bool },
+    Local {
+        id: LocalId,
+        mutable: bool,
+    },
     /// A storage/atomic buffer, shared array or slice parameter, possibly a
     /// window (`&s[off..]`) starting at the value held in local `offset`.
-    Mem { mem: MemRef, offset: Option<LocalId>, len: Option<LocalId>, view: MemView },
+    Mem {
+        mem: MemRef,
+        offset: Option<LocalId>,
+        len: Option<LocalId>,
+        view: MemView,
+    },
     Uniform(usize),
     Const(Lit, Type),
 }
@@ -108,7 +116,11 @@ impl<'m> FnCx<'m> {
             Type::Scalar(_) | Type::Atomic(_) | Type::Var(_) => 1,
             Type::UVec3 => 3,
             Type::Array(e, n) => self.type_words(e) * n,
-            Type::Struct(id) => self.structs[*id].fields.iter().map(|(_, t)| self.type_words(t)).sum(),
+            Type::Struct(id) => self.structs[*id]
+                .fields
+                .iter()
+                .map(|(_, t)| self.type_words(t))
+                .sum(),
         }
     }
 
@@ -130,11 +142,16 @@ impl<'m> FnCx<'m> {
                 return Some(b.clone());
             }
         }
-        self.consts.get(name).map(|(l, t)| Binding::Const(*l, t.clone()))
+        self.consts
+            .get(name)
+            .map(|(l, t)| Binding::Const(*l, t.clone()))
     }
 
     pub fn new_local(&mut self, name: &str, ty: Type, _span: Span) -> LocalId {
-        self.locals.push(Local { name: name.to_string(), ty });
+        self.locals.push(Local {
+            name: name.to_string(),
+            ty,
+        });
         self.locals.len() - 1
     }
 

@@ -49,10 +49,16 @@ impl TypeEnv<'_> {
 
     pub fn array_len(&self, e: &syn::Expr) -> Result<u32> {
         match e {
-            syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(i), .. }) => {
+            syn::Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Int(i),
+                ..
+            }) => {
                 let n: u32 = i.base10_parse()?;
                 if n == 0 {
-                    return Err(Error::new(e.span(), "zero-length arrays are not allowed in WGSL"));
+                    return Err(Error::new(
+                        e.span(),
+                        "zero-length arrays are not allowed in WGSL",
+                    ));
                 }
                 Ok(n)
             }
@@ -60,34 +66,63 @@ impl TypeEnv<'_> {
                 let name = last_ident(&p.path).unwrap_or_default();
                 match self.consts.get(&name) {
                     Some((Lit::Int(n), _)) if *n > 0 && *n <= u32::MAX as i64 => Ok(*n as u32),
-                    _ => Err(Error::new(e.span(), "array length must be an integer literal or a positive integer `const`")),
+                    _ => Err(Error::new(
+                        e.span(),
+                        "array length must be an integer literal or a positive integer `const`",
+                    )),
                 }
             }
-            _ => Err(Error::new(e.span(), "array length must be an integer literal or a positive integer `const`")),
+            _ => Err(Error::new(
+                e.span(),
+                "array length must be an integer literal or a positive integer `const`",
+            )),
         }
     }
 
     /// A slice type `&[T]`, `&mut [T]`, `&[AtomicU32]`: a view of memory.
     pub fn slice_view(&self, ty: &syn::Type, name: &str) -> Result<Option<MemView>> {
-        let syn::Type::Reference(r) = ty else { return Ok(None) };
+        let syn::Type::Reference(r) = ty else {
+            return Ok(None);
+        };
         let syn::Type::Slice(s) = &*r.elem else {
-            return Err(Error::new(ty.span(), "kernel references must be slices: `&[T]`, `&mut [T]` or `&[AtomicU32]`"));
+            return Err(Error::new(
+                ty.span(),
+                "kernel references must be slices: `&[T]`, `&mut [T]` or `&[AtomicU32]`",
+            ));
         };
         let mutable = r.mutability.is_some();
         if let Some(atomic) = atomic_scalar(&s.elem) {
             if mutable {
                 return Err(Error::new(ty.span(), "atomic slices are shared, not exclusive: write `&[AtomicU32]`, not `&mut [AtomicU32]`"));
             }
-            return Ok(Some(MemView { elem: Type::Atomic(atomic), mutable: true, atomic: true, fixed_len: None, name: name.into() }));
+            return Ok(Some(MemView {
+                elem: Type::Atomic(atomic),
+                mutable: true,
+                atomic: true,
+                fixed_len: None,
+                name: name.into(),
+            }));
         }
         let elem = self.value_type(&s.elem)?;
         if matches!(elem, Type::UVec3 | Type::Unit) {
-            return Err(Error::new(s.elem.span(), "buffer elements must be `u32`, `i32`, `f32`, a struct of them, or a fixed array"));
+            return Err(Error::new(
+                s.elem.span(),
+                "buffer elements must be `u32`, `i32`, `f32`, a struct of them, or a fixed array",
+            ));
         }
         if elem == Type::BOOL {
-            return Err(Error::new(s.elem.span(), "`bool` has no defined layout in buffers: use `u32`"));
+            return Err(Error::new(
+                s.elem.span(),
+                "`bool` has no defined layout in buffers: use `u32`",
+            ));
         }
-        Ok(Some(MemView { elem, mutable, atomic: false, fixed_len: None, name: name.into() }))
+        Ok(Some(MemView {
+            elem,
+            mutable,
+            atomic: false,
+            fixed_len: None,
+            name: name.into(),
+        }))
     }
 
     /// A kernel parameter: storage slice, atomic slice or scalar uniform.
@@ -95,7 +130,14 @@ impl TypeEnv<'_> {
         if let Some(view) = self.slice_view(ty, name)? {
             return Ok(match view.elem {
                 Type::Atomic(s) => ParamKind::Atomic { elem: s },
-                elem => ParamKind::Storage { elem, access: if view.mutable { Access::ReadWrite } else { Access::Read } },
+                elem => ParamKind::Storage {
+                    elem,
+                    access: if view.mutable {
+                        Access::ReadWrite
+                    } else {
+                        Access::Read
+                    },
+                },
             });
         }
         match self.value_type(ty)? {

@@ -291,8 +291,31 @@ fn k(data: &mut [u32], n: u32) {
 }",
     );
     let blocks = machine(&m.kernel.body.block).blocks;
-    let by_block: Vec<usize> = blocks.iter().filter_map(|b| if let Term::Barrier(_, _, index, _) = b.term { Some(index) } else { None }).collect();
-    assert_ne!(by_block, vec![0, 1, 2], "the case must put a barrier's block out of source order");
-    let kinds: Vec<BarrierKind> = crate::wgsl::barriers(&m).into_iter().map(|(kind, _)| kind).collect();
-    assert_eq!(kinds, vec![BarrierKind::Workgroup, BarrierKind::Storage, BarrierKind::Workgroup]);
+    let by_block: Vec<usize> = blocks
+        .iter()
+        .filter_map(|b| {
+            if let Term::Barrier(_, _, index, _) = b.term {
+                Some(index)
+            } else {
+                None
+            }
+        })
+        .collect();
+    assert_ne!(
+        by_block,
+        vec![0, 1, 2],
+        "the case must put a barrier's block out of source order"
+    );
+    let kinds: Vec<BarrierKind> = crate::wgsl::barriers(&m)
+        .into_iter()
+        .map(|(kind, _)| kind)
+        .collect();
+    assert_eq!(
+        kinds,
+        vec![
+            BarrierKind::Workgroup,
+            BarrierKind::Storage,
+            BarrierKind::Workgroup
+        ]
+    );
 }

@@ -17,7 +17,10 @@
 //! `Workgroup` is also what check mode drives region by region, giving each
 //! warp its own memory.
 
-use super::twin::{AtomicLog, BarrierKind, Cx, Fault, Ids, Invocation, Mem, SharedMem, StorageView, Targets, UVec3, Yield};
+use super::twin::{
+    AtomicLog, BarrierKind, Cx, Fault, Ids, Invocation, Mem, SharedMem, StorageView, Targets,
+    UVec3, Yield,
+};
 use crate::kernel::KernelInfo;
 use rayon::prelude::*;
 
@@ -49,7 +52,10 @@ pub struct WorkgroupError {
 pub enum ErrorKind {
     Fault(Fault),
     /// Invocations stopped at different barriers, or some finished early.
-    Divergence { first: (u32, Option<u32>), other: (u32, Option<u32>) },
+    Divergence {
+        first: (u32, Option<u32>),
+        other: (u32, Option<u32>),
+    },
 }
 
 /// Where a workgroup's invocations stopped at the end of a region.
@@ -60,7 +66,10 @@ pub enum RegionEnd {
 }
 
 pub fn run(l: &CpuLaunch) -> Result<(), WorkgroupError> {
-    let first_err = (0..l.workgroup_count()).into_par_iter().map(|wg| run_native(l, wg)).find_first(|r| r.is_err());
+    let first_err = (0..l.workgroup_count())
+        .into_par_iter()
+        .map(|wg| run_native(l, wg))
+        .find_first(|r| r.is_err());
     match first_err {
         Some(Err(e)) => Err(e),
         _ => Ok(()),
@@ -87,7 +96,9 @@ pub struct SharedSet {
 
 impl SharedSet {
     pub fn native(info: &KernelInfo) -> Self {
-        SharedSet { real: new_shared(info) }
+        SharedSet {
+            real: new_shared(info),
+        }
     }
 
     fn all(&mut self) -> Vec<&mut SharedMem> {
@@ -112,11 +123,19 @@ pub enum LogMode {
 
 impl AtomicLogs {
     pub fn off() -> Self {
-        AtomicLogs { mode: LogMode::Off, logs: vec![], pos: vec![] }
+        AtomicLogs {
+            mode: LogMode::Off,
+            logs: vec![],
+            pos: vec![],
+        }
     }
 
     pub fn new(invocations: usize) -> Self {
-        AtomicLogs { mode: LogMode::Record, logs: vec![vec![]; invocations], pos: vec![0; invocations] }
+        AtomicLogs {
+            mode: LogMode::Record,
+            logs: vec![vec![]; invocations],
+            pos: vec![0; invocations],
+        }
     }
 
     /// Appends what the next pass uses.
@@ -138,8 +157,13 @@ impl AtomicLogs {
     fn for_invocation(&mut self, li: usize) -> AtomicLog<'_> {
         match self.mode {
             LogMode::Off => AtomicLog::Off,
-            LogMode::Record => AtomicLog::Record { log: &mut self.logs[li] },
-            LogMode::Replay => AtomicLog::Replay { log: &self.logs[li], pos: &mut self.pos[li] },
+            LogMode::Record => AtomicLog::Record {
+                log: &mut self.logs[li],
+            },
+            LogMode::Replay => AtomicLog::Replay {
+                log: &self.logs[li],
+                pos: &mut self.pos[li],
+            },
         }
     }
 }
@@ -153,7 +177,11 @@ fn ids(l: &CpuLaunch, wid: UVec3, local_index: u32) -> Ids {
     let wg = l.info.workgroup_size;
     let lid = unlinear(local_index as u64, wg);
     Ids {
-        global_id: UVec3::new(wid.x * wg[0] + lid.x, wid.y * wg[1] + lid.y, wid.z * wg[2] + lid.z),
+        global_id: UVec3::new(
+            wid.x * wg[0] + lid.x,
+            wid.y * wg[1] + lid.y,
+            wid.z * wg[2] + lid.z,
+        ),
         local_id: lid,
         workgroup_id: wid,
         num_workgroups: UVec3::new(l.grid[0], l.grid[1], l.grid[2]),
@@ -162,7 +190,14 @@ fn ids(l: &CpuLaunch, wid: UVec3, local_index: u32) -> Ids {
 }
 
 pub fn new_shared(info: &KernelInfo) -> Vec<SharedMem> {
-    info.shared.iter().map(|s| SharedMem { words: vec![0; (s.len * s.elem_words) as usize], elem_words: s.elem_words, len: s.len }).collect()
+    info.shared
+        .iter()
+        .map(|s| SharedMem {
+            words: vec![0; (s.len * s.elem_words) as usize],
+            elem_words: s.elem_words,
+            len: s.len,
+        })
+        .collect()
 }
 
 /// A workgroup in flight: its invocations suspended between regions.
@@ -177,12 +212,22 @@ pub struct Workgroup {
 impl Workgroup {
     pub fn new(l: &CpuLaunch, linear: u64) -> Self {
         let n = l.info.invocations_per_workgroup() as usize;
-        Workgroup { linear, wid: unlinear(linear, l.grid), invocations: (0..n).map(|_| (l.info.new_invocation)()).collect(), fuel: vec![l.fuel; n], done: vec![false; n] }
+        Workgroup {
+            linear,
+            wid: unlinear(linear, l.grid),
+            invocations: (0..n).map(|_| (l.info.new_invocation)()).collect(),
+            fuel: vec![l.fuel; n],
+            done: vec![false; n],
+        }
     }
 
     /// The suspended state of every invocation, to re-run a region from.
     pub fn snapshot(&self) -> (Vec<Box<dyn Invocation>>, Vec<u64>, Vec<bool>) {
-        (self.invocations.iter().map(|i| i.clone_box()).collect(), self.fuel.clone(), self.done.clone())
+        (
+            self.invocations.iter().map(|i| i.clone_box()).collect(),
+            self.fuel.clone(),
+            self.done.clone(),
+        )
     }
 
     pub fn restore(&mut self, s: &(Vec<Box<dyn Invocation>>, Vec<u64>, Vec<bool>)) {
@@ -193,7 +238,14 @@ impl Workgroup {
 
     /// Runs every unfinished invocation to its next barrier (or end). With
     /// `targets`, the engine's memories (check and deterministic modes).
-    pub fn run_region(&mut self, l: &CpuLaunch, storage: &[Option<StorageView<'_>>], shared: &mut SharedSet, atomics: &mut AtomicLogs, mut targets: Option<&mut dyn Targets>) -> Result<RegionEnd, WorkgroupError> {
+    pub fn run_region(
+        &mut self,
+        l: &CpuLaunch,
+        storage: &[Option<StorageView<'_>>],
+        shared: &mut SharedSet,
+        atomics: &mut AtomicLogs,
+        mut targets: Option<&mut dyn Targets>,
+    ) -> Result<RegionEnd, WorkgroupError> {
         let n = self.invocations.len();
         let mut state: Vec<Option<(BarrierKind, u32)>> = vec![None; n];
         for li in 0..n as u32 {
@@ -204,13 +256,27 @@ impl Workgroup {
             if let Some(t) = targets.as_deref_mut() {
                 t.enter(li);
             }
-            let mut cx = Cx::new(ids(l, self.wid, li), storage, shared.all(), &l.uniforms, self.fuel[i], atomics.for_invocation(i), reborrow(&mut targets));
+            let mut cx = Cx::new(
+                ids(l, self.wid, li),
+                storage,
+                shared.all(),
+                &l.uniforms,
+                self.fuel[i],
+                atomics.for_invocation(i),
+                reborrow(&mut targets),
+            );
             let r = self.invocations[i].step(&mut cx);
             self.fuel[i] = cx.fuel_left();
             match r {
                 Ok(Yield::Done) => self.done[i] = true,
                 Ok(Yield::Barrier { kind, id }) => state[i] = Some((kind, id)),
-                Err(f) => return Err(WorkgroupError { workgroup: self.wid, local_index: li, kind: ErrorKind::Fault(f) }),
+                Err(f) => {
+                    return Err(WorkgroupError {
+                        workgroup: self.wid,
+                        local_index: li,
+                        kind: ErrorKind::Fault(f),
+                    })
+                }
             }
         }
         if self.done.iter().all(|d| *d) {
@@ -223,7 +289,10 @@ impl Workgroup {
             return Err(WorkgroupError {
                 workgroup: self.wid,
                 local_index: other as u32,
-                kind: ErrorKind::Divergence { first: (first as u32, id(state[first])), other: (other as u32, id(state[other])) },
+                kind: ErrorKind::Divergence {
+                    first: (first as u32, id(state[first])),
+                    other: (other as u32, id(state[other])),
+                },
             });
         }
         let (kind, id) = state[first].unwrap();

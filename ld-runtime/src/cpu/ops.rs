@@ -4,11 +4,7 @@
 /// WGSL: `e1 / 0 == e1`.
 #[inline]
 pub fn div_u32(a: u32, b: u32) -> u32 {
-    if b == 0 {
-        a
-    } else {
-        a / b
-    }
+    a.checked_div(b).unwrap_or(a)
 }
 
 /// WGSL: `e1 / 0 == e1` and `MIN / -1 == MIN`.
