@@ -17,20 +17,13 @@ fn level1(c: &mut Criterion) {
         }
     };
     // 16 MiB of user words, every page written by two workgroups.
-    let mib: f64 = std::env::var("LD_BENCH_SIZE")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(1.0);
+    let mib: f64 = std::env::var("LD_BENCH_SIZE").ok().and_then(|s| s.parse().ok()).unwrap_or(1.0);
     let pages = ((16.0 * mib * (1 << 20) as f64) as u64 / 256).max(16);
     let b = Level1Bench::new(&rt, pages).expect("bench set-up");
     let mut g = c.benchmark_group(format!("level1_{}KiB", pages / 4));
     g.throughput(Throughput::Bytes(b.bytes()));
-    g.bench_function("merge", |x| {
-        x.iter_custom(|n| (0..n).map(|_| b.merge().unwrap()).sum())
-    });
-    g.bench_function("shader_copy", |x| {
-        x.iter_custom(|n| (0..n).map(|_| b.copy().unwrap()).sum())
-    });
+    g.bench_function("merge", |x| x.iter_custom(|n| (0..n).map(|_| b.merge().unwrap()).sum()));
+    g.bench_function("shader_copy", |x| x.iter_custom(|n| (0..n).map(|_| b.copy().unwrap()).sum()));
     g.finish();
 }
 

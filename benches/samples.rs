@@ -16,10 +16,7 @@ use ld::{Mode, Runtime};
 use std::time::{Duration, Instant};
 
 fn flags() -> Flags {
-    let size = std::env::var("LD_BENCH_SIZE")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(0.1);
+    let size = std::env::var("LD_BENCH_SIZE").ok().and_then(|s| s.parse().ok()).unwrap_or(0.1);
     Flags {
         fixed: false,
         cpu: false,
@@ -39,14 +36,8 @@ fn bench_app<A: App>(c: &mut Criterion, rt: &Runtime) {
     let f = flags();
     let Ok(mut app) = A::new(rt, &f) else { return };
     let mut g = c.benchmark_group(A::NAME);
-    g.sample_size(10)
-        .warm_up_time(Duration::from_millis(200))
-        .measurement_time(Duration::from_secs(2));
-    for (name, mode) in [
-        ("native", Mode::Native),
-        ("check", Mode::Check),
-        ("deterministic", Mode::Deterministic),
-    ] {
+    g.sample_size(10).warm_up_time(Duration::from_millis(200)).measurement_time(Duration::from_secs(2));
+    for (name, mode) in [("native", Mode::Native), ("check", Mode::Check), ("deterministic", Mode::Deterministic)] {
         g.bench_function(name, |b| {
             b.iter_custom(|n| {
                 let t = Instant::now();

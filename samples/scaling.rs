@@ -82,21 +82,11 @@ fn measure(rt: &Runtime, mib: u64, runs: u32) -> ld::Result<Vec<Row>> {
     let mut rows = Vec::new();
     // Warm up both pipelines (compilation is not part of a run).
     rt.launch(kernels::axpy, grid, (&x, &mut y, 2.0f32)).run()?;
-    rt.launch(kernels::axpy, grid, (&x, &mut y, 2.0f32))
-        .mode(Mode::Check)
-        .run()?;
-    let native = median_ms(runs, || {
-        rt.launch(kernels::axpy, grid, (&x, &mut y, 2.0f32))
-            .run()
-            .map(drop)
-    })?;
+    rt.launch(kernels::axpy, grid, (&x, &mut y, 2.0f32)).mode(Mode::Check).run()?;
+    let native = median_ms(runs, || rt.launch(kernels::axpy, grid, (&x, &mut y, 2.0f32)).run().map(drop))?;
     let mut report = None;
     let check = median_ms(runs, || {
-        report = rt
-            .launch(kernels::axpy, grid, (&x, &mut y, 2.0f32))
-            .mode(Mode::Check)
-            .run()?
-            .report;
+        report = rt.launch(kernels::axpy, grid, (&x, &mut y, 2.0f32)).mode(Mode::Check).run()?.report;
         Ok(())
     })?;
     let r = report.take().unwrap();
@@ -106,26 +96,13 @@ fn measure(rt: &Runtime, mib: u64, runs: u32) -> ld::Result<Vec<Row>> {
         native,
         check,
         races: r.races.len(),
-        batches: r
-            .plan
-            .as_ref()
-            .map_or(0, |p| n.div_ceil(256) as u64 / p.batch.max(1)),
+        batches: r.plan.as_ref().map_or(0, |p| n.div_ceil(256) as u64 / p.batch.max(1)),
     });
     rt.launch(kernels::smooth_in_place, grid, (&mut y,)).run()?;
-    rt.launch(kernels::smooth_in_place, grid, (&mut y,))
-        .mode(Mode::Check)
-        .run()?;
-    let native = median_ms(runs, || {
-        rt.launch(kernels::smooth_in_place, grid, (&mut y,))
-            .run()
-            .map(drop)
-    })?;
+    rt.launch(kernels::smooth_in_place, grid, (&mut y,)).mode(Mode::Check).run()?;
+    let native = median_ms(runs, || rt.launch(kernels::smooth_in_place, grid, (&mut y,)).run().map(drop))?;
     let check = median_ms(runs, || {
-        report = rt
-            .launch(kernels::smooth_in_place, grid, (&mut y,))
-            .mode(Mode::Check)
-            .run()?
-            .report;
+        report = rt.launch(kernels::smooth_in_place, grid, (&mut y,)).mode(Mode::Check).run()?.report;
         Ok(())
     })?;
     let r = report.take().unwrap();
@@ -135,10 +112,7 @@ fn measure(rt: &Runtime, mib: u64, runs: u32) -> ld::Result<Vec<Row>> {
         native,
         check,
         races: r.races.len(),
-        batches: r
-            .plan
-            .as_ref()
-            .map_or(0, |p| n.div_ceil(256) as u64 / p.batch.max(1)),
+        batches: r.plan.as_ref().map_or(0, |p| n.div_ceil(256) as u64 / p.batch.max(1)),
     });
     Ok(rows)
 }
@@ -152,15 +126,8 @@ fn main() {
             std::process::exit(1);
         }
     };
-    println!(
-        "check mode vs buffer size on {} (default budget, median of {} runs)",
-        rt.backend(),
-        cli.runs
-    );
-    println!(
-        "{:<16} {:>8} {:>10} {:>10} {:>9} {:>8} {:>8}",
-        "kernel", "MiB", "native ms", "check ms", "slowdown", "batches", "races"
-    );
+    println!("check mode vs buffer size on {} (default budget, median of {} runs)", rt.backend(), cli.runs);
+    println!("{:<16} {:>8} {:>10} {:>10} {:>9} {:>8} {:>8}", "kernel", "MiB", "native ms", "check ms", "slowdown", "batches", "races");
     let mut all = Vec::new();
     for &mib in &cli.sizes {
         match measure(&rt, mib, cli.runs) {
@@ -189,12 +156,7 @@ fn main() {
         let rows: Vec<&Row> = all.iter().filter(|r| r.kernel == kernel).collect();
         if let (Some(first), Some(last)) = (rows.first(), rows.last()) {
             let (a, b) = (first.check / first.native, last.check / last.native);
-            println!(
-                "{kernel}: slowdown {a:.1}x at {} MiB, {b:.1}x at {} MiB ({:.2} times)",
-                first.mib,
-                last.mib,
-                b / a
-            );
+            println!("{kernel}: slowdown {a:.1}x at {} MiB, {b:.1}x at {} MiB ({:.2} times)", first.mib, last.mib, b / a);
         }
     }
 }

@@ -20,10 +20,7 @@ fn main() {
     let args = Args::parse();
     let n = args.units;
     println!("Table I: the time-space-accuracy trade-off for race checking among {n} warps");
-    println!(
-        "{:>8} {:>8} {:>8} {:>14} {:>12}",
-        "# warps", "# rounds", "# passes", "mem. overhead", "probability"
-    );
+    println!("{:>8} {:>8} {:>8} {:>14} {:>12}", "# warps", "# rounds", "# passes", "mem. overhead", "probability");
     let mut rows: Vec<(LevelPlan, f64)> = Vec::new();
     for copies in [n, 31, 10, 6, 4, 2] {
         let p = LevelPlan::new(n, copies, None);
@@ -34,13 +31,6 @@ fn main() {
         rows.push((LevelPlan::new(n, 2, Some(k)), two.p_within(k)));
     }
     for (p, prob) in rows {
-        println!(
-            "{:>8} {:>8} {:>8} {:>13}x {:>11.0}%",
-            p.units,
-            p.rounds_run,
-            p.passes(),
-            p.copies,
-            100.0 * prob
-        );
+        println!("{:>8} {:>8} {:>8} {:>13}x {:>11.0}%", p.units, p.rounds_run, p.passes(), p.copies, 100.0 * prob);
     }
 }

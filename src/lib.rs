@@ -25,8 +25,8 @@
 pub use ld_macros::{kernel, kernels};
 pub use ld_runtime::cpu::twin::UVec3;
 pub use ld_runtime::{
-    Arg, Backend, Buffer, CheckOptions, Element, Error, Grid, IntoArgs, Kernel, KernelInfo, Launch,
-    LevelPlan, Mode, Plan, Race, RaceKind, Report, Result, Run, Runtime, Stats,
+    Arg, Backend, Buffer, CheckOptions, Element, Error, Grid, IntoArgs, Kernel, KernelInfo, Launch, LevelPlan, Mode, Plan, Race, RaceKind, Report, Result, Run,
+    Runtime, Stats,
 };
 
 #[doc(hidden)]

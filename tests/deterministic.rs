@@ -24,10 +24,7 @@ fn runtimes() -> Vec<Runtime> {
 }
 
 fn det(w: u32) -> CheckOptions {
-    CheckOptions {
-        warp_size: w,
-        ..Default::default()
-    }
+    CheckOptions { warp_size: w, ..Default::default() }
 }
 
 /// Runs `f` three times on every backend; all outputs must be bit-identical.
@@ -59,30 +56,16 @@ fn racy_histogram_is_deterministic_and_matches_the_merge_model() {
     // Races inside a warp are resolved by the hardware's lane order, so a
     // kernel racing between invocations of one warp is made deterministic
     // with one invocation per unit (W = 1).
-    let values: Vec<u32> = (0..512u32)
-        .map(|i| i.wrapping_mul(2654435761) >> 7)
-        .collect();
+    let values: Vec<u32> = (0..512u32).map(|i| i.wrapping_mul(2654435761) >> 7).collect();
     let bins = 16usize;
     let got = one_pattern("histogram", |rt| {
         let v = rt.upload(&values).unwrap();
         let mut h = rt.upload(&vec![100u32; bins]).unwrap();
-        rt.launch(histogram_racy, 8u32, (&v, &mut h))
-            .mode(Mode::Deterministic)
-            .check_options(det(1))
-            .run()
-            .unwrap();
+        rt.launch(histogram_racy, 8u32, (&v, &mut h)).mode(Mode::Deterministic).check_options(det(1)).run().unwrap();
         h.to_vec().unwrap()
     });
     // Every unit adds 1 to its own copy; the merge keeps one unit's value.
-    let want: Vec<u32> = (0..bins)
-        .map(|b| {
-            if values.iter().any(|v| (*v as usize) % bins == b) {
-                101
-            } else {
-                100
-            }
-        })
-        .collect();
+    let want: Vec<u32> = (0..bins).map(|b| if values.iter().any(|v| (*v as usize) % bins == b) { 101 } else { 100 }).collect();
     assert_eq!(got, want);
 }
 
@@ -98,10 +81,7 @@ fn last_writer(out: &mut [u32]) {
 fn last_workgroup_wins() {
     let got = one_pattern("last writer", |rt| {
         let mut out = rt.zeros::<u32>(1).unwrap();
-        rt.launch(last_writer, 7u32, (&mut out,))
-            .mode(Mode::Deterministic)
-            .run()
-            .unwrap();
+        rt.launch(last_writer, 7u32, (&mut out,)).mode(Mode::Deterministic).run().unwrap();
         out.to_vec().unwrap()
     });
     assert_eq!(got, vec![7]);
@@ -131,10 +111,7 @@ fn a_read_never_sees_a_concurrent_units_write() {
     let got = one_pattern("read after racy write", |rt| {
         let mut d = rt.upload(&[5u32; 32]).unwrap();
         let mut s = rt.zeros::<u32>(64).unwrap();
-        rt.launch(read_after_racy_write, 1u32, (&mut d, &mut s))
-            .mode(Mode::Deterministic)
-            .run()
-            .unwrap();
+        rt.launch(read_after_racy_write, 1u32, (&mut d, &mut s)).mode(Mode::Deterministic).run().unwrap();
         let mut out = d.to_vec().unwrap();
         out.extend(s.to_vec().unwrap());
         out
@@ -176,44 +153,23 @@ fn race_free_kernels_give_their_native_result() {
             let i = rt.upload(&input).unwrap();
             let mut o = rt.zeros::<u32>(4).unwrap();
             let mut s = rt.zeros::<u32>(256).unwrap();
-            rt.launch(block_sums, 4u32, (&i, &mut o, &mut s))
-                .mode(mode)
-                .run()
-                .unwrap();
+            rt.launch(block_sums, 4u32, (&i, &mut o, &mut s)).mode(mode).run().unwrap();
             (o.to_vec().unwrap(), s.to_vec().unwrap())
         };
-        assert_eq!(
-            run(Mode::Deterministic),
-            run(Mode::Native),
-            "{}",
-            rt.backend()
-        );
+        assert_eq!(run(Mode::Deterministic), run(Mode::Native), "{}", rt.backend());
     }
 }
 
 #[test]
 fn em_is_bit_identical_on_every_run_and_backend() {
     let n = 2048u32;
-    let data: Vec<f32> = (0..n * 3)
-        .map(|i| ((i * 7919) % 1009) as f32 / 50.0 - 10.0)
-        .collect();
+    let data: Vec<f32> = (0..n * 3).map(|i| ((i * 7919) % 1009) as f32 / 50.0 - 10.0).collect();
     let memb: Vec<f32> = (0..4 * n).map(|i| ((i * 31) % 97) as f32 / 97.0).collect();
     let cent: Vec<f32> = (0..12).map(|i| i as f32 - 6.0).collect();
     one_pattern("em", |rt| {
-        let (d, m, c) = (
-            rt.upload(&data).unwrap(),
-            rt.upload(&memb).unwrap(),
-            rt.upload(&cent).unwrap(),
-        );
+        let (d, m, c) = (rt.upload(&data).unwrap(), rt.upload(&memb).unwrap(), rt.upload(&cent).unwrap());
         let mut out = rt.zeros::<f32>(4 * 2 * 10).unwrap();
-        rt.launch(
-            em::m_count,
-            (2u32, 4u32),
-            (&d, &m, &c, &mut out, n, em::RACY),
-        )
-        .mode(Mode::Deterministic)
-        .run()
-        .unwrap();
+        rt.launch(em::m_count, (2u32, 4u32), (&d, &m, &c, &mut out, n, em::RACY)).mode(Mode::Deterministic).run().unwrap();
         out.words().unwrap()
     });
 }

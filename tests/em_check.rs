@@ -33,25 +33,11 @@ fn inputs() -> (Vec<f32>, Vec<f32>, Vec<f32>) {
 /// Runs em racy or fixed; returns the check report (if `check`) and the output.
 fn run(rt: &Runtime, fixed: bool, check: bool) -> (Option<Report>, Vec<f32>) {
     let (d, m, c) = inputs();
-    let (d, m, c) = (
-        rt.upload(&d).unwrap(),
-        rt.upload(&m).unwrap(),
-        rt.upload(&c).unwrap(),
-    );
+    let (d, m, c) = (rt.upload(&d).unwrap(), rt.upload(&m).unwrap(), rt.upload(&c).unwrap());
     let mut out = rt.zeros::<f32>((K * BLOCKS * 10) as usize).unwrap();
     let mask = if fixed { kernels::FIXED } else { kernels::RACY };
-    let launch = rt.launch(
-        kernels::m_count,
-        (BLOCKS, K),
-        (&d, &m, &c, &mut out, N, mask),
-    );
-    let launch = if check {
-        launch
-            .mode(Mode::Check)
-            .check_options(CheckOptions::default())
-    } else {
-        launch
-    };
+    let launch = rt.launch(kernels::m_count, (BLOCKS, K), (&d, &m, &c, &mut out, N, mask));
+    let launch = if check { launch.mode(Mode::Check).check_options(CheckOptions::default()) } else { launch };
     let r = launch.run().unwrap();
     (r.report, out.to_vec().unwrap())
 }
@@ -64,36 +50,19 @@ fn runtimes() -> Vec<Runtime> {
 
 #[test]
 fn racy_em_has_the_papers_write_write_race_on_shared_memory() {
-    let reports: Vec<Report> = runtimes()
-        .iter()
-        .map(|rt| run(rt, false, true).0.unwrap())
-        .collect();
+    let reports: Vec<Report> = runtimes().iter().map(|rt| run(rt, false, true).0.unwrap()).collect();
     for r in &reports {
-        let ww = r
-            .races
-            .iter()
-            .find(|x| x.kind == RaceKind::WriteWrite)
-            .unwrap_or_else(|| panic!("no ww race:\n{r}"));
+        let ww = r.races.iter().find(|x| x.kind == RaceKind::WriteWrite).unwrap_or_else(|| panic!("no ww race:\n{r}"));
         assert_eq!(ww.variable, "s_float", "{r}");
         assert_eq!(format!("{:?}", ww.memory), "Workgroup");
         assert_eq!(format!("{:?}", ww.level), "InterWarp");
         // Invocations lid and lid + 128 share their windows: warps w and w + 4.
-        assert_eq!(
-            ww.units.iter().map(|u| u.warp.unwrap()).collect::<Vec<_>>(),
-            vec![0, 4],
-            "{r}"
-        );
+        assert_eq!(ww.units.iter().map(|u| u.warp.unwrap()).collect::<Vec<_>>(), vec![0, 4], "{r}");
         assert_eq!(ww.words, vec![(0, 96), (768, 864)], "{r}");
         assert_eq!(r.words_with_races, 768, "{r}");
     }
     for r in &reports[1..] {
-        assert_eq!(
-            r.verdict(),
-            reports[0].verdict(),
-            "GPU and CPU reports differ:\n{}\n{}",
-            r,
-            reports[0]
-        );
+        assert_eq!(r.verdict(), reports[0].verdict(), "GPU and CPU reports differ:\n{}\n{}", r, reports[0]);
     }
 }
 
@@ -105,10 +74,7 @@ fn fixed_em_checks_clean_and_keeps_the_native_result() {
         assert!(!report.has_races(), "{report}");
         assert_eq!(report.regions_analyzed, 7, "{report}");
         let (_, native) = run(&rt, true, false);
-        assert_eq!(
-            checked.iter().map(|x| x.to_bits()).collect::<Vec<_>>(),
-            native.iter().map(|x| x.to_bits()).collect::<Vec<_>>()
-        );
+        assert_eq!(checked.iter().map(|x| x.to_bits()).collect::<Vec<_>>(), native.iter().map(|x| x.to_bits()).collect::<Vec<_>>());
     }
 }
 
@@ -116,10 +82,5 @@ fn fixed_em_checks_clean_and_keeps_the_native_result() {
 fn report_serializes_to_json() {
     let (report, _) = run(&common::cpu(), false, true);
     let json = report.unwrap().to_json();
-    assert!(
-        json.contains("\"kind\": \"ww\"")
-            && json.contains("\"memory\": \"workgroup\"")
-            && json.contains("\"level\": \"inter-warp\""),
-        "{json}"
-    );
+    assert!(json.contains("\"kind\": \"ww\"") && json.contains("\"memory\": \"workgroup\"") && json.contains("\"level\": \"inter-warp\""), "{json}");
 }

@@ -12,44 +12,16 @@ mod common;
 use common::both;
 
 /// Asserts `got` (the backends' agreed output) equals the host expectation.
-fn expect<T: PartialEq + std::fmt::Debug>(
-    what: &str,
-    got: &[T],
-    want: &[T],
-    input: impl Fn(usize) -> String,
-) {
+fn expect<T: PartialEq + std::fmt::Debug>(what: &str, got: &[T], want: &[T], input: impl Fn(usize) -> String) {
     assert_eq!(got.len(), want.len(), "{what}: length");
     for (i, (g, w)) in got.iter().zip(want).enumerate() {
-        assert_eq!(
-            g,
-            w,
-            "{what}[{i}] (input {}): kernels gave {g:?}, host expects {w:?}",
-            input(i)
-        );
+        assert_eq!(g, w, "{what}[{i}] (input {}): kernels gave {g:?}, host expects {w:?}", input(i));
     }
 }
 
 /// Deterministic pseudo-random u32s (xorshift), mixed with edge values.
 fn words(n: usize, seed: u32) -> Vec<u32> {
-    let edges = [
-        0u32,
-        1,
-        2,
-        3,
-        0x7fff_ffff,
-        0x8000_0000,
-        0x8000_0001,
-        u32::MAX,
-        u32::MAX - 1,
-        0xffff,
-        0x10000,
-        46341,
-        65535,
-        65536,
-        31,
-        32,
-        33,
-    ];
+    let edges = [0u32, 1, 2, 3, 0x7fff_ffff, 0x8000_0000, 0x8000_0001, u32::MAX, u32::MAX - 1, 0xffff, 0x10000, 46341, 65535, 65536, 31, 32, 33];
     let mut s = seed | 1;
     (0..n)
         .map(|i| {
@@ -97,31 +69,16 @@ fn u32_add_sub_mul_wrap() {
     let got = both("wrap_u32", |rt| {
         let (da, db) = (rt.upload(&a).unwrap(), rt.upload(&b).unwrap());
         let mut out = rt.zeros::<u32>(N * 6).unwrap();
-        rt.launch(
-            wrap_u32,
-            ld::Grid::cover(N as u64, WG),
-            (&da, &db, &mut out),
-        )
-        .run()
-        .unwrap();
+        rt.launch(wrap_u32, ld::Grid::cover(N as u64, WG), (&da, &db, &mut out)).run().unwrap();
         out.to_vec().unwrap()
     });
     let want: Vec<u32> = (0..N)
         .flat_map(|i| {
             let (x, y) = (a[i], b[i]);
-            [
-                x.wrapping_add(y),
-                x.wrapping_sub(y),
-                x.wrapping_mul(y),
-                x.wrapping_add(y),
-                x.wrapping_sub(y),
-                x.wrapping_mul(y),
-            ]
+            [x.wrapping_add(y), x.wrapping_sub(y), x.wrapping_mul(y), x.wrapping_add(y), x.wrapping_sub(y), x.wrapping_mul(y)]
         })
         .collect();
-    expect("wrap_u32", &got, &want, |i| {
-        format!("a={} b={} op={}", a[i / 6], b[i / 6], i % 6)
-    });
+    expect("wrap_u32", &got, &want, |i| format!("a={} b={} op={}", a[i / 6], b[i / 6], i % 6));
 }
 
 #[ld::kernel(workgroup_size = 64)]
@@ -147,32 +104,16 @@ fn i32_add_sub_mul_neg_wrap() {
     let got = both("wrap_i32", |rt| {
         let (da, db) = (rt.upload(&a).unwrap(), rt.upload(&b).unwrap());
         let mut out = rt.zeros::<i32>(N * 7).unwrap();
-        rt.launch(
-            wrap_i32,
-            ld::Grid::cover(N as u64, WG),
-            (&da, &db, &mut out),
-        )
-        .run()
-        .unwrap();
+        rt.launch(wrap_i32, ld::Grid::cover(N as u64, WG), (&da, &db, &mut out)).run().unwrap();
         out.to_vec().unwrap()
     });
     let want: Vec<i32> = (0..N)
         .flat_map(|i| {
             let (x, y) = (a[i], b[i]);
-            [
-                x.wrapping_add(y),
-                x.wrapping_sub(y),
-                x.wrapping_mul(y),
-                x.wrapping_add(y),
-                x.wrapping_sub(y),
-                x.wrapping_mul(y),
-                x.wrapping_neg(),
-            ]
+            [x.wrapping_add(y), x.wrapping_sub(y), x.wrapping_mul(y), x.wrapping_add(y), x.wrapping_sub(y), x.wrapping_mul(y), x.wrapping_neg()]
         })
         .collect();
-    expect("wrap_i32", &got, &want, |i| {
-        format!("a={} b={} op={}", a[i / 7], b[i / 7], i % 7)
-    });
+    expect("wrap_i32", &got, &want, |i| format!("a={} b={} op={}", a[i / 7], b[i / 7], i % 7));
 }
 
 // ------------------------------------------------------ division/remainder
@@ -218,9 +159,7 @@ fn u32_div_rem_including_zero() {
     let got = both("div_u32", |rt| {
         let (da, db) = (rt.upload(&a).unwrap(), rt.upload(&b).unwrap());
         let mut out = rt.zeros::<u32>(N * 4).unwrap();
-        rt.launch(div_u32, ld::Grid::cover(N as u64, WG), (&da, &db, &mut out))
-            .run()
-            .unwrap();
+        rt.launch(div_u32, ld::Grid::cover(N as u64, WG), (&da, &db, &mut out)).run().unwrap();
         out.to_vec().unwrap()
     });
     let want: Vec<u32> = (0..N)
@@ -229,9 +168,7 @@ fn u32_div_rem_including_zero() {
             [q, r, q, r]
         })
         .collect();
-    expect("div_u32", &got, &want, |i| {
-        format!("{} / {} op={}", a[i / 4], b[i / 4], i % 4)
-    });
+    expect("div_u32", &got, &want, |i| format!("{} / {} op={}", a[i / 4], b[i / 4], i % 4));
 }
 
 #[ld::kernel(workgroup_size = 64)]
@@ -293,24 +230,14 @@ fn i32_div_rem_zero_min_negative() {
     let got = both("div_i32", |rt| {
         let (da, db) = (rt.upload(&a).unwrap(), rt.upload(&b).unwrap());
         let mut out = rt.zeros::<i32>(N * 4).unwrap();
-        rt.launch(div_i32, ld::Grid::cover(N as u64, WG), (&da, &db, &mut out))
-            .run()
-            .unwrap();
+        rt.launch(div_i32, ld::Grid::cover(N as u64, WG), (&da, &db, &mut out)).run().unwrap();
         out.to_vec().unwrap()
     });
     // spot checks of the promised rules, independent of wgsl_idiv
     assert_eq!(&got[0..2], &[7, 0], "7/0 == 7, 7%0 == 0");
     assert_eq!(&got[4..6], &[-7, 0], "-7/0 == -7");
-    assert_eq!(
-        &got[5 * 4..5 * 4 + 2],
-        &[i32::MIN, 0],
-        "MIN/-1 == MIN, MIN%-1 == 0"
-    );
-    assert_eq!(
-        &got[9 * 4..9 * 4 + 2],
-        &[-3, -1],
-        "-7/2 == -3 (toward zero), -7%2 == -1"
-    );
+    assert_eq!(&got[5 * 4..5 * 4 + 2], &[i32::MIN, 0], "MIN/-1 == MIN, MIN%-1 == 0");
+    assert_eq!(&got[9 * 4..9 * 4 + 2], &[-3, -1], "-7/2 == -3 (toward zero), -7%2 == -1");
     assert_eq!(&got[10 * 4..10 * 4 + 2], &[-3, 1], "7/-2 == -3, 7%-2 == 1");
     let want: Vec<i32> = (0..N)
         .flat_map(|i| {
@@ -318,9 +245,7 @@ fn i32_div_rem_zero_min_negative() {
             [q, r, q, r]
         })
         .collect();
-    expect("div_i32", &got, &want, |i| {
-        format!("{} / {} op={}", a[i / 4], b[i / 4], i % 4)
-    });
+    expect("div_i32", &got, &want, |i| format!("{} / {} op={}", a[i / 4], b[i / 4], i % 4));
 }
 
 // ------------------------------------------------------------------ shifts
@@ -353,28 +278,17 @@ fn shifts_mask_amount_and_arithmetic_i32() {
     let got = both("shifts", |rt| {
         let (dx, ds) = (rt.upload(&x).unwrap(), rt.upload(&s).unwrap());
         let mut out = rt.zeros::<u32>(N * 6).unwrap();
-        rt.launch(shifts, ld::Grid::cover(N as u64, WG), (&dx, &ds, &mut out))
-            .run()
-            .unwrap();
+        rt.launch(shifts, ld::Grid::cover(N as u64, WG), (&dx, &ds, &mut out)).run().unwrap();
         out.to_vec().unwrap()
     });
     let want: Vec<u32> = (0..N)
         .flat_map(|i| {
             let (v, n) = (x[i], s[i] & 31);
             let iv = v as i32;
-            [
-                v << n,
-                v >> n,
-                (iv >> n) as u32,
-                (iv << n) as u32,
-                v << n,
-                (iv >> n) as u32,
-            ]
+            [v << n, v >> n, (iv >> n) as u32, (iv << n) as u32, v << n, (iv >> n) as u32]
         })
         .collect();
-    expect("shifts", &got, &want, |i| {
-        format!("x={:#x} s={} op={}", x[i / 6], s[i / 6], i % 6)
-    });
+    expect("shifts", &got, &want, |i| format!("x={:#x} s={} op={}", x[i / 6], s[i / 6], i % 6));
 }
 
 #[ld::kernel(workgroup_size = 64)]
@@ -403,15 +317,7 @@ fn shifts_by_literal_amounts() {
         rt.launch(shift_consts, 1u32, (&mut out,)).run().unwrap();
         out.to_vec().unwrap()
     });
-    let want = vec![
-        5u32 << 31,
-        0x1000_0000,
-        (-4i32) as u32,
-        (-1i32) as u32,
-        u32::MAX,
-        0x8000_0000,
-        48,
-    ];
+    let want = vec![5u32 << 31, 0x1000_0000, (-4i32) as u32, (-1i32) as u32, u32::MAX, 0x8000_0000, 48];
     expect("shift_consts", &got, &want, |i| format!("case {i}"));
 }
 
@@ -430,9 +336,7 @@ fn shifts_by_literal_amount_ge_32() {
         let got = both("shift_literal_amount_ge_32", |rt| {
             let da = rt.upload(&[0x8000_0010u32]).unwrap();
             let mut out = rt.zeros::<u32>(4).unwrap();
-            rt.launch(shift_literal_amount_ge_32, 1u32, (&da, &mut out))
-                .run()
-                .unwrap();
+            rt.launch(shift_literal_amount_ge_32, 1u32, (&da, &mut out)).run().unwrap();
             out.to_vec().unwrap()
         });
         assert_eq!(got, vec![0x20, 0x1000_0002, 0xf800_0001, 16]);
@@ -474,32 +378,17 @@ fn bit_ops_and_not() {
     let got = both("bitops", |rt| {
         let (da, db) = (rt.upload(&a).unwrap(), rt.upload(&b).unwrap());
         let mut out = rt.zeros::<u32>(N * 10).unwrap();
-        rt.launch(bitops, ld::Grid::cover(N as u64, WG), (&da, &db, &mut out))
-            .run()
-            .unwrap();
+        rt.launch(bitops, ld::Grid::cover(N as u64, WG), (&da, &db, &mut out)).run().unwrap();
         out.to_vec().unwrap()
     });
     let want: Vec<u32> = (0..N)
         .flat_map(|i| {
             let (x, y) = (a[i], b[i]);
             let (ix, iy) = (x as i32, y as i32);
-            [
-                x & y,
-                x | y,
-                x ^ y,
-                !x,
-                (ix & iy) as u32,
-                (ix | iy) as u32,
-                (ix ^ iy) as u32,
-                (!ix) as u32,
-                ((x & y) | 0x100) ^ x,
-                (x <= y) as u32,
-            ]
+            [x & y, x | y, x ^ y, !x, (ix & iy) as u32, (ix | iy) as u32, (ix ^ iy) as u32, (!ix) as u32, ((x & y) | 0x100) ^ x, (x <= y) as u32]
         })
         .collect();
-    expect("bitops", &got, &want, |i| {
-        format!("a={:#x} b={:#x} op={}", a[i / 10], b[i / 10], i % 10)
-    });
+    expect("bitops", &got, &want, |i| format!("a={:#x} b={:#x} op={}", a[i / 10], b[i / 10], i % 10));
 }
 
 // ------------------------------------------------------------------- casts
@@ -528,28 +417,14 @@ fn casts_between_ints_bool_and_float() {
         let mut ou = rt.zeros::<u32>(N * 3).unwrap();
         let mut oi = rt.zeros::<i32>(N * 2).unwrap();
         let mut of = rt.zeros::<f32>(N * 2).unwrap();
-        rt.launch(
-            int_casts,
-            ld::Grid::cover(N as u64, WG),
-            (&da, &mut ou, &mut oi, &mut of),
-        )
-        .run()
-        .unwrap();
+        rt.launch(int_casts, ld::Grid::cover(N as u64, WG), (&da, &mut ou, &mut oi, &mut of)).run().unwrap();
         // all three outputs as raw words, so a float's bits are compared exactly
         let mut w = ou.to_vec().unwrap();
         w.extend(oi.to_vec().unwrap().into_iter().map(|x| x as u32));
         w.extend(of.to_vec().unwrap().into_iter().map(|x| x.to_bits()));
         w
     });
-    let mut want: Vec<u32> = (0..N)
-        .flat_map(|i| {
-            [
-                a[i],
-                (a[i] > 1000) as u32,
-                ((a[i] as i32) < 0) as u32 + (a[i] == 0) as u32,
-            ]
-        })
-        .collect();
+    let mut want: Vec<u32> = (0..N).flat_map(|i| [a[i], (a[i] > 1000) as u32, ((a[i] as i32) < 0) as u32 + (a[i] == 0) as u32]).collect();
     want.extend((0..N).flat_map(|i| [a[i], a[i]]));
     // int -> float conversion is exact-or-rounded-to-nearest on both: i32/u32 -> f32
     want.extend((0..N).flat_map(|i| [(a[i] as i32 as f32).to_bits(), (a[i] as f32).to_bits()]));
@@ -568,24 +443,7 @@ fn float_to_int(x: &[f32], out_u: &mut [u32], out_i: &mut [i32]) {
 #[test]
 fn f32_to_int_truncates_in_range() {
     // in range of both u32 and i32 for out_i; out_u only checked where x >= 0
-    let mut x: Vec<f32> = vec![
-        0.0,
-        -0.0,
-        0.5,
-        0.999,
-        1.0,
-        1.5,
-        2.5,
-        -0.5,
-        -1.5,
-        -2.999,
-        123.75,
-        16777216.0,
-        2147483520.0,
-        -2147483648.0,
-        1e-30,
-        65535.9,
-    ];
+    let mut x: Vec<f32> = vec![0.0, -0.0, 0.5, 0.999, 1.0, 1.5, 2.5, -0.5, -1.5, -2.999, 123.75, 16777216.0, 2147483520.0, -2147483648.0, 1e-30, 65535.9];
     for k in 0..(256 - x.len()) {
         x.push((k as f32 - 100.0) * 3.37);
     }
@@ -594,13 +452,7 @@ fn f32_to_int_truncates_in_range() {
         let dx = rt.upload(&x).unwrap();
         let mut ou = rt.zeros::<u32>(n).unwrap();
         let mut oi = rt.zeros::<i32>(n).unwrap();
-        rt.launch(
-            float_to_int,
-            ld::Grid::cover(n as u64, WG),
-            (&dx, &mut ou, &mut oi),
-        )
-        .run()
-        .unwrap();
+        rt.launch(float_to_int, ld::Grid::cover(n as u64, WG), (&dx, &mut ou, &mut oi)).run().unwrap();
         let mut w = ou.to_vec().unwrap();
         w.extend(oi.to_vec().unwrap().into_iter().map(|v| v as u32));
         w
@@ -616,26 +468,13 @@ fn f32_to_int_truncates_in_range() {
 #[test]
 fn f32_to_int_clamps_out_of_range() {
     // KERNELS.md: `f32 as u32` / `as i32` round toward zero and clamp to the type's range.
-    let x: Vec<f32> = vec![
-        -1.0,
-        -5.5,
-        -1e20,
-        4294967296.0,
-        1e20,
-        2147483648.0,
-        -2147483904.0,
-        3e9,
-        f32::MAX,
-        -f32::MAX,
-    ];
+    let x: Vec<f32> = vec![-1.0, -5.5, -1e20, 4294967296.0, 1e20, 2147483648.0, -2147483904.0, 3e9, f32::MAX, -f32::MAX];
     let n = x.len();
     let got = both("float_to_int(clamp)", |rt| {
         let dx = rt.upload(&x).unwrap();
         let mut ou = rt.zeros::<u32>(n).unwrap();
         let mut oi = rt.zeros::<i32>(n).unwrap();
-        rt.launch(float_to_int, 1u32, (&dx, &mut ou, &mut oi))
-            .run()
-            .unwrap();
+        rt.launch(float_to_int, 1u32, (&dx, &mut ou, &mut oi)).run().unwrap();
         let mut w = ou.to_vec().unwrap();
         w.extend(oi.to_vec().unwrap().into_iter().map(|v| v as u32));
         w
@@ -659,16 +498,8 @@ fn f32_to_int_clamps_out_of_range() {
     for i in 0..n {
         let (gu, gi) = (got[i], got[n + i] as i32);
         // accept either Rust saturation or WGSL's float-representable clamp
-        assert!(
-            gu == x[i] as u32 || gu == wgsl_u(x[i]),
-            "{} as u32 gave {gu}",
-            x[i]
-        );
-        assert!(
-            gi == x[i] as i32 || gi == wgsl_i(x[i]),
-            "{} as i32 gave {gi}",
-            x[i]
-        );
+        assert!(gu == x[i] as u32 || gu == wgsl_u(x[i]), "{} as u32 gave {gu}", x[i]);
+        assert!(gi == x[i] as i32 || gi == wgsl_i(x[i]), "{} as i32 gave {gi}", x[i]);
     }
 }
 
@@ -701,9 +532,7 @@ fn count_ones_leading_trailing_reverse() {
     let got = both("bit_counts", |rt| {
         let da = rt.upload(&a).unwrap();
         let mut out = rt.zeros::<u32>(N * 8).unwrap();
-        rt.launch(bit_counts, ld::Grid::cover(N as u64, WG), (&da, &mut out))
-            .run()
-            .unwrap();
+        rt.launch(bit_counts, ld::Grid::cover(N as u64, WG), (&da, &mut out)).run().unwrap();
         out.to_vec().unwrap()
     });
     let want: Vec<u32> = a
@@ -722,9 +551,7 @@ fn count_ones_leading_trailing_reverse() {
             ]
         })
         .collect();
-    expect("bit_counts", &got, &want, |i| {
-        format!("x={:#x} op={}", a[i / 8], i % 8)
-    });
+    expect("bit_counts", &got, &want, |i| format!("x={:#x} op={}", a[i / 8], i % 8));
 }
 
 // ----------------------------------------------------- min/max/clamp/abs
@@ -761,34 +588,17 @@ fn int_min_max_clamp_abs() {
     let got = both("int_minmax", |rt| {
         let (da, db) = (rt.upload(&a).unwrap(), rt.upload(&b).unwrap());
         let mut out = rt.zeros::<i32>(N * 8).unwrap();
-        rt.launch(
-            int_minmax,
-            ld::Grid::cover(N as u64, WG),
-            (&da, &db, &mut out),
-        )
-        .run()
-        .unwrap();
+        rt.launch(int_minmax, ld::Grid::cover(N as u64, WG), (&da, &db, &mut out)).run().unwrap();
         out.to_vec().unwrap()
     });
     let want: Vec<i32> = (0..N)
         .flat_map(|i| {
             let (x, y) = (a[i], b[i]);
             let (ux, uy) = (x as u32, y as u32);
-            [
-                x.min(y),
-                x.max(y),
-                x.clamp(-100, 100),
-                x.abs(),
-                ux.min(uy) as i32,
-                ux.max(uy) as i32,
-                ux.clamp(10, 0x8000_0000) as i32,
-                (x % 1000).abs(),
-            ]
+            [x.min(y), x.max(y), x.clamp(-100, 100), x.abs(), ux.min(uy) as i32, ux.max(uy) as i32, ux.clamp(10, 0x8000_0000) as i32, (x % 1000).abs()]
         })
         .collect();
-    expect("int_minmax", &got, &want, |i| {
-        format!("a={} b={} op={}", a[i / 8], b[i / 8], i % 8)
-    });
+    expect("int_minmax", &got, &want, |i| format!("a={} b={} op={}", a[i / 8], b[i / 8], i % 8));
 }
 
 #[ld::kernel(workgroup_size = 1)]
@@ -839,13 +649,7 @@ fn literal_typing_and_const_limits() {
         let da = rt.upload(&a).unwrap();
         let mut ou = rt.zeros::<u32>(n * 5).unwrap();
         let mut oi = rt.zeros::<i32>(n * 3).unwrap();
-        rt.launch(
-            literals,
-            ld::Grid::cover(n as u64, WG),
-            (&da, &mut ou, &mut oi),
-        )
-        .run()
-        .unwrap();
+        rt.launch(literals, ld::Grid::cover(n as u64, WG), (&da, &mut ou, &mut oi)).run().unwrap();
         let mut w = ou.to_vec().unwrap();
         w.extend(oi.to_vec().unwrap().into_iter().map(|v| v as u32));
         w
@@ -853,22 +657,10 @@ fn literal_typing_and_const_limits() {
     let mut want: Vec<u32> = (0..n as u32)
         .flat_map(|i| {
             let x = a[i as usize];
-            [
-                x.wrapping_add(5),
-                x ^ 0xFFFF_FFFF,
-                4000000000u32.wrapping_add(i),
-                u32::MAX - x,
-                (1u32 << 31) | i,
-            ]
+            [x.wrapping_add(5), x ^ 0xFFFF_FFFF, 4000000000u32.wrapping_add(i), u32::MAX - x, (1u32 << 31) | i]
         })
         .collect();
-    want.extend((0..n as i32).flat_map(|i| {
-        [
-            -6i32 as u32,
-            (i32::MIN + i) as u32,
-            (i32::MAX - 0x7fff_fff0 - i) as u32,
-        ]
-    }));
+    want.extend((0..n as i32).flat_map(|i| [-6i32 as u32, (i32::MIN + i) as u32, (i32::MAX - 0x7fff_fff0 - i) as u32]));
     expect("literals", &got, &want, |i| format!("word {i}"));
 }
 
@@ -892,21 +684,10 @@ fn module_consts_in_integer_exprs() {
     let n = 256usize;
     let got = both("use_consts", |rt| {
         let mut out = rt.zeros::<u32>(n).unwrap();
-        rt.launch(
-            consts_mod::use_consts,
-            ld::Grid::cover(n as u64, WG),
-            (&mut out,),
-        )
-        .run()
-        .unwrap();
+        rt.launch(consts_mod::use_consts, ld::Grid::cover(n as u64, WG), (&mut out,)).run().unwrap();
         out.to_vec().unwrap()
     });
-    let want: Vec<u32> = (0..n as u32)
-        .map(|i| {
-            BIAS.wrapping_add(i)
-                .wrapping_add(NEG.wrapping_mul(i as i32) as u32)
-        })
-        .collect();
+    let want: Vec<u32> = (0..n as u32).map(|i| BIAS.wrapping_add(i).wrapping_add(NEG.wrapping_mul(i as i32) as u32)).collect();
     expect("use_consts", &got, &want, |i| format!("i={i}"));
 }
 
@@ -934,13 +715,7 @@ fn comparisons_and_short_circuit() {
     let got = both("compare", |rt| {
         let da = rt.upload(&a).unwrap();
         let mut out = rt.zeros::<u32>(2 * n).unwrap();
-        rt.launch(
-            compare,
-            ld::Grid::cover(2 * n as u64, WG),
-            (&da, &mut out, n as u32),
-        )
-        .run()
-        .unwrap();
+        rt.launch(compare, ld::Grid::cover(2 * n as u64, WG), (&da, &mut out, n as u32)).run().unwrap();
         out.to_vec().unwrap()
     });
     let mut want = vec![0u32; 2 * n];

@@ -18,9 +18,7 @@ const WG: u32 = 64;
 fn run_u32<K: ld::Kernel>(rt: &Runtime, k: K, input: &[u32], out_len: usize) -> Vec<u32> {
     let d = rt.upload(input).unwrap();
     let mut out = rt.zeros::<u32>(out_len).unwrap();
-    rt.launch(k, ld::Grid::cover(input.len() as u64, WG), (&d, &mut out))
-        .run()
-        .unwrap();
+    rt.launch(k, ld::Grid::cover(input.len() as u64, WG), (&d, &mut out)).run().unwrap();
     out.to_vec().unwrap()
 }
 
@@ -75,20 +73,11 @@ fn branches(a: &[i32], out: &mut [i32]) {
 
 #[test]
 fn if_else_chains_and_if_as_value() {
-    let a: Vec<i32> = (-300..300)
-        .map(|i| i * 3 % 401)
-        .chain([0, 100, 101, -100, -101, 50, 51, -50, -51])
-        .collect();
+    let a: Vec<i32> = (-300..300).map(|i| i * 3 % 401).chain([0, 100, 101, -100, -101, 50, 51, -50, -51]).collect();
     let got = both("branches", |rt| {
         let d = rt.upload(&a).unwrap();
         let mut out = rt.zeros::<i32>(a.len() * 4).unwrap();
-        rt.launch(
-            branches,
-            ld::Grid::cover(a.len() as u64, WG),
-            (&d, &mut out),
-        )
-        .run()
-        .unwrap();
+        rt.launch(branches, ld::Grid::cover(a.len() as u64, WG), (&d, &mut out)).run().unwrap();
         out.to_vec().unwrap()
     });
     let want: Vec<i32> = a
@@ -177,11 +166,7 @@ fn while_and_loop_break_continue() {
                 c = if c % 2 == 0 { c / 2 } else { 3 * c + 1 };
                 steps += 1;
             }
-            [
-                (0..v).sum::<u32>(),
-                steps,
-                (1..=v).filter(|j| j % 2 == 1).sum(),
-            ]
+            [(0..v).sum::<u32>(), steps, (1..=v).filter(|j| j % 2 == 1).sum()]
         })
         .collect();
     expect("while_loop", &got, &want);
@@ -258,29 +243,12 @@ fn for_ranges_step_rev_continue_break() {
     let want: Vec<u32> = n
         .iter()
         .flat_map(|&v| {
-            let h = (1..v)
-                .step_by(3)
-                .fold(7u32, |h, k| h.wrapping_mul(31).wrapping_add(k));
-            let r = (2..v)
-                .rev()
-                .fold(7u32, |h, k| h.wrapping_mul(31).wrapping_add(k));
+            let h = (1..v).step_by(3).fold(7u32, |h, k| h.wrapping_mul(31).wrapping_add(k));
+            let r = (2..v).rev().fold(7u32, |h, k| h.wrapping_mul(31).wrapping_add(k));
             let b = (0..1000u32).take_while(|k| k * k <= v).last().unwrap();
-            let q = (1..=v)
-                .rev()
-                .fold(1u32, |h, k| h.wrapping_mul(3).wrapping_add(k));
-            let p = (0..=v)
-                .step_by(5)
-                .fold(0u32, |h, k| h.wrapping_mul(7).wrapping_add(k));
-            [
-                (3..v).sum::<u32>(),
-                (3..=v).sum(),
-                h,
-                r,
-                (0..v).filter(|k| k % 3 != 0).sum(),
-                b,
-                q,
-                p,
-            ]
+            let q = (1..=v).rev().fold(1u32, |h, k| h.wrapping_mul(3).wrapping_add(k));
+            let p = (0..=v).step_by(5).fold(0u32, |h, k| h.wrapping_mul(7).wrapping_add(k));
+            [(3..v).sum::<u32>(), (3..=v).sum(), h, r, (0..v).filter(|k| k % 3 != 0).sum(), b, q, p]
         })
         .collect();
     expect("for_ranges", &got, &want);
@@ -437,20 +405,10 @@ fn dynamic_ranges_up_to_u32_max() {
     let got = both("dynamic_ranges", |rt| {
         let (dl, dh) = (rt.upload(&lo).unwrap(), rt.upload(&hi).unwrap());
         let mut out = rt.zeros::<u32>(lo.len() * 6).unwrap();
-        rt.launch(
-            dynamic_ranges,
-            ld::Grid::cover(lo.len() as u64, WG),
-            (&dl, &dh, &mut out),
-        )
-        .run()
-        .unwrap();
+        rt.launch(dynamic_ranges, ld::Grid::cover(lo.len() as u64, WG), (&dl, &dh, &mut out)).run().unwrap();
         out.to_vec().unwrap()
     });
-    let fold5 = |it: &mut dyn Iterator<Item = u32>| {
-        it.fold((0u32, 0u32), |(c, s), k| {
-            (c + 1, s.wrapping_mul(5).wrapping_add(k))
-        })
-    };
+    let fold5 = |it: &mut dyn Iterator<Item = u32>| it.fold((0u32, 0u32), |(c, s), k| (c + 1, s.wrapping_mul(5).wrapping_add(k)));
     let want: Vec<u32> = lo
         .iter()
         .zip(&hi)
@@ -473,8 +431,7 @@ fn range_edges_empty_and_ending_at_max() {
         out.to_vec().unwrap()
     });
     let l = 5u32;
-    let fold3 =
-        |it: &mut dyn Iterator<Item = u32>| it.fold(0u32, |s, k| s.wrapping_mul(3).wrapping_add(k));
+    let fold3 = |it: &mut dyn Iterator<Item = u32>| it.fold(0u32, |s, k| s.wrapping_mul(3).wrapping_add(k));
     let want = vec![
         0,
         0,
@@ -607,13 +564,7 @@ fn early_return_from_kernel_and_loop() {
     let got = both("early_return", |rt| {
         let d = rt.upload(&a).unwrap();
         let mut out = rt.upload(&vec![9u32; n + 12]).unwrap();
-        rt.launch(
-            early_return,
-            ld::Grid::cover(n as u64 + 12, WG),
-            (&d, &mut out, n as u32),
-        )
-        .run()
-        .unwrap();
+        rt.launch(early_return, ld::Grid::cover(n as u64 + 12, WG), (&d, &mut out, n as u32)).run().unwrap();
         out.to_vec().unwrap()
     });
     let mut want: Vec<u32> = a
@@ -684,9 +635,7 @@ fn helper_call_as_helper_argument() {
     {
         let got = both("nested_helper_call", |rt| {
             let mut out = rt.zeros::<u32>(1).unwrap();
-            rt.launch(nested_helper_call, 1u32, (&mut out,))
-                .run()
-                .unwrap();
+            rt.launch(nested_helper_call, 1u32, (&mut out,)).run().unwrap();
             out.to_vec().unwrap()
         });
         expect("nested_helper_call", &got, &[16]);
@@ -729,23 +678,11 @@ fn helpers_calling_helpers_in_module() {
     let got = both("chain", |rt| {
         let d = rt.upload(&a).unwrap();
         let mut out = rt.zeros::<u32>(n).unwrap();
-        rt.launch(
-            helper_chain::chain,
-            ld::Grid::cover(n as u64, WG),
-            (&d, &mut out),
-        )
-        .run()
-        .unwrap();
+        rt.launch(helper_chain::chain, ld::Grid::cover(n as u64, WG), (&d, &mut out)).run().unwrap();
         out.to_vec().unwrap()
     });
     let inner = |x: u32| x * 3 + 1;
-    let want: Vec<u32> = (0..n)
-        .map(|i| {
-            (0..4usize)
-                .map(|j| inner(j as u32) + inner(a[i + j]) + (a.len() - i - j) as u32)
-                .sum()
-        })
-        .collect();
+    let want: Vec<u32> = (0..n).map(|i| (0..4usize).map(|j| inner(j as u32) + inner(a[i + j]) + (a.len() - i - j) as u32).sum()).collect();
     expect("chain", &got, &want);
 }
 
@@ -790,16 +727,12 @@ fn local_arrays(a: &[u32], out: &mut [u32]) {
 
 #[test]
 fn local_arrays_dynamic_indexing() {
-    let a: Vec<u32> = (0..512u32)
-        .map(|i| i.wrapping_mul(2654435761u32) >> 24)
-        .collect();
+    let a: Vec<u32> = (0..512u32).map(|i| i.wrapping_mul(2654435761u32) >> 24).collect();
     let n = 256usize;
     let got = both("local_arrays", |rt| {
         let d = rt.upload(&a).unwrap();
         let mut out = rt.zeros::<u32>(n * 9).unwrap();
-        rt.launch(local_arrays, ld::Grid::cover(n as u64, WG), (&d, &mut out))
-            .run()
-            .unwrap();
+        rt.launch(local_arrays, ld::Grid::cover(n as u64, WG), (&d, &mut out)).run().unwrap();
         out.to_vec().unwrap()
     });
     let w = [1.5f32, 2.5, -3.0, 4.25];
@@ -847,14 +780,8 @@ fn local_array_matrix_product() {
     let got = both("local_2d", |rt| {
         let d = rt.upload(&a).unwrap();
         let mut out = rt.zeros::<f32>(n).unwrap();
-        rt.launch(local_2d, ld::Grid::cover(n as u64, WG), (&d, &mut out))
-            .run()
-            .unwrap();
-        out.to_vec()
-            .unwrap()
-            .into_iter()
-            .map(f32::to_bits)
-            .collect()
+        rt.launch(local_2d, ld::Grid::cover(n as u64, WG), (&d, &mut out)).run().unwrap();
+        out.to_vec().unwrap().into_iter().map(f32::to_bits).collect()
     });
     let want: Vec<u32> = (0..n)
         .map(|i| {
@@ -886,9 +813,7 @@ fn consts_inside_kernel_body() {
     let n = 300usize;
     let got = both("consts_in_body", |rt| {
         let mut out = rt.zeros::<u32>(n).unwrap();
-        rt.launch(consts_in_body, ld::Grid::cover(n as u64, WG), (&mut out,))
-            .run()
-            .unwrap();
+        rt.launch(consts_in_body, ld::Grid::cover(n as u64, WG), (&mut out,)).run().unwrap();
         out.to_vec().unwrap()
     });
     let want: Vec<u32> = (0..n as u32).map(|i| i * 3 + 1000 + 12 + 7).collect();

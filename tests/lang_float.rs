@@ -49,23 +49,11 @@ const ATAN2_ABS: f32 = 1e-5;
 fn both(what: &str, max_ulps: u32, abs_tol: f32, want: &[f32], f: impl Fn(&Runtime) -> Vec<f32>) {
     let c = f(&common::cpu());
     report(what, "cpu", &c, want);
-    common::assert_close(
-        &c,
-        want,
-        max_ulps,
-        abs_tol,
-        &format!("{what} (cpu vs host)"),
-    );
+    common::assert_close(&c, want, max_ulps, abs_tol, &format!("{what} (cpu vs host)"));
     if let Some(g) = common::gpu() {
         let gv = f(&g);
         report(what, "gpu", &gv, want);
-        common::assert_close(
-            &gv,
-            want,
-            max_ulps,
-            abs_tol,
-            &format!("{what} (gpu vs host)"),
-        );
+        common::assert_close(&gv, want, max_ulps, abs_tol, &format!("{what} (gpu vs host)"));
         common::assert_close(&gv, &c, max_ulps, abs_tol, &format!("{what} (gpu vs cpu)"));
     }
 }
@@ -73,26 +61,15 @@ fn both(what: &str, max_ulps: u32, abs_tol: f32, want: &[f32], f: impl Fn(&Runti
 /// With LD_ULP_REPORT=1, prints the largest ULP and absolute error seen.
 fn report(what: &str, backend: &str, got: &[f32], want: &[f32]) {
     if std::env::var("LD_ULP_REPORT").as_deref() == Ok("1") {
-        let u = got
-            .iter()
-            .zip(want)
-            .map(|(g, w)| common::ulps(*g, *w))
-            .max()
-            .unwrap_or(0);
-        let a = got
-            .iter()
-            .zip(want)
-            .map(|(g, w)| (g - w).abs())
-            .fold(0.0f32, f32::max);
+        let u = got.iter().zip(want).map(|(g, w)| common::ulps(*g, *w)).max().unwrap_or(0);
+        let a = got.iter().zip(want).map(|(g, w)| (g - w).abs()).fold(0.0f32, f32::max);
         eprintln!("ULP-REPORT {what:<24} {backend}: max {u} ulps, max abs {a:e}");
     }
 }
 
 /// `n` points spread evenly over [lo, hi].
 fn span(lo: f32, hi: f32, n: usize) -> Vec<f32> {
-    (0..n)
-        .map(|i| lo + (hi - lo) * (i as f32 / (n - 1) as f32))
-        .collect()
+    (0..n).map(|i| lo + (hi - lo) * (i as f32 / (n - 1) as f32)).collect()
 }
 
 const WG: u32 = 64;
@@ -133,13 +110,7 @@ fn unary(x: &[f32], out: &mut [f32], op: u32) {
 fn run_unary(rt: &Runtime, x: &[f32], op: u32) -> Vec<f32> {
     let dx = rt.upload(x).unwrap();
     let mut out = rt.zeros::<f32>(x.len()).unwrap();
-    rt.launch(
-        unary,
-        ld::Grid::cover(x.len() as u64, WG),
-        (&dx, &mut out, op),
-    )
-    .run()
-    .unwrap();
+    rt.launch(unary, ld::Grid::cover(x.len() as u64, WG), (&dx, &mut out, op)).run().unwrap();
     out.to_vec().unwrap()
 }
 
@@ -200,13 +171,9 @@ fn division_and_recip_within_bound() {
     both("div", DIV_ULPS, 0.0, &want, |rt| run_binary(rt, &x, &y, 6));
     // quotients of small integers that are exact must be exact
     let a: Vec<f32> = (0..256).map(|i| (i * 3) as f32).collect();
-    let b: Vec<f32> = (0..256)
-        .map(|i| [1.0f32, 2.0, 4.0, 0.5, 8.0, 0.25][i % 6])
-        .collect();
+    let b: Vec<f32> = (0..256).map(|i| [1.0f32, 2.0, 4.0, 0.5, 8.0, 0.25][i % 6]).collect();
     let want: Vec<f32> = a.iter().zip(&b).map(|(a, b)| a / b).collect();
-    both("div(exact)", EXACT, 0.0, &want, |rt| {
-        run_binary(rt, &a, &b, 6)
-    });
+    both("div(exact)", EXACT, 0.0, &want, |rt| run_binary(rt, &a, &b, 6));
 }
 
 #[ld::kernel(workgroup_size = 64)]
@@ -242,13 +209,7 @@ fn binary(x: &[f32], y: &[f32], out: &mut [f32], op: u32) {
 fn run_binary(rt: &Runtime, x: &[f32], y: &[f32], op: u32) -> Vec<f32> {
     let (dx, dy) = (rt.upload(x).unwrap(), rt.upload(y).unwrap());
     let mut out = rt.zeros::<f32>(x.len()).unwrap();
-    rt.launch(
-        binary,
-        ld::Grid::cover(x.len() as u64, WG),
-        (&dx, &dy, &mut out, op),
-    )
-    .run()
-    .unwrap();
+    rt.launch(binary, ld::Grid::cover(x.len() as u64, WG), (&dx, &dy, &mut out, op)).run().unwrap();
     out.to_vec().unwrap()
 }
 
@@ -286,33 +247,24 @@ fn powi_negative_base() {
     let x = vec![-2.0f32, -2.0, -2.0, -1.5, -3.0, -0.5, -1.0, -1.0];
     let y = vec![3.0f32, 2.0, 0.0, 2.0, 3.0, -2.0, 7.0, 8.0];
     let want: Vec<f32> = x.iter().zip(&y).map(|(a, b)| a.powi(*b as i32)).collect();
-    both("powi(neg base)", POW_ULPS, 0.0, &want, |rt| {
-        run_binary(rt, &x, &y, 5)
-    });
+    both("powi(neg base)", POW_ULPS, 0.0, &want, |rt| run_binary(rt, &x, &y, 5));
 }
 
 #[test]
 fn atan2_within_bound() {
     let (y, x) = grid2(&span(-3.0, 3.0, 45), &span(-3.0, 3.0, 46)); // 46 points: no exact 0
     let want: Vec<f32> = y.iter().zip(&x).map(|(a, b)| a.atan2(*b)).collect();
-    both("atan2", ATAN2_ULPS, ATAN2_ABS, &want, |rt| {
-        run_binary(rt, &y, &x, 1)
-    });
+    both("atan2", ATAN2_ULPS, ATAN2_ABS, &want, |rt| run_binary(rt, &y, &x, 1));
 }
 
 #[test]
 fn float_rem_min_max() {
     // `%` on values where the quotient is small and all results are exact
     // (multiples of 1/8): must match Rust's fmod (sign of the dividend).
-    let (a, b) = grid2(
-        &span(-20.0, 20.0, 81),
-        &[2.0, -2.0, 0.75, -3.5, 1.25, 8.0, 0.125],
-    );
+    let (a, b) = grid2(&span(-20.0, 20.0, 81), &[2.0, -2.0, 0.75, -3.5, 1.25, 8.0, 0.125]);
     let want: Vec<f32> = a.iter().zip(&b).map(|(x, y)| x % y).collect();
     both("rem", EXACT, 0.0, &want, |rt| run_binary(rt, &a, &b, 2));
-    both("rem_assign", EXACT, 0.0, &want, |rt| {
-        run_binary(rt, &a, &b, 7)
-    });
+    both("rem_assign", EXACT, 0.0, &want, |rt| run_binary(rt, &a, &b, 7));
     assert_eq!(-7.5f32 % 2.0, -1.5);
     let (a, b) = grid2(&span(-5.0, 5.0, 33), &span(-4.0, 4.5, 17));
     let want: Vec<f32> = a.iter().zip(&b).map(|(x, y)| x.min(*y)).collect();
@@ -406,14 +358,8 @@ fn exact_arith_rounding_fract_bits() {
     ];
     a.extend(span(-10.0, 10.0, 201));
     a.extend((0..300).map(|i| (i as f32 * 1.618034).sin() * 1e4));
-    let b: Vec<f32> = (0..a.len())
-        .map(|i| (i as f32 * 0.707).cos() * 37.5)
-        .collect();
-    let want: Vec<f32> = a
-        .iter()
-        .zip(&b)
-        .flat_map(|(x, y)| host_exact(*x, *y))
-        .collect();
+    let b: Vec<f32> = (0..a.len()).map(|i| (i as f32 * 0.707).cos() * 37.5).collect();
+    let want: Vec<f32> = a.iter().zip(&b).flat_map(|(x, y)| host_exact(*x, *y)).collect();
     // spot checks of the rules KERNELS.md states
     assert_eq!(host_exact(0.5, 0.0)[9], 1.0);
     assert_eq!(host_exact(2.5, 0.0)[9], 3.0);
@@ -423,13 +369,7 @@ fn exact_arith_rounding_fract_bits() {
     both("exact_ops", EXACT, 0.0, &want, |rt| {
         let (dx, dy) = (rt.upload(&a).unwrap(), rt.upload(&b).unwrap());
         let mut out = rt.zeros::<f32>(a.len() * 16).unwrap();
-        rt.launch(
-            exact_ops,
-            ld::Grid::cover(a.len() as u64, WG),
-            (&dx, &dy, &mut out),
-        )
-        .run()
-        .unwrap();
+        rt.launch(exact_ops, ld::Grid::cover(a.len() as u64, WG), (&dx, &dy, &mut out)).run().unwrap();
         out.to_vec().unwrap()
     });
 }
@@ -446,9 +386,7 @@ fn negative_zero_bits_survive() {
         for rt in std::iter::once(&c).chain(gpu.as_ref()) {
             let (dx, dy) = (rt.upload(&a).unwrap(), rt.upload(&b).unwrap());
             let mut out = rt.zeros::<f32>(a.len() * 16).unwrap();
-            rt.launch(exact_ops, 1u32, (&dx, &dy, &mut out))
-                .run()
-                .unwrap();
+            rt.launch(exact_ops, 1u32, (&dx, &dy, &mut out)).run().unwrap();
             v.push(out.to_vec().unwrap());
         }
         v
@@ -475,24 +413,12 @@ fn mul_add_exact_on_representable_products() {
     let n = 1024;
     let x: Vec<f32> = (0..n).map(|i| (i as f32 - 512.0) * 0.125).collect();
     let y: Vec<f32> = (0..n).map(|i| ((i * 7) % 64) as f32 * 0.5 - 16.0).collect();
-    let z: Vec<f32> = (0..n)
-        .map(|i| ((i * 13) % 1000) as f32 * 0.25 - 100.0)
-        .collect();
+    let z: Vec<f32> = (0..n).map(|i| ((i * 13) % 1000) as f32 * 0.25 - 100.0).collect();
     let want: Vec<f32> = (0..n).map(|i| x[i].mul_add(y[i], z[i])).collect();
     both("mul_add", EXACT, 0.0, &want, |rt| {
-        let (dx, dy, dz) = (
-            rt.upload(&x).unwrap(),
-            rt.upload(&y).unwrap(),
-            rt.upload(&z).unwrap(),
-        );
+        let (dx, dy, dz) = (rt.upload(&x).unwrap(), rt.upload(&y).unwrap(), rt.upload(&z).unwrap());
         let mut out = rt.zeros::<f32>(n).unwrap();
-        rt.launch(
-            fma_k,
-            ld::Grid::cover(n as u64, WG),
-            (&dx, &dy, &dz, &mut out),
-        )
-        .run()
-        .unwrap();
+        rt.launch(fma_k, ld::Grid::cover(n as u64, WG), (&dx, &dy, &dz, &mut out)).run().unwrap();
         out.to_vec().unwrap()
     });
 }
@@ -514,16 +440,7 @@ fn float_consts(out: &mut [f32]) {
 
 #[test]
 fn float_constants_and_literals() {
-    let want = vec![
-        core::f32::consts::PI,
-        f32::EPSILON,
-        f32::MAX,
-        1.0e-3,
-        10.0,
-        core::f32::consts::E,
-        -f32::MAX,
-        0.1f32 + 0.2f32,
-    ];
+    let want = vec![core::f32::consts::PI, f32::EPSILON, f32::MAX, 1.0e-3, 10.0, core::f32::consts::E, -f32::MAX, 0.1f32 + 0.2f32];
     both("float_consts", EXACT, 0.0, &want, |rt| {
         let mut out = rt.zeros::<f32>(8).unwrap();
         rt.launch(float_consts, 1u32, (&mut out,)).run().unwrap();

@@ -63,17 +63,12 @@ fn shared_tree_reduction_sum_and_min() {
         let (da, db) = (rt.upload(&a).unwrap(), rt.upload(&b).unwrap());
         let mut s = rt.zeros::<u32>(groups).unwrap();
         let mut m = rt.zeros::<i32>(groups).unwrap();
-        rt.launch(tree_reduce, groups as u32, (&da, &db, &mut s, &mut m))
-            .run()
-            .unwrap();
+        rt.launch(tree_reduce, groups as u32, (&da, &db, &mut s, &mut m)).run().unwrap();
         let mut w = s.to_vec().unwrap();
         w.extend(m.to_vec().unwrap().into_iter().map(|x| x as u32));
         w
     });
-    let mut want: Vec<u32> = a
-        .chunks(256)
-        .map(|c| c.iter().fold(0u32, |s, x| s.wrapping_add(*x)))
-        .collect();
+    let mut want: Vec<u32> = a.chunks(256).map(|c| c.iter().fold(0u32, |s, x| s.wrapping_add(*x))).collect();
     want.extend(b.chunks(256).map(|c| *c.iter().min().unwrap() as u32));
     expect("tree_reduce", &got, &want);
 }
@@ -102,16 +97,11 @@ fn tree_reduce_f32(a: &[f32], out: &mut [f32]) {
 #[test]
 fn shared_tree_reduction_f32_exact_order() {
     let groups = 8usize;
-    let a: Vec<f32> = pseudo(groups * 128, 9)
-        .into_iter()
-        .map(|x| (x >> 8) as f32 * 1e-3 - 8000.0)
-        .collect();
+    let a: Vec<f32> = pseudo(groups * 128, 9).into_iter().map(|x| (x >> 8) as f32 * 1e-3 - 8000.0).collect();
     let got = both("tree_reduce_f32", |rt| {
         let d = rt.upload(&a).unwrap();
         let mut o = rt.zeros::<f32>(groups).unwrap();
-        rt.launch(tree_reduce_f32, groups as u32, (&d, &mut o))
-            .run()
-            .unwrap();
+        rt.launch(tree_reduce_f32, groups as u32, (&d, &mut o)).run().unwrap();
         o.to_vec().unwrap().into_iter().map(f32::to_bits).collect()
     });
     let want: Vec<u32> = a
@@ -185,24 +175,15 @@ fn host_stencil(a: &[u32], steps: u32) -> Vec<u32> {
 #[test]
 fn barriers_inside_for_ping_pong_stencil() {
     let groups = 4usize;
-    let a: Vec<u32> = pseudo(groups * 128, 11)
-        .into_iter()
-        .map(|x| x % 100_000)
-        .collect();
+    let a: Vec<u32> = pseudo(groups * 128, 11).into_iter().map(|x| x % 100_000).collect();
     for steps in [0u32, 1, 6, 7] {
         let got = both("stencil", |rt| {
             let d = rt.upload(&a).unwrap();
             let mut o = rt.zeros::<u32>(a.len()).unwrap();
-            rt.launch(stencil, groups as u32, (&d, &mut o, steps))
-                .run()
-                .unwrap();
+            rt.launch(stencil, groups as u32, (&d, &mut o, steps)).run().unwrap();
             o.to_vec().unwrap()
         });
-        expect(
-            &format!("stencil(steps={steps})"),
-            &got,
-            &host_stencil(&a, steps),
-        );
+        expect(&format!("stencil(steps={steps})"), &got, &host_stencil(&a, steps));
     }
 }
 
@@ -238,9 +219,7 @@ fn windows_into_shared_arrays() {
     let got = both("shared_windows", |rt| {
         let d = rt.upload(&a).unwrap();
         let mut o = rt.zeros::<u32>(a.len()).unwrap();
-        rt.launch(shared_windows, groups as u32, (&d, &mut o))
-            .run()
-            .unwrap();
+        rt.launch(shared_windows, groups as u32, (&d, &mut o)).run().unwrap();
         o.to_vec().unwrap()
     });
     let want: Vec<u32> = a
@@ -287,9 +266,7 @@ fn storage_barrier_orders_within_workgroup() {
         let d = rt.upload(&a).unwrap();
         let mut s = rt.zeros::<u32>(a.len()).unwrap();
         let mut o = rt.zeros::<u32>(a.len()).unwrap();
-        rt.launch(storage_neighbours, groups as u32, (&d, &mut s, &mut o))
-            .run()
-            .unwrap();
+        rt.launch(storage_neighbours, groups as u32, (&d, &mut s, &mut o)).run().unwrap();
         o.to_vec().unwrap()
     });
     let f = |x: u32| x.wrapping_mul(3).wrapping_add(1);
@@ -340,16 +317,7 @@ fn ids_in_2d_workgroups_and_grid() {
         for x in 0..w {
             let o = ((y * w + x) * 8) as usize;
             let (lx, ly) = (x % 8, y % 4);
-            want[o..o + 8].copy_from_slice(&[
-                x,
-                y,
-                0,
-                lx + 100 * ly,
-                x / 8 + 100 * (y / 4),
-                gx + 100 * gy + 10000,
-                ly * 8 + lx,
-                n as u32,
-            ]);
+            want[o..o + 8].copy_from_slice(&[x, y, 0, lx + 100 * ly, x / 8 + 100 * (y / 4), gx + 100 * gy + 10000, ly * 8 + lx, n as u32]);
         }
     }
     expect("ids_2d", &got, &want);
@@ -456,13 +424,7 @@ fn atomic_fetch_add_histogram() {
     let got = both("histogram", |rt| {
         let d = rt.upload(&v).unwrap();
         let mut bins = rt.zeros::<u32>(nb as usize).unwrap();
-        rt.launch(
-            histogram,
-            ld::Grid::cover(n as u64, 64),
-            (&d, &mut bins, nb),
-        )
-        .run()
-        .unwrap();
+        rt.launch(histogram, ld::Grid::cover(n as u64, 64), (&d, &mut bins, nb)).run().unwrap();
         bins.to_vec().unwrap()
     });
     let mut want = vec![0u32; nb as usize];
@@ -515,13 +477,7 @@ fn atomic_min_max_and_or_xor_swap_on_storage() {
         let mut im = rt.upload(&init_i).unwrap();
         let mut um = rt.upload(&init_u).unwrap();
         let mut olds = rt.zeros::<u32>(3).unwrap();
-        rt.launch(
-            atomic_ops,
-            ld::Grid::cover(n as u64, 64),
-            (&d, &mut im, &mut um, &mut olds),
-        )
-        .run()
-        .unwrap();
+        rt.launch(atomic_ops, ld::Grid::cover(n as u64, 64), (&d, &mut im, &mut um, &mut olds)).run().unwrap();
         let mut w: Vec<u32> = im.to_vec().unwrap().into_iter().map(|x| x as u32).collect();
         let um = um.to_vec().unwrap();
         let olds = olds.to_vec().unwrap();
@@ -591,9 +547,7 @@ fn compare_and_swap_single_winner() {
     let got = both("elect", |rt| {
         let mut f = rt.zeros::<u32>(1).unwrap();
         let mut w = rt.zeros::<u32>(3).unwrap();
-        rt.launch(elect, ld::Grid::cover(n as u64, 64), (&mut f, &mut w, n))
-            .run()
-            .unwrap();
+        rt.launch(elect, ld::Grid::cover(n as u64, 64), (&mut f, &mut w, n)).run().unwrap();
         let f = f.to_vec().unwrap()[0];
         let w = w.to_vec().unwrap();
         // the winner's id is scheduling-dependent: report whether it is consistent
@@ -640,9 +594,7 @@ fn atomic_op_with_atomic_argument() {
         let got = both("atomic_arg_is_atomic", |rt| {
             let mut a = rt.upload(&[5u32]).unwrap();
             let mut o = rt.upload(&[10u32]).unwrap();
-            rt.launch(atomic_arg_is_atomic, 1u32, (&mut a, &mut o))
-                .run()
-                .unwrap();
+            rt.launch(atomic_arg_is_atomic, 1u32, (&mut a, &mut o)).run().unwrap();
             o.to_vec().unwrap()
         });
         expect("atomic_arg_is_atomic", &got, &[15]);
@@ -656,13 +608,7 @@ fn shared_atomics_add_max_or() {
     let got = both("shared_atomic_mix", |rt| {
         let d = rt.upload(&v).unwrap();
         let mut o = rt.zeros::<u32>(36).unwrap();
-        rt.launch(
-            shared_atomic_mix,
-            ld::Grid::cover(n as u64, 64),
-            (&d, &mut o),
-        )
-        .run()
-        .unwrap();
+        rt.launch(shared_atomic_mix, ld::Grid::cover(n as u64, 64), (&d, &mut o)).run().unwrap();
         o.to_vec().unwrap()
     });
     let mut want = vec![0u32; 36];
@@ -710,12 +656,7 @@ mod particles {
 
     /// A struct literal with an array literal field.
     fn mirrored(p: Particle) -> Particle {
-        Particle {
-            pos: [-p.pos[0], p.pos[1]],
-            vel: [p.vel[1], p.vel[0]],
-            mass: p.mass,
-            id: p.id + 1000,
-        }
+        Particle { pos: [-p.pos[0], p.pos[1]], vel: [p.vel[1], p.vel[0]], mass: p.mass, id: p.id + 1000 }
     }
 
     /// In-place updates of fields of storage elements, a struct array in
@@ -775,61 +716,22 @@ fn struct_elements_and_shared_helper_in_module() {
     let got = both("particles", |rt| {
         let mut d = rt.upload(&ps).unwrap();
         let mut e = rt.zeros::<f32>(n).unwrap();
-        rt.launch(
-            particles::step,
-            ld::Grid::cover(n as u64, 64),
-            (&mut d, &mut e, dt),
-        )
-        .run()
-        .unwrap();
+        rt.launch(particles::step, ld::Grid::cover(n as u64, 64), (&mut d, &mut e, dt)).run().unwrap();
         let mut m = rt.zeros::<f32>(2 * n).unwrap();
-        rt.launch(
-            particles::measure,
-            ld::Grid::cover(n as u64, 64),
-            (&d, &mut m),
-        )
-        .run()
-        .unwrap();
+        rt.launch(particles::measure, ld::Grid::cover(n as u64, 64), (&d, &mut m)).run().unwrap();
         let back = d.to_vec().unwrap();
         assert_eq!(back.len(), n);
         // everything as words: the structs' fields, then both f32 outputs
-        let mut w: Vec<u32> = back
-            .iter()
-            .flat_map(|p| {
-                [
-                    p.pos[0].to_bits(),
-                    p.pos[1].to_bits(),
-                    p.vel[0].to_bits(),
-                    p.vel[1].to_bits(),
-                    p.mass.to_bits(),
-                    p.id,
-                ]
-            })
-            .collect();
+        let mut w: Vec<u32> =
+            back.iter().flat_map(|p| [p.pos[0].to_bits(), p.pos[1].to_bits(), p.vel[0].to_bits(), p.vel[1].to_bits(), p.mass.to_bits(), p.id]).collect();
         w.extend(e.to_vec().unwrap().into_iter().map(f32::to_bits));
         w.extend(m.to_vec().unwrap().into_iter().map(f32::to_bits));
         w
     });
-    let mut want: Vec<u32> = stepped
-        .iter()
-        .flat_map(|p| {
-            [
-                p.pos[0].to_bits(),
-                p.pos[1].to_bits(),
-                p.vel[0].to_bits(),
-                p.vel[1].to_bits(),
-                p.mass.to_bits(),
-                p.id,
-            ]
-        })
-        .collect();
+    let mut want: Vec<u32> =
+        stepped.iter().flat_map(|p| [p.pos[0].to_bits(), p.pos[1].to_bits(), p.vel[0].to_bits(), p.vel[1].to_bits(), p.mass.to_bits(), p.id]).collect();
     want.extend(stepped.iter().map(|p| kinetic(p).to_bits()));
-    want.extend(stepped.iter().flat_map(|p| {
-        [
-            kinetic(p).to_bits(),
-            (p.pos[0] + p.pos[1] + p.id as f32).to_bits(),
-        ]
-    }));
+    want.extend(stepped.iter().flat_map(|p| [kinetic(p).to_bits(), (p.pos[0] + p.pos[1] + p.id as f32).to_bits()]));
     expect("particles", &got, &want);
 }
 
@@ -837,74 +739,31 @@ fn struct_elements_and_shared_helper_in_module() {
 fn struct_field_updates_shared_structs_and_literals() {
     use particles::Particle;
     let n = 256usize; // a multiple of 64: nudge has no bounds check
-    let ps: Vec<Particle> = (0..n)
-        .map(|i| Particle {
-            pos: [i as f32, 0.5],
-            vel: [0.25 * (i % 4) as f32, -1.0],
-            mass: 1.5,
-            id: i as u32 * 3,
-        })
-        .collect();
+    let ps: Vec<Particle> = (0..n).map(|i| Particle { pos: [i as f32, 0.5], vel: [0.25 * (i % 4) as f32, -1.0], mass: 1.5, id: i as u32 * 3 }).collect();
     let got = both("nudge", |rt| {
         let mut d = rt.upload(&ps).unwrap();
         let mut o = rt.zeros::<Particle>(n).unwrap();
-        rt.launch(particles::nudge, (n / 64) as u32, (&mut d, &mut o))
-            .run()
-            .unwrap();
+        rt.launch(particles::nudge, (n / 64) as u32, (&mut d, &mut o)).run().unwrap();
         let words = |v: Vec<Particle>| -> Vec<u32> {
-            v.iter()
-                .flat_map(|p| {
-                    [
-                        p.pos[0].to_bits(),
-                        p.pos[1].to_bits(),
-                        p.vel[0].to_bits(),
-                        p.vel[1].to_bits(),
-                        p.mass.to_bits(),
-                        p.id,
-                    ]
-                })
-                .collect()
+            v.iter().flat_map(|p| [p.pos[0].to_bits(), p.pos[1].to_bits(), p.vel[0].to_bits(), p.vel[1].to_bits(), p.mass.to_bits(), p.id]).collect()
         };
         let mut w = words(d.to_vec().unwrap());
         w.extend(words(o.to_vec().unwrap()));
         w
     });
     let kinetic = |p: &Particle| 0.5 * p.mass * (p.vel[0] * p.vel[0] + p.vel[1] * p.vel[1]);
-    let nudged: Vec<Particle> = ps
-        .iter()
-        .map(|p| Particle {
-            pos: [p.pos[0] + 1.0, p.pos[1]],
-            vel: [p.vel[0], p.vel[1] - 0.5],
-            mass: p.mass * 2.0,
-            id: p.id + 1,
-        })
-        .collect();
+    let nudged: Vec<Particle> =
+        ps.iter().map(|p| Particle { pos: [p.pos[0] + 1.0, p.pos[1]], vel: [p.vel[0], p.vel[1] - 0.5], mass: p.mass * 2.0, id: p.id + 1 }).collect();
     let outs: Vec<Particle> = (0..n)
         .map(|i| {
             let nb = nudged[i / 64 * 64 + (i % 64 + 1) % 64];
-            let mut m = Particle {
-                pos: [-nb.pos[0], nb.pos[1]],
-                vel: [nb.vel[1], nb.vel[0]],
-                mass: nb.mass,
-                id: nb.id + 1000,
-            };
+            let mut m = Particle { pos: [-nb.pos[0], nb.pos[1]], vel: [nb.vel[1], nb.vel[0]], mass: nb.mass, id: nb.id + 1000 };
             m.vel[0] += kinetic(&nudged[i]);
             m
         })
         .collect();
     let words = |v: &[Particle]| -> Vec<u32> {
-        v.iter()
-            .flat_map(|p| {
-                [
-                    p.pos[0].to_bits(),
-                    p.pos[1].to_bits(),
-                    p.vel[0].to_bits(),
-                    p.vel[1].to_bits(),
-                    p.mass.to_bits(),
-                    p.id,
-                ]
-            })
-            .collect()
+        v.iter().flat_map(|p| [p.pos[0].to_bits(), p.pos[1].to_bits(), p.vel[0].to_bits(), p.vel[1].to_bits(), p.mass.to_bits(), p.id]).collect()
     };
     let mut want = words(&nudged);
     want.extend(words(&outs));
@@ -926,30 +785,14 @@ fn uniforms(out: &mut [u32], a: u32, b: i32, c: f32, n: u32) {
 #[test]
 fn uniform_params_of_all_three_types() {
     let n = 500usize;
-    for (a, b, c) in [
-        (3u32, -5i32, 1.5f32),
-        (u32::MAX, i32::MIN, -0.125),
-        (0, 0, 0.0),
-    ] {
+    for (a, b, c) in [(3u32, -5i32, 1.5f32), (u32::MAX, i32::MIN, -0.125), (0, 0, 0.0)] {
         let got = both("uniforms", |rt| {
             let mut o = rt.zeros::<u32>(n * 3 + 9).unwrap();
-            rt.launch(
-                uniforms,
-                ld::Grid::cover(n as u64, 64),
-                (&mut o, a, b, c, n as u32),
-            )
-            .run()
-            .unwrap();
+            rt.launch(uniforms, ld::Grid::cover(n as u64, 64), (&mut o, a, b, c, n as u32)).run().unwrap();
             o.to_vec().unwrap()
         });
         let mut want: Vec<u32> = (0..n as u32)
-            .flat_map(|i| {
-                [
-                    a.wrapping_mul(i).wrapping_add(7),
-                    b.wrapping_mul(i as i32).wrapping_sub(3) as u32,
-                    (c * i as f32 + 0.25).to_bits(),
-                ]
-            })
+            .flat_map(|i| [a.wrapping_mul(i).wrapping_add(7), b.wrapping_mul(i as i32).wrapping_sub(3) as u32, (c * i as f32 + 0.25).to_bits()])
             .collect();
         want.extend([0; 9]);
         expect(&format!("uniforms({a}, {b}, {c})"), &got, &want);
@@ -978,9 +821,5 @@ fn struct_with_a_long_array_field() {
         rt.launch(wide::fill, 1u32, (&mut b,)).run().unwrap();
         b.to_vec().unwrap()[0].a.to_vec()
     });
-    expect(
-        "wide struct",
-        &got,
-        &(0..40).map(|i| i * 3).collect::<Vec<u32>>(),
-    );
+    expect("wide struct", &got, &(0..40).map(|i| i * 3).collect::<Vec<u32>>());
 }

@@ -34,25 +34,13 @@ fn runtimes() -> Vec<Runtime> {
 
 fn check(rt: &Runtime, a: u32, b: u32, copies: Option<u32>) -> (Report, Vec<u32>) {
     let mut out = rt.zeros::<u32>(9).unwrap();
-    let opts = CheckOptions {
-        warp_size: 1,
-        copies,
-        ..Default::default()
-    };
-    let run = rt
-        .launch(pair_race, 1u32, (&mut out, a, b))
-        .mode(Mode::Check)
-        .check_options(opts)
-        .run()
-        .unwrap();
+    let opts = CheckOptions { warp_size: 1, copies, ..Default::default() };
+    let run = rt.launch(pair_race, 1u32, (&mut out, a, b)).mode(Mode::Check).check_options(opts).run().unwrap();
     (run.report.unwrap(), out.to_vec().unwrap())
 }
 
 fn ww(r: &Report) -> &ld::Race {
-    r.races
-        .iter()
-        .find(|x| x.kind == RaceKind::WriteWrite)
-        .unwrap_or_else(|| panic!("no write-write race:\n{r}"))
+    r.races.iter().find(|x| x.kind == RaceKind::WriteWrite).unwrap_or_else(|| panic!("no write-write race:\n{r}"))
 }
 
 #[test]
@@ -66,11 +54,7 @@ fn figure5_a_pair_is_found_in_the_first_round_where_its_digits_differ() {
             let race = ww(&r);
             assert_eq!(race.round, round, "{a}-{b} on {}:\n{r}", rt.backend());
             assert!(race.grouped, "{r}");
-            assert_eq!(
-                (race.units[0].warp, race.units[1].warp),
-                (Some(named.0), Some(named.1)),
-                "{r}"
-            );
+            assert_eq!((race.units[0].warp, race.units[1].warp), (Some(named.0), Some(named.1)), "{r}");
             assert_eq!(race.words, vec![(0, 1)]);
         }
     }
@@ -82,11 +66,7 @@ fn full_privatization_names_the_exact_pair_in_one_round() {
         let (r, _) = check(&rt, 1, 5, None);
         let race = ww(&r);
         assert_eq!((race.round, race.grouped), (1, false), "{r}");
-        assert_eq!(
-            (race.units[0].warp, race.units[1].warp),
-            (Some(1), Some(5)),
-            "{r}"
-        );
+        assert_eq!((race.units[0].warp, race.units[1].warp), (Some(1), Some(5)), "{r}");
     }
 }
 
@@ -103,10 +83,7 @@ fn verdicts_and_results_do_not_depend_on_the_copies() {
             assert!(!clean.has_races(), "false positive with m = {m}:\n{clean}");
             outs.push(out);
         }
-        assert!(
-            outs.iter().all(|o| *o == outs[0]),
-            "a race-free result must not depend on the copies: {outs:?}"
-        );
+        assert!(outs.iter().all(|o| *o == outs[0]), "a race-free result must not depend on the copies: {outs:?}");
         assert_eq!(outs[0][8], 4);
     }
 }
@@ -127,15 +104,8 @@ fn a_budget_for_fewer_copies_runs_rounds_and_one_too_small_names_the_bytes() {
     for rt in runtimes() {
         let run = |budget: u64, plan_only: bool| {
             let mut out = rt.zeros::<u32>(9).unwrap();
-            let opts = CheckOptions {
-                warp_size: 1,
-                memory_budget: Some(budget),
-                ..Default::default()
-            };
-            let l = rt
-                .launch(pair_race, 1u32, (&mut out, 1u32, 5u32))
-                .mode(Mode::Check)
-                .check_options(opts);
+            let opts = CheckOptions { warp_size: 1, memory_budget: Some(budget), ..Default::default() };
+            let l = rt.launch(pair_race, 1u32, (&mut out, 1u32, 5u32)).mode(Mode::Check).check_options(opts);
             if plan_only {
                 return l.plan().map(|p| (Some(p), None));
             }

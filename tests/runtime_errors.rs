@@ -44,21 +44,8 @@ fn wrong_argument_count_names_the_signature() {
     for rt in runtimes() {
         let src = rt.upload(&[1u32; 64]).unwrap();
         let (e, s) = msg(rt.launch(copy, 1u32, (&src,)).run());
-        assert!(
-            matches!(
-                e,
-                Error::ArgCount {
-                    expected: 3,
-                    given: 1,
-                    ..
-                }
-            ),
-            "{s}"
-        );
-        assert!(
-            s.contains("copy(src: &[u32], dst: &mut [u32], n: u32)"),
-            "{s}"
-        );
+        assert!(matches!(e, Error::ArgCount { expected: 3, given: 1, .. }), "{s}");
+        assert!(s.contains("copy(src: &[u32], dst: &mut [u32], n: u32)"), "{s}");
     }
 }
 
@@ -68,17 +55,7 @@ fn wrong_element_type_is_named() {
         let src = rt.upload(&[1.0f32; 64]).unwrap();
         let mut dst = rt.zeros::<u32>(64).unwrap();
         let (e, s) = msg(rt.launch(copy, 1u32, (&src, &mut dst, 64u32)).run());
-        assert!(
-            matches!(
-                e,
-                Error::Arg {
-                    index: 0,
-                    param: "src",
-                    ..
-                }
-            ),
-            "{s}"
-        );
+        assert!(matches!(e, Error::Arg { index: 0, param: "src", .. }), "{s}");
         assert!(s.contains("f32") && s.contains("u32"), "{s}");
     }
 }
@@ -89,17 +66,7 @@ fn written_buffer_must_be_passed_mut() {
         let src = rt.upload(&[1u32; 64]).unwrap();
         let dst = rt.zeros::<u32>(64).unwrap();
         let (e, s) = msg(rt.launch(copy, 1u32, (&src, &dst, 64u32)).run());
-        assert!(
-            matches!(
-                e,
-                Error::Arg {
-                    index: 1,
-                    param: "dst",
-                    ..
-                }
-            ),
-            "{s}"
-        );
+        assert!(matches!(e, Error::Arg { index: 1, param: "dst", .. }), "{s}");
         assert!(s.contains("&mut"), "{s}");
     }
 }
@@ -110,17 +77,7 @@ fn scalar_type_mismatch_and_literal_leniency() {
         let src = rt.upload(&[7u32; 64]).unwrap();
         let mut dst = rt.zeros::<u32>(64).unwrap();
         let (e, s) = msg(rt.launch(copy, 1u32, (&src, &mut dst, 1.5f32)).run());
-        assert!(
-            matches!(
-                e,
-                Error::Arg {
-                    index: 2,
-                    param: "n",
-                    ..
-                }
-            ),
-            "{s}"
-        );
+        assert!(matches!(e, Error::Arg { index: 2, param: "n", .. }), "{s}");
         let (_, s) = msg(rt.launch(copy, 1u32, (&src, &mut dst, -1)).run());
         assert!(s.contains("i32"), "{s}");
         // A non-negative i32 literal is accepted for a u32 parameter.
@@ -139,13 +96,8 @@ fn empty_buffers_and_bad_grids_are_rejected() {
         let src = rt.upload(&[1u32; 64]).unwrap();
         let (e, s) = msg(rt.launch(copy, 0u32, (&src, &mut dst, 64u32)).run());
         assert!(matches!(e, Error::Grid { .. }), "{s}");
-        let (e, s) = msg(rt
-            .launch(copy, Grid([1 << 20, 1, 1]), (&src, &mut dst, 64u32))
-            .run());
-        assert!(
-            matches!(e, Error::Grid { .. }) && s.contains("per dimension"),
-            "{s}"
-        );
+        let (e, s) = msg(rt.launch(copy, Grid([1 << 20, 1, 1]), (&src, &mut dst, 64u32)).run());
+        assert!(matches!(e, Error::Grid { .. }) && s.contains("per dimension"), "{s}");
     }
 }
 
@@ -164,25 +116,10 @@ fn out_of_bounds_names_invocation_buffer_index_and_line() {
     let rt = common::cpu();
     let mut dst = rt.zeros::<u32>(64).unwrap();
     let (e, s) = msg(rt.launch(off_by_one, 1u32, (&mut dst,)).run());
-    assert!(
-        matches!(
-            e,
-            Error::Fault {
-                kernel: "off_by_one",
-                ..
-            }
-        ),
-        "{s}"
-    );
+    assert!(matches!(e, Error::Fault { kernel: "off_by_one", .. }), "{s}");
     assert!(s.contains("global id (63, 0, 0)"), "{s}");
-    assert!(
-        s.contains("index 64") && s.contains("`dst`") && s.contains("length 64"),
-        "{s}"
-    );
-    assert!(
-        s.contains(&format!("line {}", line_of("dst[i + 1] = i;"))),
-        "{s}"
-    );
+    assert!(s.contains("index 64") && s.contains("`dst`") && s.contains("length 64"), "{s}");
+    assert!(s.contains(&format!("line {}", line_of("dst[i + 1] = i;"))), "{s}");
     assert!(s.contains("partial results"), "{s}");
 }
 
@@ -191,10 +128,7 @@ fn non_termination_is_reported_on_the_cpu() {
     let rt = common::cpu();
     let flag = rt.zeros::<u32>(1).unwrap();
     let mut out = rt.zeros::<u32>(1).unwrap();
-    let (e, s) = msg(rt
-        .launch(spin, 1u32, (&flag, &mut out))
-        .max_loop_iterations(10_000)
-        .run());
+    let (e, s) = msg(rt.launch(spin, 1u32, (&flag, &mut out)).max_loop_iterations(10_000).run());
     assert!(matches!(e, Error::Fault { .. }), "{s}");
     assert!(s.contains("never terminates") && s.contains("10000"), "{s}");
 }
@@ -204,28 +138,14 @@ fn buffer_write_keeps_length() {
     for rt in runtimes() {
         let mut b = rt.zeros::<u32>(4).unwrap();
         let e = b.write(&[1, 2, 3]).unwrap_err();
-        assert!(
-            matches!(
-                e,
-                Error::LengthMismatch {
-                    got: 4,
-                    expected: 3,
-                    ..
-                }
-            ),
-            "{e}"
-        );
+        assert!(matches!(e, Error::LengthMismatch { got: 4, expected: 3, .. }), "{e}");
         b.write(&[1, 2, 3, 4]).unwrap();
         assert_eq!(b.to_vec().unwrap(), vec![1, 2, 3, 4]);
     }
 }
 
 fn line_of(needle: &str) -> usize {
-    include_str!("runtime_errors.rs")
-        .lines()
-        .position(|l| l.contains(needle) && !l.contains("line_of"))
-        .unwrap()
-        + 1
+    include_str!("runtime_errors.rs").lines().position(|l| l.contains(needle) && !l.contains("line_of")).unwrap() + 1
 }
 
 /// Every workgroup writes its own 256 words.
@@ -241,33 +161,14 @@ fn check_mode_that_cannot_fit_names_the_limit_and_the_bytes() {
     for rt in runtimes() {
         // 256 workgroups x 256 words: 256 KiB of pages, four times the budget.
         let mut out = rt.zeros::<u32>(256 * 256).unwrap();
-        let opts = ld::CheckOptions {
-            memory_budget: Some(64 << 10),
-            ..Default::default()
-        };
-        let e = rt
-            .launch(fill_own, 256u32, (&mut out,))
-            .mode(ld::Mode::Check)
-            .check_options(opts)
-            .run()
-            .unwrap_err();
+        let opts = ld::CheckOptions { memory_budget: Some(64 << 10), ..Default::default() };
+        let e = rt.launch(fill_own, 256u32, (&mut out,)).mode(ld::Mode::Check).check_options(opts).run().unwrap_err();
         let s = e.to_string();
         assert!(matches!(e, Error::CheckMemory { limit: 65536, .. }), "{s}");
-        assert!(
-            s.contains("memory budget of 65536 bytes") && s.contains("needs"),
-            "{s}"
-        );
+        assert!(s.contains("memory budget of 65536 bytes") && s.contains("needs"), "{s}");
         // The same launch checks within a budget four times larger.
-        let opts = ld::CheckOptions {
-            memory_budget: Some(1 << 20),
-            ..Default::default()
-        };
-        let r = rt
-            .launch(fill_own, 256u32, (&mut out,))
-            .mode(ld::Mode::Check)
-            .check_options(opts)
-            .run()
-            .unwrap();
+        let opts = ld::CheckOptions { memory_budget: Some(1 << 20), ..Default::default() };
+        let r = rt.launch(fill_own, 256u32, (&mut out,)).mode(ld::Mode::Check).check_options(opts).run().unwrap();
         assert!(!r.report.unwrap().has_races());
     }
 }

@@ -55,13 +55,7 @@ fn sample<A: App>(size: f64) {
             let v = app.verify().unwrap();
             // A racy variant's native output depends on the schedule (backprop's
             // write-back lands before or after another workgroup reads it).
-            assert!(
-                v.ok || !fixed,
-                "{} (fixed: {fixed}) on {}: {}",
-                A::NAME,
-                rt.backend(),
-                v.detail
-            );
+            assert!(v.ok || !fixed, "{} (fixed: {fixed}) on {}: {}", A::NAME, rt.backend(), v.detail);
             let reports = app.run(&rt, &f, Mode::Check).unwrap();
             let row = Row::from_reports::<A>(&reports, 0.0, 0.0, 0.0);
             if fixed {
@@ -70,38 +64,17 @@ fn sample<A: App>(size: f64) {
                     "{} --fixed reports races on {}:\n{}",
                     A::NAME,
                     rt.backend(),
-                    reports
-                        .iter()
-                        .map(|r| r.to_string())
-                        .collect::<Vec<_>>()
-                        .join("\n")
+                    reports.iter().map(|r| r.to_string()).collect::<Vec<_>>().join("\n")
                 );
             } else if A::DIFFERS.is_empty() {
-                assert_eq!(
-                    row.matches(),
-                    (true, true, true),
-                    "{}: {} {} {} vs the paper's {:?}",
-                    A::NAME,
-                    row.race,
-                    row.kind(),
-                    row.scope(),
-                    A::PAPER
-                );
+                assert_eq!(row.matches(), (true, true, true), "{}: {} {} {} vs the paper's {:?}", A::NAME, row.race, row.kind(), row.scope(), A::PAPER);
             }
-            verdicts.push((
-                fixed,
-                reports.iter().map(|r| r.verdict()).collect::<Vec<_>>(),
-            ));
+            verdicts.push((fixed, reports.iter().map(|r| r.verdict()).collect::<Vec<_>>()));
         }
     }
     let half = verdicts.len() / 2;
     for i in half..verdicts.len() {
-        assert_eq!(
-            verdicts[i],
-            verdicts[i - half],
-            "{}: GPU and CPU reports differ",
-            A::NAME
-        );
+        assert_eq!(verdicts[i], verdicts[i - half], "{}: GPU and CPU reports differ", A::NAME);
     }
 }
 

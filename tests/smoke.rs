@@ -35,13 +35,7 @@ fn smoke() {
         let b: Vec<f32> = (0..n).map(|i| 2.0 * i as f32).collect();
         let (da, db) = (rt.upload(&a).unwrap(), rt.upload(&b).unwrap());
         let mut out = rt.zeros::<f32>(n).unwrap();
-        rt.launch(
-            vadd,
-            ld::Grid::cover(n as u64, 64),
-            (&da, &db, &mut out, n as u32),
-        )
-        .run()
-        .unwrap();
+        rt.launch(vadd, ld::Grid::cover(n as u64, 64), (&da, &db, &mut out, n as u32)).run().unwrap();
         let got = out.to_vec().unwrap();
         assert_eq!(got[999], 2997.0, "{:?}", rt.backend());
 

@@ -17,10 +17,7 @@ pub fn kernel(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
 /// `#[ld::kernels]` on proc_macro2 tokens.
 pub fn kernels(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
     if !attr.is_empty() {
-        return Err(syn::Error::new(
-            Span::call_site(),
-            "`#[ld::kernels]` takes no arguments",
-        ));
+        return Err(syn::Error::new(Span::call_site(), "`#[ld::kernels]` takes no arguments"));
     }
     kernels_mod(syn::parse2(item)?)
 }
@@ -28,18 +25,7 @@ pub fn kernels(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream>
 /// The typed IR of an `#[ld::kernel]` function with its nested items.
 pub fn fn_module(attr: TokenStream, f: &syn::ItemFn) -> syn::Result<Module> {
     let attr = KernelAttr::parse(attr)?;
-    let items: Vec<&syn::Item> = f
-        .block
-        .stmts
-        .iter()
-        .filter_map(|s| {
-            if let syn::Stmt::Item(i) = s {
-                Some(i)
-            } else {
-                None
-            }
-        })
-        .collect();
+    let items: Vec<&syn::Item> = f.block.stmts.iter().filter_map(|s| if let syn::Stmt::Item(i) = s { Some(i) } else { None }).collect();
     check_items(&items)?;
     parse::module(&items, f, &attr)
 }
@@ -47,10 +33,7 @@ pub fn fn_module(attr: TokenStream, f: &syn::ItemFn) -> syn::Result<Module> {
 /// The typed IR of a `#[kernel]` function of an `#[ld::kernels]` module
 /// (`items`: the module's other items), and the function without that
 /// attribute.
-pub fn mod_kernel_module(
-    items: &[&syn::Item],
-    f: &syn::ItemFn,
-) -> syn::Result<(syn::ItemFn, Module)> {
+pub fn mod_kernel_module(items: &[&syn::Item], f: &syn::ItemFn) -> syn::Result<(syn::ItemFn, Module)> {
     let attr = kernel_attr(f)?;
     let mut f = f.clone();
     f.attrs.retain(|a| !a.path().is_ident("kernel"));
@@ -68,11 +51,7 @@ pub fn mod_items(content: &[syn::Item]) -> syn::Result<Vec<&syn::Item>> {
 
 pub fn kernel_fn(attr: TokenStream, f: syn::ItemFn) -> syn::Result<TokenStream> {
     let module = fn_module(attr, &f)?;
-    let structs = module
-        .structs
-        .iter()
-        .map(|s| struct_impls(&module, s, true))
-        .collect::<Vec<_>>();
+    let structs = module.structs.iter().map(|s| struct_impls(&module, s, true)).collect::<Vec<_>>();
     let kernel = kernel_impl(&module, &f)?;
     let k = kernel_struct(&f);
     Ok(quote! {
@@ -87,10 +66,7 @@ pub fn kernel_fn(attr: TokenStream, f: syn::ItemFn) -> syn::Result<TokenStream> 
 
 pub fn kernels_mod(m: syn::ItemMod) -> syn::Result<TokenStream> {
     let Some((_, content)) = &m.content else {
-        return Err(syn::Error::new(
-            m.span(),
-            "`#[ld::kernels]` needs an inline module: `mod name { ... }`",
-        ));
+        return Err(syn::Error::new(m.span(), "`#[ld::kernels]` needs an inline module: `mod name { ... }`"));
     };
     let items = mod_items(content)?;
     let mut out = Vec::new();
@@ -116,15 +92,9 @@ pub fn kernels_mod(m: syn::ItemMod) -> syn::Result<TokenStream> {
         }
     }
     let Some(module) = first else {
-        return Err(syn::Error::new(
-            m.span(),
-            "this module has no `#[kernel(workgroup_size = N)]` function",
-        ));
+        return Err(syn::Error::new(m.span(), "this module has no `#[kernel(workgroup_size = N)]` function"));
     };
-    let impls = module
-        .structs
-        .iter()
-        .map(|s| struct_impls(&module, s, false));
+    let impls = module.structs.iter().map(|s| struct_impls(&module, s, false));
     let (vis, ident, attrs) = (&m.vis, &m.ident, &m.attrs);
     let structs_fixed: Vec<TokenStream> = out
         .into_iter()
@@ -188,17 +158,10 @@ pub fn is_kernel_fn(i: &syn::Item) -> bool {
 }
 
 fn kernel_attr(f: &syn::ItemFn) -> syn::Result<KernelAttr> {
-    let a = f
-        .attrs
-        .iter()
-        .find(|a| a.path().is_ident("kernel"))
-        .unwrap();
+    let a = f.attrs.iter().find(|a| a.path().is_ident("kernel")).unwrap();
     match &a.meta {
         syn::Meta::List(l) => KernelAttr::parse(l.tokens.clone()),
-        _ => Err(syn::Error::new(
-            a.span(),
-            "write `#[kernel(workgroup_size = N)]`",
-        )),
+        _ => Err(syn::Error::new(a.span(), "write `#[kernel(workgroup_size = N)]`")),
     }
 }
 
@@ -206,12 +169,7 @@ fn check_items(items: &[&syn::Item]) -> syn::Result<()> {
     for it in items {
         match it {
             syn::Item::Fn(_) | syn::Item::Const(_) | syn::Item::Struct(_) | syn::Item::Use(_) => {}
-            other => {
-                return Err(syn::Error::new(
-                    other.span(),
-                    "only helper `fn`s, `const`s and `struct`s may appear alongside kernels",
-                ))
-            }
+            other => return Err(syn::Error::new(other.span(), "only helper `fn`s, `const`s and `struct`s may appear alongside kernels")),
         }
     }
     Ok(())
@@ -293,18 +251,15 @@ fn kernel_impl(m: &Module, f: &syn::ItemFn) -> syn::Result<TokenStream> {
         MemRef::Shared(a) => quote!(__ld::TargetPlace::Shared(#a)),
         MemRef::FnSlice(_) => unreachable!("targets are kernel memories"),
     });
-    let barriers = wgsl::barriers(m)
-        .into_iter()
-        .enumerate()
-        .map(|(index, (kind, span))| {
-            let id = index as u32;
-            let kind = match kind {
-                BarrierKind::Workgroup => quote!(__ld::BarrierKind::Workgroup),
-                BarrierKind::Storage => quote!(__ld::BarrierKind::Storage),
-            };
-            let line = quote::quote_spanned!(span=> line!());
-            quote!(__ld::BarrierInfo { id: #id, kind: #kind, line: #line })
-        });
+    let barriers = wgsl::barriers(m).into_iter().enumerate().map(|(index, (kind, span))| {
+        let id = index as u32;
+        let kind = match kind {
+            BarrierKind::Workgroup => quote!(__ld::BarrierKind::Workgroup),
+            BarrierKind::Storage => quote!(__ld::BarrierKind::Storage),
+        };
+        let line = quote::quote_spanned!(span=> line!());
+        quote!(__ld::BarrierInfo { id: #id, kind: #kind, line: #line })
+    });
     let atomic_results = analysis::targets::uses_atomic_results(m);
     let [x, y, z] = k.workgroup_size;
     Ok(quote! {
@@ -335,11 +290,7 @@ fn kernel_impl(m: &Module, f: &syn::ItemFn) -> syn::Result<TokenStream> {
 /// runtime's element trait, and word-level access for the CPU twin.
 fn struct_impls(m: &Module, s: &StructDef, define: bool) -> TokenStream {
     let name = format_ident!("{}", s.name);
-    let fields: Vec<_> = s
-        .fields
-        .iter()
-        .map(|(n, _)| format_ident!("{}", n))
-        .collect();
+    let fields: Vec<_> = s.fields.iter().map(|(n, _)| format_ident!("{}", n)).collect();
     let tys: Vec<_> = s.fields.iter().map(|(_, t)| cpu::rust_type(m, t)).collect();
     let mut offs = Vec::new();
     let mut o = 0u32;

@@ -24,16 +24,12 @@ use proc_macro::TokenStream;
 /// KERNELS.md for the supported Rust subset.
 #[proc_macro_attribute]
 pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
-    expand::kernel(attr.into(), item.into())
-        .unwrap_or_else(|e| e.to_compile_error())
-        .into()
+    expand::kernel(attr.into(), item.into()).unwrap_or_else(|e| e.to_compile_error()).into()
 }
 
 /// A module of kernels sharing helpers, structs and consts: kernels inside
 /// are marked `#[kernel(workgroup_size = N)]`.
 #[proc_macro_attribute]
 pub fn kernels(attr: TokenStream, item: TokenStream) -> TokenStream {
-    expand::kernels(attr.into(), item.into())
-        .unwrap_or_else(|e| e.to_compile_error())
-        .into()
+    expand::kernels(attr.into(), item.into()).unwrap_or_else(|e| e.to_compile_error()).into()
 }

@@ -34,25 +34,13 @@ impl<T: Element> Buffer<T> {
     pub(crate) fn gpu_from(ctx: &Arc<GpuContext>, data: &[T]) -> Result<Self> {
         let elem = std::any::type_name::<T>();
         let buf = gpu::upload(ctx, bytemuck::cast_slice(data), elem, data.len())?;
-        Ok(Self::wrap(
-            Store::Gpu {
-                buf,
-                ctx: ctx.clone(),
-            },
-            data.len(),
-        ))
+        Ok(Self::wrap(Store::Gpu { buf, ctx: ctx.clone() }, data.len()))
     }
 
     pub(crate) fn gpu_zeroed(ctx: &Arc<GpuContext>, len: usize) -> Result<Self> {
         let elem = std::any::type_name::<T>();
         let buf = gpu::zeroed(ctx, (len * std::mem::size_of::<T>()) as u64, elem, len)?;
-        Ok(Self::wrap(
-            Store::Gpu {
-                buf,
-                ctx: ctx.clone(),
-            },
-            len,
-        ))
+        Ok(Self::wrap(Store::Gpu { buf, ctx: ctx.clone() }, len))
     }
 
     pub(crate) fn cpu_from(data: &[T]) -> Self {
@@ -62,12 +50,7 @@ impl<T: Element> Buffer<T> {
     }
 
     fn wrap(store: Store, len: usize) -> Self {
-        Buffer {
-            store,
-            id: NEXT_ID.fetch_add(1, Relaxed),
-            len,
-            _t: PhantomData,
-        }
+        Buffer { store, id: NEXT_ID.fetch_add(1, Relaxed), len, _t: PhantomData }
     }
 
     /// Number of elements.
@@ -96,11 +79,7 @@ impl<T: Element> Buffer<T> {
     /// Overwrites the contents; `data` must have the buffer's length.
     pub fn write(&mut self, data: &[T]) -> Result<()> {
         if data.len() != self.len {
-            return Err(Error::LengthMismatch {
-                what: format!("this buffer of {}", std::any::type_name::<T>()),
-                got: self.len,
-                expected: data.len(),
-            });
+            return Err(Error::LengthMismatch { what: format!("this buffer of {}", std::any::type_name::<T>()), got: self.len, expected: data.len() });
         }
         match &self.store {
             Store::Gpu { buf, ctx } => {
@@ -128,12 +107,6 @@ impl<T: Element> Buffer<T> {
 
 impl<T: Element> std::fmt::Debug for Buffer<T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "Buffer<{}>[{}] on {}",
-            std::any::type_name::<T>(),
-            self.len,
-            self.location()
-        )
+        write!(f, "Buffer<{}>[{}] on {}", std::any::type_name::<T>(), self.len, self.location())
     }
 }

@@ -15,61 +15,26 @@ pub enum Error {
     #[error("LD_BACKEND={0:?} is not a backend: use `gpu` or `cpu`")]
     BadBackendEnv(String),
 
-    #[error(
-        "kernel `{kernel}` takes {expected} arguments, {given} given; its signature is {signature}"
-    )]
-    ArgCount {
-        kernel: &'static str,
-        expected: usize,
-        given: usize,
-        signature: String,
-    },
+    #[error("kernel `{kernel}` takes {expected} arguments, {given} given; its signature is {signature}")]
+    ArgCount { kernel: &'static str, expected: usize, given: usize, signature: String },
 
     #[error("argument {index} of `{kernel}` (`{param}: {expected}`): {problem}")]
-    Arg {
-        kernel: &'static str,
-        index: usize,
-        param: &'static str,
-        expected: String,
-        problem: String,
-    },
+    Arg { kernel: &'static str, index: usize, param: &'static str, expected: String, problem: String },
 
     #[error("grid {grid:?} for `{kernel}`: {problem}")]
-    Grid {
-        kernel: &'static str,
-        grid: [u32; 3],
-        problem: String,
-    },
+    Grid { kernel: &'static str, grid: [u32; 3], problem: String },
 
     #[error("buffer of {len} elements of `{elem}` ({bytes} bytes) exceeds the device's limit of {limit} bytes per storage binding; split the data or use a device with a larger `max_storage_buffer_binding_size`")]
-    BufferTooLarge {
-        elem: &'static str,
-        len: usize,
-        bytes: u64,
-        limit: u64,
-    },
+    BufferTooLarge { elem: &'static str, len: usize, bytes: u64, limit: u64 },
 
     #[error("{what} has {got} elements but {expected} were given; buffers keep their length, create a new one to resize")]
-    LengthMismatch {
-        what: String,
-        got: usize,
-        expected: usize,
-    },
+    LengthMismatch { what: String, got: usize, expected: usize },
 
     #[error("kernel `{kernel}` faulted on the CPU executor in invocation {invocation}: {fault}\n  {effects}")]
-    Fault {
-        kernel: &'static str,
-        invocation: String,
-        fault: String,
-        effects: String,
-    },
+    Fault { kernel: &'static str, invocation: String, fault: String, effects: String },
 
     #[error("kernel `{kernel}` did not finish within {timeout:?} on {adapter}: it may never terminate. Run it with LD_BACKEND=cpu to find the looping invocation, or raise the limit (LD_GPU_TIMEOUT_SECS). The device may be unusable now; buffers written by this launch hold undefined contents")]
-    Timeout {
-        kernel: &'static str,
-        timeout: Duration,
-        adapter: String,
-    },
+    Timeout { kernel: &'static str, timeout: Duration, adapter: String },
 
     #[error("the GPU device was lost{during}: {reason}. Buffers on it are gone; create a new Runtime (or use LD_BACKEND=cpu)")]
     DeviceLost { during: String, reason: String },
@@ -78,28 +43,13 @@ pub enum Error {
     Wgpu { what: String, message: String },
 
     #[error("check mode of `{kernel}` needs {needed} bytes for {what}, more than the {limit_name} of {limit} bytes: {advice}")]
-    CheckMemory {
-        kernel: &'static str,
-        what: String,
-        needed: u64,
-        limit: u64,
-        limit_name: &'static str,
-        advice: String,
-    },
+    CheckMemory { kernel: &'static str, what: String, needed: u64, limit: u64, limit_name: &'static str, advice: String },
 
     #[error("kernel `{kernel}`: barrier divergence in workgroup {workgroup:?}: {detail}; every invocation of a workgroup must reach the same barriers (on a GPU this hangs or corrupts memory)")]
-    Divergence {
-        kernel: &'static str,
-        workgroup: [u32; 3],
-        detail: String,
-    },
+    Divergence { kernel: &'static str, workgroup: [u32; 3], detail: String },
 
     #[error("kernel `{kernel}` in {mode}: the device ({adapter}) cut loops short: lavapipe ends the loops of an invocation once they have run 65535 iterations in all, and {mode} runs each region twice and checks it with loops of its own; the results would be wrong, so none are given. Run it on a GPU, on the CPU reference (LD_BACKEND=cpu), or with less work per invocation")]
-    LoopLimit {
-        kernel: &'static str,
-        mode: &'static str,
-        adapter: String,
-    },
+    LoopLimit { kernel: &'static str, mode: &'static str, adapter: String },
 
     #[error("{0}")]
     Unsupported(String),

@@ -54,19 +54,12 @@ impl KernelInfo {
     }
 
     pub fn uniform_count(&self) -> usize {
-        self.params
-            .iter()
-            .filter(|p| matches!(p.kind, ParamKind::Uniform { .. }))
-            .count()
+        self.params.iter().filter(|p| matches!(p.kind, ParamKind::Uniform { .. })).count()
     }
 
     /// `name(a: &[f32], out: &mut [f32], n: u32)`, for error messages.
     pub fn signature(&self) -> String {
-        let ps: Vec<String> = self
-            .params
-            .iter()
-            .map(|p| format!("{}: {}", p.name, p.kind))
-            .collect();
+        let ps: Vec<String> = self.params.iter().map(|p| format!("{}: {}", p.name, p.kind)).collect();
         format!("{}({})", self.name, ps.join(", "))
     }
 }
@@ -104,14 +97,8 @@ pub enum ParamKind {
 impl std::fmt::Display for ParamKind {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            ParamKind::Storage {
-                elem,
-                writable: true,
-            } => write!(f, "&mut [{}]", elem.name),
-            ParamKind::Storage {
-                elem,
-                writable: false,
-            } => write!(f, "&[{}]", elem.name),
+            ParamKind::Storage { elem, writable: true } => write!(f, "&mut [{}]", elem.name),
+            ParamKind::Storage { elem, writable: false } => write!(f, "&[{}]", elem.name),
             ParamKind::Atomic { elem } => write!(f, "&[Atomic{}]", elem.name.to_uppercase()),
             ParamKind::Uniform { scalar } => write!(f, "{scalar}"),
         }

@@ -207,21 +207,8 @@ pub struct Launch<'a> {
 }
 
 impl<'a> Launch<'a> {
-    pub(crate) fn new(
-        rt: &'a Runtime,
-        info: &'static KernelInfo,
-        grid: Grid,
-        args: Vec<Arg<'a>>,
-    ) -> Self {
-        Launch {
-            rt,
-            info,
-            grid,
-            args,
-            mode: Mode::Native,
-            fuel: None,
-            check: CheckOptions::default(),
-        }
+    pub(crate) fn new(rt: &'a Runtime, info: &'static KernelInfo, grid: Grid, args: Vec<Arg<'a>>) -> Self {
+        Launch { rt, info, grid, args, mode: Mode::Native, fuel: None, check: CheckOptions::default() }
     }
 
     pub fn mode(mut self, mode: Mode) -> Self {
@@ -258,10 +245,7 @@ impl<'a> Launch<'a> {
                     .enumerate()
                     .filter_map(|(i, a)| match a {
                         Arg::Buffer(b) => match b.store {
-                            Store::Gpu { buf, .. } => Some(GpuBinding {
-                                param: i,
-                                buffer: buf,
-                            }),
+                            Store::Gpu { buf, .. } => Some(GpuBinding { param: i, buffer: buf }),
                             Store::Cpu(_) => None,
                         },
                         _ => None,
@@ -274,13 +258,7 @@ impl<'a> Launch<'a> {
                 start.elapsed()
             }
         };
-        Ok(Run {
-            backend: self.rt.backend(),
-            mode: self.mode,
-            elapsed,
-            report: None,
-            stats: None,
-        })
+        Ok(Run { backend: self.rt.backend(), mode: self.mode, elapsed, report: None, stats: None })
     }
 
     /// Check mode's plan for this launch (copies, rounds, batches, bytes,
@@ -288,15 +266,7 @@ impl<'a> Launch<'a> {
     pub fn plan(&self) -> Result<Plan> {
         self.check()?;
         self.check_warp_size()?;
-        Ok(engine::plan(
-            self.info,
-            self.grid.0,
-            &self.target_words(),
-            &self.check,
-            self.limits(),
-            self.mode == Mode::Deterministic,
-        )?
-        .plan)
+        Ok(engine::plan(self.info, self.grid.0, &self.target_words(), &self.check, self.limits(), self.mode == Mode::Deterministic)?.plan)
     }
 
     /// Words of each target (buffer lengths, shared array sizes).
@@ -309,9 +279,7 @@ impl<'a> Launch<'a> {
                     Arg::Buffer(b) => b.len as u64 * b.elem_words as u64,
                     _ => 0,
                 },
-                TargetPlace::Shared(a) => {
-                    (self.info.shared[a].len * self.info.shared[a].elem_words) as u64
-                }
+                TargetPlace::Shared(a) => (self.info.shared[a].len * self.info.shared[a].elem_words) as u64,
             })
             .collect()
     }
@@ -329,7 +297,10 @@ impl<'a> Launch<'a> {
         let wg = self.info.invocations_per_workgroup();
         let w = self.check.warp_size;
         if w == 0 || !w.is_power_of_two() || w > wg {
-            return Err(Error::Unsupported(format!("warp size {w}: it must be a power of two no larger than the workgroup ({wg} invocations of `{}`)", self.info.name)));
+            return Err(Error::Unsupported(format!(
+                "warp size {w}: it must be a power of two no larger than the workgroup ({wg} invocations of `{}`)",
+                self.info.name
+            )));
         }
         Ok(())
     }
@@ -340,24 +311,14 @@ impl<'a> Launch<'a> {
         let deterministic = self.mode == Mode::Deterministic;
         let words = self.target_words();
         let limits = self.limits();
-        let layout = engine::plan(
-            self.info,
-            self.grid.0,
-            &words,
-            &self.check,
-            limits,
-            deterministic,
-        )?;
+        let layout = engine::plan(self.info, self.grid.0, &words, &self.check, limits, deterministic)?;
         let (checked, stats) = match &self.rt.gpu {
             Some(ctx) => {
                 let buffers = self
                     .args
                     .iter()
                     .map(|a| match a {
-                        Arg::Buffer(BufArg {
-                            store: Store::Gpu { buf, .. },
-                            ..
-                        }) => Some(buf),
+                        Arg::Buffer(BufArg { store: Store::Gpu { buf, .. }, .. }) => Some(buf),
                         _ => None,
                     })
                     .collect();
@@ -387,13 +348,7 @@ impl<'a> Launch<'a> {
             r.stats = Some(stats);
             r
         });
-        Ok(Run {
-            backend: self.rt.backend(),
-            mode: self.mode,
-            elapsed,
-            report,
-            stats: Some(stats),
-        })
+        Ok(Run { backend: self.rt.backend(), mode: self.mode, elapsed, report, stats: Some(stats) })
     }
 
     /// Check or deterministic mode over a backend.
@@ -405,10 +360,7 @@ impl<'a> Launch<'a> {
         limits: Limits,
     ) -> Result<(Option<engine::Checked>, engine::Stats)> {
         if self.mode == Mode::Deterministic {
-            return Ok((
-                None,
-                engine::deterministic(b, layout, words, &self.check, limits)?,
-            ));
+            return Ok((None, engine::deterministic(b, layout, words, &self.check, limits)?));
         }
         let c = engine::check(b, layout, words, &self.check, limits)?;
         let stats = c.stats;
@@ -426,31 +378,14 @@ impl<'a> Launch<'a> {
             .iter()
             .map(|a| match a {
                 Arg::Buffer(b) => match b.store {
-                    Store::Cpu(words) => Some(StorageView {
-                        words,
-                        elem_words: b.elem_words,
-                        len: b.len as u32,
-                    }),
+                    Store::Cpu(words) => Some(StorageView { words, elem_words: b.elem_words, len: b.len as u32 }),
                     Store::Gpu { .. } => None,
                 },
                 _ => None,
             })
             .collect();
-        let fuel = self
-            .fuel
-            .or_else(|| {
-                std::env::var("LD_CPU_FUEL")
-                    .ok()
-                    .and_then(|s| s.parse().ok())
-            })
-            .unwrap_or(1u64 << 28);
-        CpuLaunch {
-            info: self.info,
-            grid: self.grid.0,
-            storage,
-            uniforms,
-            fuel,
-        }
+        let fuel = self.fuel.or_else(|| std::env::var("LD_CPU_FUEL").ok().and_then(|s| s.parse().ok())).unwrap_or(1u64 << 28);
+        CpuLaunch { info: self.info, grid: self.grid.0, storage, uniforms, fuel }
     }
 
     fn fault(&self, e: executor::WorkgroupError, fuel: u64) -> Error {
@@ -459,25 +394,18 @@ impl<'a> Launch<'a> {
                 .info
                 .params
                 .iter()
-                .filter(|p| {
-                    matches!(
-                        p.kind,
-                        ParamKind::Storage { writable: true, .. } | ParamKind::Atomic { .. }
-                    )
-                })
+                .filter(|p| matches!(p.kind, ParamKind::Storage { writable: true, .. } | ParamKind::Atomic { .. }))
                 .map(|p| p.name)
                 .collect();
             let effects = if written.is_empty() {
                 "no buffer was written".to_string()
             } else {
-                format!("the buffers this kernel writes ({}) may hold partial results: other workgroups ran before and alongside the faulting one", written.join(", "))
+                format!(
+                    "the buffers this kernel writes ({}) may hold partial results: other workgroups ran before and alongside the faulting one",
+                    written.join(", ")
+                )
             };
-            Error::Fault {
-                kernel: self.info.name,
-                invocation: e.invocation(self.info),
-                fault: e.describe(self.info, fuel),
-                effects,
-            }
+            Error::Fault { kernel: self.info.name, invocation: e.invocation(self.info), fault: e.describe(self.info, fuel), effects }
         }
     }
 
@@ -485,77 +413,42 @@ impl<'a> Launch<'a> {
     fn check(&self) -> Result<Vec<u32>> {
         let info = self.info;
         if self.args.len() != info.params.len() {
-            return Err(Error::ArgCount {
-                kernel: info.name,
-                expected: info.params.len(),
-                given: self.args.len(),
-                signature: info.signature(),
-            });
+            return Err(Error::ArgCount { kernel: info.name, expected: info.params.len(), given: self.args.len(), signature: info.signature() });
         }
         self.check_grid()?;
         let mut uniforms = Vec::new();
         for (i, (p, a)) in info.params.iter().zip(&self.args).enumerate() {
-            let err = |problem: String| Error::Arg {
-                kernel: info.name,
-                index: i,
-                param: p.name,
-                expected: p.kind.to_string(),
-                problem,
-            };
+            let err = |problem: String| Error::Arg { kernel: info.name, index: i, param: p.name, expected: p.kind.to_string(), problem };
             match (&p.kind, a) {
                 (ParamKind::Storage { elem, writable }, Arg::Buffer(b)) => {
                     self.check_buffer(b, elem.type_id, elem.name, &err)?;
                     if *writable && !b.exclusive {
-                        return Err(err(format!(
-                            "the kernel writes `{}`: pass it as `&mut`",
-                            p.name
-                        )));
+                        return Err(err(format!("the kernel writes `{}`: pass it as `&mut`", p.name)));
                     }
                 }
                 (ParamKind::Atomic { elem }, Arg::Buffer(b)) => {
                     self.check_buffer(b, elem.type_id, elem.name, &err)?;
                     if !b.exclusive {
-                        return Err(err(format!(
-                            "atomics write `{}`: pass it as `&mut`",
-                            p.name
-                        )));
+                        return Err(err(format!("atomics write `{}`: pass it as `&mut`", p.name)));
                     }
                 }
-                (ParamKind::Uniform { scalar }, a) => uniforms.push(
-                    scalar_word(*scalar, a).ok_or_else(|| err(format!("got {}", a.describe())))?,
-                ),
-                (_, a) => {
-                    return Err(err(format!(
-                        "got {}; buffers are passed as `&buf` or `&mut buf`",
-                        a.describe()
-                    )))
-                }
+                (ParamKind::Uniform { scalar }, a) => uniforms.push(scalar_word(*scalar, a).ok_or_else(|| err(format!("got {}", a.describe())))?),
+                (_, a) => return Err(err(format!("got {}; buffers are passed as `&buf` or `&mut buf`", a.describe()))),
             }
         }
         self.check_aliasing()?;
         Ok(uniforms)
     }
 
-    fn check_buffer(
-        &self,
-        b: &BufArg,
-        want: fn() -> TypeId,
-        want_name: &str,
-        err: &dyn Fn(String) -> Error,
-    ) -> Result<()> {
+    fn check_buffer(&self, b: &BufArg, want: fn() -> TypeId, want_name: &str, err: &dyn Fn(String) -> Error) -> Result<()> {
         if b.elem != want() {
-            return Err(err(format!(
-                "got a buffer of `{}`, the kernel reads `{want_name}`",
-                b.elem_name
-            )));
+            return Err(err(format!("got a buffer of `{}`, the kernel reads `{want_name}`", b.elem_name)));
         }
         if b.len == 0 {
             return Err(err("the buffer is empty; bindings need at least one element (wgpu cannot bind zero bytes)".into()));
         }
         if b.len > u32::MAX as usize {
-            return Err(err(
-                "more than 2^32 elements cannot be indexed by a kernel".into()
-            ));
+            return Err(err("more than 2^32 elements cannot be indexed by a kernel".into()));
         }
         match (b.store, &self.rt.gpu) {
             (Store::Gpu { ctx, .. }, Some(rt)) if std::sync::Arc::ptr_eq(ctx, rt) => Ok(()),
@@ -565,18 +458,7 @@ impl<'a> Launch<'a> {
     }
 
     fn check_aliasing(&self) -> Result<()> {
-        let bufs: Vec<(usize, &BufArg)> = self
-            .args
-            .iter()
-            .enumerate()
-            .filter_map(|(i, a)| {
-                if let Arg::Buffer(b) = a {
-                    Some((i, b))
-                } else {
-                    None
-                }
-            })
-            .collect();
+        let bufs: Vec<(usize, &BufArg)> = self.args.iter().enumerate().filter_map(|(i, a)| if let Arg::Buffer(b) = a { Some((i, b)) } else { None }).collect();
         for (x, (i, a)) in bufs.iter().enumerate() {
             for (j, b) in &bufs[x + 1..] {
                 if a.id == b.id && (a.exclusive || b.exclusive) {
@@ -586,7 +468,10 @@ impl<'a> Launch<'a> {
                         index: *j,
                         param: p.name,
                         expected: p.kind.to_string(),
-                        problem: format!("the same buffer is also bound to `{}`, and one of them is written: WGSL forbids aliasing a writable binding", self.info.params[*i].name),
+                        problem: format!(
+                            "the same buffer is also bound to `{}`, and one of them is written: WGSL forbids aliasing a writable binding",
+                            self.info.params[*i].name
+                        ),
                     });
                 }
             }
@@ -595,12 +480,7 @@ impl<'a> Launch<'a> {
     }
 
     fn check_grid(&self) -> Result<()> {
-        let max = self
-            .rt
-            .gpu
-            .as_ref()
-            .map(|g| g.limits.max_compute_workgroups_per_dimension)
-            .unwrap_or(65535);
+        let max = self.rt.gpu.as_ref().map(|g| g.limits.max_compute_workgroups_per_dimension).unwrap_or(65535);
         let g = self.grid.0;
         let problem = if g.contains(&0) {
             Some("every dimension needs at least one workgroup".to_string())
@@ -610,11 +490,7 @@ impl<'a> Launch<'a> {
             None
         };
         match problem {
-            Some(problem) => Err(Error::Grid {
-                kernel: self.info.name,
-                grid: g,
-                problem,
-            }),
+            Some(problem) => Err(Error::Grid { kernel: self.info.name, grid: g, problem }),
             None => Ok(()),
         }
     }

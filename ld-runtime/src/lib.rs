@@ -29,12 +29,7 @@ pub use runtime::{Backend, Runtime};
 #[doc(hidden)]
 pub mod __private {
     pub use crate::cpu::ops;
-    pub use crate::cpu::twin::{
-        idx, zeroed, AtomicOp, BarrierKind, Cx, Fault, Invocation, Mem, UVec3, Words, Yield,
-    };
-    pub use crate::kernel::{
-        BarrierInfo, CheckClass, ElemInfo, KernelInfo, ParamInfo, ParamKind, ScalarKind,
-        SharedInfo, TargetPlace,
-    };
+    pub use crate::cpu::twin::{idx, zeroed, AtomicOp, BarrierKind, Cx, Fault, Invocation, Mem, UVec3, Words, Yield};
+    pub use crate::kernel::{BarrierInfo, CheckClass, ElemInfo, KernelInfo, ParamInfo, ParamKind, ScalarKind, SharedInfo, TargetPlace};
     pub use bytemuck;
 }

@@ -33,9 +33,7 @@ impl std::fmt::Display for Backend {
 }
 
 fn require_gpu() -> bool {
-    std::env::var("LD_REQUIRE_GPU")
-        .map(|v| v == "1" || v.eq_ignore_ascii_case("true"))
-        .unwrap_or(false)
+    std::env::var("LD_REQUIRE_GPU").map(|v| v == "1" || v.eq_ignore_ascii_case("true")).unwrap_or(false)
 }
 
 static FALLBACK_NOTE: Once = Once::new();
@@ -49,9 +47,7 @@ impl Runtime {
             Some("cpu") => Ok(Self::cpu()),
             Some("") | None => match gpu::open()? {
                 Some(ctx) => Ok(Runtime { gpu: Some(ctx) }),
-                None if require_gpu() => Err(Error::NoAdapter {
-                    detail: String::new(),
-                }),
+                None if require_gpu() => Err(Error::NoAdapter { detail: String::new() }),
                 None => {
                     FALLBACK_NOTE.call_once(|| eprintln!("ld: no GPU adapter found; running kernels on the CPU reference executor (install mesa-vulkan-drivers for lavapipe, or set LD_BACKEND=cpu to silence this)"));
                     Ok(Self::cpu())
@@ -65,9 +61,7 @@ impl Runtime {
     pub fn gpu() -> Result<Self> {
         match gpu::open()? {
             Some(ctx) => Ok(Runtime { gpu: Some(ctx) }),
-            None => Err(Error::NoAdapter {
-                detail: " (LD_BACKEND=gpu)".into(),
-            }),
+            None => Err(Error::NoAdapter { detail: " (LD_BACKEND=gpu)".into() }),
         }
     }
 
@@ -78,9 +72,7 @@ impl Runtime {
 
     pub fn backend(&self) -> Backend {
         match &self.gpu {
-            Some(g) => Backend::Gpu {
-                adapter: g.describe(),
-            },
+            Some(g) => Backend::Gpu { adapter: g.describe() },
             None => Backend::Cpu,
         }
     }
@@ -108,12 +100,7 @@ impl Runtime {
     /// Prepares a launch of `kernel` over `grid` workgroups; `.run()` runs it.
     /// `args` is a tuple: `&buf` for `&[T]`, `&mut buf` for `&mut [T]` and
     /// atomic slices, plain values for scalars.
-    pub fn launch<'a, K: Kernel>(
-        &'a self,
-        kernel: K,
-        grid: impl Into<Grid>,
-        args: impl IntoArgs<'a>,
-    ) -> Launch<'a> {
+    pub fn launch<'a, K: Kernel>(&'a self, kernel: K, grid: impl Into<Grid>, args: impl IntoArgs<'a>) -> Launch<'a> {
         Launch::new(self, kernel.info(), grid.into(), args.into_args())
     }
 }

@@ -41,12 +41,7 @@ pub struct Backprop {
 impl App for Backprop {
     const NAME: &'static str = "backprop";
     const ABOUT: &'static str = "Rodinia back-propagation (layerforward + adjust_weights)";
-    const PAPER: PaperRow = PaperRow {
-        race: true,
-        injected: false,
-        kind: "ww",
-        scope: "global",
-    };
+    const PAPER: PaperRow = PaperRow { race: true, injected: false, kind: "ww", scope: "global" };
 
     fn new(rt: &Runtime, flags: &Flags) -> ld::Result<Self> {
         let n_in = flags.scaled(8192, 128) / 16 * 16;
@@ -55,33 +50,15 @@ impl App for Backprop {
         let mut input: Vec<f32> = (0..=n_in).map(|_| rng.f32()).collect();
         input[0] = 1.0;
         let scale = 2.0 / (n_in as f32).sqrt();
-        let w0: Vec<f32> = (0..(n_in + 1) * (HID + 1))
-            .map(|_| (rng.f32() - 0.5) * scale)
-            .collect();
-        let oldw0: Vec<f32> = (0..(n_in + 1) * (HID + 1))
-            .map(|_| (rng.f32() - 0.5) * 0.01)
-            .collect();
+        let w0: Vec<f32> = (0..(n_in + 1) * (HID + 1)).map(|_| (rng.f32() - 0.5) * scale).collect();
+        let oldw0: Vec<f32> = (0..(n_in + 1) * (HID + 1)).map(|_| (rng.f32() - 0.5) * 0.01).collect();
         let hidden_w: Vec<f32> = (0..=HID).map(|_| rng.f32() - 0.5).collect();
         let input_buf = rt.upload(&input)?;
         let w = rt.upload(&w0)?;
         let oldw = rt.upload(&oldw0)?;
         let partial = rt.zeros::<f32>(blocks as usize * HID)?;
         let delta = rt.zeros::<f32>(HID + 1)?;
-        Ok(Backprop {
-            n_in,
-            blocks,
-            input,
-            w0,
-            oldw0,
-            hidden_w,
-            input_buf,
-            w,
-            oldw,
-            partial,
-            delta,
-            sums: vec![],
-            hidden_delta: vec![],
-        })
+        Ok(Backprop { n_in, blocks, input, w0, oldw0, hidden_w, input_buf, w, oldw, partial, delta, sums: vec![], hidden_delta: vec![] })
     }
 
     fn run(&mut self, rt: &Runtime, flags: &Flags, mode: Mode) -> ld::Result<Vec<Report>> {
@@ -91,11 +68,7 @@ impl App for Backprop {
         // bpnn_train_cuda: weights to the device, layerforward.
         self.w.write(&self.w0)?;
         self.oldw.write(&self.oldw0)?;
-        let l = rt.launch(
-            kernels::layerforward,
-            (1u32, self.blocks),
-            (&self.input_buf, &mut self.w, &mut self.partial, hid, racy),
-        );
+        let l = rt.launch(kernels::layerforward, (1u32, self.blocks), (&self.input_buf, &mut self.w, &mut self.partial, hid, racy));
         launch(l, flags, mode, &mut reports)?;
         // Host: hidden layer from the partial sums, output layer, errors.
         let partial = self.partial.to_vec()?;
@@ -120,17 +93,7 @@ impl App for Backprop {
         // write-back of layerforward is dead), then adjust_weights.
         self.delta.write(&hidden_delta)?;
         self.w.write(&self.w0)?;
-        let l = rt.launch(
-            kernels::adjust_weights,
-            (1u32, self.blocks),
-            (
-                &self.delta,
-                &self.input_buf,
-                &mut self.w,
-                &mut self.oldw,
-                hid,
-            ),
-        );
+        let l = rt.launch(kernels::adjust_weights, (1u32, self.blocks), (&self.delta, &self.input_buf, &mut self.w, &mut self.oldw, hid));
         launch(l, flags, mode, &mut reports)?;
         self.sums = sums;
         self.hidden_delta = hidden_delta;
@@ -158,8 +121,7 @@ impl App for Backprop {
                 let ly = if i == 0 { 1.0 } else { self.input[i] };
                 let dw = ETA * self.hidden_delta[j] * ly + MOMENTUM * self.oldw0[k];
                 let (ew, eo) = (self.w0[k] + dw, dw);
-                let e = ((w[k] - ew).abs() / ew.abs().max(1e-3))
-                    .max((oldw[k] - eo).abs() / eo.abs().max(1e-3)) as f64;
+                let e = ((w[k] - ew).abs() / ew.abs().max(1e-3)).max((oldw[k] - eo).abs() / eo.abs().max(1e-3)) as f64;
                 max_w_err = max_w_err.max(e);
             }
             // Column 0 (hidden bias unit) is never touched.

@@ -25,10 +25,7 @@ fn graph(n: usize) -> (Vec<Node>, Vec<u32>) {
     let mut nodes = Vec::with_capacity(n);
     let mut edges = Vec::new();
     for a in &adj {
-        nodes.push(Node {
-            starting: edges.len() as u32,
-            no_of_edges: a.len() as u32,
-        });
+        nodes.push(Node { starting: edges.len() as u32, no_of_edges: a.len() as u32 });
         edges.extend_from_slice(a);
     }
     (nodes, edges)
@@ -71,14 +68,8 @@ const SOURCE: usize = 0;
 
 impl App for Bfs {
     const NAME: &'static str = "bfs";
-    const ABOUT: &'static str =
-        "Rodinia BFS: level-synchronous frontier expansion over a random CSR graph";
-    const PAPER: PaperRow = PaperRow {
-        race: true,
-        injected: false,
-        kind: "rw,ww",
-        scope: "global",
-    };
+    const ABOUT: &'static str = "Rodinia BFS: level-synchronous frontier expansion over a random CSR graph";
+    const PAPER: PaperRow = PaperRow { race: true, injected: false, kind: "rw,ww", scope: "global" };
     const DIFFERS: &'static str = "ww only: no invocation reads a word another writes in the same launch (frontier nodes are visited, written neighbours are not), so there is no read-write race to find; the paper's rw most likely comes from its 1-byte bool arrays sharing checked words (u32 flags here)";
 
     fn new(rt: &Runtime, flags: &Flags) -> ld::Result<Self> {
@@ -117,47 +108,15 @@ impl App for Bfs {
             self.over.write(&[0])?;
             let b = &mut *self;
             let l = if flags.fixed {
-                rt.launch(
-                    kernels::expand_fixed,
-                    grid,
-                    (
-                        &b.nodes,
-                        &b.edges,
-                        &mut b.mask,
-                        &mut b.updating,
-                        &b.visited,
-                        &mut b.cost,
-                        n,
-                    ),
-                )
+                rt.launch(kernels::expand_fixed, grid, (&b.nodes, &b.edges, &mut b.mask, &mut b.updating, &b.visited, &mut b.cost, n))
             } else {
-                rt.launch(
-                    kernels::expand,
-                    grid,
-                    (
-                        &b.nodes,
-                        &b.edges,
-                        &mut b.mask,
-                        &mut b.updating,
-                        &b.visited,
-                        &mut b.cost,
-                        n,
-                    ),
-                )
+                rt.launch(kernels::expand, grid, (&b.nodes, &b.edges, &mut b.mask, &mut b.updating, &b.visited, &mut b.cost, n))
             };
             launch(l, flags, mode, &mut reports)?;
             let l = if flags.fixed {
-                rt.launch(
-                    kernels::update_fixed,
-                    grid,
-                    (&mut b.mask, &mut b.updating, &mut b.visited, &mut b.over, n),
-                )
+                rt.launch(kernels::update_fixed, grid, (&mut b.mask, &mut b.updating, &mut b.visited, &mut b.over, n))
             } else {
-                rt.launch(
-                    kernels::update,
-                    grid,
-                    (&mut b.mask, &mut b.updating, &mut b.visited, &mut b.over, n),
-                )
+                rt.launch(kernels::update, grid, (&mut b.mask, &mut b.updating, &mut b.visited, &mut b.over, n))
             };
             launch(l, flags, mode, &mut reports)?;
             self.iterations += 1;

@@ -81,12 +81,7 @@ pub struct BisectSmall {
 impl App for BisectSmall {
     const NAME: &'static str = "bisect_small";
     const ABOUT: &'static str = "CUDA SDK eigenvalues, bisect_small (all eigenvalues of a tridiagonal matrix in one workgroup)";
-    const PAPER: PaperRow = PaperRow {
-        race: false,
-        injected: false,
-        kind: "",
-        scope: "",
-    };
+    const PAPER: PaperRow = PaperRow { race: false, injected: false, kind: "", scope: "" };
 
     fn new(rt: &Runtime, flags: &Flags) -> ld::Result<Self> {
         let n = flags.scaled(MAX_N, 2).min(MAX_N);
@@ -94,9 +89,7 @@ impl App for BisectSmall {
         // Diagonal and superdiagonal uniform in [-1, 1) (as the SDK's
         // sample); s[0] is the SDK's leading zero (s[k] couples k - 1, k).
         let d: Vec<f32> = (0..n).map(|_| 2.0 * rng.f32() - 1.0).collect();
-        let s: Vec<f32> = (0..n)
-            .map(|k| if k == 0 { 0.0 } else { 2.0 * rng.f32() - 1.0 })
-            .collect();
+        let s: Vec<f32> = (0..n).map(|k| if k == 0 { 0.0 } else { 2.0 * rng.f32() - 1.0 }).collect();
         let (lg, ug) = gerschgorin(&d, &s);
         // Absolute floor of the convergence test (the SDK's 5e-37 would not
         // bound the levels) and the levels that guarantee convergence: level
@@ -104,22 +97,10 @@ impl App for BisectSmall {
         // min_abs)) levels converge every interval; a multiple eigenvalue
         // needs one more per halving of its multiplicity; one for rounding.
         let min_abs = PRECISION * lg.abs().max(ug.abs());
-        let levels =
-            ((ug - lg) / min_abs).log2().ceil() as u32 + (n as f32).log2().ceil() as u32 + 1;
+        let levels = ((ug - lg) / min_abs).log2().ceil() as u32 + (n as f32).log2().ceil() as u32 + 1;
         let (g_d, g_s) = (rt.upload(&d)?, rt.upload(&s)?);
         let (g_left, g_left_count) = (rt.zeros::<f32>(n)?, rt.zeros::<u32>(n)?);
-        Ok(BisectSmall {
-            d,
-            s,
-            lg,
-            ug,
-            min_abs,
-            levels,
-            g_d,
-            g_s,
-            g_left,
-            g_left_count,
-        })
+        Ok(BisectSmall { d, s, lg, ug, min_abs, levels, g_d, g_s, g_left, g_left_count })
     }
 
     fn run(&mut self, rt: &Runtime, flags: &Flags, mode: Mode) -> ld::Result<Vec<Report>> {
@@ -142,12 +123,7 @@ impl App for BisectSmall {
             self.levels.into(),
             n.next_power_of_two().into(),
         ];
-        launch(
-            rt.launch(kernels::bisect_kernel, 1, args),
-            flags,
-            mode,
-            &mut reports,
-        )?;
+        launch(rt.launch(kernels::bisect_kernel, 1, args), flags, mode, &mut reports)?;
         Ok(reports)
     }
 
@@ -165,25 +141,13 @@ impl App for BisectSmall {
         // f32 Sturm counts add a few ulps of the matrix norm.
         let scale = self.lg.abs().max(self.ug.abs()) as f64;
         let tol = 1.5 * self.min_abs as f64 + 64.0 * f32::EPSILON as f64 * scale;
-        let max_err = got
-            .iter()
-            .zip(&host)
-            .map(|(a, b)| (a - b).abs())
-            .fold(0.0, f64::max);
+        let max_err = got.iter().zip(&host).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max);
         let ok = ranks_ok && max_err <= tol;
         let detail = format!(
             "order {n}, {} bisection levels; ranks {}; max |error| vs an f64 host bisection {max_err:.2e} (bound {tol:.2e})",
             self.levels,
             if ranks_ok { "0..n" } else { "NOT a permutation of 0..n" }
         );
-        Ok(Verified {
-            ok,
-            detail,
-            checksum: bits_checksum(
-                vals.iter()
-                    .map(|x| x.to_bits())
-                    .chain(counts.iter().copied()),
-            ),
-        })
+        Ok(Verified { ok, detail, checksum: bits_checksum(vals.iter().map(|x| x.to_bits()).chain(counts.iter().copied())) })
     }
 }

@@ -28,10 +28,7 @@ struct Tree {
 
 fn build(sorted_keys: &[i32], record_of: &[i32]) -> Tree {
     let mut nodes = Vec::new();
-    let empty = || Knode {
-        keys: [i32::MAX; 257],
-        indices: [0; 257],
-    };
+    let empty = || Knode { keys: [i32::MAX; 257], indices: [0; 257] };
     // Leaves: (node index, min key).
     let mut level: Vec<(i32, i32)> = Vec::new();
     for (c, chunk) in sorted_keys.chunks(FILL).enumerate() {
@@ -58,11 +55,7 @@ fn build(sorted_keys: &[i32], record_of: &[i32]) -> Tree {
         level = up;
         height += 1;
     }
-    Tree {
-        root: level[0].0,
-        nodes,
-        height,
-    }
+    Tree { root: level[0].0, nodes, height }
 }
 
 /// Host lookup: descend by binary search, as a B+ tree does.
@@ -100,12 +93,7 @@ pub struct BPlusTree {
 impl App for BPlusTree {
     const NAME: &'static str = "bplustree";
     const ABOUT: &'static str = "Rodinia b+tree findK (one query per workgroup)";
-    const PAPER: PaperRow = PaperRow {
-        race: true,
-        injected: false,
-        kind: "ww",
-        scope: "global",
-    };
+    const PAPER: PaperRow = PaperRow { race: true, injected: false, kind: "ww", scope: "global" };
     const DIFFERS: &'static str = "CUDA's __syncthreads() also orders global memory, WGSL's workgroupBarrier does not: the literal port races read-write on storage across the barrier; with distinct keys one invocation writes each word, so no write-write race is visible";
 
     fn new(rt: &Runtime, flags: &Flags) -> ld::Result<Self> {
@@ -130,24 +118,19 @@ impl App for BPlusTree {
         }
         let tree = build(&sorted, &record_of);
         // Queries: 7 in 8 are keys in the tree, the rest random (mostly absent).
-        let queries: Vec<i32> = (0..q)
-            .map(|_| {
-                if !rng.next_u64().is_multiple_of(8) {
-                    sorted[(rng.next_u64() % n as u64) as usize]
-                } else {
-                    (rng.next_u64() % (k as u64 + 10)) as i32 - 5
-                }
-            })
-            .collect();
+        let queries: Vec<i32> =
+            (0..q)
+                .map(|_| {
+                    if !rng.next_u64().is_multiple_of(8) {
+                        sorted[(rng.next_u64() % n as u64) as usize]
+                    } else {
+                        (rng.next_u64() % (k as u64 + 10)) as i32 - 5
+                    }
+                })
+                .collect();
         Ok(BPlusTree {
             node_keys: rt.upload(&tree.nodes.iter().flat_map(|n| n.keys).collect::<Vec<_>>())?,
-            node_indices: rt.upload(
-                &tree
-                    .nodes
-                    .iter()
-                    .flat_map(|n| n.indices)
-                    .collect::<Vec<_>>(),
-            )?,
+            node_indices: rt.upload(&tree.nodes.iter().flat_map(|n| n.indices).collect::<Vec<_>>())?,
             records: rt.upload(&records_host)?,
             curr: rt.zeros(q)?,
             offset: rt.zeros(q)?,
@@ -187,11 +170,7 @@ impl App for BPlusTree {
 
     fn verify(&self) -> ld::Result<Verified> {
         let ans = self.ans.to_vec()?;
-        let expect: Vec<i32> = self
-            .queries
-            .iter()
-            .map(|&k| lookup(&self.tree, &self.records_host, k))
-            .collect();
+        let expect: Vec<i32> = self.queries.iter().map(|&k| lookup(&self.tree, &self.records_host, k)).collect();
         let wrong = ans.iter().zip(&expect).filter(|(a, b)| a != b).count();
         let found = expect.iter().filter(|&&e| e != -1).count();
         Ok(Verified {

@@ -34,30 +34,19 @@ pub struct Cocluster {
 impl App for Cocluster {
     const NAME: &'static str = "cocluster";
     const ABOUT: &'static str = "co-clustering statistics (row-cluster x column-cluster sums from per-warp partial matrices in workgroup memory)";
-    const PAPER: PaperRow = PaperRow {
-        race: true,
-        injected: false,
-        kind: "rw",
-        scope: "shared",
-    };
+    const PAPER: PaperRow = PaperRow { race: true, injected: false, kind: "rw", scope: "shared" };
 
     fn new(rt: &Runtime, flags: &Flags) -> ld::Result<Self> {
         let rows = BLOCKS * THREADS;
         let cols = flags.scaled(4096, 64);
         let mut rng = Rng::new(2011);
         let mu: Vec<f32> = (0..CELLS).map(|_| rng.f32() * 5.0).collect();
-        let row_host: Vec<u32> = (0..rows)
-            .map(|_| (rng.next_u64() % KR as u64) as u32)
-            .collect();
-        let col_host: Vec<u32> = (0..cols)
-            .map(|_| (rng.next_u64() % KC as u64) as u32)
-            .collect();
+        let row_host: Vec<u32> = (0..rows).map(|_| (rng.next_u64() % KR as u64) as u32).collect();
+        let col_host: Vec<u32> = (0..cols).map(|_| (rng.next_u64() % KC as u64) as u32).collect();
         let mut data_host = Vec::with_capacity(rows * cols);
         for i in 0..rows {
             for j in 0..cols {
-                data_host.push(
-                    mu[row_host[i] as usize * KC + col_host[j] as usize] + 0.5 * rng.normal(),
-                );
+                data_host.push(mu[row_host[i] as usize * KC + col_host[j] as usize] + 0.5 * rng.normal());
             }
         }
         // The column clusters' member lists (columns sorted by cluster).
@@ -75,40 +64,16 @@ impl App for Cocluster {
         let col_order = rt.upload(&order)?;
         let col_start = rt.upload(&start)?;
         let sums = rt.zeros::<f32>(BLOCKS * CELLS)?;
-        Ok(Cocluster {
-            rows,
-            cols,
-            data_host,
-            row_host,
-            col_host,
-            mu,
-            data,
-            row_label,
-            col_order,
-            col_start,
-            sums,
-        })
+        Ok(Cocluster { rows, cols, data_host, row_host, col_host, mu, data, row_label, col_order, col_start, sums })
     }
 
     fn run(&mut self, rt: &Runtime, flags: &Flags, mode: Mode) -> ld::Result<Vec<Report>> {
-        let chained = if flags.fixed {
-            kernels::FIXED
-        } else {
-            kernels::RACY
-        };
+        let chained = if flags.fixed { kernels::FIXED } else { kernels::RACY };
         let mut reports = Vec::new();
         let l = rt.launch(
             kernels::cocluster_stats,
             BLOCKS as u32,
-            (
-                &self.data,
-                &self.row_label,
-                &self.col_order,
-                &self.col_start,
-                &mut self.sums,
-                self.cols as u32,
-                chained,
-            ),
+            (&self.data, &self.row_label, &self.col_order, &self.col_start, &mut self.sums, self.cols as u32, chained),
         );
         launch(l, flags, mode, &mut reports)?;
         Ok(reports)
@@ -129,11 +94,7 @@ impl App for Cocluster {
                 mag[cell] += x.abs();
             }
         }
-        let max_err = out
-            .iter()
-            .zip(host.iter().zip(&mag))
-            .map(|(&o, (&h, &m))| (o as f64 - h).abs() / m.max(1.0))
-            .fold(0.0, f64::max);
+        let max_err = out.iter().zip(host.iter().zip(&mag)).map(|(&o, (&h, &m))| (o as f64 - h).abs() / m.max(1.0)).fold(0.0, f64::max);
         // The host's combine: co-cluster means from the workgroups' sums and
         // the cluster sizes.
         let mut row_n = [0usize; KR];

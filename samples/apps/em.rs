@@ -27,25 +27,13 @@ fn inputs(n: usize, k: usize) -> Inputs {
     }
     let mut memb = vec![0.0f32; k * n];
     for i in 0..n {
-        let raw: Vec<f32> = (0..k)
-            .map(|j| {
-                if j == i % k {
-                    4.0 + rng.f32()
-                } else {
-                    rng.f32() * 0.25
-                }
-            })
-            .collect();
+        let raw: Vec<f32> = (0..k).map(|j| if j == i % k { 4.0 + rng.f32() } else { rng.f32() * 0.25 }).collect();
         let total: f32 = raw.iter().sum();
         for j in 0..k {
             memb[j * n + i] = raw[j] / total;
         }
     }
-    Inputs {
-        data,
-        memb,
-        centroids,
-    }
+    Inputs { data, memb, centroids }
 }
 
 /// Per-cluster weighted scatter matrices and weights, in f64 on the host.
@@ -54,9 +42,7 @@ fn host_reference(inp: &Inputs, n: usize, k: usize) -> Vec<f64> {
     for j in 0..k {
         for i in 0..n {
             let w = inp.memb[j * n + i] as f64;
-            let d: Vec<f64> = (0..DIM)
-                .map(|c| inp.data[i * DIM + c] as f64 - inp.centroids[j * DIM + c] as f64)
-                .collect();
+            let d: Vec<f64> = (0..DIM).map(|c| inp.data[i * DIM + c] as f64 - inp.centroids[j * DIM + c] as f64).collect();
             for a in 0..DIM {
                 for b in 0..DIM {
                     out[j * 10 + a * DIM + b] += w * d[a] * d[b];
@@ -83,53 +69,20 @@ pub struct Em {
 impl App for Em {
     const NAME: &'static str = "em";
     const ABOUT: &'static str = "EM M-step count (the paper's running example)";
-    const PAPER: PaperRow = PaperRow {
-        race: true,
-        injected: false,
-        kind: "ww",
-        scope: "shared",
-    };
+    const PAPER: PaperRow = PaperRow { race: true, injected: false, kind: "ww", scope: "shared" };
 
     fn new(rt: &Runtime, flags: &Flags) -> ld::Result<Self> {
         let (n, k, blocks) = (flags.scaled(65536, 256), 8, 16);
         let inp = inputs(n, k);
-        let (data, memb, centroids) = (
-            rt.upload(&inp.data)?,
-            rt.upload(&inp.memb)?,
-            rt.upload(&inp.centroids)?,
-        );
+        let (data, memb, centroids) = (rt.upload(&inp.data)?, rt.upload(&inp.memb)?, rt.upload(&inp.centroids)?);
         let partial = rt.zeros::<f32>(k * blocks as usize * 10)?;
-        Ok(Em {
-            n,
-            k,
-            blocks,
-            inp,
-            data,
-            memb,
-            centroids,
-            partial,
-        })
+        Ok(Em { n, k, blocks, inp, data, memb, centroids, partial })
     }
 
     fn run(&mut self, rt: &Runtime, flags: &Flags, mode: Mode) -> ld::Result<Vec<Report>> {
-        let mask = if flags.fixed {
-            kernels::FIXED
-        } else {
-            kernels::RACY
-        };
+        let mask = if flags.fixed { kernels::FIXED } else { kernels::RACY };
         let mut reports = Vec::new();
-        let l = rt.launch(
-            kernels::m_count,
-            (self.blocks, self.k as u32),
-            (
-                &self.data,
-                &self.memb,
-                &self.centroids,
-                &mut self.partial,
-                self.n as u32,
-                mask,
-            ),
-        );
+        let l = rt.launch(kernels::m_count, (self.blocks, self.k as u32), (&self.data, &self.memb, &self.centroids, &mut self.partial, self.n as u32, mask));
         launch(l, flags, mode, &mut reports)?;
         Ok(reports)
     }
@@ -146,11 +99,7 @@ impl App for Em {
             }
         }
         let reference = host_reference(&self.inp, self.n, self.k);
-        let max_rel = sums
-            .iter()
-            .zip(&reference)
-            .map(|(a, b)| (a - b).abs() / b.abs().max(1e-3))
-            .fold(0.0, f64::max);
+        let max_rel = sums.iter().zip(&reference).map(|(a, b)| (a - b).abs() / b.abs().max(1e-3)).fold(0.0, f64::max);
         Ok(Verified {
             ok: max_rel < 1e-4,
             detail: format!("{} points, {} clusters; max relative error vs an f64 host computation {max_rel:.1e} (bound 1e-4)", self.n, self.k),

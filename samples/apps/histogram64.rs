@@ -20,14 +20,8 @@ pub struct Histogram64 {
 
 impl App for Histogram64 {
     const NAME: &'static str = "histogram64";
-    const ABOUT: &'static str =
-        "CUDA SDK histogram64 (per-invocation byte sub-histograms in workgroup memory)";
-    const PAPER: PaperRow = PaperRow {
-        race: false,
-        injected: false,
-        kind: "",
-        scope: "",
-    };
+    const ABOUT: &'static str = "CUDA SDK histogram64 (per-invocation byte sub-histograms in workgroup memory)";
+    const PAPER: PaperRow = PaperRow { race: false, injected: false, kind: "", scope: "" };
 
     fn new(rt: &Runtime, flags: &Flags) -> ld::Result<Self> {
         // 16 MiB of bytes, 4 to a word (the SDK's default is 100 MB).
@@ -40,29 +34,15 @@ impl App for Histogram64 {
         let data = rt.upload(&words)?;
         let partial = rt.zeros::<u32>(blocks as usize * BIN_COUNT)?;
         let result = rt.zeros::<u32>(BIN_COUNT)?;
-        Ok(Histogram64 {
-            words,
-            blocks,
-            data,
-            partial,
-            result,
-        })
+        Ok(Histogram64 { words, blocks, data, partial, result })
     }
 
     fn run(&mut self, rt: &Runtime, flags: &Flags, mode: Mode) -> ld::Result<Vec<Report>> {
         // No race in either variant: `--fixed` runs the same program.
         let mut reports = Vec::new();
-        let k = rt.launch(
-            kernels::histogram64_kernel,
-            self.blocks,
-            (&mut self.partial, &self.data, self.words.len() as u32),
-        );
+        let k = rt.launch(kernels::histogram64_kernel, self.blocks, (&mut self.partial, &self.data, self.words.len() as u32));
         launch(k, flags, mode, &mut reports)?;
-        let k = rt.launch(
-            kernels::merge_histogram64,
-            BIN_COUNT as u32,
-            (&mut self.result, &self.partial, self.blocks),
-        );
+        let k = rt.launch(kernels::merge_histogram64, BIN_COUNT as u32, (&mut self.result, &self.partial, self.blocks));
         launch(k, flags, mode, &mut reports)?;
         Ok(reports)
     }
@@ -77,22 +57,10 @@ impl App for Histogram64 {
         }
         let wrong = out.iter().zip(&host).filter(|(a, b)| a != b).count();
         let detail = if wrong == 0 {
-            format!(
-                "{} bytes in {} workgroups x {THREAD_N}; all 64 bins equal the host's count",
-                self.words.len() * 4,
-                self.blocks
-            )
+            format!("{} bytes in {} workgroups x {THREAD_N}; all 64 bins equal the host's count", self.words.len() * 4, self.blocks)
         } else {
-            format!(
-                "{wrong} of 64 bins differ from the host's count (device {:?}, host {:?})",
-                &out[..8],
-                &host[..8]
-            )
+            format!("{wrong} of 64 bins differ from the host's count (device {:?}, host {:?})", &out[..8], &host[..8])
         };
-        Ok(Verified {
-            ok: wrong == 0,
-            detail,
-            checksum: bits_checksum(out.iter().copied()),
-        })
+        Ok(Verified { ok: wrong == 0, detail, checksum: bits_checksum(out.iter().copied()) })
     }
 }

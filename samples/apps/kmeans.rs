@@ -21,9 +21,7 @@ fn dist2(p: &[f32], c: &[f32]) -> f32 {
 
 /// The nearest centroid (lowest index on ties, as the kernel).
 fn nearest(p: &[f32], cent: &[f32]) -> usize {
-    let ds: Vec<f32> = (0..K)
-        .map(|c| dist2(p, &cent[c * DIM..(c + 1) * DIM]))
-        .collect();
+    let ds: Vec<f32> = (0..K).map(|c| dist2(p, &cent[c * DIM..(c + 1) * DIM])).collect();
     let mut best = 0;
     for c in 1..K {
         if ds[c] < ds[best] {
@@ -49,12 +47,7 @@ pub struct Kmeans {
 impl App for Kmeans {
     const NAME: &'static str = "kmeans";
     const ABOUT: &'static str = "kmeans iteration (nearest-centroid assignment, per-workgroup centroid sums reduced in workgroup memory)";
-    const PAPER: PaperRow = PaperRow {
-        race: true,
-        injected: true,
-        kind: "rw",
-        scope: "shared",
-    };
+    const PAPER: PaperRow = PaperRow { race: true, injected: true, kind: "rw", scope: "shared" };
 
     fn new(rt: &Runtime, flags: &Flags) -> ld::Result<Self> {
         // The paper's 139 blocks of 128 threads, one point each.
@@ -76,37 +69,13 @@ impl App for Kmeans {
         let centroids = rt.upload(&centroids_host)?;
         let assign = rt.zeros::<u32>(n)?;
         let partial = rt.zeros::<f32>(blocks as usize * K * (DIM + 1))?;
-        Ok(Kmeans {
-            n,
-            blocks,
-            points_host,
-            centroids_host,
-            points,
-            centroids,
-            assign,
-            partial,
-        })
+        Ok(Kmeans { n, blocks, points_host, centroids_host, points, centroids, assign, partial })
     }
 
     fn run(&mut self, rt: &Runtime, flags: &Flags, mode: Mode) -> ld::Result<Vec<Report>> {
-        let sync = if flags.fixed {
-            kernels::FIXED
-        } else {
-            kernels::RACY
-        };
+        let sync = if flags.fixed { kernels::FIXED } else { kernels::RACY };
         let mut reports = Vec::new();
-        let l = rt.launch(
-            kernels::kmeans_step,
-            self.blocks,
-            (
-                &self.points,
-                &self.centroids,
-                &mut self.assign,
-                &mut self.partial,
-                self.n as u32,
-                sync,
-            ),
-        );
+        let l = rt.launch(kernels::kmeans_step, self.blocks, (&self.points, &self.centroids, &mut self.assign, &mut self.partial, self.n as u32, sync));
         launch(l, flags, mode, &mut reports)?;
         Ok(reports)
     }
@@ -140,23 +109,11 @@ impl App for Kmeans {
         // Sums of up to n coordinates of magnitude ~10: bound the error
         // relative to the sum of magnitudes (f32 tree sums per workgroup).
         let scale = self.n as f64 * 10.0 / K as f64;
-        let max_err = dev
-            .iter()
-            .zip(&sums)
-            .map(|(a, b)| (a - b).abs() / scale.max(b.abs()))
-            .fold(0.0, f64::max);
+        let max_err = dev.iter().zip(&sums).map(|(a, b)| (a - b).abs() / scale.max(b.abs())).fold(0.0, f64::max);
         let counts_ok = (0..K).all(|c| dev[c * (DIM + 1) + DIM] == sums[c * (DIM + 1) + DIM]);
-        let counts: Vec<String> = (0..K)
-            .map(|c| format!("{}", sums[c * (DIM + 1) + DIM]))
-            .collect();
-        let new_centroids: Vec<f64> = (0..K * DIM)
-            .map(|e| {
-                dev[(e / DIM) * (DIM + 1) + e % DIM] / dev[(e / DIM) * (DIM + 1) + DIM].max(1.0)
-            })
-            .collect();
-        let moved = (0..K * DIM)
-            .map(|e| (new_centroids[e] - self.centroids_host[e] as f64).abs())
-            .fold(0.0, f64::max);
+        let counts: Vec<String> = (0..K).map(|c| format!("{}", sums[c * (DIM + 1) + DIM])).collect();
+        let new_centroids: Vec<f64> = (0..K * DIM).map(|e| dev[(e / DIM) * (DIM + 1) + e % DIM] / dev[(e / DIM) * (DIM + 1) + DIM].max(1.0)).collect();
+        let moved = (0..K * DIM).map(|e| (new_centroids[e] - self.centroids_host[e] as f64).abs()).fold(0.0, f64::max);
         let ok = wrong == 0 && counts_ok && max_err < 1e-5;
         let detail = match first {
             None => format!(
@@ -167,15 +124,6 @@ impl App for Kmeans {
             ),
             Some(i) => format!("{wrong} of {} assignments differ from the host's, first at point {i}; centroid sums max error {max_err:.1e}", self.n),
         };
-        Ok(Verified {
-            ok,
-            detail,
-            checksum: bits_checksum(
-                assign
-                    .iter()
-                    .copied()
-                    .chain(partial.iter().map(|x| x.to_bits())),
-            ),
-        })
+        Ok(Verified { ok, detail, checksum: bits_checksum(assign.iter().copied().chain(partial.iter().map(|x| x.to_bits()))) })
     }
 }

@@ -24,11 +24,7 @@ const STEPS: usize = 2;
 /// A point uniformly in the unit ball (rejection sampling, as the SDK).
 fn in_ball(rng: &mut Rng) -> [f32; 3] {
     loop {
-        let p = [
-            rng.f32() * 2.0 - 1.0,
-            rng.f32() * 2.0 - 1.0,
-            rng.f32() * 2.0 - 1.0,
-        ];
+        let p = [rng.f32() * 2.0 - 1.0, rng.f32() * 2.0 - 1.0, rng.f32() * 2.0 - 1.0];
         if p.iter().map(|x| x * x).sum::<f32>() <= 1.0 {
             return p;
         }
@@ -45,33 +41,17 @@ fn bodies(n: usize) -> (Vec<Float4>, Vec<Float4>) {
     let mut vel = Vec::with_capacity(n);
     for _ in 0..n {
         let p = in_ball(&mut rng);
-        pos.push(Float4 {
-            x: p[0] * scale,
-            y: p[1] * scale,
-            z: p[2] * scale,
-            w: 1.0,
-        });
+        pos.push(Float4 { x: p[0] * scale, y: p[1] * scale, z: p[2] * scale, w: 1.0 });
         let v = in_ball(&mut rng);
-        vel.push(Float4 {
-            x: v[0] * vscale,
-            y: v[1] * vscale,
-            z: v[2] * vscale,
-            w: 1.0,
-        });
+        vel.push(Float4 { x: v[0] * vscale, y: v[1] * vscale, z: v[2] * vscale, w: 1.0 });
     }
     (pos, vel)
 }
 
 /// The same steps in f64 on the host (direct summation, same update rule).
 fn host_reference(pos0: &[Float4], vel0: &[Float4]) -> (Vec<[f64; 4]>, Vec<[f64; 4]>) {
-    let mut pos: Vec<[f64; 4]> = pos0
-        .iter()
-        .map(|b| [b.x as f64, b.y as f64, b.z as f64, b.w as f64])
-        .collect();
-    let mut vel: Vec<[f64; 4]> = vel0
-        .iter()
-        .map(|b| [b.x as f64, b.y as f64, b.z as f64, b.w as f64])
-        .collect();
+    let mut pos: Vec<[f64; 4]> = pos0.iter().map(|b| [b.x as f64, b.y as f64, b.z as f64, b.w as f64]).collect();
+    let mut vel: Vec<[f64; 4]> = vel0.iter().map(|b| [b.x as f64, b.y as f64, b.z as f64, b.w as f64]).collect();
     let (dt, damping) = (DT as f64, DAMPING as f64);
     for _ in 0..STEPS {
         let acc: Vec<[f64; 3]> = pos
@@ -112,14 +92,8 @@ pub struct Nbody {
 
 impl App for Nbody {
     const NAME: &'static str = "nbody";
-    const ABOUT: &'static str =
-        "CUDA SDK n-body: all-pairs gravitation, several invocations per body";
-    const PAPER: PaperRow = PaperRow {
-        race: true,
-        injected: false,
-        kind: "ww",
-        scope: "global",
-    };
+    const ABOUT: &'static str = "CUDA SDK n-body: all-pairs gravitation, several invocations per body";
+    const PAPER: PaperRow = PaperRow { race: true, injected: false, kind: "ww", scope: "global" };
 
     fn new(rt: &Runtime, flags: &Flags) -> ld::Result<Self> {
         // The paper's 60 workgroups of 64 x 4; the grid must be a multiple of Q.
@@ -128,22 +102,11 @@ impl App for Nbody {
         let (pos0, vel0) = bodies(n);
         let pos = [rt.upload(&pos0)?, rt.zeros::<Float4>(n)?];
         let vel = [rt.upload(&vel0)?, rt.zeros::<Float4>(n)?];
-        Ok(Nbody {
-            n,
-            pos0,
-            vel0,
-            pos,
-            vel,
-            current: 0,
-        })
+        Ok(Nbody { n, pos0, vel0, pos, vel, current: 0 })
     }
 
     fn run(&mut self, rt: &Runtime, flags: &Flags, mode: Mode) -> ld::Result<Vec<Report>> {
-        let all_rows_write = if flags.fixed {
-            kernels::FIXED
-        } else {
-            kernels::RACY
-        };
+        let all_rows_write = if flags.fixed { kernels::FIXED } else { kernels::RACY };
         // Every execution starts from the same state: the inputs in buffer
         // 0, zeros in buffer 1 (freshly allocated device memory).
         let zeros = vec![Float4::default(); self.n];
@@ -157,25 +120,8 @@ impl App for Nbody {
         for _ in 0..STEPS {
             let [p0, p1] = &mut self.pos;
             let [v0, v1] = &mut self.vel;
-            let (new_pos, new_vel, old_pos, old_vel) = if self.current == 0 {
-                (p1, v1, &*p0, &*v0)
-            } else {
-                (p0, v0, &*p1, &*v1)
-            };
-            let l = rt.launch(
-                kernels::integrate_bodies,
-                blocks,
-                (
-                    new_pos,
-                    new_vel,
-                    old_pos,
-                    old_vel,
-                    DT,
-                    DAMPING,
-                    self.n as u32,
-                    all_rows_write,
-                ),
-            );
+            let (new_pos, new_vel, old_pos, old_vel) = if self.current == 0 { (p1, v1, &*p0, &*v0) } else { (p0, v0, &*p1, &*v1) };
+            let l = rt.launch(kernels::integrate_bodies, blocks, (new_pos, new_vel, old_pos, old_vel, DT, DAMPING, self.n as u32, all_rows_write));
             launch(l, flags, mode, &mut reports)?;
             self.current = 1 - self.current;
         }
@@ -188,15 +134,8 @@ impl App for Nbody {
         let (hp, hv) = host_reference(&self.pos0, &self.vel0);
         // Largest deviation relative to the largest magnitude of the quantity.
         let err = |dev: &[Float4], host: &[[f64; 4]]| {
-            let scale = host
-                .iter()
-                .flat_map(|h| h[..3].iter())
-                .fold(0.0f64, |m, x| m.max(x.abs()));
-            let diff = dev
-                .iter()
-                .zip(host)
-                .flat_map(|(d, h)| [d.x as f64 - h[0], d.y as f64 - h[1], d.z as f64 - h[2]])
-                .fold(0.0f64, |m, x| m.max(x.abs()));
+            let scale = host.iter().flat_map(|h| h[..3].iter()).fold(0.0f64, |m, x| m.max(x.abs()));
+            let diff = dev.iter().zip(host).flat_map(|(d, h)| [d.x as f64 - h[0], d.y as f64 - h[1], d.z as f64 - h[2]]).fold(0.0f64, |m, x| m.max(x.abs()));
             diff / scale
         };
         let (ep, ev) = (err(&pos, &hp), err(&vel, &hv));

@@ -22,14 +22,8 @@ pub struct RadixSort {
 
 impl App for RadixSort {
     const NAME: &'static str = "radix_sort";
-    const ABOUT: &'static str =
-        "CUDA SDK radix sort of u32 keys (block split sorts, digit offsets, scan, scatter)";
-    const PAPER: PaperRow = PaperRow {
-        race: false,
-        injected: false,
-        kind: "",
-        scope: "",
-    };
+    const ABOUT: &'static str = "CUDA SDK radix sort of u32 keys (block split sorts, digit offsets, scan, scatter)";
+    const PAPER: PaperRow = PaperRow { race: false, injected: false, kind: "", scope: "" };
 
     fn new(rt: &Runtime, flags: &Flags) -> ld::Result<Self> {
         // A multiple of the block size, as the SDK requires.
@@ -53,36 +47,13 @@ impl App for RadixSort {
         let mut reports = Vec::new();
         for pass in 0..32 / BITS {
             let start_bit = pass * BITS;
-            let l = rt.launch(
-                kernels::radix_sort_blocks,
-                blocks,
-                (&self.keys, &mut self.temp, start_bit),
-            );
+            let l = rt.launch(kernels::radix_sort_blocks, blocks, (&self.keys, &mut self.temp, start_bit));
             launch(l, flags, mode, &mut reports)?;
-            let l = rt.launch(
-                kernels::find_radix_offsets,
-                blocks,
-                (
-                    &self.temp,
-                    &mut self.counters,
-                    &mut self.block_offsets,
-                    start_bit,
-                ),
-            );
+            let l = rt.launch(kernels::find_radix_offsets, blocks, (&self.temp, &mut self.counters, &mut self.block_offsets, start_bit));
             launch(l, flags, mode, &mut reports)?;
             let l = rt.launch(kernels::scan_counters, 1, (&mut self.counters,));
             launch(l, flags, mode, &mut reports)?;
-            let l = rt.launch(
-                kernels::reorder_data,
-                blocks,
-                (
-                    &self.temp,
-                    &mut self.keys,
-                    &self.counters,
-                    &self.block_offsets,
-                    start_bit,
-                ),
-            );
+            let l = rt.launch(kernels::reorder_data, blocks, (&self.temp, &mut self.keys, &self.counters, &self.block_offsets, start_bit));
             launch(l, flags, mode, &mut reports)?;
         }
         Ok(reports)
@@ -95,11 +66,7 @@ impl App for RadixSort {
         let wrong = out.iter().zip(&expected).filter(|(a, b)| a != b).count();
         Ok(Verified {
             ok: wrong == 0,
-            detail: format!(
-                "{} keys, {} passes of {BITS} bits; {wrong} keys differ from the host sort",
-                out.len(),
-                32 / BITS
-            ),
+            detail: format!("{} keys, {} passes of {BITS} bits; {wrong} keys differ from the host sort", out.len(), 32 / BITS),
             checksum: bits_checksum(out.iter().copied()),
         })
     }

@@ -26,14 +26,8 @@ pub struct Scan {
 
 impl App for Scan {
     const NAME: &'static str = "scan";
-    const ABOUT: &'static str =
-        "CUDA SDK work-efficient scan (Blelloch prefix sum, block sums scanned recursively)";
-    const PAPER: PaperRow = PaperRow {
-        race: true,
-        injected: true,
-        kind: "rw",
-        scope: "shared",
-    };
+    const ABOUT: &'static str = "CUDA SDK work-efficient scan (Blelloch prefix sum, block sums scanned recursively)";
+    const PAPER: PaperRow = PaperRow { race: true, injected: true, kind: "rw", scope: "shared" };
     const DIFFERS: &'static str = "the injected race is a read-modify-write: where both warps change a word, value comparison sees two writers (ww); the paper's rw shows where the reader's add leaves the word unchanged";
 
     fn new(rt: &Runtime, flags: &Flags) -> ld::Result<Self> {
@@ -46,45 +40,25 @@ impl App for Scan {
         let mut len = n;
         loop {
             let blocks = len.div_ceil(BLOCK);
-            levels.push(Level {
-                n: len,
-                out: rt.zeros::<u32>(len)?,
-                sums: rt.zeros::<u32>(blocks)?,
-            });
+            levels.push(Level { n: len, out: rt.zeros::<u32>(len)?, sums: rt.zeros::<u32>(blocks)? });
             if blocks == 1 {
                 break;
             }
             len = blocks;
         }
-        Ok(Scan {
-            input_host,
-            input,
-            levels,
-        })
+        Ok(Scan { input_host, input, levels })
     }
 
     fn run(&mut self, rt: &Runtime, flags: &Flags, mode: Mode) -> ld::Result<Vec<Report>> {
-        let sync_down = if flags.fixed {
-            kernels::FIXED
-        } else {
-            kernels::RACY
-        };
+        let sync_down = if flags.fixed { kernels::FIXED } else { kernels::RACY };
         let mut reports = Vec::new();
         // Scan every level's blocks; level l + 1 scans level l's block sums.
         for l in 0..self.levels.len() {
             let (done, rest) = self.levels.split_at_mut(l);
-            let input = if l == 0 {
-                &self.input
-            } else {
-                &done[l - 1].sums
-            };
+            let input = if l == 0 { &self.input } else { &done[l - 1].sums };
             let lv = &mut rest[0];
             let blocks = lv.n.div_ceil(BLOCK) as u32;
-            let k = rt.launch(
-                kernels::prescan,
-                blocks,
-                (input, &mut lv.out, &mut lv.sums, lv.n as u32, sync_down),
-            );
+            let k = rt.launch(kernels::prescan, blocks, (input, &mut lv.out, &mut lv.sums, lv.n as u32, sync_down));
             launch(k, flags, mode, &mut reports)?;
         }
         // Add the scanned sums of each level to the blocks of the level below.
@@ -92,11 +66,7 @@ impl App for Scan {
             let (lower, upper) = self.levels.split_at_mut(l);
             let lv = &mut lower[l - 1];
             let blocks = lv.n.div_ceil(BLOCK) as u32;
-            let k = rt.launch(
-                kernels::uniform_add,
-                blocks,
-                (&mut lv.out, &upper[0].out, lv.n as u32),
-            );
+            let k = rt.launch(kernels::uniform_add, blocks, (&mut lv.out, &upper[0].out, lv.n as u32));
             launch(k, flags, mode, &mut reports)?;
         }
         Ok(reports)
@@ -118,10 +88,6 @@ impl App for Scan {
             None => format!("{} elements, {} levels of 512-element blocks; exclusive prefix sums equal the host's", out.len(), self.levels.len()),
             Some(i) => format!("{wrong} of {} prefix sums differ from the host's, first at {i}", out.len()),
         };
-        Ok(Verified {
-            ok: wrong == 0,
-            detail,
-            checksum: bits_checksum(out.iter().copied()),
-        })
+        Ok(Verified { ok: wrong == 0, detail, checksum: bits_checksum(out.iter().copied()) })
     }
 }

@@ -54,33 +54,18 @@ impl Flags {
     }
 
     pub fn check_options(&self) -> CheckOptions {
-        CheckOptions {
-            warp_size: self.warp_size,
-            memory_budget: self.memory_budget,
-            max_rounds: self.max_rounds,
-            ..Default::default()
-        }
+        CheckOptions { warp_size: self.warp_size, memory_budget: self.memory_budget, max_rounds: self.max_rounds, ..Default::default() }
     }
 }
 
 /// `64MiB`, `512KiB`, `2GiB`, `1000`.
 pub fn parse_bytes(s: &str) -> Result<u64, String> {
     let t = s.trim();
-    let (num, mul) = [
-        ("GiB", 1u64 << 30),
-        ("MiB", 1 << 20),
-        ("KiB", 1 << 10),
-        ("GB", 1_000_000_000),
-        ("MB", 1_000_000),
-        ("KB", 1000),
-        ("B", 1),
-    ]
-    .iter()
-    .find_map(|(suf, m)| t.strip_suffix(suf).map(|n| (n.trim(), *m)))
-    .unwrap_or((t, 1));
-    num.parse::<f64>()
-        .map(|n| (n * mul as f64) as u64)
-        .map_err(|_| format!("`{s}` is not a size: write e.g. 64MiB"))
+    let (num, mul) = [("GiB", 1u64 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10), ("GB", 1_000_000_000), ("MB", 1_000_000), ("KB", 1000), ("B", 1)]
+        .iter()
+        .find_map(|(suf, m)| t.strip_suffix(suf).map(|n| (n.trim(), *m)))
+        .unwrap_or((t, 1));
+    num.parse::<f64>().map(|n| (n * mul as f64) as u64).map_err(|_| format!("`{s}` is not a size: write e.g. 64MiB"))
 }
 
 /// The paper's Table VI row for a program.
@@ -119,12 +104,7 @@ pub trait App: Sized {
 }
 
 /// Runs one launch in `mode`, keeping its report.
-pub fn launch(
-    l: Launch<'_>,
-    flags: &Flags,
-    mode: Mode,
-    reports: &mut Vec<Report>,
-) -> ld::Result<()> {
+pub fn launch(l: Launch<'_>, flags: &Flags, mode: Mode, reports: &mut Vec<Report>) -> ld::Result<()> {
     let l = l.mode(mode).check_options(flags.check_options());
     if flags.plan && mode == Mode::Check {
         eprintln!("{}", l.plan()?);
@@ -135,12 +115,7 @@ pub fn launch(
 }
 
 /// Median wall time of `runs` executions, and the last one's reports.
-pub fn timed<A: App>(
-    app: &mut A,
-    rt: &Runtime,
-    flags: &Flags,
-    mode: Mode,
-) -> ld::Result<(Duration, Vec<Report>)> {
+pub fn timed<A: App>(app: &mut A, rt: &Runtime, flags: &Flags, mode: Mode) -> ld::Result<(Duration, Vec<Report>)> {
     let mut times = Vec::new();
     let mut reports = Vec::new();
     for _ in 0..flags.runs.max(1) {
@@ -176,11 +151,7 @@ pub fn main<A: App>() -> ! {
 fn run<A: App>(flags: &Flags) -> ld::Result<i32> {
     let rt = super::runtime(flags.cpu)?;
     let mut app = A::new(&rt, flags)?;
-    let variant = if flags.fixed {
-        "fixed"
-    } else {
-        "as in the paper"
-    };
+    let variant = if flags.fixed { "fixed" } else { "as in the paper" };
     let (native, _) = timed(&mut app, &rt, flags, Mode::Native)?;
     if flags.deterministic {
         let (det, _) = timed(&mut app, &rt, flags, Mode::Deterministic)?;
@@ -231,9 +202,5 @@ fn run<A: App>(flags: &Flags) -> ld::Result<i32> {
             flags.runs.max(1)
         );
     }
-    Ok(if reports.iter().any(|r| r.has_races()) {
-        3
-    } else {
-        0
-    })
+    Ok(if reports.iter().any(|r| r.has_races()) { 3 } else { 0 })
 }

@@ -36,9 +36,7 @@ impl Rng {
 
 /// FNV-1a over the bits: equal checksums mean bit-identical outputs.
 pub fn bits_checksum(words: impl IntoIterator<Item = u32>) -> u64 {
-    words.into_iter().fold(0xcbf2_9ce4_8422_2325u64, |h, w| {
-        (h ^ w as u64).wrapping_mul(0x0000_0100_0000_01b3)
-    })
+    words.into_iter().fold(0xcbf2_9ce4_8422_2325u64, |h, w| (h ^ w as u64).wrapping_mul(0x0000_0100_0000_01b3))
 }
 
 /// The runtime: `--cpu` forces the CPU executor, else `ld::Runtime::new()`

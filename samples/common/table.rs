@@ -23,12 +23,7 @@ pub struct Row {
 }
 
 impl Row {
-    pub fn from_reports<A: App>(
-        reports: &[Report],
-        native_ms: f64,
-        check_ms: f64,
-        det_ms: f64,
-    ) -> Row {
+    pub fn from_reports<A: App>(reports: &[Report], native_ms: f64, check_ms: f64, det_ms: f64) -> Row {
         let mut kinds = BTreeSet::new();
         let mut scopes = BTreeSet::new();
         for r in reports.iter().flat_map(|r| &r.races) {
@@ -82,12 +77,7 @@ pub fn measure<A: App>(rt: &Runtime, flags: &Flags) -> ld::Result<Row> {
     let (native, _) = super::app::timed(&mut app, rt, flags, Mode::Native)?;
     let (check, reports) = super::app::timed(&mut app, rt, flags, Mode::Check)?;
     let (det, _) = super::app::timed(&mut app, rt, flags, Mode::Deterministic)?;
-    Ok(Row::from_reports::<A>(
-        &reports,
-        super::ms(native),
-        super::ms(check),
-        super::ms(det),
-    ))
+    Ok(Row::from_reports::<A>(&reports, super::ms(native), super::ms(check), super::ms(det)))
 }
 
 /// Geometric mean and maximum of ratios.
@@ -106,9 +96,7 @@ fn yes_no(race: bool, injected: bool) -> &'static str {
 }
 
 pub fn print(rows: &[Row], backend: &str) {
-    println!(
-        "Table VI, measured by ld check mode on {backend}  (* = race injected, as in the paper)"
-    );
+    println!("Table VI, measured by ld check mode on {backend}  (* = race injected, as in the paper)");
     println!(
         "{:<13} {:<5} {:<6} {:<7} {:>7} {:>10} {:>8}   {:<22} {:<9} {:>9} {:>10} {:>8} {:>9} {:>8}",
         "program",
@@ -131,26 +119,13 @@ pub fn print(rows: &[Row], backend: &str) {
         let m = if a && b && c {
             "yes".to_string()
         } else {
-            format!(
-                "{}{}{}",
-                if a { "" } else { "RACE? " },
-                if b { "" } else { "TYPE " },
-                if c { "" } else { "SCOPE" }
-            )
+            format!("{}{}{}", if a { "" } else { "RACE? " }, if b { "" } else { "TYPE " }, if c { "" } else { "SCOPE" })
         };
         let paper = format!(
             "{} {} {}",
             yes_no(r.paper.race, r.paper.injected),
-            if r.paper.kind.is_empty() {
-                "-"
-            } else {
-                r.paper.kind
-            },
-            if r.paper.scope.is_empty() {
-                "-"
-            } else {
-                r.paper.scope
-            }
+            if r.paper.kind.is_empty() { "-" } else { r.paper.kind },
+            if r.paper.scope.is_empty() { "-" } else { r.paper.scope }
         );
         println!(
             "{:<13} {:<5} {:<6} {:<7} {:>7} {:>10} {:>8}   {:<22} {:<9} {:>9.2} {:>10.2} {:>7.1}x {:>9.2} {:>7.1}x",

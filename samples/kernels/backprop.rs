@@ -19,13 +19,7 @@ pub mod backprop {
     /// `(hid + 1) * HEIGHT * by` of `index`, so every workgroup stores its
     /// reduced tile over the first tile's weights (write-write, storage).
     #[kernel(workgroup_size = (16, 16))]
-    pub fn layerforward(
-        input: &[f32],
-        weights: &mut [f32],
-        partial: &mut [f32],
-        hid: u32,
-        racy: u32,
-    ) {
+    pub fn layerforward(input: &[f32], weights: &mut [f32], partial: &mut [f32], hid: u32, racy: u32) {
         let input_node = shared::<[f32; 16]>();
         let weight_matrix = shared::<[f32; 256]>();
         let by = workgroup_id().y;
@@ -44,16 +38,11 @@ pub mod backprop {
         for i in 1..5u32 {
             let power_two = 1u32 << i;
             if ty % power_two == 0 {
-                weight_matrix[ty * WIDTH + tx] = weight_matrix[ty * WIDTH + tx]
-                    + weight_matrix[(ty + power_two / 2) * WIDTH + tx];
+                weight_matrix[ty * WIDTH + tx] = weight_matrix[ty * WIDTH + tx] + weight_matrix[(ty + power_two / 2) * WIDTH + tx];
             }
             barrier();
         }
-        let wb = if racy != 0 {
-            (hid + 1) * ty + tx + 1 + (hid + 1)
-        } else {
-            index
-        };
+        let wb = if racy != 0 { (hid + 1) * ty + tx + 1 + (hid + 1) } else { index };
         weights[wb] = weight_matrix[ty * WIDTH + tx];
         barrier();
         if tx == 0 {

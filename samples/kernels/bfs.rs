@@ -15,15 +15,7 @@ pub mod bfs {
     /// common unvisited neighbour both store its `cost` and `updating`
     /// (the same values): a write-write race.
     #[kernel(workgroup_size = 256)]
-    pub fn expand(
-        nodes: &[Node],
-        edges: &[u32],
-        mask: &mut [u32],
-        updating: &mut [u32],
-        visited: &[u32],
-        cost: &mut [i32],
-        no_of_nodes: u32,
-    ) {
+    pub fn expand(nodes: &[Node], edges: &[u32], mask: &mut [u32], updating: &mut [u32], visited: &[u32], cost: &mut [i32], no_of_nodes: u32) {
         let tid = global_id().x;
         if tid < no_of_nodes && mask[tid] == 1 {
             mask[tid] = 0;
@@ -42,13 +34,7 @@ pub mod bfs {
     /// visited; every one of them sets the `over` flag the host polls (a
     /// write-write race of identical values on `over[0]`).
     #[kernel(workgroup_size = 256)]
-    pub fn update(
-        mask: &mut [u32],
-        updating: &mut [u32],
-        visited: &mut [u32],
-        over: &mut [u32],
-        no_of_nodes: u32,
-    ) {
+    pub fn update(mask: &mut [u32], updating: &mut [u32], visited: &mut [u32], over: &mut [u32], no_of_nodes: u32) {
         let tid = global_id().x;
         if tid < no_of_nodes && updating[tid] == 1 {
             mask[tid] = 1;
@@ -61,15 +47,7 @@ pub mod bfs {
     /// `expand` without the race: the stores to a neighbour's `cost` and
     /// `updating` are atomic.
     #[kernel(workgroup_size = 256)]
-    pub fn expand_fixed(
-        nodes: &[Node],
-        edges: &[u32],
-        mask: &mut [u32],
-        updating: &[AtomicU32],
-        visited: &[u32],
-        cost: &[AtomicI32],
-        no_of_nodes: u32,
-    ) {
+    pub fn expand_fixed(nodes: &[Node], edges: &[u32], mask: &mut [u32], updating: &[AtomicU32], visited: &[u32], cost: &[AtomicI32], no_of_nodes: u32) {
         let tid = global_id().x;
         if tid < no_of_nodes && mask[tid] == 1 {
             mask[tid] = 0;
@@ -87,13 +65,7 @@ pub mod bfs {
 
     /// `update` without the race: `over` is set by an atomic store.
     #[kernel(workgroup_size = 256)]
-    pub fn update_fixed(
-        mask: &mut [u32],
-        updating: &mut [u32],
-        visited: &mut [u32],
-        over: &[AtomicU32],
-        no_of_nodes: u32,
-    ) {
+    pub fn update_fixed(mask: &mut [u32], updating: &mut [u32], visited: &mut [u32], over: &[AtomicU32], no_of_nodes: u32) {
         let tid = global_id().x;
         if tid < no_of_nodes && updating[tid] == 1 {
             mask[tid] = 1;

@@ -30,15 +30,7 @@ pub mod cocluster {
     /// `part[7]` is taken as the total. `chained = 0` (fixed): the barrier
     /// comes first and invocation `c < 128` sums cell `c` of the 8 partials.
     #[kernel(workgroup_size = 256)]
-    pub fn cocluster_stats(
-        data: &[f32],
-        row_label: &[u32],
-        col_order: &[u32],
-        col_start: &[u32],
-        sums: &mut [f32],
-        n_cols: u32,
-        chained: u32,
-    ) {
+    pub fn cocluster_stats(data: &[f32], row_label: &[u32], col_order: &[u32], col_start: &[u32], sums: &mut [f32], n_cols: u32, chained: u32) {
         let part = shared::<[f32; 1024]>();
         let lid = local_index();
         let warp = lid / LANES;

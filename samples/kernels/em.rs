@@ -10,17 +10,7 @@ pub mod em {
 
     /// Accumulates one invocation's points into its `Rp` window and returns
     /// the sum of its weights. `slot` picks its `temp1`/`dist` scratch.
-    fn accumulate(
-        s_float: &mut [f32],
-        data: &[f32],
-        memb: &[f32],
-        j: u32,
-        n: u32,
-        slot: u32,
-        lid: u32,
-        first: u32,
-        stride: u32,
-    ) -> f32 {
+    fn accumulate(s_float: &mut [f32], data: &[f32], memb: &[f32], j: u32, n: u32, slot: u32, lid: u32, first: u32, stride: u32) -> f32 {
         let rp = &mut s_float[RP + lid * 9..];
         let temp1 = &mut s_float[slot * DIM..];
         let dist = &mut s_float[768 + slot * DIM..];
@@ -60,14 +50,7 @@ pub mod em {
     /// invocations (`mask = 127`): invocations `lid` and `lid + 128` then
     /// share their `temp1`/`dist` windows. `mask = 255` gives each its own.
     #[kernel(workgroup_size = 256)]
-    pub fn m_count(
-        data: &[f32],
-        memb: &[f32],
-        centroids: &[f32],
-        partial: &mut [f32],
-        n: u32,
-        mask: u32,
-    ) {
+    pub fn m_count(data: &[f32], memb: &[f32], centroids: &[f32], partial: &mut [f32], n: u32, mask: u32) {
         let s_float = shared::<[f32; 3843]>();
         let lid = local_index();
         let j = workgroup_id().y;
@@ -75,17 +58,7 @@ pub mod em {
             s_float[C + lid] = centroids[j * DIM + lid];
         }
         barrier();
-        let w = accumulate(
-            &mut s_float,
-            data,
-            memb,
-            j,
-            n,
-            lid & mask,
-            lid,
-            global_id().x,
-            256 * num_workgroups().x,
-        );
+        let w = accumulate(&mut s_float, data, memb, j, n, lid & mask, lid, global_id().x, 256 * num_workgroups().x);
         barrier();
         s_float[lid] = w;
         barrier();
@@ -100,12 +73,7 @@ pub mod em {
             barrier();
             s >>= 1;
         }
-        publish(
-            &mut s_float,
-            partial,
-            lid,
-            j * num_workgroups().x + workgroup_id().x,
-        );
+        publish(&mut s_float, partial, lid, j * num_workgroups().x + workgroup_id().x);
     }
 }
 

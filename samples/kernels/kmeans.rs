@@ -31,14 +31,7 @@ pub mod kmeans {
     /// count). `sync = 0` drops the barrier after the first level of the
     /// tree (the injected race); `1` keeps it.
     #[kernel(workgroup_size = 128)]
-    pub fn kmeans_step(
-        points: &[f32],
-        centroids: &[f32],
-        assign: &mut [u32],
-        partial: &mut [f32],
-        n: u32,
-        sync: u32,
-    ) {
+    pub fn kmeans_step(points: &[f32], centroids: &[f32], assign: &mut [u32], partial: &mut [f32], n: u32, sync: u32) {
         // The centroids, then DIM + 1 rows of THREADS partial values.
         let cent = shared::<[f32; 32]>();
         let red = shared::<[f32; 1152]>();

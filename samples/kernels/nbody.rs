@@ -76,12 +76,7 @@ pub mod nbody {
         }
         // multithreadBodies: one row adds up the other rows' partial sums
         // (the SDK's row 0; here row Q - 1, see `samples/nbody.rs`).
-        shared_pos[lx + P * ly] = Float4 {
-            x: ax,
-            y: ay,
-            z: az,
-            w: 0.0,
-        };
+        shared_pos[lx + P * ly] = Float4 { x: ax, y: ay, z: az, w: 0.0 };
         barrier();
         if ly == SUM_ROW {
             for i in 0..SUM_ROW {

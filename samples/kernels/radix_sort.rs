@@ -82,12 +82,7 @@ pub mod radix_sort {
     /// Runs are found by comparing each key's digit with its neighbours'
     /// (the SDK's `findRadixOffsets`).
     #[kernel(workgroup_size = 64)]
-    pub fn find_radix_offsets(
-        keys: &[u32],
-        counters: &mut [u32],
-        block_offsets: &mut [u32],
-        start_bit: u32,
-    ) {
+    pub fn find_radix_offsets(keys: &[u32], counters: &mut [u32], block_offsets: &mut [u32], start_bit: u32) {
         let start = shared::<[u32; 16]>();
         let end = shared::<[u32; 16]>();
         let lid = local_index();
@@ -150,13 +145,7 @@ pub mod radix_sort {
     /// (the SDK's `reorderData`): key `i` of block `b` with digit `d` goes
     /// to `offsets[d * num_blocks + b] + i - block_offsets[b * RADIX + d]`.
     #[kernel(workgroup_size = 64)]
-    pub fn reorder_data(
-        keys: &[u32],
-        out: &mut [u32],
-        offsets: &[u32],
-        block_offsets: &[u32],
-        start_bit: u32,
-    ) {
+    pub fn reorder_data(keys: &[u32], out: &mut [u32], offsets: &[u32], block_offsets: &[u32], start_bit: u32) {
         let lid = local_index();
         let block = workgroup_id().x;
         let num_blocks = num_workgroups().x;

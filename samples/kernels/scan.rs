@@ -17,13 +17,7 @@ pub mod scan {
     /// `g_sums[block]`. `sync_down = 0` drops the barrier at the top of the
     /// down-sweep loop (the injected race), `1` keeps it.
     #[kernel(workgroup_size = 256)]
-    pub fn prescan(
-        g_idata: &[u32],
-        g_odata: &mut [u32],
-        g_sums: &mut [u32],
-        n: u32,
-        sync_down: u32,
-    ) {
+    pub fn prescan(g_idata: &[u32], g_odata: &mut [u32], g_sums: &mut [u32], n: u32, sync_down: u32) {
         // 512 elements + 512 / 32 padding words.
         let temp = shared::<[u32; 528]>();
         let thid = local_index();

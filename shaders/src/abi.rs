@@ -244,26 +244,12 @@ impl Roles {
     /// Check mode: base, union, `M` pass-1 copies, `M` pass-2 copies (which
     /// hold the region's start between regions).
     pub fn check(copies: u32) -> Roles {
-        Roles {
-            copies,
-            pages: 2 + 2 * copies,
-            u: 1,
-            p: 2,
-            q: 2 + copies,
-            flags: 2 * copies,
-        }
+        Roles { copies, pages: 2 + 2 * copies, u: 1, p: 2, q: 2 + copies, flags: 2 * copies }
     }
 
     /// Deterministic mode: base and `M` copies; no union, no second pass.
     pub fn deterministic(copies: u32) -> Roles {
-        Roles {
-            copies,
-            pages: 1 + copies,
-            u: 0,
-            p: 1,
-            q: 0,
-            flags: copies,
-        }
+        Roles { copies, pages: 1 + copies, u: 0, p: 1, q: 0, flags: copies }
     }
 }
 
@@ -274,11 +260,7 @@ pub enum Shape {
     Shared { words: u32 },
     /// A storage buffer of `words` words, with a table of `entries` pages
     /// per workgroup: a power of two, or `direct`: one entry per page.
-    Storage {
-        words: u32,
-        entries: u32,
-        direct: bool,
-    },
+    Storage { words: u32, entries: u32, direct: bool },
 }
 
 impl Shape {
@@ -331,21 +313,11 @@ pub fn slot_layout(shapes: &[Shape], roles: Roles) -> SlotLayout {
         if !storage && zero_from.is_none() {
             zero_from = Some(values);
         }
-        assert!(
-            !storage || zero_from.is_none(),
-            "storage targets come before workgroup arrays"
-        );
+        assert!(!storage || zero_from.is_none(), "storage targets come before workgroup arrays");
         let pages = roles.pages + if storage { roles.flags } else { 0 };
         let direct = matches!(s, Shape::Storage { direct: true, .. }) as u32;
-        let mut t = TargetConfig {
-            words: s.words(),
-            entries: e as u32,
-            first_entry: first as u32,
-            pages,
-            values_off: values as u32,
-            direct,
-            ..Default::default()
-        };
+        let mut t =
+            TargetConfig { words: s.words(), entries: e as u32, first_entry: first as u32, pages, values_off: values as u32, direct, ..Default::default() };
         values += e * pages as u64 * PAGE as u64;
         t.flags_off = values as u32;
         t.touch_off = (values + e) as u32;
@@ -447,44 +419,17 @@ pub fn prelude(view: View) -> String {
     let g = binding::GROUP;
     let decl = [
         (binding::CONFIG, "var<storage, read> ld_cfg: LdConfig;"),
-        (
-            binding::RECORDS,
-            "var<storage, read_write> ld_rec: array<atomic<u32>>;",
-        ),
-        (
-            binding::VALUES,
-            "var<storage, read_write> ld_val: array<u32>;",
-        ),
-        (
-            binding::META,
-            "var<storage, read_write> ld_meta: array<atomic<u32>>;",
-        ),
+        (binding::RECORDS, "var<storage, read_write> ld_rec: array<atomic<u32>>;"),
+        (binding::VALUES, "var<storage, read_write> ld_val: array<u32>;"),
+        (binding::META, "var<storage, read_write> ld_meta: array<atomic<u32>>;"),
         (binding::LOG, "var<storage, read_write> ld_log: array<u32>;"),
-        (
-            binding::L1_META,
-            "var<storage, read_write> ld_l1: array<LIST_ELEM>;",
-        ),
-        (
-            binding::L1_VALUES,
-            "var<storage, read_write> ld_l1v: array<PAGE_ELEM>;",
-        ),
-        (
-            binding::L1_UNION,
-            "var<storage, read_write> ld_l1u: array<PAGE_ELEM>;",
-        ),
+        (binding::L1_META, "var<storage, read_write> ld_l1: array<LIST_ELEM>;"),
+        (binding::L1_VALUES, "var<storage, read_write> ld_l1v: array<PAGE_ELEM>;"),
+        (binding::L1_UNION, "var<storage, read_write> ld_l1u: array<PAGE_ELEM>;"),
     ];
-    let (list, page) = if view == View::Level1 {
-        ("u32", "vec4<u32>")
-    } else {
-        ("atomic<u32>", "u32")
-    };
+    let (list, page) = if view == View::Level1 { ("u32", "vec4<u32>") } else { ("atomic<u32>", "u32") };
     for (b, d) in decl {
-        writeln!(
-            s,
-            "@group({g}) @binding({b}) {}",
-            d.replace("LIST_ELEM", list).replace("PAGE_ELEM", page)
-        )
-        .unwrap();
+        writeln!(s, "@group({g}) @binding({b}) {}", d.replace("LIST_ELEM", list).replace("PAGE_ELEM", page)).unwrap();
     }
     s
 }
@@ -503,17 +448,7 @@ mod tests {
 
     #[test]
     fn slots_place_targets_one_after_another() {
-        let l = slot_layout(
-            &[
-                Shape::Storage {
-                    words: 1000,
-                    entries: 8,
-                    direct: false,
-                },
-                Shape::Shared { words: 100 },
-            ],
-            Roles::check(2),
-        );
+        let l = slot_layout(&[Shape::Storage { words: 1000, entries: 8, direct: false }, Shape::Shared { words: 100 }], Roles::check(2));
         let (a, b) = (&l.targets[0], &l.targets[1]);
         // Storage: 8 entries of 2 + 2*2 role pages and 2*2 written-flag pages.
         assert_eq!((a.entries, a.pages, a.first_entry, a.direct), (8, 10, 0, 0));

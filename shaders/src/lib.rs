@@ -43,14 +43,10 @@ mod tests {
     use super::*;
 
     fn validate(src: &str) {
-        let module = naga::front::wgsl::parse_str(src)
+        let module = naga::front::wgsl::parse_str(src).unwrap_or_else(|e| panic!("{}", e.emit_to_string(src)));
+        naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::all())
+            .validate(&module)
             .unwrap_or_else(|e| panic!("{}", e.emit_to_string(src)));
-        naga::valid::Validator::new(
-            naga::valid::ValidationFlags::all(),
-            naga::valid::Capabilities::all(),
-        )
-        .validate(&module)
-        .unwrap_or_else(|e| panic!("{}", e.emit_to_string(src)));
     }
 
     #[test]

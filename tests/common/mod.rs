@@ -38,9 +38,7 @@ pub fn ulps(a: f32, b: f32) -> u32 {
             i
         }
     };
-    (key(a) as i64 - key(b) as i64)
-        .unsigned_abs()
-        .min(u32::MAX as u64) as u32
+    (key(a) as i64 - key(b) as i64).unsigned_abs().min(u32::MAX as u64) as u32
 }
 
 /// Asserts two float slices agree within `max_ulps` (or an absolute `abs_tol`
@@ -49,11 +47,7 @@ pub fn assert_close(gpu: &[f32], cpu: &[f32], max_ulps: u32, abs_tol: f32, what:
     assert_eq!(gpu.len(), cpu.len(), "{what}: lengths differ");
     for (i, (g, c)) in gpu.iter().zip(cpu).enumerate() {
         let ok = ulps(*g, *c) <= max_ulps || (g - c).abs() <= abs_tol;
-        assert!(
-            ok,
-            "{what}[{i}]: gpu {g} vs cpu {c} ({} ulps, bound {max_ulps} ulps / {abs_tol} abs)",
-            ulps(*g, *c)
-        );
+        assert!(ok, "{what}[{i}]: gpu {g} vs cpu {c} ({} ulps, bound {max_ulps} ulps / {abs_tol} abs)", ulps(*g, *c));
     }
 }
 
@@ -63,11 +57,7 @@ pub fn both<T: PartialEq + std::fmt::Debug>(what: &str, f: impl Fn(&Runtime) -> 
     let c = f(&cpu());
     if let Some(g) = gpu() {
         let gv = f(&g);
-        assert_eq!(
-            gv.len(),
-            c.len(),
-            "{what}: GPU and CPU output lengths differ"
-        );
+        assert_eq!(gv.len(), c.len(), "{what}: GPU and CPU output lengths differ");
         for (i, (a, b)) in gv.iter().zip(&c).enumerate() {
             assert_eq!(a, b, "{what}[{i}]: GPU {a:?} vs CPU {b:?}");
         }

@@ -21,11 +21,7 @@ pub fn params(m: &Module) -> Vec<Class> {
         .params
         .iter()
         .map(|p| match &p.kind {
-            ParamKind::Uniform { .. }
-            | ParamKind::Storage {
-                access: Access::Read,
-                ..
-            } => Class::ReadOnly,
+            ParamKind::Uniform { .. } | ParamKind::Storage { access: Access::Read, .. } => Class::ReadOnly,
             ParamKind::Atomic { .. } => Class::Atomic,
             ParamKind::Storage { .. } => Class::Target,
         })
@@ -34,49 +30,26 @@ pub fn params(m: &Module) -> Vec<Class> {
 
 /// Shared arrays are targets unless atomic.
 pub fn shared(m: &Module) -> Vec<bool> {
-    m.kernel
-        .shared
-        .iter()
-        .map(|s| !matches!(s.elem, Type::Atomic(_)))
-        .collect()
+    m.kernel.shared.iter().map(|s| !matches!(s.elem, Type::Atomic(_))).collect()
 }
 
 /// The targets, numbered: storage buffers, then workgroup arrays.
 pub fn list(m: &Module) -> Vec<MemRef> {
-    let storage = params(m)
-        .into_iter()
-        .enumerate()
-        .filter(|(_, c)| *c == Class::Target)
-        .map(|(i, _)| MemRef::Param(i));
-    let shared = shared(m)
-        .into_iter()
-        .enumerate()
-        .filter(|(_, t)| *t)
-        .map(|(a, _)| MemRef::Shared(a));
+    let storage = params(m).into_iter().enumerate().filter(|(_, c)| *c == Class::Target).map(|(i, _)| MemRef::Param(i));
+    let shared = shared(m).into_iter().enumerate().filter(|(_, t)| *t).map(|(a, _)| MemRef::Shared(a));
     storage.chain(shared).collect()
 }
 
 /// Whether the kernel (or a helper) uses the result of an atomic operation:
 /// check mode then logs those results in pass 1 and replays them after.
 pub fn uses_atomic_results(m: &Module) -> bool {
-    let bodies =
-        std::iter::once(&m.kernel.body.block).chain(m.functions.iter().map(|f| &f.body.block));
+    let bodies = std::iter::once(&m.kernel.body.block).chain(m.functions.iter().map(|f| &f.body.block));
     let mut used = false;
     for b in bodies {
         let mut statements = 0usize;
-        walk_stmts(b, &mut |s| {
-            statements += matches!(
-                &s.kind,
-                StmtKind::Expr(Expr {
-                    kind: ExprKind::Atomic(..),
-                    ..
-                })
-            ) as usize
-        });
+        walk_stmts(b, &mut |s| statements += matches!(&s.kind, StmtKind::Expr(Expr { kind: ExprKind::Atomic(..), .. })) as usize);
         let mut all = 0usize;
-        visit::exprs(b, &mut |e| {
-            all += matches!(e.kind, ExprKind::Atomic(..)) as usize
-        });
+        visit::exprs(b, &mut |e| all += matches!(e.kind, ExprKind::Atomic(..)) as usize);
         used |= all > statements;
     }
     used

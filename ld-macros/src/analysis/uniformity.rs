@@ -14,13 +14,7 @@ use proc_macro2::Span;
 use syn::Error;
 
 pub fn check(kernel: &Kernel) -> syn::Result<()> {
-    let mut a = Analysis {
-        kernel,
-        locals: vec![None; kernel.body.locals.len()],
-        changed: true,
-        errors: None,
-        report: false,
-    };
+    let mut a = Analysis { kernel, locals: vec![None; kernel.body.locals.len()], changed: true, errors: None, report: false };
     // Locals only ever move from uniform to non-uniform: iterate to a fixed point.
     while a.changed {
         a.changed = false;
@@ -45,11 +39,7 @@ struct Cause {
 
 impl Cause {
     fn new(span: Span, why: impl Into<String>) -> Self {
-        Cause {
-            span,
-            why: why.into(),
-            via: None,
-        }
+        Cause { span, why: why.into(), via: None }
     }
 }
 
@@ -63,7 +53,9 @@ struct Flow {
 
 impl Flow {
     fn cause(&self) -> Option<Cause> {
-        self.returned.map(|s| Cause::new(s, "this `return` is taken by only some invocations, so they miss the barriers after it")).or_else(|| self.divergent.clone())
+        self.returned
+            .map(|s| Cause::new(s, "this `return` is taken by only some invocations, so they miss the barriers after it"))
+            .or_else(|| self.divergent.clone())
     }
 }
 
@@ -102,10 +94,7 @@ impl Analysis<'_> {
                 }
             }
             StmtKind::Assign(p, _, v) => {
-                let c = self
-                    .expr(v)
-                    .or_else(|| self.place_indices(p))
-                    .or_else(|| flow.cause());
+                let c = self.expr(v).or_else(|| self.place_indices(p)).or_else(|| flow.cause());
                 if let Root::Local(id) = p.root {
                     self.assign_local(id, c, s.span);
                 }
@@ -116,11 +105,7 @@ impl Analysis<'_> {
             StmtKind::If(c, a, b) => {
                 let mut inner = flow.clone();
                 if let Some(cause) = self.expr(c) {
-                    inner.divergent.get_or_insert(Cause {
-                        span: c.span,
-                        why: format!("this condition is not uniform: {}", cause.why),
-                        via: cause.via,
-                    });
+                    inner.divergent.get_or_insert(Cause { span: c.span, why: format!("this condition is not uniform: {}", cause.why), via: cause.via });
                 }
                 let (mut fa, mut fb) = (inner.clone(), inner);
                 let ea = self.block(a, &mut fa);
@@ -142,7 +127,9 @@ impl Analysis<'_> {
                 let e = self.quiet(|a| a.block(&l.body, &mut probe_body));
                 let mut inner = flow.clone();
                 if let Some(j) = e.jump {
-                    inner.divergent.get_or_insert(Cause::new(j, "this `break`/`continue` is taken by only some invocations, so the loop's later iterations diverge"));
+                    inner
+                        .divergent
+                        .get_or_insert(Cause::new(j, "this `break`/`continue` is taken by only some invocations, so the loop's later iterations diverge"));
                 }
                 if let Some(r) = probe_body.returned.filter(|_| flow.returned.is_none()) {
                     inner.divergent.get_or_insert(Cause::new(r, "this `return` is taken by only some invocations, so the loop's later iterations diverge"));
@@ -216,15 +203,8 @@ impl Analysis<'_> {
     fn assign_local(&mut self, id: LocalId, cause: Option<Cause>, at: Span) {
         if let (Some(c), None) = (cause, &self.locals[id]) {
             let name = &self.kernel.body.locals[id].name;
-            let via = c
-                .via
-                .clone()
-                .unwrap_or_else(|| (at, format!("`{name}` stops being uniform here: {}", c.why)));
-            self.locals[id] = Some(Cause {
-                span: at,
-                why: format!("`{name}` may differ between invocations"),
-                via: Some(via),
-            });
+            let via = c.via.clone().unwrap_or_else(|| (at, format!("`{name}` stops being uniform here: {}", c.why)));
+            self.locals[id] = Some(Cause { span: at, why: format!("`{name}` may differ between invocations"), via: Some(via) });
             self.changed = true;
         }
     }
@@ -261,27 +241,21 @@ impl Analysis<'_> {
                     Builtin::LocalIndex => "local_index()",
                     Builtin::WorkgroupId | Builtin::NumWorkgroups => return None,
                 };
-                Some(Cause::new(
-                    e.span,
-                    format!("`{name}` differs between invocations"),
-                ))
+                Some(Cause::new(e.span, format!("`{name}` differs between invocations")))
             }
             ExprKind::Load(p) => {
                 let idx = self.place_indices(p);
                 let root = match &p.root {
                     Root::Local(id) => self.locals[*id].clone().map(|c| Cause { span: e.span, ..c }),
                     Root::Mem { mem: MemRef::Param(i), .. } if matches!(self.kernel.params[*i].kind, ParamKind::Storage { access: Access::Read, .. }) => None,
-                    Root::Mem { mem, .. } => {
-                        Some(Cause::new(e.span, format!("it reads `{}`, memory other invocations may write, so the value read may differ between them", self.mem_name(*mem))))
-                    }
+                    Root::Mem { mem, .. } => Some(Cause::new(
+                        e.span,
+                        format!("it reads `{}`, memory other invocations may write, so the value read may differ between them", self.mem_name(*mem)),
+                    )),
                 };
                 root.or(idx)
             }
-            ExprKind::Unary(_, a)
-            | ExprKind::Cast(_, a)
-            | ExprKind::Component(a, _)
-            | ExprKind::Field(a, _)
-            | ExprKind::ArrayRepeat(a, _) => self.expr(a),
+            ExprKind::Unary(_, a) | ExprKind::Cast(_, a) | ExprKind::Component(a, _) | ExprKind::Field(a, _) | ExprKind::ArrayRepeat(a, _) => self.expr(a),
             ExprKind::Binary(_, a, b) => {
                 let x = self.expr(a);
                 let y = self.expr(b);
@@ -298,13 +272,7 @@ impl Analysis<'_> {
                         CallArg::Value(x) => self.expr(x),
                         CallArg::Slice { mem, offset } => {
                             self.expr(offset);
-                            Some(Cause::new(
-                                e.span,
-                                format!(
-                                    "this helper reads `{}`, memory other invocations may write",
-                                    self.mem_name(*mem)
-                                ),
-                            ))
+                            Some(Cause::new(e.span, format!("this helper reads `{}`, memory other invocations may write", self.mem_name(*mem))))
                         }
                     };
                     c = c.or(x);
@@ -316,10 +284,7 @@ impl Analysis<'_> {
                 for x in xs {
                     self.expr(x);
                 }
-                Some(Cause::new(
-                    e.span,
-                    "an atomic operation's result differs between invocations",
-                ))
+                Some(Cause::new(e.span, "an atomic operation's result differs between invocations"))
             }
             ExprKind::Len(_, off) => off.as_ref().and_then(|o| self.expr(o)),
         }

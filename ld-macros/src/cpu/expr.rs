@@ -12,12 +12,7 @@ pub enum CpuPlace {
     /// A Rust lvalue (local variable, possibly projected).
     Local(TokenStream),
     /// Element `index` of memory `mem`, `inner` words into the element.
-    Mem {
-        mem: TokenStream,
-        index: TokenStream,
-        inner: TokenStream,
-        site: TokenStream,
-    },
+    Mem { mem: TokenStream, index: TokenStream, inner: TokenStream, site: TokenStream },
 }
 
 pub fn site(span: Span) -> TokenStream {
@@ -85,8 +80,7 @@ impl Emitter<'_> {
                         (Proj::Index(i), Type::Array(e, n)) => {
                             let i = self.expr(i);
                             let w = e.words(self.module);
-                            inner =
-                                quote!(#inner + (__ld::idx((#i) as i64, #n, #site)? as u32) * #w);
+                            inner = quote!(#inner + (__ld::idx((#i) as i64, #n, #site)? as u32) * #w);
                             ty = *e;
                         }
                         (Proj::Field(f), Type::Struct(s)) => {
@@ -98,15 +92,7 @@ impl Emitter<'_> {
                         _ => unreachable!("ill-typed memory projection"),
                     }
                 }
-                (
-                    CpuPlace::Mem {
-                        mem,
-                        index: quote!((#index) as i64),
-                        inner,
-                        site,
-                    },
-                    ty,
-                )
+                (CpuPlace::Mem { mem, index: quote!((#index) as i64), inner, site }, ty)
             }
         }
     }
@@ -124,21 +110,14 @@ impl Emitter<'_> {
     }
 
     fn slice_elem(&self, i: usize) -> Type {
-        self.slice_elems[i]
-            .clone()
-            .expect("slice parameter of the current helper")
+        self.slice_elems[i].clone().expect("slice parameter of the current helper")
     }
 
     pub fn read_place(&mut self, p: &Place, span: Span) -> TokenStream {
         let (pl, ty) = self.place(p, span);
         match pl {
             CpuPlace::Local(t) => quote!(#t),
-            CpuPlace::Mem {
-                mem,
-                index,
-                inner,
-                site,
-            } => {
+            CpuPlace::Mem { mem, index, inner, site } => {
                 // Operands first: they may themselves need `cx` mutably.
                 let ty = rust_type(self.module, &ty);
                 quote!({ let ld_i = #index; let ld_o = #inner; cx.read::<#ty>(#mem, ld_i, ld_o, #site)? })
@@ -211,9 +190,7 @@ impl Emitter<'_> {
             }
             ExprKind::Field(a, f) => {
                 let x = self.expr(a);
-                let Type::Struct(s) = a.ty else {
-                    unreachable!()
-                };
+                let Type::Struct(s) = a.ty else { unreachable!() };
                 let name = format_ident!("{}", self.module.structs[s].fields[*f].0);
                 quote!((#x).#name)
             }
@@ -228,16 +205,10 @@ impl Emitter<'_> {
                 }
             }
             ExprKind::StructLit(xs) => {
-                let Type::Struct(s) = e.ty else {
-                    unreachable!()
-                };
+                let Type::Struct(s) = e.ty else { unreachable!() };
                 let def = &self.module.structs[s];
                 let name = format_ident!("{}", def.name);
-                let names: Vec<_> = def
-                    .fields
-                    .iter()
-                    .map(|(n, _)| format_ident!("{}", n))
-                    .collect();
+                let names: Vec<_> = def.fields.iter().map(|(n, _)| format_ident!("{}", n)).collect();
                 let vals: Vec<_> = xs.iter().map(|x| self.expr(x)).collect();
                 quote!(#name { #(#names: #vals),* })
             }
@@ -254,42 +225,18 @@ impl Emitter<'_> {
     }
 
     pub fn uniform_word(&self, param: usize) -> usize {
-        self.module.kernel.params[..param]
-            .iter()
-            .filter(|p| matches!(p.kind, ParamKind::Uniform { .. }))
-            .count()
+        self.module.kernel.params[..param].iter().filter(|p| matches!(p.kind, ParamKind::Uniform { .. })).count()
     }
 
     /// `used`: the result feeds the kernel (check mode logs only those).
-    pub fn atomic(
-        &mut self,
-        op: AtomicOp,
-        p: &Place,
-        args: &[Expr],
-        e: &Expr,
-        used: bool,
-    ) -> TokenStream {
+    pub fn atomic(&mut self, op: AtomicOp, p: &Place, args: &[Expr], e: &Expr, used: bool) -> TokenStream {
         let (pl, ty) = self.place(p, e.span);
-        let CpuPlace::Mem {
-            mem,
-            index,
-            inner,
-            site,
-        } = pl
-        else {
-            unreachable!("atomics live in memory")
-        };
+        let CpuPlace::Mem { mem, index, inner, site } = pl else { unreachable!("atomics live in memory") };
         let Type::Atomic(s) = ty else { unreachable!() };
         let signed = s == Scalar::I32;
         let xs: Vec<TokenStream> = args.iter().map(|a| self.expr(a)).collect();
-        let a = xs
-            .first()
-            .map(|x| quote!((#x) as u32))
-            .unwrap_or(quote!(0u32));
-        let b = xs
-            .get(1)
-            .map(|x| quote!((#x) as u32))
-            .unwrap_or(quote!(0u32));
+        let a = xs.first().map(|x| quote!((#x) as u32)).unwrap_or(quote!(0u32));
+        let b = xs.get(1).map(|x| quote!((#x) as u32)).unwrap_or(quote!(0u32));
         let op = format_ident!("{}", format!("{op:?}"));
         let call = quote!({ let ld_i = #index; let ld_o = #inner; let ld_x = #a; let ld_y = #b; cx.atomic(#mem, ld_i, ld_o, __ld::AtomicOp::#op, #signed, #used, ld_x, ld_y, #site)? });
         match e.ty {

@@ -69,14 +69,7 @@ pub fn twin(m: &Module) -> TokenStream {
         let id = local_ident(i);
         quote!(#id: __ld::zeroed())
     });
-    let mut e = Emitter {
-        module: m,
-        locals: &k.body.locals,
-        in_kernel: true,
-        loops: vec![],
-        next_label: 0,
-        slice_elems: vec![],
-    };
+    let mut e = Emitter { module: m, locals: &k.body.locals, in_kernel: true, loops: vec![], next_label: 0, slice_elems: vec![] };
     let arms = machine.blocks.iter().enumerate().map(|(id, b)| {
         let id = id as u32;
         let stmts = e.block(&b.stmts);
@@ -165,31 +158,10 @@ fn helper(m: &Module, id: FnId, f: &Function) -> TokenStream {
         quote!(let mut #id: #ty = __ld::zeroed();)
     });
     let ret = rust_type(m, &f.ret);
-    let slice_elems = f
-        .params
-        .iter()
-        .map(|p| {
-            if let FnParam::Slice { elem, .. } = p {
-                Some(elem.clone())
-            } else {
-                None
-            }
-        })
-        .collect();
-    let mut e = Emitter {
-        module: m,
-        locals: &f.body.locals,
-        in_kernel: false,
-        loops: vec![],
-        next_label: 0,
-        slice_elems,
-    };
+    let slice_elems = f.params.iter().map(|p| if let FnParam::Slice { elem, .. } = p { Some(elem.clone()) } else { None }).collect();
+    let mut e = Emitter { module: m, locals: &f.body.locals, in_kernel: false, loops: vec![], next_label: 0, slice_elems };
     let body = e.block(&f.body.block);
-    let tail = if f.ret == Type::Unit {
-        quote!(Ok(()))
-    } else {
-        quote!(unreachable!("helper fell off its end"))
-    };
+    let tail = if f.ret == Type::Unit { quote!(Ok(())) } else { quote!(unreachable!("helper fell off its end")) };
     quote! {
         #[allow(non_snake_case, unused_mut, unused_variables, unreachable_code, unused_parens, unused_assignments, unused_braces, unused_labels, clippy::all)]
         fn #name(cx: &mut __ld::Cx<'_>, #(#params),*) -> ::core::result::Result<#ret, __ld::Fault> {

@@ -41,10 +41,8 @@ impl Emitter<'_> {
             StmtKind::Loop(l) => {
                 let n = self.next_label;
                 self.next_label += 1;
-                let brk =
-                    syn::Lifetime::new(&format!("'ld_loop{n}"), proc_macro2::Span::call_site());
-                let cont =
-                    syn::Lifetime::new(&format!("'ld_body{n}"), proc_macro2::Span::call_site());
+                let brk = syn::Lifetime::new(&format!("'ld_loop{n}"), proc_macro2::Span::call_site());
+                let cont = syn::Lifetime::new(&format!("'ld_body{n}"), proc_macro2::Span::call_site());
                 let cond = l.cond.as_ref().map(|c| {
                     let c = self.expr(c);
                     quote!(if !(#c) { break #brk; })
@@ -97,19 +95,10 @@ impl Emitter<'_> {
                 let new = combine(quote!((*ld_p)));
                 quote!({ let ld_v = #val; let ld_p = &mut #t; *ld_p = #new; })
             }
-            CpuPlace::Mem {
-                mem,
-                index,
-                inner,
-                site,
-            } => {
+            CpuPlace::Mem { mem, index, inner, site } => {
                 let rty = rust_type(self.module, &ty);
                 let new = combine(quote!(ld_c));
-                let read = if op.is_some() {
-                    quote!(let ld_c = cx.read::<#rty>(#mem, ld_i, ld_o, #site)?;)
-                } else {
-                    quote!()
-                };
+                let read = if op.is_some() { quote!(let ld_c = cx.read::<#rty>(#mem, ld_i, ld_o, #site)?;) } else { quote!() };
                 quote!({
                     let ld_v = #val;
                     let ld_i = #index;

@@ -37,10 +37,7 @@ pub struct StructDef {
 
 impl StructDef {
     pub fn field_offset(&self, module: &Module, field: usize) -> u32 {
-        self.fields[..field]
-            .iter()
-            .map(|(_, t)| t.words(module))
-            .sum()
+        self.fields[..field].iter().map(|(_, t)| t.words(module)).sum()
     }
 }
 

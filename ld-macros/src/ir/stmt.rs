@@ -67,8 +67,6 @@ pub fn walk_stmts<'a>(block: &'a [Stmt], f: &mut dyn FnMut(&'a Stmt)) {
 
 pub fn contains_barrier(block: &[Stmt]) -> bool {
     let mut found = false;
-    walk_stmts(block, &mut |s| {
-        found |= matches!(s.kind, StmtKind::Barrier(_))
-    });
+    walk_stmts(block, &mut |s| found |= matches!(s.kind, StmtKind::Barrier(_)));
     found
 }

@@ -59,11 +59,7 @@ impl Type {
             Type::Scalar(_) | Type::Atomic(_) => 1,
             Type::UVec3 => 3,
             Type::Array(t, n) => t.words(module) * n,
-            Type::Struct(id) => module.structs[*id]
-                .fields
-                .iter()
-                .map(|(_, t)| t.words(module))
-                .sum(),
+            Type::Struct(id) => module.structs[*id].fields.iter().map(|(_, t)| t.words(module)).sum(),
             Type::Var(_) => unreachable!("unresolved type variable"),
         }
     }
@@ -74,10 +70,7 @@ impl Type {
             Type::Scalar(s) => s.rust_name().into(),
             Type::UVec3 => "UVec3".into(),
             Type::Array(t, n) => format!("[{}; {}]", t.display(module_structs), n),
-            Type::Struct(id) => module_structs
-                .get(*id)
-                .map(|s| s.name.clone())
-                .unwrap_or_default(),
+            Type::Struct(id) => module_structs.get(*id).map(|s| s.name.clone()).unwrap_or_default(),
             Type::Atomic(Scalar::U32) => "AtomicU32".into(),
             Type::Atomic(_) => "AtomicI32".into(),
             Type::Var(_) => "{integer}".into(),

@@ -43,18 +43,12 @@ pub fn expr_mut(e: &mut Expr, f: &mut dyn FnMut(&mut Expr)) {
     match &mut e.kind {
         ExprKind::Lit(_) | ExprKind::Uniform(_) | ExprKind::Builtin(_) => {}
         ExprKind::Load(p) => place_mut(p, f),
-        ExprKind::Unary(_, a)
-        | ExprKind::Cast(_, a)
-        | ExprKind::Component(a, _)
-        | ExprKind::Field(a, _)
-        | ExprKind::ArrayRepeat(a, _) => expr_mut(a, f),
+        ExprKind::Unary(_, a) | ExprKind::Cast(_, a) | ExprKind::Component(a, _) | ExprKind::Field(a, _) | ExprKind::ArrayRepeat(a, _) => expr_mut(a, f),
         ExprKind::Binary(_, a, b) => {
             expr_mut(a, f);
             expr_mut(b, f);
         }
-        ExprKind::Intrinsic(_, xs) | ExprKind::StructLit(xs) | ExprKind::ArrayLit(xs) => {
-            xs.iter_mut().for_each(|x| expr_mut(x, f))
-        }
+        ExprKind::Intrinsic(_, xs) | ExprKind::StructLit(xs) | ExprKind::ArrayLit(xs) => xs.iter_mut().for_each(|x| expr_mut(x, f)),
         ExprKind::Call(_, args) => {
             for a in args {
                 match a {

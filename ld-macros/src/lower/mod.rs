@@ -35,11 +35,7 @@ pub enum Term {
 }
 
 pub fn machine(body: &Block) -> Machine {
-    let mut l = Lowerer {
-        blocks: vec![MBlock::default()],
-        loops: vec![],
-        barriers: 0,
-    };
+    let mut l = Lowerer { blocks: vec![MBlock::default()], loops: vec![], barriers: 0 };
     if let Some(end) = l.seq(body, 0) {
         l.blocks[end].term = Term::Return;
     }
@@ -86,12 +82,7 @@ impl Lowerer {
                     join
                 }
                 StmtKind::Loop(lp) => {
-                    let (head, body, cont, exit) = (
-                        self.new_block(),
-                        self.new_block(),
-                        self.new_block(),
-                        self.new_block(),
-                    );
+                    let (head, body, cont, exit) = (self.new_block(), self.new_block(), self.new_block(), self.new_block());
                     self.blocks[cur].term = Term::Goto(head);
                     self.blocks[head].term = match &lp.cond {
                         Some(c) => Term::Branch(c.clone(), body, exit),
@@ -108,11 +99,7 @@ impl Lowerer {
                 }
                 StmtKind::Break | StmtKind::Continue => {
                     let (brk, cont) = *self.loops.last().expect("break outside loop");
-                    let target = if matches!(s.kind, StmtKind::Break) {
-                        brk
-                    } else {
-                        cont
-                    };
+                    let target = if matches!(s.kind, StmtKind::Break) { brk } else { cont };
                     self.blocks[cur].term = Term::Goto(target);
                     // Anything after a jump is unreachable: give it a dead block.
                     self.new_block()
@@ -128,14 +115,8 @@ impl Lowerer {
     fn explode(&self, s: &Stmt) -> bool {
         match &s.kind {
             StmtKind::Barrier(_) => true,
-            StmtKind::Break | StmtKind::Continue => {
-                !self.loops.is_empty() && self.in_exploded_loop_body()
-            }
-            StmtKind::If(_, a, b) => {
-                contains_barrier(a)
-                    || contains_barrier(b)
-                    || (self.in_exploded_loop_body() && (free_jump(a) || free_jump(b)))
-            }
+            StmtKind::Break | StmtKind::Continue => !self.loops.is_empty() && self.in_exploded_loop_body(),
+            StmtKind::If(_, a, b) => contains_barrier(a) || contains_barrier(b) || (self.in_exploded_loop_body() && (free_jump(a) || free_jump(b))),
             StmtKind::Loop(l) => contains_barrier(&l.body),
             _ => false,
         }

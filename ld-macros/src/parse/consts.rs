@@ -9,27 +9,15 @@ pub fn eval(e: &syn::Expr, ty: &Type, consts: &HashMap<String, (Lit, Type)>) -> 
     let v = value(e, consts)?;
     match (ty, v) {
         (Type::Scalar(Scalar::U32), Lit::Int(i)) if (0..=u32::MAX as i64).contains(&i) => Ok(v),
-        (Type::Scalar(Scalar::I32), Lit::Int(i))
-            if (i32::MIN as i64..=i32::MAX as i64).contains(&i) =>
-        {
-            Ok(v)
-        }
+        (Type::Scalar(Scalar::I32), Lit::Int(i)) if (i32::MIN as i64..=i32::MAX as i64).contains(&i) => Ok(v),
         (Type::Scalar(Scalar::F32), Lit::Float(_)) => Ok(v),
         (Type::Scalar(Scalar::Bool), Lit::Bool(_)) => Ok(v),
-        _ => Err(Error::new(
-            e.span(),
-            "const value does not fit its type (consts are `u32`, `i32`, `f32` or `bool`)",
-        )),
+        _ => Err(Error::new(e.span(), "const value does not fit its type (consts are `u32`, `i32`, `f32` or `bool`)")),
     }
 }
 
 fn value(e: &syn::Expr, consts: &HashMap<String, (Lit, Type)>) -> Result<Lit> {
-    let bad = || {
-        Error::new(
-            e.span(),
-            "const initializers may use literals, other consts and arithmetic only",
-        )
-    };
+    let bad = || Error::new(e.span(), "const initializers may use literals, other consts and arithmetic only");
     Ok(match e {
         syn::Expr::Lit(l) => match &l.lit {
             syn::Lit::Int(i) => Lit::Int(i.base10_parse()?),

@@ -11,18 +11,8 @@ use syn::{spanned::Spanned, Error, Result};
 /// What an expression denotes before it is read: a place (assignable), a
 /// memory (a buffer or window, only indexable), or a plain value.
 pub enum Target {
-    Place {
-        place: Place,
-        ty: Type,
-        mutable: bool,
-        name: String,
-    },
-    Mem {
-        mem: MemRef,
-        offset: Option<LocalId>,
-        len: Option<LocalId>,
-        view: MemView,
-    },
+    Place { place: Place, ty: Type, mutable: bool, name: String },
+    Mem { mem: MemRef, offset: Option<LocalId>, len: Option<LocalId>, view: MemView },
     Value(Expr),
 }
 
@@ -35,14 +25,7 @@ pub fn lit_u32(v: u32, span: Span) -> Expr {
 }
 
 pub fn load_local(cx: &FnCx, id: LocalId, span: Span) -> Expr {
-    mk(
-        ExprKind::Load(Place {
-            root: Root::Local(id),
-            path: vec![],
-        }),
-        cx.locals[id].ty.clone(),
-        span,
-    )
+    mk(ExprKind::Load(Place { root: Root::Local(id), path: vec![] }), cx.locals[id].ty.clone(), span)
 }
 
 impl FnCx<'_> {
@@ -60,9 +43,7 @@ impl FnCx<'_> {
             syn::Expr::Binary(b) => {
                 let lhs = self.expr(&b.left)?;
                 let rhs = self.expr(&b.right)?;
-                let op = bin_op(&b.op).ok_or_else(|| {
-                    Error::new(b.op.span(), "compound assignment is a statement, not an expression")
-                })?;
+                let op = bin_op(&b.op).ok_or_else(|| Error::new(b.op.span(), "compound assignment is a statement, not an expression"))?;
                 self.binary(op, lhs, rhs, span)
             }
             syn::Expr::Cast(c) => {
@@ -108,35 +89,27 @@ impl FnCx<'_> {
                 span,
                 "`if` expressions are supported as a whole `let` initializer, assignment value or function result, not nested inside other expressions",
             )),
-            syn::Expr::Macro(m) => Err(Error::new(
-                span,
-                format!("macro `{}!` is not supported in kernels", last_ident(&m.mac.path).unwrap_or_default()),
-            )),
+            syn::Expr::Macro(m) => Err(Error::new(span, format!("macro `{}!` is not supported in kernels", last_ident(&m.mac.path).unwrap_or_default()))),
             syn::Expr::Closure(_) => Err(Error::new(span, "closures are not supported in kernels: use a helper `fn`")),
-            syn::Expr::Reference(_) => Err(Error::new(
-                span,
-                "references are only allowed as slice windows (`let w = &a[off..];`) and as slice arguments to helpers",
-            )),
+            syn::Expr::Reference(_) => {
+                Err(Error::new(span, "references are only allowed as slice windows (`let w = &a[off..];`) and as slice arguments to helpers"))
+            }
             syn::Expr::Tuple(_) => Err(Error::new(span, "tuples are not supported in kernels: use a struct")),
             syn::Expr::Range(_) => Err(Error::new(span, "ranges are only allowed in `for` loops and slice windows")),
             syn::Expr::Match(m) => Err(Error::new(m.match_token.span, "`match` is not supported in kernels yet: use `if`/`else if`")),
             syn::Expr::Let(l) => Err(Error::new(l.let_token.span, "`if let`/`while let` are not supported in kernels: compare with `==`")),
             syn::Expr::Unsafe(u) => Err(Error::new(u.unsafe_token.span, "`unsafe` blocks are not supported (or needed) in kernels: remove `unsafe`")),
             syn::Expr::Try(t) => Err(Error::new(t.question_token.spans[0], "the `?` operator is not supported in kernels")),
-            syn::Expr::Loop(_) | syn::Expr::While(_) | syn::Expr::ForLoop(_) => Err(Error::new(
-                span,
-                "loops are statements in kernels, not values: assign the result to a `let mut` variable before `break`",
-            )),
+            syn::Expr::Loop(_) | syn::Expr::While(_) | syn::Expr::ForLoop(_) => {
+                Err(Error::new(span, "loops are statements in kernels, not values: assign the result to a `let mut` variable before `break`"))
+            }
             syn::Expr::Block(_) => Err(Error::new(span, "block expressions are supported as a whole `let` initializer or assignment value only")),
             _ => Err(Error::new(span, "this expression is not supported in kernels (see KERNELS.md for the supported subset)")),
         }
     }
 
     pub fn type_env(&self) -> super::types::TypeEnv<'_> {
-        super::types::TypeEnv {
-            struct_names: self.struct_names,
-            consts: self.consts,
-        }
+        super::types::TypeEnv { struct_names: self.struct_names, consts: self.consts }
     }
 
     pub fn value_type(&self, ty: &syn::Type) -> Result<Type> {
@@ -153,14 +126,7 @@ impl FnCx<'_> {
                     "u32" => Type::U32,
                     "i32" => Type::I32,
                     "f32" => return Ok(mk(ExprKind::Lit(Lit::Float(v as f32)), Type::F32, span)),
-                    s => {
-                        return Err(Error::new(
-                            span,
-                            format!(
-                            "`{s}` literals are not supported: kernels use `u32`, `i32` and `f32`"
-                        ),
-                        ))
-                    }
+                    s => return Err(Error::new(span, format!("`{s}` literals are not supported: kernels use `u32`, `i32` and `f32`"))),
                 };
                 if v > u32::MAX as u128 {
                     return Err(Error::new(span, "integer literal does not fit in 32 bits"));
@@ -178,10 +144,7 @@ impl FnCx<'_> {
                 Ok(mk(ExprKind::Lit(Lit::Float(v)), Type::F32, span))
             }
             syn::Lit::Bool(b) => Ok(mk(ExprKind::Lit(Lit::Bool(b.value)), Type::BOOL, span)),
-            _ => Err(Error::new(
-                span,
-                "only integer, float and bool literals are supported in kernels",
-            )),
+            _ => Err(Error::new(span, "only integer, float and bool literals are supported in kernels")),
         }
     }
 
@@ -195,13 +158,7 @@ impl FnCx<'_> {
                 }
                 Ok(mk(ExprKind::Load(place), ty, span))
             }
-            Target::Mem { view, .. } => Err(Error::new(
-                span,
-                format!(
-                    "`{}` is a slice: index it (`{}[i]`) or ask its `.len()`",
-                    view.name, view.name
-                ),
-            )),
+            Target::Mem { view, .. } => Err(Error::new(span, format!("`{}` is a slice: index it (`{}[i]`) or ask its `.len()`", view.name, view.name))),
         }
     }
 
@@ -215,13 +172,7 @@ impl FnCx<'_> {
                 let base = self.target(&ix.expr)?;
                 let idx = self.expr(&ix.index)?;
                 if !self.is_int(&idx.ty) {
-                    return Err(Error::new(
-                        ix.index.span(),
-                        format!(
-                            "index must be `u32` or `i32`, found `{}`",
-                            self.type_name(&idx.ty)
-                        ),
-                    ));
+                    return Err(Error::new(ix.index.span(), format!("index must be `u32` or `i32`, found `{}`", self.type_name(&idx.ty))));
                 }
                 match base {
                     Target::Mem { mem, offset, view, .. } => {
@@ -243,35 +194,22 @@ impl FnCx<'_> {
                         }
                         other => Err(Error::new(ix.expr.span(), format!("cannot index a value of type `{}`", self.type_name(&other)))),
                     },
-                    Target::Value(_) => Err(Error::new(ix.expr.span(), "only variables, buffers and shared arrays can be indexed: bind the array to a `let` first")),
+                    Target::Value(_) => {
+                        Err(Error::new(ix.expr.span(), "only variables, buffers and shared arrays can be indexed: bind the array to a `let` first"))
+                    }
                 }
             }
             syn::Expr::Field(f) => {
                 let member = match &f.member {
                     syn::Member::Named(i) => i.to_string(),
-                    syn::Member::Unnamed(_) => {
-                        return Err(Error::new(
-                            f.member.span(),
-                            "tuple fields are not supported",
-                        ))
-                    }
+                    syn::Member::Unnamed(_) => return Err(Error::new(f.member.span(), "tuple fields are not supported")),
                 };
                 let base = self.target(&f.base)?;
                 match base {
-                    Target::Place {
-                        mut place,
-                        ty,
-                        mutable,
-                        name,
-                    } => {
+                    Target::Place { mut place, ty, mutable, name } => {
                         let (proj, fty) = self.member(&ty, &member, f.member.span())?;
                         place.path.push(proj);
-                        Ok(Target::Place {
-                            place,
-                            ty: fty,
-                            mutable,
-                            name,
-                        })
+                        Ok(Target::Place { place, ty: fty, mutable, name })
                     }
                     Target::Value(v) => {
                         let (proj, fty) = self.member(&v.ty, &member, f.member.span())?;
@@ -282,10 +220,7 @@ impl FnCx<'_> {
                         };
                         Ok(Target::Value(mk(kind, fty, span)))
                     }
-                    Target::Mem { view, .. } => Err(Error::new(
-                        span,
-                        format!("`{}` is a slice: index it before taking a field", view.name),
-                    )),
+                    Target::Mem { view, .. } => Err(Error::new(span, format!("`{}` is a slice: index it before taking a field", view.name))),
                 }
             }
             _ => Ok(Target::Value(self.expr(e)?)),
@@ -304,16 +239,10 @@ impl FnCx<'_> {
                 let def = &self.structs[id];
                 match def.fields.iter().position(|(n, _)| n == member) {
                     Some(i) => Ok((Proj::Field(i), def.fields[i].1.clone())),
-                    None => Err(Error::new(
-                        span,
-                        format!("struct `{}` has no field `{member}`", def.name),
-                    )),
+                    None => Err(Error::new(span, format!("struct `{}` has no field `{member}`", def.name))),
                 }
             }
-            other => Err(Error::new(
-                span,
-                format!("type `{}` has no fields", self.type_name(&other)),
-            )),
+            other => Err(Error::new(span, format!("type `{}` has no fields", self.type_name(&other)))),
         }
     }
 
@@ -322,26 +251,10 @@ impl FnCx<'_> {
         if p.path.segments.len() == 1 {
             let name = p.path.segments[0].ident.to_string();
             return match self.lookup(&name) {
-                Some(Binding::Local { id, mutable }) => Ok(Target::Place {
-                    place: Place {
-                        root: Root::Local(id),
-                        path: vec![],
-                    },
-                    ty: self.locals[id].ty.clone(),
-                    mutable,
-                    name,
-                }),
-                Some(Binding::Mem {
-                    mem,
-                    offset,
-                    len,
-                    view,
-                }) => Ok(Target::Mem {
-                    mem,
-                    offset,
-                    len,
-                    view,
-                }),
+                Some(Binding::Local { id, mutable }) => {
+                    Ok(Target::Place { place: Place { root: Root::Local(id), path: vec![] }, ty: self.locals[id].ty.clone(), mutable, name })
+                }
+                Some(Binding::Mem { mem, offset, len, view }) => Ok(Target::Mem { mem, offset, len, view }),
                 Some(Binding::Uniform(i)) => {
                     let ty = match &self.kernel.as_ref().unwrap().params[i].kind {
                         ParamKind::Uniform { ty } => Type::Scalar(*ty),
@@ -350,19 +263,11 @@ impl FnCx<'_> {
                     Ok(Target::Value(mk(ExprKind::Uniform(i), ty, span)))
                 }
                 Some(Binding::Const(l, t)) => Ok(Target::Value(mk(ExprKind::Lit(l), t, span))),
-                None => Err(Error::new(
-                    span,
-                    format!("cannot find `{name}` in this kernel"),
-                )),
+                None => Err(Error::new(span, format!("cannot find `{name}` in this kernel"))),
             };
         }
         // `u32::MAX`, `f32::consts::PI`, ...
-        let segs: Vec<String> = p
-            .path
-            .segments
-            .iter()
-            .map(|s| s.ident.to_string())
-            .collect();
+        let segs: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
         let (ty, name) = (segs[segs.len() - 2].as_str(), segs[segs.len() - 1].as_str());
         let lit = match (ty, name) {
             ("u32", "MAX") => (Lit::Int(u32::MAX as i64), Type::U32),
@@ -379,17 +284,9 @@ impl FnCx<'_> {
             ("consts", "SQRT_2") => (Lit::Float(std::f32::consts::SQRT_2), Type::F32),
             ("consts", "LN_2") => (Lit::Float(std::f32::consts::LN_2), Type::F32),
             ("f32", "INFINITY" | "NEG_INFINITY" | "NAN") => {
-                return Err(Error::new(
-                    span,
-                    "WGSL has no infinity or NaN literals: use `f32::MAX`",
-                ));
+                return Err(Error::new(span, "WGSL has no infinity or NaN literals: use `f32::MAX`"));
             }
-            _ => {
-                return Err(Error::new(
-                    span,
-                    format!("`{}` is not supported in kernels", segs.join("::")),
-                ))
-            }
+            _ => return Err(Error::new(span, format!("`{}` is not supported in kernels", segs.join("::")))),
         };
         Ok(Target::Value(mk(ExprKind::Lit(lit.0), lit.1, span)))
     }
@@ -397,37 +294,20 @@ impl FnCx<'_> {
     fn unary(&mut self, u: &syn::ExprUnary) -> Result<Expr> {
         let span = u.span();
         // `-2147483648i32` must not overflow while negating the literal.
-        if let (
-            syn::UnOp::Neg(_),
-            syn::Expr::Lit(syn::ExprLit {
-                lit: syn::Lit::Int(i),
-                ..
-            }),
-        ) = (&u.op, &*u.expr)
-        {
+        if let (syn::UnOp::Neg(_), syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(i), .. })) = (&u.op, &*u.expr) {
             let v: i64 = i.base10_parse()?;
             if v == 1 << 31 {
-                return Ok(mk(
-                    ExprKind::Lit(Lit::Int(i32::MIN as i64)),
-                    Type::I32,
-                    span,
-                ));
+                return Ok(mk(ExprKind::Lit(Lit::Int(i32::MIN as i64)), Type::I32, span));
             }
         }
         let x = self.expr(&u.expr)?;
         match u.op {
             syn::UnOp::Neg(_) => {
                 if self.shallow(&x.ty) == Type::U32 {
-                    return Err(Error::new(
-                        span,
-                        "cannot negate a `u32`: use `0u32.wrapping_sub(x)` or `!x + 1`",
-                    ));
+                    return Err(Error::new(span, "cannot negate a `u32`: use `0u32.wrapping_sub(x)` or `!x + 1`"));
                 }
                 if !self.is_numeric(&x.ty) {
-                    return Err(Error::new(
-                        span,
-                        format!("cannot negate `{}`", self.type_name(&x.ty)),
-                    ));
+                    return Err(Error::new(span, format!("cannot negate `{}`", self.type_name(&x.ty))));
                 }
                 if let ExprKind::Lit(Lit::Float(f)) = x.kind {
                     return Ok(mk(ExprKind::Lit(Lit::Float(-f)), Type::F32, span));
@@ -437,18 +317,12 @@ impl FnCx<'_> {
             }
             syn::UnOp::Not(_) => {
                 if !(self.is_bool(&x.ty) || self.is_int(&x.ty)) {
-                    return Err(Error::new(
-                        span,
-                        format!("cannot apply `!` to `{}`", self.type_name(&x.ty)),
-                    ));
+                    return Err(Error::new(span, format!("cannot apply `!` to `{}`", self.type_name(&x.ty))));
                 }
                 let ty = x.ty.clone();
                 Ok(mk(ExprKind::Unary(UnOp::Not, Box::new(x)), ty, span))
             }
-            syn::UnOp::Deref(_) => Err(Error::new(
-                span,
-                "dereferencing is not supported in kernels",
-            )),
+            syn::UnOp::Deref(_) => Err(Error::new(span, "dereferencing is not supported in kernels")),
             _ => Err(Error::new(span, "unsupported unary operator")),
         }
     }
@@ -471,20 +345,8 @@ impl FnCx<'_> {
                 _ if op.is_comparison() => self.is_numeric(&t),
                 _ => self.is_numeric(&t),
             };
-            if !ok
-                || matches!(
-                    self.shallow(&t),
-                    Type::Struct(_) | Type::Array(..) | Type::UVec3
-                )
-            {
-                return Err(Error::new(
-                    span,
-                    format!(
-                        "operator `{}` does not apply to `{}`",
-                        op.symbol(),
-                        self.type_name(&t)
-                    ),
-                ));
+            if !ok || matches!(self.shallow(&t), Type::Struct(_) | Type::Array(..) | Type::UVec3) {
+                return Err(Error::new(span, format!("operator `{}` does not apply to `{}`", op.symbol(), self.type_name(&t))));
             }
             if op.is_comparison() {
                 Type::BOOL
@@ -492,11 +354,7 @@ impl FnCx<'_> {
                 t
             }
         };
-        Ok(mk(
-            ExprKind::Binary(op, Box::new(lhs), Box::new(rhs)),
-            ty,
-            span,
-        ))
+        Ok(mk(ExprKind::Binary(op, Box::new(lhs), Box::new(rhs)), ty, span))
     }
 
     /// Converts an index to `u32` (window offsets are `u32`; a negative
@@ -510,11 +368,7 @@ impl FnCx<'_> {
             Type::Scalar(Scalar::U32) => Ok(e),
             _ => {
                 let span = e.span;
-                Ok(mk(
-                    ExprKind::Cast(Scalar::U32, Box::new(e)),
-                    Type::U32,
-                    span,
-                ))
+                Ok(mk(ExprKind::Cast(Scalar::U32, Box::new(e)), Type::U32, span))
             }
         }
     }
@@ -522,17 +376,9 @@ impl FnCx<'_> {
     fn call(&mut self, c: &syn::ExprCall) -> Result<Expr> {
         let span = c.span();
         let syn::Expr::Path(p) = &*c.func else {
-            return Err(Error::new(
-                c.func.span(),
-                "only named functions can be called in kernels",
-            ));
+            return Err(Error::new(c.func.span(), "only named functions can be called in kernels"));
         };
-        let segs: Vec<String> = p
-            .path
-            .segments
-            .iter()
-            .map(|s| s.ident.to_string())
-            .collect();
+        let segs: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
         let name = segs.last().unwrap().as_str();
         if segs.len() == 1 {
             if let Some(b) = builtin(name) {
@@ -542,18 +388,11 @@ impl FnCx<'_> {
                 if !c.args.is_empty() {
                     return Err(Error::new(span, format!("`{name}()` takes no arguments")));
                 }
-                let ty = if b == Builtin::LocalIndex {
-                    Type::U32
-                } else {
-                    Type::UVec3
-                };
+                let ty = if b == Builtin::LocalIndex { Type::U32 } else { Type::UVec3 };
                 return Ok(mk(ExprKind::Builtin(b), ty, span));
             }
             if matches!(name, "barrier" | "storage_barrier") {
-                return Err(Error::new(
-                    span,
-                    format!("`{name}()` is a statement: write `{name}();`"),
-                ));
+                return Err(Error::new(span, format!("`{name}()` is a statement: write `{name}();`")));
             }
             if name == "shared" {
                 return Err(Error::new(span, "`shared::<[T; N]>()` must be the whole initializer of a `let` at the top of the kernel body"));
@@ -561,7 +400,10 @@ impl FnCx<'_> {
             if let Some(&id) = self.fn_names.get(name) {
                 return self.helper_call(id, c, span);
             }
-            return Err(Error::new(c.func.span(), format!("cannot find function `{name}`: helpers must be defined in the kernel body or the `#[ld::kernels]` module")));
+            return Err(Error::new(
+                c.func.span(),
+                format!("cannot find function `{name}`: helpers must be defined in the kernel body or the `#[ld::kernels]` module"),
+            ));
         }
         // `f32::sqrt(x)`-style calls: the first argument is the receiver.
         if segs.len() == 2 && matches!(segs[0].as_str(), "f32" | "u32" | "i32") {
@@ -571,11 +413,7 @@ impl FnCx<'_> {
                 };
                 let x = self.expr(arg)?;
                 self.unify(&x.ty, &Type::U32, x.span)?;
-                return Ok(mk(
-                    ExprKind::Intrinsic(Intrinsic::Bitcast(Scalar::F32), vec![x]),
-                    Type::F32,
-                    span,
-                ));
+                return Ok(mk(ExprKind::Intrinsic(Intrinsic::Bitcast(Scalar::F32), vec![x]), Type::F32, span));
             }
             let mut args = c.args.iter();
             let Some(recv) = args.next() else {
@@ -587,24 +425,13 @@ impl FnCx<'_> {
             let rest: Vec<syn::Expr> = args.cloned().collect();
             return self.number_method(recv, name, &rest, span);
         }
-        Err(Error::new(
-            c.func.span(),
-            format!("`{}` is not supported in kernels", segs.join("::")),
-        ))
+        Err(Error::new(c.func.span(), format!("`{}` is not supported in kernels", segs.join("::"))))
     }
 
     fn helper_call(&mut self, id: FnId, c: &syn::ExprCall, span: Span) -> Result<Expr> {
         let sig = self.fn_sigs[id].clone();
         if sig.params.len() != c.args.len() {
-            return Err(Error::new(
-                span,
-                format!(
-                    "`{}` takes {} arguments, {} given",
-                    sig.name,
-                    sig.params.len(),
-                    c.args.len()
-                ),
-            ));
+            return Err(Error::new(span, format!("`{}` takes {} arguments, {} given", sig.name, sig.params.len(), c.args.len())));
         }
         let mut args = Vec::new();
         for (p, a) in sig.params.iter().zip(&c.args) {
@@ -624,32 +451,14 @@ impl FnCx<'_> {
     /// as `&x`, `&mut x`, `&x[a..]` or `&mut x[a..]`.
     fn slice_arg(&mut self, a: &syn::Expr, pname: &str, want: &MemView) -> Result<CallArg> {
         let (target, offset) = self.window(a)?;
-        let Target::Mem {
-            mem,
-            offset: base,
-            view,
-            ..
-        } = target
-        else {
+        let Target::Mem { mem, offset: base, view, .. } = target else {
             return Err(Error::new(a.span(), format!("parameter `{pname}` takes a slice: pass a buffer, a shared array or a window of one")));
         };
         if view.elem != want.elem || view.atomic != want.atomic {
-            return Err(Error::new(
-                a.span(),
-                format!(
-                    "`{}` does not have the element type of parameter `{pname}`",
-                    view.name
-                ),
-            ));
+            return Err(Error::new(a.span(), format!("`{}` does not have the element type of parameter `{pname}`", view.name)));
         }
         if want.mutable && !view.mutable {
-            return Err(Error::new(
-                a.span(),
-                format!(
-                    "parameter `{pname}` writes its slice but `{}` is read-only",
-                    view.name
-                ),
-            ));
+            return Err(Error::new(a.span(), format!("parameter `{pname}` writes its slice but `{}` is read-only", view.name)));
         }
         let span = a.span();
         let mut off = match base {
@@ -657,11 +466,7 @@ impl FnCx<'_> {
             None => lit_u32(0, span),
         };
         if let Some(o) = offset {
-            off = mk(
-                ExprKind::Binary(BinOp::Add, Box::new(off), Box::new(o)),
-                Type::U32,
-                span,
-            );
+            off = mk(ExprKind::Binary(BinOp::Add, Box::new(off), Box::new(o)), Type::U32, span);
         }
         Ok(CallArg::Slice { mem, offset: off })
     }
@@ -677,16 +482,10 @@ impl FnCx<'_> {
             if let syn::Expr::Range(r) = &*ix.index {
                 let base = self.target(&ix.expr)?;
                 if !matches!(base, Target::Mem { .. }) {
-                    return Err(Error::new(
-                        ix.expr.span(),
-                        "windows (`&x[a..]`) are taken of buffers and shared arrays",
-                    ));
+                    return Err(Error::new(ix.expr.span(), "windows (`&x[a..]`) are taken of buffers and shared arrays"));
                 }
                 if r.end.is_some() {
-                    return Err(Error::new(
-                        r.span(),
-                        "windows are open-ended: write `&x[start..]`",
-                    ));
+                    return Err(Error::new(r.span(), "windows are open-ended: write `&x[start..]`"));
                 }
                 let start = match &r.start {
                     Some(s) => {
@@ -707,33 +506,19 @@ impl FnCx<'_> {
         let args: Vec<syn::Expr> = m.args.iter().cloned().collect();
         if let Some(op) = intrinsics::atomic(&name) {
             let recv = self.target(&m.receiver)?;
-            if let Target::Place {
-                place,
-                ty: Type::Atomic(s),
-                ..
-            } = recv
-            {
+            if let Target::Place { place, ty: Type::Atomic(s), .. } = recv {
                 return self.atomic_call(op, place, s, &args, span);
             }
             if name != "swap" && name != "load" {
-                return Err(Error::new(
-                    m.receiver.span(),
-                    format!("`.{name}()` applies to elements of atomic slices (`&[AtomicU32]`)"),
-                ));
+                return Err(Error::new(m.receiver.span(), format!("`.{name}()` applies to elements of atomic slices (`&[AtomicU32]`)")));
             }
             let t = self.read(recv, m.receiver.span())?;
             return self.number_method(t, &name, &args, span);
         }
         if name == "len" {
             let recv = self.target(&m.receiver)?;
-            let Target::Mem {
-                mem, offset, view, ..
-            } = recv
-            else {
-                return Err(Error::new(
-                    m.receiver.span(),
-                    "`.len()` applies to buffers, shared arrays and windows",
-                ));
+            let Target::Mem { mem, offset, view, .. } = recv else {
+                return Err(Error::new(m.receiver.span(), "`.len()` applies to buffers, shared arrays and windows"));
             };
             let off = offset.map(|o| Box::new(load_local(self, o, span)));
             if let Some(n) = view.fixed_len {
@@ -747,38 +532,21 @@ impl FnCx<'_> {
         self.number_method(recv, &name, &args, span)
     }
 
-    fn atomic_call(
-        &mut self,
-        op: AtomicOp,
-        place: Place,
-        s: Scalar,
-        args: &[syn::Expr],
-        span: Span,
-    ) -> Result<Expr> {
+    fn atomic_call(&mut self, op: AtomicOp, place: Place, s: Scalar, args: &[syn::Expr], span: Span) -> Result<Expr> {
         let mut args = args.to_vec();
         // Accept Rust's `Ordering::Relaxed` argument: WGSL atomics are relaxed.
         if args.len() == op.arity() + 1 {
             let last = args.pop().unwrap();
             let ok = matches!(&last, syn::Expr::Path(p) if last_ident(&p.path).as_deref() == Some("Relaxed"));
             if !ok {
-                return Err(Error::new(
-                    last.span(),
-                    "WGSL atomics are relaxed: pass `Ordering::Relaxed` or no ordering",
-                ));
+                return Err(Error::new(last.span(), "WGSL atomics are relaxed: pass `Ordering::Relaxed` or no ordering"));
             }
         }
         if args.len() != op.arity() {
-            return Err(Error::new(
-                span,
-                format!("this atomic operation takes {} argument(s)", op.arity()),
-            ));
+            return Err(Error::new(span, format!("this atomic operation takes {} argument(s)", op.arity())));
         }
         if matches!(op, AtomicOp::Load) || args.is_empty() {
-            return Ok(mk(
-                ExprKind::Atomic(op, place, vec![]),
-                Type::Scalar(s),
-                span,
-            ));
+            return Ok(mk(ExprKind::Atomic(op, place, vec![]), Type::Scalar(s), span));
         }
         let mut xs = Vec::new();
         for a in &args {
@@ -786,21 +554,11 @@ impl FnCx<'_> {
             self.unify(&x.ty, &Type::Scalar(s), x.span)?;
             xs.push(x);
         }
-        let ty = if op == AtomicOp::Store {
-            Type::Unit
-        } else {
-            Type::Scalar(s)
-        };
+        let ty = if op == AtomicOp::Store { Type::Unit } else { Type::Scalar(s) };
         Ok(mk(ExprKind::Atomic(op, place, xs), ty, span))
     }
 
-    fn number_method(
-        &mut self,
-        recv: Expr,
-        name: &str,
-        args: &[syn::Expr],
-        span: Span,
-    ) -> Result<Expr> {
+    fn number_method(&mut self, recv: Expr, name: &str, args: &[syn::Expr], span: Span) -> Result<Expr> {
         if matches!(name, "wrapping_add" | "wrapping_sub" | "wrapping_mul") {
             let [a] = args else {
                 return Err(Error::new(span, format!("`{name}` takes one argument")));
@@ -823,11 +581,7 @@ impl FnCx<'_> {
             let e = self.expr(a)?;
             self.unify(&e.ty, &Type::I32, e.span)?;
             self.unify(&recv.ty, &Type::F32, recv.span)?;
-            return Ok(mk(
-                ExprKind::Intrinsic(Intrinsic::Powi, vec![recv, e]),
-                Type::F32,
-                span,
-            ));
+            return Ok(mk(ExprKind::Intrinsic(Intrinsic::Powi, vec![recv, e]), Type::F32, span));
         }
         if name == "recip" {
             self.unify(&recv.ty, &Type::F32, recv.span)?;
@@ -835,18 +589,10 @@ impl FnCx<'_> {
             return self.binary(BinOp::Div, one, recv, span);
         }
         let Some(info) = intrinsics::method(name) else {
-            return Err(Error::new(
-                span,
-                format!(
-                    "method `{name}` is not supported in kernels (see KERNELS.md for the list)"
-                ),
-            ));
+            return Err(Error::new(span, format!("method `{name}` is not supported in kernels (see KERNELS.md for the list)")));
         };
         if args.len() != info.extra_args {
-            return Err(Error::new(
-                span,
-                format!("`{name}` takes {} argument(s)", info.extra_args),
-            ));
+            return Err(Error::new(span, format!("`{name}` takes {} argument(s)", info.extra_args)));
         }
         let ok = match info.domain {
             Domain::Float => {
@@ -859,16 +605,9 @@ impl FnCx<'_> {
             Domain::Number => self.is_numeric(&recv.ty),
         };
         if !ok {
-            return Err(Error::new(
-                span,
-                format!("`{name}` does not apply to `{}`", self.type_name(&recv.ty)),
-            ));
+            return Err(Error::new(span, format!("`{name}` does not apply to `{}`", self.type_name(&recv.ty))));
         }
-        let ty = if info.returns_u32 {
-            Type::U32
-        } else {
-            recv.ty.clone()
-        };
+        let ty = if info.returns_u32 { Type::U32 } else { recv.ty.clone() };
         let mut xs = vec![recv];
         for a in args {
             let x = self.expr(a)?;
@@ -882,10 +621,7 @@ impl FnCx<'_> {
         let span = s.span();
         let name = last_ident(&s.path).unwrap_or_default();
         let Some(&id) = self.struct_names.get(&name) else {
-            return Err(Error::new(
-                s.path.span(),
-                format!("unknown struct `{name}`"),
-            ));
+            return Err(Error::new(s.path.span(), format!("unknown struct `{name}`")));
         };
         if s.rest.is_some() {
             return Err(Error::new(span, "`..` in struct literals is not supported"));
@@ -897,10 +633,7 @@ impl FnCx<'_> {
                 return Err(Error::new(f.span(), "named fields only"));
             };
             let Some(i) = def.fields.iter().position(|(n, _)| fname == n) else {
-                return Err(Error::new(
-                    f.member.span(),
-                    format!("struct `{name}` has no field `{fname}`"),
-                ));
+                return Err(Error::new(f.member.span(), format!("struct `{name}` has no field `{fname}`")));
             };
             let x = self.expr(&f.expr)?;
             self.unify(&x.ty, &def.fields[i].1, x.span)?;
@@ -910,12 +643,7 @@ impl FnCx<'_> {
         for (i, v) in vals.into_iter().enumerate() {
             match v {
                 Some(v) => out.push(v),
-                None => {
-                    return Err(Error::new(
-                        span,
-                        format!("missing field `{}` in `{name}`", def.fields[i].0),
-                    ))
-                }
+                None => return Err(Error::new(span, format!("missing field `{}` in `{name}`", def.fields[i].0))),
             }
         }
         Ok(mk(ExprKind::StructLit(out), Type::Struct(id), span))

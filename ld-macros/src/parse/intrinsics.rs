@@ -53,12 +53,7 @@ pub fn method(name: &str) -> Option<MethodInfo> {
         "reverse_bits" => (ReverseBits, Int, 0, false),
         _ => return None,
     };
-    Some(MethodInfo {
-        intrinsic,
-        domain,
-        extra_args,
-        returns_u32,
-    })
+    Some(MethodInfo { intrinsic, domain, extra_args, returns_u32 })
 }
 
 pub fn atomic(name: &str) -> Option<AtomicOp> {

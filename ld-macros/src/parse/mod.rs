@@ -22,10 +22,7 @@ pub struct KernelAttr {
 impl KernelAttr {
     pub fn parse(tokens: proc_macro2::TokenStream) -> Result<Self> {
         let span = proc_macro2::Span::call_site();
-        let args = syn::parse::Parser::parse2(
-            syn::punctuated::Punctuated::<syn::MetaNameValue, syn::Token![,]>::parse_terminated,
-            tokens,
-        )?;
+        let args = syn::parse::Parser::parse2(syn::punctuated::Punctuated::<syn::MetaNameValue, syn::Token![,]>::parse_terminated, tokens)?;
         let mut wg = None;
         for a in &args {
             if !a.path.is_ident("workgroup_size") {
@@ -34,10 +31,7 @@ impl KernelAttr {
             wg = Some(workgroup_size(&a.value)?);
         }
         let Some(workgroup_size) = wg else {
-            return Err(Error::new(
-                span,
-                "missing `workgroup_size`: write `#[ld::kernel(workgroup_size = 64)]`",
-            ));
+            return Err(Error::new(span, "missing `workgroup_size`: write `#[ld::kernel(workgroup_size = 64)]`"));
         };
         Ok(KernelAttr { workgroup_size })
     }
@@ -51,34 +45,24 @@ fn workgroup_size(e: &syn::Expr) -> Result<[u32; 3]> {
         other => vec![other],
     };
     if dims.is_empty() || dims.len() > 3 {
-        return Err(Error::new(
-            e.span(),
-            "workgroup_size has one to three dimensions",
-        ));
+        return Err(Error::new(e.span(), "workgroup_size has one to three dimensions"));
     }
     let mut out = [1u32; 3];
     for (i, d) in dims.iter().enumerate() {
-        let syn::Expr::Lit(syn::ExprLit {
-            lit: syn::Lit::Int(n),
-            ..
-        }) = d
-        else {
-            return Err(Error::new(
-                d.span(),
-                "workgroup_size dimensions must be integer literals",
-            ));
+        let syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(n), .. }) = d else {
+            return Err(Error::new(d.span(), "workgroup_size dimensions must be integer literals"));
         };
         out[i] = n.base10_parse()?;
         if out[i] == 0 {
-            return Err(Error::new(
-                d.span(),
-                "workgroup_size dimensions must be at least 1",
-            ));
+            return Err(Error::new(d.span(), "workgroup_size dimensions must be at least 1"));
         }
     }
     let total: u64 = out.iter().map(|&x| x as u64).product();
     if total > 1024 {
-        return Err(Error::new(e.span(), format!("workgroup_size has {total} invocations; WGSL devices guarantee at most 256 (wgpu's default limit) and never more than 1024")));
+        return Err(Error::new(
+            e.span(),
+            format!("workgroup_size has {total} invocations; WGSL devices guarantee at most 256 (wgpu's default limit) and never more than 1024"),
+        ));
     }
     Ok(out)
 }
@@ -92,10 +76,7 @@ pub fn module(items: &[&syn::Item], kernel: &syn::ItemFn, attr: &KernelAttr) -> 
     for it in items {
         match it {
             syn::Item::Const(c) => {
-                let env = TypeEnv {
-                    struct_names: &struct_names,
-                    consts: &consts,
-                };
+                let env = TypeEnv { struct_names: &struct_names, consts: &consts };
                 let ty = env.value_type(&c.ty)?;
                 let v = consts::eval(&c.expr, &ty, &consts)?;
                 consts.insert(c.ident.to_string(), (v, ty));
@@ -108,20 +89,8 @@ pub fn module(items: &[&syn::Item], kernel: &syn::ItemFn, attr: &KernelAttr) -> 
             _ => {}
         }
     }
-    let helpers: Vec<&syn::ItemFn> = items
-        .iter()
-        .filter_map(|it| {
-            if let syn::Item::Fn(f) = it {
-                Some(f)
-            } else {
-                None
-            }
-        })
-        .collect();
-    let env = TypeEnv {
-        struct_names: &struct_names,
-        consts: &consts,
-    };
+    let helpers: Vec<&syn::ItemFn> = items.iter().filter_map(|it| if let syn::Item::Fn(f) = it { Some(f) } else { None }).collect();
+    let env = TypeEnv { struct_names: &struct_names, consts: &consts };
     let mut sigs = Vec::new();
     let mut fn_names = HashMap::new();
     for f in &helpers {
@@ -130,51 +99,22 @@ pub fn module(items: &[&syn::Item], kernel: &syn::ItemFn, attr: &KernelAttr) -> 
     }
     let mut functions = Vec::new();
     for (f, sig) in helpers.iter().zip(&sigs) {
-        functions.push(helper(
-            f,
-            sig,
-            &structs,
-            &struct_names,
-            &sigs,
-            &fn_names,
-            &consts,
-        )?);
+        functions.push(helper(f, sig, &structs, &struct_names, &sigs, &fn_names, &consts)?);
     }
     no_recursion(&functions)?;
-    let mut cx = FnCx::new(
-        &structs,
-        &struct_names,
-        &sigs,
-        &fn_names,
-        &consts,
-        Type::Unit,
-    );
+    let mut cx = FnCx::new(&structs, &struct_names, &sigs, &fn_names, &consts, Type::Unit);
     let kernel = kernel_fn(&mut cx, kernel, attr)?;
-    Ok(Module {
-        structs,
-        functions,
-        kernel,
-    })
+    Ok(Module { structs, functions, kernel })
 }
 
-fn struct_def(
-    s: &syn::ItemStruct,
-    names: &HashMap<String, StructId>,
-    consts: &HashMap<String, (Lit, Type)>,
-) -> Result<StructDef> {
+fn struct_def(s: &syn::ItemStruct, names: &HashMap<String, StructId>, consts: &HashMap<String, (Lit, Type)>) -> Result<StructDef> {
     if !s.generics.params.is_empty() {
-        return Err(Error::new(
-            s.generics.span(),
-            "kernel structs cannot be generic",
-        ));
+        return Err(Error::new(s.generics.span(), "kernel structs cannot be generic"));
     }
     let syn::Fields::Named(fields) = &s.fields else {
         return Err(Error::new(s.span(), "kernel structs have named fields"));
     };
-    let env = TypeEnv {
-        struct_names: names,
-        consts,
-    };
+    let env = TypeEnv { struct_names: names, consts };
     let mut out = Vec::new();
     for f in &fields.named {
         let ty = env.value_type(&f.ty)?;
@@ -184,29 +124,17 @@ fn struct_def(
         out.push((f.ident.as_ref().unwrap().to_string(), ty));
     }
     if out.is_empty() {
-        return Err(Error::new(
-            s.span(),
-            "kernel structs need at least one field",
-        ));
+        return Err(Error::new(s.span(), "kernel structs need at least one field"));
     }
-    Ok(StructDef {
-        name: s.ident.to_string(),
-        fields: out,
-    })
+    Ok(StructDef { name: s.ident.to_string(), fields: out })
 }
 
 fn no_generics(sig: &syn::Signature) -> Result<()> {
     if !sig.generics.params.is_empty() {
-        return Err(Error::new(
-            sig.generics.span(),
-            "kernels and helpers cannot be generic",
-        ));
+        return Err(Error::new(sig.generics.span(), "kernels and helpers cannot be generic"));
     }
     if let Some(a) = &sig.asyncness {
-        return Err(Error::new(
-            a.span(),
-            "kernels and helpers cannot be `async`",
-        ));
+        return Err(Error::new(a.span(), "kernels and helpers cannot be `async`"));
     }
     if let Some(v) = &sig.variadic {
         return Err(Error::new(v.span(), "variadic functions are not supported"));
@@ -216,10 +144,7 @@ fn no_generics(sig: &syn::Signature) -> Result<()> {
 
 fn param_name(arg: &syn::FnArg) -> Result<(String, bool, &syn::Type)> {
     let syn::FnArg::Typed(pt) = arg else {
-        return Err(Error::new(
-            arg.span(),
-            "`self` parameters are not supported in kernels",
-        ));
+        return Err(Error::new(arg.span(), "`self` parameters are not supported in kernels"));
     };
     let syn::Pat::Ident(id) = &*pt.pat else {
         return Err(Error::new(pt.pat.span(), "parameters must be plain names"));
@@ -241,11 +166,7 @@ fn helper_sig(f: &syn::ItemFn, env: &TypeEnv) -> Result<FnSig> {
         syn::ReturnType::Default => Type::Unit,
         syn::ReturnType::Type(_, t) => env.value_type(t)?,
     };
-    Ok(FnSig {
-        name: f.sig.ident.to_string(),
-        params,
-        ret,
-    })
+    Ok(FnSig { name: f.sig.ident.to_string(), params, ret })
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -258,14 +179,7 @@ fn helper(
     fn_names: &HashMap<String, FnId>,
     consts: &HashMap<String, (Lit, Type)>,
 ) -> Result<Function> {
-    let mut cx = FnCx::new(
-        structs,
-        struct_names,
-        sigs,
-        fn_names,
-        consts,
-        sig.ret.clone(),
-    );
+    let mut cx = FnCx::new(structs, struct_names, sigs, fn_names, consts, sig.ret.clone());
     let mut params = Vec::new();
     for (i, (p, arg)) in sig.params.iter().zip(&f.sig.inputs).enumerate() {
         let (_, mutable, _) = param_name(arg)?;
@@ -277,44 +191,21 @@ fn helper(
             }
             SigParam::Slice(name, view) => {
                 let offset = cx.hidden_local(&format!("{name}_offset"), Type::U32, arg.span());
-                let v = MemView {
-                    name: name.clone(),
-                    ..view.clone()
-                };
-                cx.bind(
-                    name,
-                    Binding::Mem {
-                        mem: MemRef::FnSlice(i),
-                        offset: Some(offset),
-                        len: None,
-                        view: v,
-                    },
-                );
-                params.push(FnParam::Slice {
-                    elem: view.elem.clone(),
-                    offset,
-                });
+                let v = MemView { name: name.clone(), ..view.clone() };
+                cx.bind(name, Binding::Mem { mem: MemRef::FnSlice(i), offset: Some(offset), len: None, view: v });
+                params.push(FnParam::Slice { elem: view.elem.clone(), offset });
             }
         }
     }
     let block = cx.fn_body(&f.block)?;
     let body = finish(&cx, block)?;
-    Ok(Function {
-        name: sig.name.clone(),
-        span: f.sig.ident.span(),
-        params,
-        ret: sig.ret.clone(),
-        body,
-    })
+    Ok(Function { name: sig.name.clone(), span: f.sig.ident.span(), params, ret: sig.ret.clone(), body })
 }
 
 fn kernel_fn(cx: &mut FnCx, f: &syn::ItemFn, attr: &KernelAttr) -> Result<Kernel> {
     no_generics(&f.sig)?;
     if let syn::ReturnType::Type(_, t) = &f.sig.output {
-        return Err(Error::new(
-            t.span(),
-            "kernels return nothing: write results to a `&mut [T]` parameter",
-        ));
+        return Err(Error::new(t.span(), "kernels return nothing: write results to a `&mut [T]` parameter"));
     }
     let mut params = Vec::new();
     for a in &f.sig.inputs {
@@ -327,44 +218,23 @@ fn kernel_fn(cx: &mut FnCx, f: &syn::ItemFn, attr: &KernelAttr) -> Result<Kernel
                 mem: MemRef::Param(i),
                 offset: None,
                 len: None,
-                view: MemView {
-                    elem: elem.clone(),
-                    mutable: *access == Access::ReadWrite,
-                    atomic: false,
-                    fixed_len: None,
-                    name: name.clone(),
-                },
+                view: MemView { elem: elem.clone(), mutable: *access == Access::ReadWrite, atomic: false, fixed_len: None, name: name.clone() },
             },
             ParamKind::Atomic { elem } => Binding::Mem {
                 mem: MemRef::Param(i),
                 offset: None,
                 len: None,
-                view: MemView {
-                    elem: Type::Atomic(*elem),
-                    mutable: true,
-                    atomic: true,
-                    fixed_len: None,
-                    name: name.clone(),
-                },
+                view: MemView { elem: Type::Atomic(*elem), mutable: true, atomic: true, fixed_len: None, name: name.clone() },
             },
         };
         cx.bind(&name, b);
         params.push(Param { name, kind });
     }
-    cx.kernel = Some(KernelCx {
-        params: params.clone(),
-        shared: vec![],
-    });
+    cx.kernel = Some(KernelCx { params: params.clone(), shared: vec![] });
     let block = cx.fn_body(&f.block)?;
     let body = finish(cx, block)?;
     let shared = cx.kernel.take().unwrap().shared;
-    Ok(Kernel {
-        span: f.sig.ident.span(),
-        workgroup_size: attr.workgroup_size,
-        params,
-        shared,
-        body,
-    })
+    Ok(Kernel { span: f.sig.ident.span(), workgroup_size: attr.workgroup_size, params, shared, body })
 }
 
 /// Resolves every type variable and checks literals fit their final type.
@@ -380,29 +250,15 @@ fn finish(cx: &FnCx, mut block: Block) -> Result<Body> {
                 _ => true,
             };
             if !ok && err.is_none() {
-                let hint = if defaulted {
-                    format!("; unsuffixed integer literals default to `i32`: write `{v}u32`")
-                } else {
-                    String::new()
-                };
-                err = Some(Error::new(
-                    e.span,
-                    format!("literal out of range for `{}`{hint}", s.rust_name()),
-                ));
+                let hint = if defaulted { format!("; unsuffixed integer literals default to `i32`: write `{v}u32`") } else { String::new() };
+                err = Some(Error::new(e.span, format!("literal out of range for `{}`{hint}", s.rust_name())));
             }
         }
     });
     if let Some(e) = err {
         return Err(e);
     }
-    let locals = cx
-        .locals
-        .iter()
-        .map(|l| Local {
-            ty: cx.resolve(&l.ty),
-            ..l.clone()
-        })
-        .collect();
+    let locals = cx.locals.iter().map(|l| Local { ty: cx.resolve(&l.ty), ..l.clone() }).collect();
     Ok(Body { locals, block })
 }
 
@@ -436,13 +292,7 @@ fn no_recursion(fns: &[Function]) -> Result<()> {
     let mut state = vec![0u8; fns.len()];
     for i in 0..fns.len() {
         if let Some(c) = visit(i, &graph, &mut state) {
-            return Err(Error::new(
-                fns[c].span,
-                format!(
-                    "`{}` is recursive: WGSL does not allow recursion",
-                    fns[c].name
-                ),
-            ));
+            return Err(Error::new(fns[c].span, format!("`{}` is recursive: WGSL does not allow recursion", fns[c].name)));
         }
     }
     Ok(())

@@ -116,11 +116,7 @@ impl<'m> FnCx<'m> {
             Type::Scalar(_) | Type::Atomic(_) | Type::Var(_) => 1,
             Type::UVec3 => 3,
             Type::Array(e, n) => self.type_words(e) * n,
-            Type::Struct(id) => self.structs[*id]
-                .fields
-                .iter()
-                .map(|(_, t)| self.type_words(t))
-                .sum(),
+            Type::Struct(id) => self.structs[*id].fields.iter().map(|(_, t)| self.type_words(t)).sum(),
         }
     }
 
@@ -142,16 +138,11 @@ impl<'m> FnCx<'m> {
                 return Some(b.clone());
             }
         }
-        self.consts
-            .get(name)
-            .map(|(l, t)| Binding::Const(*l, t.clone()))
+        self.consts.get(name).map(|(l, t)| Binding::Const(*l, t.clone()))
     }
 
     pub fn new_local(&mut self, name: &str, ty: Type, _span: Span) -> LocalId {
-        self.locals.push(Local {
-            name: name.to_string(),
-            ty,
-        });
+        self.locals.push(Local { name: name.to_string(), ty });
         self.locals.len() - 1
     }
 
@@ -240,14 +231,7 @@ impl<'m> FnCx<'m> {
     }
 
     fn mismatch(&self, a: &Type, b: &Type, span: Span) -> Error {
-        Error::new(
-            span,
-            format!(
-                "mismatched types: `{}` and `{}` (kernels never convert implicitly: use `as`)",
-                self.type_name(a),
-                self.type_name(b)
-            ),
-        )
+        Error::new(span, format!("mismatched types: `{}` and `{}` (kernels never convert implicitly: use `as`)", self.type_name(a), self.type_name(b)))
     }
 
     /// The final type of `t`: unconstrained integer literals become `i32`

@@ -14,12 +14,7 @@ const MAX_WORKGROUP_BYTES: u64 = 16384;
 
 /// Where the value of an `if`/block expression goes.
 enum Dest {
-    NewLocal {
-        id: Option<LocalId>,
-        name: String,
-        ty: Option<Type>,
-        span: Span,
-    },
+    NewLocal { id: Option<LocalId>, name: String, ty: Option<Type>, span: Span },
     Place(Place, Type),
     Return,
 }
@@ -35,25 +30,14 @@ impl FnCx<'_> {
 
     /// Checks statements; a trailing expression without `;` is handed back
     /// through `tail` when the caller wants one, else it must be unit.
-    fn stmts(
-        &mut self,
-        stmts: &[syn::Stmt],
-        out: &mut Block,
-        mut tail: Option<&mut Option<syn::Expr>>,
-    ) -> Result<()> {
+    fn stmts(&mut self, stmts: &[syn::Stmt], out: &mut Block, mut tail: Option<&mut Option<syn::Expr>>) -> Result<()> {
         for (i, s) in stmts.iter().enumerate() {
             let last = i + 1 == stmts.len();
             match s {
                 syn::Stmt::Local(l) => self.let_stmt(l, out)?,
                 syn::Stmt::Item(_) => {} // helpers and consts were collected up front
                 syn::Stmt::Macro(m) => {
-                    return Err(Error::new(
-                        m.span(),
-                        format!(
-                            "macro `{}!` is not supported in kernels",
-                            last_ident(&m.mac.path).unwrap_or_default()
-                        ),
-                    ))
+                    return Err(Error::new(m.span(), format!("macro `{}!` is not supported in kernels", last_ident(&m.mac.path).unwrap_or_default())))
                 }
                 syn::Stmt::Expr(e, semi) => {
                     let is_value = semi.is_none() && last && !is_statement_like(e);
@@ -74,59 +58,34 @@ impl FnCx<'_> {
         let mut out = Vec::new();
         let mut tail = None;
         let wants = self.ret != Type::Unit;
-        self.stmts(
-            &b.stmts,
-            &mut out,
-            if wants { Some(&mut tail) } else { None },
-        )?;
+        self.stmts(&b.stmts, &mut out, if wants { Some(&mut tail) } else { None })?;
         if let Some(t) = tail {
             self.value_into(&t, &mut Dest::Return, &mut out)?;
         } else if self.ret != Type::Unit && !ends_in_return(&out) {
-            return Err(Error::new(
-                b.span(),
-                "this function must end with its result value or a `return`",
-            ));
+            return Err(Error::new(b.span(), "this function must end with its result value or a `return`"));
         }
         Ok(out)
     }
 
     fn let_stmt(&mut self, l: &syn::Local, out: &mut Block) -> Result<()> {
         let span = l.span();
-        let (name, mutable, ty) =
-            match &l.pat {
-                syn::Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => {
-                    (p.ident.to_string(), p.mutability.is_some(), None)
+        let (name, mutable, ty) = match &l.pat {
+            syn::Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => (p.ident.to_string(), p.mutability.is_some(), None),
+            syn::Pat::Type(pt) => match &*pt.pat {
+                syn::Pat::Ident(p) if p.by_ref.is_none() => (p.ident.to_string(), p.mutability.is_some(), Some(self.value_type_or_shared(&pt.ty)?)),
+                _ => return Err(Error::new(pt.pat.span(), "only simple `let name` patterns are supported")),
+            },
+            syn::Pat::Wild(_) => {
+                if let Some(init) = &l.init {
+                    self.expr_stmt(&init.expr, out)?;
                 }
-                syn::Pat::Type(pt) => match &*pt.pat {
-                    syn::Pat::Ident(p) if p.by_ref.is_none() => (
-                        p.ident.to_string(),
-                        p.mutability.is_some(),
-                        Some(self.value_type_or_shared(&pt.ty)?),
-                    ),
-                    _ => {
-                        return Err(Error::new(
-                            pt.pat.span(),
-                            "only simple `let name` patterns are supported",
-                        ))
-                    }
-                },
-                syn::Pat::Wild(_) => {
-                    if let Some(init) = &l.init {
-                        self.expr_stmt(&init.expr, out)?;
-                    }
-                    return Ok(());
-                }
-                _ => return Err(Error::new(
-                    l.pat.span(),
-                    "only simple `let name` patterns are supported (no tuples or destructuring)",
-                )),
-            };
+                return Ok(());
+            }
+            _ => return Err(Error::new(l.pat.span(), "only simple `let name` patterns are supported (no tuples or destructuring)")),
+        };
         let Some(init) = &l.init else {
             let Some(ty) = ty else {
-                return Err(Error::new(
-                    span,
-                    "a `let` without initializer needs a type: `let x: f32;`",
-                ));
+                return Err(Error::new(span, "a `let` without initializer needs a type: `let x: f32;`"));
             };
             let id = self.new_local(&name, ty, span);
             out.push(Stmt::new(StmtKind::Let(id, None), span));
@@ -144,16 +103,9 @@ impl FnCx<'_> {
             return self.window_decl(&name, e, out);
         }
         if matches!(e, syn::Expr::If(_) | syn::Expr::Block(_)) {
-            let mut dest = Dest::NewLocal {
-                id: None,
-                name: name.clone(),
-                ty,
-                span,
-            };
+            let mut dest = Dest::NewLocal { id: None, name: name.clone(), ty, span };
             self.value_into(e, &mut dest, out)?;
-            let Dest::NewLocal { id: Some(id), .. } = dest else {
-                unreachable!()
-            };
+            let Dest::NewLocal { id: Some(id), .. } = dest else { unreachable!() };
             self.bind(&name, Binding::Local { id, mutable });
             return Ok(());
         }
@@ -175,10 +127,7 @@ impl FnCx<'_> {
         // `let s: [AtomicU32; 64] = shared();` keeps its atomic element type.
         if let syn::Type::Array(a) = ty {
             if let Some(s) = super::types::atomic_scalar(&a.elem) {
-                return Ok(Type::Array(
-                    Box::new(Type::Atomic(s)),
-                    self.type_env().array_len(&a.len)?,
-                ));
+                return Ok(Type::Array(Box::new(Type::Atomic(s)), self.type_env().array_len(&a.len)?));
             }
         }
         self.value_type(ty)
@@ -186,37 +135,21 @@ impl FnCx<'_> {
 
     fn shared_decl(&mut self, name: &str, ty: Option<&syn::Type>, span: Span) -> Result<()> {
         let Some(k) = self.kernel.as_mut() else {
-            return Err(Error::new(
-                span,
-                "shared arrays can only be declared in a kernel body",
-            ));
+            return Err(Error::new(span, "shared arrays can only be declared in a kernel body"));
         };
         let _ = k;
         if self.scope_depth() != 1 {
             return Err(Error::new(span, "shared arrays must be declared at the top level of the kernel body (they live for the whole workgroup)"));
         }
         let Some(ty) = ty else {
-            return Err(Error::new(
-                span,
-                "give the shared array's type: `shared::<[f32; 256]>()`",
-            ));
+            return Err(Error::new(span, "give the shared array's type: `shared::<[f32; 256]>()`"));
         };
         let full = self.value_type_or_shared(ty)?;
         let Type::Array(elem, len) = full else {
-            return Err(Error::new(
-                ty.span(),
-                "shared memory is declared as an array: `shared::<[T; N]>()`",
-            ));
+            return Err(Error::new(ty.span(), "shared memory is declared as an array: `shared::<[T; N]>()`"));
         };
         let atomic = matches!(*elem, Type::Atomic(_));
-        let words: u64 = self
-            .kernel
-            .as_ref()
-            .unwrap()
-            .shared
-            .iter()
-            .map(|s| self.type_words(&s.elem) as u64 * s.len as u64)
-            .sum::<u64>()
+        let words: u64 = self.kernel.as_ref().unwrap().shared.iter().map(|s| self.type_words(&s.elem) as u64 * s.len as u64).sum::<u64>()
             + self.type_words(&elem) as u64 * len as u64;
         if words * 4 > MAX_WORKGROUP_BYTES {
             return Err(Error::new(
@@ -225,28 +158,10 @@ impl FnCx<'_> {
             ));
         }
         let k = self.kernel.as_mut().unwrap();
-        k.shared.push(SharedVar {
-            name: name.to_string(),
-            elem: (*elem).clone(),
-            len,
-        });
+        k.shared.push(SharedVar { name: name.to_string(), elem: (*elem).clone(), len });
         let idx = k.shared.len() - 1;
-        let view = MemView {
-            elem: *elem,
-            mutable: true,
-            atomic,
-            fixed_len: Some(len),
-            name: name.to_string(),
-        };
-        self.bind(
-            name,
-            Binding::Mem {
-                mem: MemRef::Shared(idx),
-                offset: None,
-                len: None,
-                view,
-            },
-        );
+        let view = MemView { elem: *elem, mutable: true, atomic, fixed_len: Some(len), name: name.to_string() };
+        self.bind(name, Binding::Mem { mem: MemRef::Shared(idx), offset: None, len: None, view });
         Ok(())
     }
 
@@ -254,20 +169,11 @@ impl FnCx<'_> {
         let span = e.span();
         let wants_mut = matches!(e, syn::Expr::Reference(r) if r.mutability.is_some());
         let (target, extra) = self.window(e)?;
-        let Target::Mem {
-            mem,
-            offset,
-            len,
-            mut view,
-        } = target
-        else {
+        let Target::Mem { mem, offset, len, mut view } = target else {
             return Err(Error::new(span, "references are only allowed as windows into buffers and shared arrays: `&a[off..]`"));
         };
         if wants_mut && !view.mutable {
-            return Err(Error::new(
-                span,
-                format!("cannot take a mutable window of read-only `{}`", view.name),
-            ));
+            return Err(Error::new(span, format!("cannot take a mutable window of read-only `{}`", view.name)));
         }
         view.mutable = wants_mut && view.mutable || view.atomic;
         view.name = name.to_string();
@@ -276,11 +182,7 @@ impl FnCx<'_> {
             (None, None) => None,
             (Some(b), None) => Some(b),
             (None, Some(x)) => Some(x),
-            (Some(b), Some(x)) => Some(mk(
-                ExprKind::Binary(BinOp::Add, Box::new(b), Box::new(x)),
-                Type::U32,
-                span,
-            )),
+            (Some(b), Some(x)) => Some(mk(ExprKind::Binary(BinOp::Add, Box::new(b), Box::new(x)), Type::U32, span)),
         };
         let offset = match off {
             Some(o) => {
@@ -293,15 +195,7 @@ impl FnCx<'_> {
         if offset.is_some() {
             view.fixed_len = None;
         }
-        self.bind(
-            name,
-            Binding::Mem {
-                mem,
-                offset,
-                len,
-                view,
-            },
-        );
+        self.bind(name, Binding::Mem { mem, offset, len, view });
         Ok(())
     }
 
@@ -314,27 +208,13 @@ impl FnCx<'_> {
                 let cond = self.expr(&w.cond)?;
                 self.unify(&cond.ty, &Type::BOOL, w.cond.span())?;
                 let body = self.loop_body(&w.body, vec![])?;
-                out.push(Stmt::new(
-                    StmtKind::Loop(Loop {
-                        cond: Some(cond),
-                        body,
-                        continuing: vec![],
-                    }),
-                    span,
-                ));
+                out.push(Stmt::new(StmtKind::Loop(Loop { cond: Some(cond), body, continuing: vec![] }), span));
                 Ok(())
             }
             syn::Expr::Loop(l) => {
                 no_label(&l.label)?;
                 let body = self.loop_body(&l.body, vec![])?;
-                out.push(Stmt::new(
-                    StmtKind::Loop(Loop {
-                        cond: None,
-                        body,
-                        continuing: vec![],
-                    }),
-                    span,
-                ));
+                out.push(Stmt::new(StmtKind::Loop(Loop { cond: None, body, continuing: vec![] }), span));
                 Ok(())
             }
             syn::Expr::ForLoop(f) => self.for_loop(f, out),
@@ -393,28 +273,19 @@ impl FnCx<'_> {
                 }
                 Some(v) => {
                     if self.ret == Type::Unit {
-                        return Err(Error::new(
-                            span,
-                            "kernels return nothing: write results to a `&mut` buffer",
-                        ));
+                        return Err(Error::new(span, "kernels return nothing: write results to a `&mut` buffer"));
                     }
                     self.value_into(v, &mut Dest::Return, out)
                 }
             },
             syn::Expr::Call(c) if is_barrier_call(c).is_some() => {
                 if self.kernel.is_none() {
-                    return Err(Error::new(
-                        span,
-                        "barriers are only allowed in the kernel body, not in helpers",
-                    ));
+                    return Err(Error::new(span, "barriers are only allowed in the kernel body, not in helpers"));
                 }
                 if !c.args.is_empty() {
                     return Err(Error::new(span, "barriers take no arguments"));
                 }
-                out.push(Stmt::new(
-                    StmtKind::Barrier(is_barrier_call(c).unwrap()),
-                    span,
-                ));
+                out.push(Stmt::new(StmtKind::Barrier(is_barrier_call(c).unwrap()), span));
                 Ok(())
             }
             syn::Expr::Call(_) | syn::Expr::MethodCall(_) => {
@@ -423,10 +294,7 @@ impl FnCx<'_> {
                 Ok(())
             }
             syn::Expr::Paren(p) => self.expr_stmt(&p.expr, out),
-            syn::Expr::Match(_) => Err(Error::new(
-                span,
-                "`match` is not supported in kernels yet: use `if`/`else if`",
-            )),
+            syn::Expr::Match(_) => Err(Error::new(span, "`match` is not supported in kernels yet: use `if`/`else if`")),
             _ => {
                 // Check it (for its errors), then reject: it has no effect.
                 self.expr(e)?;
@@ -437,38 +305,23 @@ impl FnCx<'_> {
 
     fn assignable(&mut self, e: &syn::Expr) -> Result<(Place, Type)> {
         match self.target(e)? {
-            Target::Place {
-                place,
-                ty,
-                mutable,
-                name,
-            } => {
+            Target::Place { place, ty, mutable, name } => {
                 if let Type::Atomic(_) = ty {
-                    return Err(Error::new(
-                        e.span(),
-                        "atomic elements are written with `.store(v)` or `.fetch_add(v)`",
-                    ));
+                    return Err(Error::new(e.span(), "atomic elements are written with `.store(v)` or `.fetch_add(v)`"));
                 }
                 if !mutable {
                     let hint = match &place.root {
-                        Root::Local(id) if self.loop_vars.contains(id) => format!("`{name}` is the loop variable; copy it into a `let mut` local to change it"),
+                        Root::Local(id) if self.loop_vars.contains(id) => {
+                            format!("`{name}` is the loop variable; copy it into a `let mut` local to change it")
+                        }
                         Root::Local(_) => format!("declare it `let mut {name}`"),
                         Root::Mem { .. } => "declare it `&mut [..]` to write it".to_string(),
                     };
-                    return Err(Error::new(
-                        e.span(),
-                        format!("cannot assign to `{name}`: {hint}"),
-                    ));
+                    return Err(Error::new(e.span(), format!("cannot assign to `{name}`: {hint}")));
                 }
                 Ok((place, ty))
             }
-            Target::Mem { view, .. } => Err(Error::new(
-                e.span(),
-                format!(
-                    "cannot assign to the whole slice `{}`: assign its elements",
-                    view.name
-                ),
-            )),
+            Target::Mem { view, .. } => Err(Error::new(e.span(), format!("cannot assign to the whole slice `{}`: assign its elements", view.name))),
             Target::Value(_) => Err(Error::new(e.span(), "cannot assign to this expression")),
         }
     }
@@ -513,10 +366,7 @@ impl FnCx<'_> {
                 let r = self.stmts_with_tail(&i.then_branch.stmts, &mut then, &mut tail);
                 let r = r.and_then(|_| match tail {
                     Some(t) => self.value_into(&t, dest, &mut then),
-                    None => Err(Error::new(
-                        i.then_branch.span(),
-                        "this branch must end with a value",
-                    )),
+                    None => Err(Error::new(i.then_branch.span(), "this branch must end with a value")),
                 });
                 self.pop_scope();
                 r?;
@@ -528,12 +378,10 @@ impl FnCx<'_> {
             syn::Expr::Block(b) => {
                 self.push_scope();
                 let mut tail = None;
-                let r = self
-                    .stmts_with_tail(&b.block.stmts, out, &mut tail)
-                    .and_then(|_| match tail {
-                        Some(t) => self.value_into(&t, dest, out),
-                        None => Err(Error::new(span, "this block must end with a value")),
-                    });
+                let r = self.stmts_with_tail(&b.block.stmts, out, &mut tail).and_then(|_| match tail {
+                    Some(t) => self.value_into(&t, dest, out),
+                    None => Err(Error::new(span, "this block must end with a value")),
+                });
                 self.pop_scope();
                 r
             }
@@ -550,12 +398,7 @@ impl FnCx<'_> {
                         self.unify(&ty, &x.ty, span)?;
                         out.push(Stmt::new(StmtKind::Assign(p.clone(), None, x), span));
                     }
-                    Dest::NewLocal {
-                        id,
-                        name,
-                        ty,
-                        span: lspan,
-                    } => {
+                    Dest::NewLocal { id, name, ty, span: lspan } => {
                         let lid = match id {
                             Some(l) => *l,
                             None => {
@@ -572,10 +415,7 @@ impl FnCx<'_> {
                         };
                         let lty = self.locals[lid].ty.clone();
                         self.unify(&lty, &x.ty, span)?;
-                        let place = Place {
-                            root: Root::Local(lid),
-                            path: vec![],
-                        };
+                        let place = Place { root: Root::Local(lid), path: vec![] };
                         out.push(Stmt::new(StmtKind::Assign(place, None, x), span));
                     }
                 }
@@ -584,12 +424,7 @@ impl FnCx<'_> {
         }
     }
 
-    fn stmts_with_tail(
-        &mut self,
-        stmts: &[syn::Stmt],
-        out: &mut Block,
-        tail: &mut Option<syn::Expr>,
-    ) -> Result<()> {
+    fn stmts_with_tail(&mut self, stmts: &[syn::Stmt], out: &mut Block, tail: &mut Option<syn::Expr>) -> Result<()> {
         self.stmts(stmts, out, Some(tail))
     }
 
@@ -597,26 +432,16 @@ impl FnCx<'_> {
         no_label(&f.label)?;
         let span = f.span();
         let var_name = match &*f.pat {
-            syn::Pat::Ident(p) if p.mutability.is_none() && p.by_ref.is_none() => {
-                p.ident.to_string()
-            }
+            syn::Pat::Ident(p) if p.mutability.is_none() && p.by_ref.is_none() => p.ident.to_string(),
             syn::Pat::Wild(_) => "_".to_string(),
-            _ => {
-                return Err(Error::new(
-                    f.pat.span(),
-                    "the loop variable must be a plain name",
-                ))
-            }
+            _ => return Err(Error::new(f.pat.span(), "the loop variable must be a plain name")),
         };
         let spec = range_spec(&f.expr)?;
         let start = self.expr(spec.start)?;
         let end = self.expr(spec.end)?;
         let ty = self.unify(&start.ty, &end.ty, f.expr.span())?;
         if !self.is_int(&ty) {
-            return Err(Error::new(
-                f.expr.span(),
-                "`for` loops run over integer ranges",
-            ));
+            return Err(Error::new(f.expr.span(), "`for` loops run over integer ranges"));
         }
         let step = match spec.step {
             Some(s) => {
@@ -631,22 +456,8 @@ impl FnCx<'_> {
             out.push(Stmt::new(StmtKind::Let(id, Some(init)), span));
             id
         };
-        let assign = |id: LocalId, v: Expr| {
-            Stmt::new(
-                StmtKind::Assign(
-                    Place {
-                        root: Root::Local(id),
-                        path: vec![],
-                    },
-                    None,
-                    v,
-                ),
-                span,
-            )
-        };
-        let bin = |op: BinOp, a: Expr, b: Expr, t: Type| {
-            mk(ExprKind::Binary(op, Box::new(a), Box::new(b)), t, span)
-        };
+        let assign = |id: LocalId, v: Expr| Stmt::new(StmtKind::Assign(Place { root: Root::Local(id), path: vec![] }, None, v), span);
+        let bin = |op: BinOp, a: Expr, b: Expr, t: Type| mk(ExprKind::Binary(op, Box::new(a), Box::new(b)), t, span);
         let one = mk(ExprKind::Lit(Lit::Int(1)), ty.clone(), span);
 
         // The counter, the bound, and (for the general forms) a "more" flag.
@@ -671,13 +482,7 @@ impl FnCx<'_> {
         self.push_scope();
         let var = self.new_local(&var_name, ty.clone(), f.pat.span());
         self.loop_vars.insert(var);
-        self.bind(
-            &var_name,
-            Binding::Local {
-                id: var,
-                mutable: false,
-            },
-        );
+        self.bind(&var_name, Binding::Local { id: var, mutable: false });
         let bind_var = |cx: &Self| Stmt::new(StmtKind::Let(var, Some(l(cx, ctr))), span);
 
         let simple_forward = !spec.rev && !spec.inclusive && spec.step.is_none();
@@ -687,59 +492,27 @@ impl FnCx<'_> {
             let cond = bin(BinOp::Lt, l(self, ctr), l(self, bound), Type::BOOL);
             let body = self.loop_body(&f.body, vec![bind_var(self)]);
             let inc = assign(ctr, bin(BinOp::Add, l(self, ctr), one.clone(), ty.clone()));
-            Loop {
-                cond: Some(cond),
-                body: body?,
-                continuing: vec![inc],
-            }
+            Loop { cond: Some(cond), body: body?, continuing: vec![inc] }
         } else if simple_rev {
             // (lo..hi).rev(): decrement first, so `continue` needs no update.
             let cond = bin(BinOp::Gt, l(self, ctr), l(self, bound), Type::BOOL);
             let dec = assign(ctr, bin(BinOp::Sub, l(self, ctr), one.clone(), ty.clone()));
             let body = self.loop_body(&f.body, vec![dec, bind_var(self)]);
-            Loop {
-                cond: Some(cond),
-                body: body?,
-                continuing: vec![],
-            }
+            Loop { cond: Some(cond), body: body?, continuing: vec![] }
         } else {
             // General form: a flag, so no update can overflow past the bound.
             let first = if spec.inclusive { BinOp::Le } else { BinOp::Lt };
-            let init = if spec.rev {
-                bin(first, l(self, bound), l(self, ctr), Type::BOOL)
-            } else {
-                bin(first, l(self, ctr), l(self, bound), Type::BOOL)
-            };
+            let init = if spec.rev { bin(first, l(self, bound), l(self, ctr), Type::BOOL) } else { bin(first, l(self, ctr), l(self, bound), Type::BOOL) };
             let more = self.hidden_local("more", Type::BOOL, span);
             out.push(Stmt::new(StmtKind::Let(more, Some(init)), span));
-            let remaining = if spec.rev {
-                bin(BinOp::Sub, l(self, ctr), l(self, bound), ty.clone())
-            } else {
-                bin(BinOp::Sub, l(self, bound), l(self, ctr), ty.clone())
-            };
-            let fits = bin(
-                if spec.inclusive { BinOp::Le } else { BinOp::Lt },
-                step_e.clone(),
-                remaining,
-                Type::BOOL,
-            );
-            let advance = assign(
-                ctr,
-                bin(
-                    if spec.rev { BinOp::Sub } else { BinOp::Add },
-                    l(self, ctr),
-                    step_e,
-                    ty.clone(),
-                ),
-            );
+            let remaining =
+                if spec.rev { bin(BinOp::Sub, l(self, ctr), l(self, bound), ty.clone()) } else { bin(BinOp::Sub, l(self, bound), l(self, ctr), ty.clone()) };
+            let fits = bin(if spec.inclusive { BinOp::Le } else { BinOp::Lt }, step_e.clone(), remaining, Type::BOOL);
+            let advance = assign(ctr, bin(if spec.rev { BinOp::Sub } else { BinOp::Add }, l(self, ctr), step_e, ty.clone()));
             let stop = assign(more, mk(ExprKind::Lit(Lit::Bool(false)), Type::BOOL, span));
             let update = Stmt::new(StmtKind::If(fits, vec![advance], vec![stop]), span);
             let body = self.loop_body(&f.body, vec![bind_var(self)]);
-            Loop {
-                cond: Some(l(self, more)),
-                body: body?,
-                continuing: vec![update],
-            }
+            Loop { cond: Some(l(self, more)), body: body?, continuing: vec![update] }
         };
         self.pop_scope();
         out.push(Stmt::new(StmtKind::Loop(lp), span));
@@ -760,25 +533,14 @@ struct RangeSpec<'a> {
 }
 
 fn range_spec(e: &syn::Expr) -> Result<RangeSpec<'_>> {
-    let unsupported = || {
-        Error::new(
-            e.span(),
-            "`for` loops run over `a..b`, `a..=b`, `(a..b).step_by(s)` or `(a..b).rev()`",
-        )
-    };
+    let unsupported = || Error::new(e.span(), "`for` loops run over `a..b`, `a..=b`, `(a..b).step_by(s)` or `(a..b).rev()`");
     match e {
         syn::Expr::Paren(p) => range_spec(&p.expr),
         syn::Expr::Range(r) => {
             let (Some(start), Some(end)) = (&r.start, &r.end) else {
                 return Err(unsupported());
             };
-            Ok(RangeSpec {
-                start,
-                end,
-                inclusive: matches!(r.limits, syn::RangeLimits::Closed(_)),
-                step: None,
-                rev: false,
-            })
+            Ok(RangeSpec { start, end, inclusive: matches!(r.limits, syn::RangeLimits::Closed(_)), step: None, rev: false })
         }
         syn::Expr::MethodCall(m) => {
             let mut inner = range_spec(&m.receiver)?;
@@ -801,19 +563,13 @@ fn range_spec(e: &syn::Expr) -> Result<RangeSpec<'_>> {
 
 fn no_label(l: &Option<impl Spanned>) -> Result<()> {
     match l {
-        Some(l) => Err(Error::new(
-            l.span(),
-            "loop labels are not supported in kernels",
-        )),
+        Some(l) => Err(Error::new(l.span(), "loop labels are not supported in kernels")),
         None => Ok(()),
     }
 }
 
 fn is_statement_like(e: &syn::Expr) -> bool {
-    matches!(
-        e,
-        syn::Expr::While(_) | syn::Expr::Loop(_) | syn::Expr::ForLoop(_)
-    ) || matches!(e, syn::Expr::If(i) if i.else_branch.is_none())
+    matches!(e, syn::Expr::While(_) | syn::Expr::Loop(_) | syn::Expr::ForLoop(_)) || matches!(e, syn::Expr::If(i) if i.else_branch.is_none())
 }
 
 fn ends_in_return(b: &Block) -> bool {

@@ -22,10 +22,9 @@ impl TypeEnv<'_> {
                     "f32" => Ok(Type::F32),
                     "bool" => Ok(Type::BOOL),
                     "UVec3" => Ok(Type::UVec3),
-                    "usize" | "isize" | "u64" | "i64" | "u8" | "i8" | "u16" | "i16" => Err(Error::new(
-                        ty.span(),
-                        format!("`{name}` is not a WGSL type: kernels use 32-bit `u32`, `i32`, `f32` and `bool`"),
-                    )),
+                    "usize" | "isize" | "u64" | "i64" | "u8" | "i8" | "u16" | "i16" => {
+                        Err(Error::new(ty.span(), format!("`{name}` is not a WGSL type: kernels use 32-bit `u32`, `i32`, `f32` and `bool`")))
+                    }
                     "f64" => Err(Error::new(ty.span(), "`f64` is not supported by WGSL: use `f32`")),
                     other => match self.struct_names.get(other) {
                         Some(id) => Ok(Type::Struct(*id)),
@@ -49,16 +48,10 @@ impl TypeEnv<'_> {
 
     pub fn array_len(&self, e: &syn::Expr) -> Result<u32> {
         match e {
-            syn::Expr::Lit(syn::ExprLit {
-                lit: syn::Lit::Int(i),
-                ..
-            }) => {
+            syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(i), .. }) => {
                 let n: u32 = i.base10_parse()?;
                 if n == 0 {
-                    return Err(Error::new(
-                        e.span(),
-                        "zero-length arrays are not allowed in WGSL",
-                    ));
+                    return Err(Error::new(e.span(), "zero-length arrays are not allowed in WGSL"));
                 }
                 Ok(n)
             }
@@ -66,16 +59,10 @@ impl TypeEnv<'_> {
                 let name = last_ident(&p.path).unwrap_or_default();
                 match self.consts.get(&name) {
                     Some((Lit::Int(n), _)) if *n > 0 && *n <= u32::MAX as i64 => Ok(*n as u32),
-                    _ => Err(Error::new(
-                        e.span(),
-                        "array length must be an integer literal or a positive integer `const`",
-                    )),
+                    _ => Err(Error::new(e.span(), "array length must be an integer literal or a positive integer `const`")),
                 }
             }
-            _ => Err(Error::new(
-                e.span(),
-                "array length must be an integer literal or a positive integer `const`",
-            )),
+            _ => Err(Error::new(e.span(), "array length must be an integer literal or a positive integer `const`")),
         }
     }
 
@@ -85,44 +72,23 @@ impl TypeEnv<'_> {
             return Ok(None);
         };
         let syn::Type::Slice(s) = &*r.elem else {
-            return Err(Error::new(
-                ty.span(),
-                "kernel references must be slices: `&[T]`, `&mut [T]` or `&[AtomicU32]`",
-            ));
+            return Err(Error::new(ty.span(), "kernel references must be slices: `&[T]`, `&mut [T]` or `&[AtomicU32]`"));
         };
         let mutable = r.mutability.is_some();
         if let Some(atomic) = atomic_scalar(&s.elem) {
             if mutable {
                 return Err(Error::new(ty.span(), "atomic slices are shared, not exclusive: write `&[AtomicU32]`, not `&mut [AtomicU32]`"));
             }
-            return Ok(Some(MemView {
-                elem: Type::Atomic(atomic),
-                mutable: true,
-                atomic: true,
-                fixed_len: None,
-                name: name.into(),
-            }));
+            return Ok(Some(MemView { elem: Type::Atomic(atomic), mutable: true, atomic: true, fixed_len: None, name: name.into() }));
         }
         let elem = self.value_type(&s.elem)?;
         if matches!(elem, Type::UVec3 | Type::Unit) {
-            return Err(Error::new(
-                s.elem.span(),
-                "buffer elements must be `u32`, `i32`, `f32`, a struct of them, or a fixed array",
-            ));
+            return Err(Error::new(s.elem.span(), "buffer elements must be `u32`, `i32`, `f32`, a struct of them, or a fixed array"));
         }
         if elem == Type::BOOL {
-            return Err(Error::new(
-                s.elem.span(),
-                "`bool` has no defined layout in buffers: use `u32`",
-            ));
+            return Err(Error::new(s.elem.span(), "`bool` has no defined layout in buffers: use `u32`"));
         }
-        Ok(Some(MemView {
-            elem,
-            mutable,
-            atomic: false,
-            fixed_len: None,
-            name: name.into(),
-        }))
+        Ok(Some(MemView { elem, mutable, atomic: false, fixed_len: None, name: name.into() }))
     }
 
     /// A kernel parameter: storage slice, atomic slice or scalar uniform.
@@ -130,22 +96,12 @@ impl TypeEnv<'_> {
         if let Some(view) = self.slice_view(ty, name)? {
             return Ok(match view.elem {
                 Type::Atomic(s) => ParamKind::Atomic { elem: s },
-                elem => ParamKind::Storage {
-                    elem,
-                    access: if view.mutable {
-                        Access::ReadWrite
-                    } else {
-                        Access::Read
-                    },
-                },
+                elem => ParamKind::Storage { elem, access: if view.mutable { Access::ReadWrite } else { Access::Read } },
             });
         }
         match self.value_type(ty)? {
             Type::Scalar(s) if s != Scalar::Bool => Ok(ParamKind::Uniform { ty: s }),
-            _ => Err(Error::new(
-                ty.span(),
-                "kernel parameters are slices (`&[T]`, `&mut [T]`, `&[AtomicU32]`) or scalars (`u32`, `i32`, `f32`)",
-            )),
+            _ => Err(Error::new(ty.span(), "kernel parameters are slices (`&[T]`, `&mut [T]`, `&[AtomicU32]`) or scalars (`u32`, `i32`, `f32`)")),
         }
     }
 }
@@ -164,8 +120,5 @@ pub fn last_ident(path: &syn::Path) -> Option<String> {
 }
 
 fn unsupported(ty: &syn::Type) -> Error {
-    Error::new(
-        ty.span(),
-        "unsupported type in a kernel: use `u32`, `i32`, `f32`, `bool`, `UVec3`, fixed arrays `[T; N]` or a kernel struct",
-    )
+    Error::new(ty.span(), "unsupported type in a kernel: use `u32`, `i32`, `f32`, `bool`, `UVec3`, fixed arrays `[T; N]` or a kernel struct")
 }

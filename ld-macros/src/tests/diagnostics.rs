@@ -36,10 +36,7 @@ fn k(data: &mut [u32]) {
     data[global_id().x] = 0;
 }
 "#,
-        &[(
-            "1:1",
-            "missing `workgroup_size`: write `#[ld::kernel(workgroup_size = 64)]`",
-        )],
+        &[("1:1", "missing `workgroup_size`: write `#[ld::kernel(workgroup_size = 64)]`")],
     );
 }
 
@@ -65,9 +62,7 @@ fn k(data: &mut [u32]) {
     data[global_id().x] = 0;
 }
 "#,
-        &[
-            ("1:31", "workgroup_size has 2048 invocations; WGSL devices guarantee at most 256 (wgpu's default limit) and never more than 1024"),
-        ],
+        &[("1:31", "workgroup_size has 2048 invocations; WGSL devices guarantee at most 256 (wgpu's default limit) and never more than 1024")],
     );
 }
 
@@ -80,9 +75,7 @@ fn k(data: &mut [u32]) {
     data[global_id().x] = 0;
 }
 "#,
-        &[
-            ("1:31", "workgroup_size has 2048 invocations; WGSL devices guarantee at most 256 (wgpu's default limit) and never more than 1024"),
-        ],
+        &[("1:31", "workgroup_size has 2048 invocations; WGSL devices guarantee at most 256 (wgpu's default limit) and never more than 1024")],
     );
 }
 
@@ -111,10 +104,7 @@ fn k(data: &mut [f32]) -> f32 {
     1.0
 }
 "#,
-        &[(
-            "2:27",
-            "kernels return nothing: write results to a `&mut [T]` parameter",
-        )],
+        &[("2:27", "kernels return nothing: write results to a `&mut [T]` parameter")],
     );
 }
 
@@ -127,10 +117,7 @@ fn k(out: &mut f32) {
     *out = 1.0;
 }
 "#,
-        &[(
-            "2:11",
-            "kernel references must be slices: `&[T]`, `&mut [T]` or `&[AtomicU32]`",
-        )],
+        &[("2:11", "kernel references must be slices: `&[T]`, `&mut [T]` or `&[AtomicU32]`")],
     );
 }
 
@@ -143,9 +130,7 @@ fn k(data: Vec<f32>) {
     let _ = data;
 }
 "#,
-        &[
-            ("2:12", "unknown type `Vec` in a kernel: structs must be declared inside the same `#[ld::kernels]` module"),
-        ],
+        &[("2:12", "unknown type `Vec` in a kernel: structs must be declared inside the same `#[ld::kernels]` module")],
     );
 }
 
@@ -161,10 +146,7 @@ fn k(data: &mut [f32], n: usize) {
     }
 }
 "#,
-        &[(
-            "2:27",
-            "`usize` is not a WGSL type: kernels use 32-bit `u32`, `i32`, `f32` and `bool`",
-        )],
+        &[("2:27", "`usize` is not a WGSL type: kernels use 32-bit `u32`, `i32`, `f32` and `bool`")],
     );
 }
 
@@ -177,10 +159,7 @@ fn k(data: &mut [u8]) {
     data[global_id().x] = 1;
 }
 "#,
-        &[(
-            "2:18",
-            "`u8` is not a WGSL type: kernels use 32-bit `u32`, `i32`, `f32` and `bool`",
-        )],
+        &[("2:18", "`u8` is not a WGSL type: kernels use 32-bit `u32`, `i32`, `f32` and `bool`")],
     );
 }
 
@@ -193,10 +172,7 @@ fn k(data: &mut [u64]) {
     data[global_id().x] = 0;
 }
 "#,
-        &[(
-            "2:18",
-            "`u64` is not a WGSL type: kernels use 32-bit `u32`, `i32`, `f32` and `bool`",
-        )],
+        &[("2:18", "`u64` is not a WGSL type: kernels use 32-bit `u32`, `i32`, `f32` and `bool`")],
     );
 }
 
@@ -224,10 +200,7 @@ fn k(data: &mut [i32]) {
     data[global_id().x] = x as i32;
 }
 "#,
-        &[(
-            "3:13",
-            "`i64` literals are not supported: kernels use `u32`, `i32` and `f32`",
-        )],
+        &[("3:13", "`i64` literals are not supported: kernels use `u32`, `i32` and `f32`")],
     );
 }
 
@@ -240,10 +213,7 @@ fn k(bins: &mut [AtomicU32]) {
     bins[0].fetch_add(1);
 }
 "#,
-        &[(
-            "2:12",
-            "atomic slices are shared, not exclusive: write `&[AtomicU32]`, not `&mut [AtomicU32]`",
-        )],
+        &[("2:12", "atomic slices are shared, not exclusive: write `&[AtomicU32]`, not `&mut [AtomicU32]`")],
     );
 }
 
@@ -288,10 +258,7 @@ fn k(data: &mut [f32]) {
     data[i] = sq(data[i]);
 }
 "#,
-        &[(
-            "3:14",
-            "closures are not supported in kernels: use a helper `fn`",
-        )],
+        &[("3:14", "closures are not supported in kernels: use a helper `fn`")],
     );
 }
 
@@ -309,10 +276,7 @@ fn k(data: &mut [u32]) {
     };
 }
 "#,
-        &[(
-            "4:15",
-            "`match` is not supported in kernels yet: use `if`/`else if`",
-        )],
+        &[("4:15", "`match` is not supported in kernels yet: use `if`/`else if`")],
     );
 }
 
@@ -328,10 +292,7 @@ fn k(data: &mut [u32]) {
     }
 }
 "#,
-        &[(
-            "4:8",
-            "`if let`/`while let` are not supported in kernels: compare with `==`",
-        )],
+        &[("4:8", "`if let`/`while let` are not supported in kernels: compare with `==`")],
     );
 }
 
@@ -375,10 +336,7 @@ fn k(data: &mut [u32]) {
     }
 }
 "#,
-        &[(
-            "3:5",
-            "`unsafe` blocks are not supported (or needed) in kernels: remove `unsafe`",
-        )],
+        &[("3:5", "`unsafe` blocks are not supported (or needed) in kernels: remove `unsafe`")],
     );
 }
 
@@ -420,9 +378,7 @@ fn k(data: &mut [u32]) {
     data[global_id().x] = found;
 }
 "#,
-        &[
-            ("4:17", "loops are statements in kernels, not values: assign the result to a `let mut` variable before `break`"),
-        ],
+        &[("4:17", "loops are statements in kernels, not values: assign the result to a `let mut` variable before `break`")],
     );
 }
 
@@ -439,10 +395,7 @@ fn k(data: &mut [u32], out: &mut [u32]) {
     out[global_id().x] = s;
 }
 "#,
-        &[(
-            "4:14",
-            "`for` loops run over `a..b`, `a..=b`, `(a..b).step_by(s)` or `(a..b).rev()`",
-        )],
+        &[("4:14", "`for` loops run over `a..b`, `a..=b`, `(a..b).step_by(s)` or `(a..b).rev()`")],
     );
 }
 
@@ -456,10 +409,7 @@ fn k(data: &mut [u32]) {
     data[global_id().x] = 0;
 }
 "#,
-        &[(
-            "3:13",
-            "only integer, float and bool literals are supported in kernels",
-        )],
+        &[("3:13", "only integer, float and bool literals are supported in kernels")],
     );
 }
 
@@ -488,9 +438,7 @@ fn k(data: &mut [f32]) {
     data[i] = fast_inverse_sqrt(data[i]);
 }
 "#,
-        &[
-            ("4:15", "cannot find function `fast_inverse_sqrt`: helpers must be defined in the kernel body or the `#[ld::kernels]` module"),
-        ],
+        &[("4:15", "cannot find function `fast_inverse_sqrt`: helpers must be defined in the kernel body or the `#[ld::kernels]` module")],
     );
 }
 
@@ -504,10 +452,7 @@ fn k(data: &mut [f32]) {
     data[i] = data[i].cbrt();
 }
 "#,
-        &[(
-            "4:15",
-            "method `cbrt` is not supported in kernels (see KERNELS.md for the list)",
-        )],
+        &[("4:15", "method `cbrt` is not supported in kernels (see KERNELS.md for the list)")],
     );
 }
 
@@ -521,10 +466,7 @@ fn k(data: &mut [f32], scale: f32) {
     data[i] = i + scale;
 }
 "#,
-        &[(
-            "4:15",
-            "mismatched types: `u32` and `f32` (kernels never convert implicitly: use `as`)",
-        )],
+        &[("4:15", "mismatched types: `u32` and `f32` (kernels never convert implicitly: use `as`)")],
     );
 }
 
@@ -568,9 +510,7 @@ fn k(data: &mut [u32], n: u32) {
     }
 }
 "#,
-        &[
-            ("4:9", "cannot assign to `i`: `i` is the loop variable; copy it into a `let mut` local to change it"),
-        ],
+        &[("4:9", "cannot assign to `i`: `i` is the loop variable; copy it into a `let mut` local to change it")],
     );
 }
 
@@ -584,10 +524,7 @@ fn k(data: &[f32]) {
     data[i] = 1.0;
 }
 "#,
-        &[(
-            "4:5",
-            "cannot assign to `data`: declare it `&mut [..]` to write it",
-        )],
+        &[("4:5", "cannot assign to `data`: declare it `&mut [..]` to write it")],
     );
 }
 
@@ -630,9 +567,7 @@ fn k(data: &mut [f32]) {
     data[global_id().x] = big as f32;
 }
 "#,
-        &[
-            ("3:15", "literal out of range for `i32`; unsuffixed integer literals default to `i32`: write `3000000000u32`"),
-        ],
+        &[("3:15", "literal out of range for `i32`; unsuffixed integer literals default to `i32`: write `3000000000u32`")],
     );
 }
 
@@ -648,10 +583,7 @@ fn k(data: &mut [u32]) {
     data[global_id().x] = s;
 }
 "#,
-        &[(
-            "3:22",
-            "shared memory is declared as an array: `shared::<[T; N]>()`",
-        )],
+        &[("3:22", "shared memory is declared as an array: `shared::<[T; N]>()`")],
     );
 }
 
@@ -668,9 +600,7 @@ fn k(data: &mut [u32], n: u32) {
     data[global_id().x] = 0;
 }
 "#,
-        &[
-            ("4:9", "shared arrays must be declared at the top level of the kernel body (they live for the whole workgroup)"),
-        ],
+        &[("4:9", "shared arrays must be declared at the top level of the kernel body (they live for the whole workgroup)")],
     );
 }
 
@@ -686,9 +616,10 @@ fn k(data: &mut [f32]) {
     data[0] = big[0];
 }
 "#,
-        &[
-            ("4:24", "the kernel's shared arrays need 262400 bytes of workgroup memory; WebGPU guarantees 16384 (`maxComputeWorkgroupStorageSize`): use fewer or smaller shared arrays"),
-        ],
+        &[(
+            "4:24",
+            "the kernel's shared arrays need 262400 bytes of workgroup memory; WebGPU guarantees 16384 (`maxComputeWorkgroupStorageSize`): use fewer or smaller shared arrays",
+        )],
     );
 }
 
@@ -701,10 +632,7 @@ fn k(data: &mut [u32]) {
     data[0].fetch_add(1);
 }
 "#,
-        &[(
-            "3:5",
-            "`.fetch_add()` applies to elements of atomic slices (`&[AtomicU32]`)",
-        )],
+        &[("3:5", "`.fetch_add()` applies to elements of atomic slices (`&[AtomicU32]`)")],
     );
 }
 
@@ -717,10 +645,7 @@ fn k(bins: &[AtomicU32]) {
     bins[global_id().x] = 1;
 }
 "#,
-        &[(
-            "3:5",
-            "atomic elements are written with `.store(v)` or `.fetch_add(v)`",
-        )],
+        &[("3:5", "atomic elements are written with `.store(v)` or `.fetch_add(v)`")],
     );
 }
 
@@ -755,10 +680,7 @@ fn k(src: &[f32], dst: &mut [f32]) {
     dst[0] = 1.0;
 }
 "#,
-        &[(
-            "6:10",
-            "parameter `v` writes its slice but `src` is read-only",
-        )],
+        &[("6:10", "parameter `v` writes its slice but `src` is read-only")],
     );
 }
 
@@ -774,9 +696,7 @@ fn k(data: &mut [u32]) {
     data[me()] = 1;
 }
 "#,
-        &[
-            ("4:9", "`global_id()` is only available in the kernel body: pass it to the helper as an argument"),
-        ],
+        &[("4:9", "`global_id()` is only available in the kernel body: pass it to the helper as an argument")],
     );
 }
 
@@ -793,10 +713,7 @@ fn k(data: &mut [u32]) {
     sync();
 }
 "#,
-        &[(
-            "4:9",
-            "barriers are only allowed in the kernel body, not in helpers",
-        )],
+        &[("4:9", "barriers are only allowed in the kernel body, not in helpers")],
     );
 }
 
@@ -834,15 +751,7 @@ fn k(data: &mut [u32], n: u32) {
     }
 }
 "#,
-        &[
-            ("4:9", BARRIER),
-            (
-                "3:8",
-                diverges!(
-                    "this condition is not uniform: `global_id()` differs between invocations"
-                ),
-            ),
-        ],
+        &[("4:9", BARRIER), ("3:8", diverges!("this condition is not uniform: `global_id()` differs between invocations"))],
     );
 }
 
@@ -861,14 +770,8 @@ fn k(data: &mut [u32]) {
 "#,
         &[
             ("6:9", STORAGE_BARRIER),
-            (
-                "4:8",
-                diverges!("this condition is not uniform: `lid` may differ between invocations"),
-            ),
-            (
-                "3:5",
-                "`lid` stops being uniform here: `local_index()` differs between invocations",
-            ),
+            ("4:8", diverges!("this condition is not uniform: `lid` may differ between invocations")),
+            ("3:5", "`lid` stops being uniform here: `local_index()` differs between invocations"),
         ],
     );
 }
@@ -886,15 +789,7 @@ fn k(data: &mut [u32]) {
     }
 }
 "#,
-        &[
-            ("6:9", BARRIER),
-            (
-                "3:8",
-                diverges!(
-                    "this condition is not uniform: `local_id()` differs between invocations"
-                ),
-            ),
-        ],
+        &[("6:9", BARRIER), ("3:8", diverges!("this condition is not uniform: `local_id()` differs between invocations"))],
     );
 }
 
@@ -910,15 +805,7 @@ fn k(data: &mut [u32], n: u32) {
     data[0] = 0;
 }
 "#,
-        &[
-            ("4:9", BARRIER),
-            (
-                "3:8",
-                diverges!(
-                    "this condition is not uniform: `global_id()` differs between invocations"
-                ),
-            ),
-        ],
+        &[("4:9", BARRIER), ("3:8", diverges!("this condition is not uniform: `global_id()` differs between invocations"))],
     );
 }
 
@@ -985,14 +872,8 @@ fn k(data: &mut [u32], n: u32) {
 "#,
         &[
             ("6:13", BARRIER),
-            (
-                "5:12",
-                diverges!("this condition is not uniform: `x` may differ between invocations"),
-            ),
-            (
-                "8:9",
-                "`x` stops being uniform here: `local_index()` differs between invocations",
-            ),
+            ("5:12", diverges!("this condition is not uniform: `x` may differ between invocations")),
+            ("8:9", "`x` stops being uniform here: `local_index()` differs between invocations"),
         ],
     );
 }
@@ -1015,14 +896,8 @@ fn k(data: &mut [u32]) {
 "#,
         &[
             ("7:9", BARRIER),
-            (
-                "5:11",
-                diverges!("this loop condition is not uniform: `j` may differ between invocations"),
-            ),
-            (
-                "8:9",
-                "`j` stops being uniform here: `local_index()` differs between invocations",
-            ),
+            ("5:11", diverges!("this loop condition is not uniform: `j` may differ between invocations")),
+            ("8:9", "`j` stops being uniform here: `local_index()` differs between invocations"),
         ],
     );
 }
@@ -1097,10 +972,7 @@ fn k(counter: &[AtomicU32]) {
     }
 }
 "#,
-        &[
-            ("4:9", BARRIER),
-            ("3:8", diverges!("this condition is not uniform: an atomic operation's result differs between invocations")),
-        ],
+        &[("4:9", BARRIER), ("3:8", diverges!("this condition is not uniform: an atomic operation's result differs between invocations"))],
     );
 }
 
@@ -1119,15 +991,7 @@ fn k(data: &mut [u32]) {
     data[0] = 0;
 }
 "#,
-        &[
-            ("7:9", BARRIER),
-            (
-                "6:8",
-                diverges!(
-                    "this condition is not uniform: `local_index()` differs between invocations"
-                ),
-            ),
-        ],
+        &[("7:9", BARRIER), ("6:8", diverges!("this condition is not uniform: `local_index()` differs between invocations"))],
     );
 }
 
@@ -1147,10 +1011,7 @@ fn k(data: &mut [u32], n: u32) {
     data[i] = tile[0];
 }
 "#,
-        &[
-            ("9:5", BARRIER),
-            ("6:9", diverges!("this `return` is taken by only some invocations, so they miss the barriers after it")),
-        ],
+        &[("9:5", BARRIER), ("6:9", diverges!("this `return` is taken by only some invocations, so they miss the barriers after it"))],
     );
 }
 
@@ -1173,10 +1034,7 @@ fn k(data: &mut [u32], n: u32) {
     data[global_id().x] = tile[0];
 }
 "#,
-        &[
-            ("8:9", BARRIER),
-            ("10:13", diverges!("this `return` is taken by only some invocations, so the loop's later iterations diverge")),
-        ],
+        &[("8:9", BARRIER), ("10:13", diverges!("this `return` is taken by only some invocations, so the loop's later iterations diverge"))],
     );
 }
 
@@ -1197,10 +1055,7 @@ fn k(data: &mut [u32]) {
     }
 }
 "#,
-        &[
-            ("7:9", BARRIER),
-            ("9:13", diverges!("this `return` is taken by only some invocations, so the loop's later iterations diverge")),
-        ],
+        &[("7:9", BARRIER), ("9:13", diverges!("this `return` is taken by only some invocations, so the loop's later iterations diverge"))],
     );
 }
 
@@ -1224,10 +1079,7 @@ fn k(data: &mut [u32], n: u32) {
     data[global_id().x] = tile[0];
 }
 "#,
-        &[
-            ("9:9", BARRIER),
-            ("11:13", diverges!("this `return` is taken by only some invocations, so the loop's later iterations diverge")),
-        ],
+        &[("9:9", BARRIER), ("11:13", diverges!("this `return` is taken by only some invocations, so the loop's later iterations diverge"))],
     );
 }
 
@@ -1248,10 +1100,7 @@ fn k(data: &mut [u32], n: u32) {
     }
 }
 "#,
-        &[
-            ("10:9", BARRIER),
-            ("7:13", diverges!("this `break`/`continue` is taken by only some invocations, so the loop's later iterations diverge")),
-        ],
+        &[("10:9", BARRIER), ("7:13", diverges!("this `break`/`continue` is taken by only some invocations, so the loop's later iterations diverge"))],
     );
 }
 
@@ -1273,10 +1122,7 @@ fn k(data: &mut [u32]) {
     data[global_id().x] = tile[lid];
 }
 "#,
-        &[
-            ("6:9", BARRIER),
-            ("8:13", diverges!("this `break`/`continue` is taken by only some invocations, so the loop's later iterations diverge")),
-        ],
+        &[("6:9", BARRIER), ("8:13", diverges!("this `break`/`continue` is taken by only some invocations, so the loop's later iterations diverge"))],
     );
 }
 

@@ -8,10 +8,7 @@ use crate::ir::*;
 use crate::lower::{machine, Term};
 
 fn show_block(k: &Kernel, b: &[Stmt]) -> String {
-    b.iter()
-        .map(|s| show_stmt(k, s))
-        .collect::<Vec<_>>()
-        .join("; ")
+    b.iter().map(|s| show_stmt(k, s)).collect::<Vec<_>>().join("; ")
 }
 
 fn braced(k: &Kernel, b: &[Stmt]) -> String {
@@ -29,18 +26,9 @@ fn show_stmt(k: &Kernel, s: &Stmt) -> String {
         StmtKind::Assign(p, op, _) => {
             let target = match &p.root {
                 Root::Local(id) => local(*id),
-                Root::Mem {
-                    mem: MemRef::Param(i),
-                    ..
-                } => format!("{}[..]", k.params[*i].name),
-                Root::Mem {
-                    mem: MemRef::Shared(i),
-                    ..
-                } => format!("{}[..]", k.shared[*i].name),
-                Root::Mem {
-                    mem: MemRef::FnSlice(i),
-                    ..
-                } => format!("slice{i}[..]"),
+                Root::Mem { mem: MemRef::Param(i), .. } => format!("{}[..]", k.params[*i].name),
+                Root::Mem { mem: MemRef::Shared(i), .. } => format!("{}[..]", k.shared[*i].name),
+                Root::Mem { mem: MemRef::FnSlice(i), .. } => format!("slice{i}[..]"),
             };
             let op = if op.is_some() { "op=" } else { "=" };
             format!("{target} {op}")
@@ -291,31 +279,8 @@ fn k(data: &mut [u32], n: u32) {
 }",
     );
     let blocks = machine(&m.kernel.body.block).blocks;
-    let by_block: Vec<usize> = blocks
-        .iter()
-        .filter_map(|b| {
-            if let Term::Barrier(_, _, index, _) = b.term {
-                Some(index)
-            } else {
-                None
-            }
-        })
-        .collect();
-    assert_ne!(
-        by_block,
-        vec![0, 1, 2],
-        "the case must put a barrier's block out of source order"
-    );
-    let kinds: Vec<BarrierKind> = crate::wgsl::barriers(&m)
-        .into_iter()
-        .map(|(kind, _)| kind)
-        .collect();
-    assert_eq!(
-        kinds,
-        vec![
-            BarrierKind::Workgroup,
-            BarrierKind::Storage,
-            BarrierKind::Workgroup
-        ]
-    );
+    let by_block: Vec<usize> = blocks.iter().filter_map(|b| if let Term::Barrier(_, _, index, _) = b.term { Some(index) } else { None }).collect();
+    assert_ne!(by_block, vec![0, 1, 2], "the case must put a barrier's block out of source order");
+    let kinds: Vec<BarrierKind> = crate::wgsl::barriers(&m).into_iter().map(|(kind, _)| kind).collect();
+    assert_eq!(kinds, vec![BarrierKind::Workgroup, BarrierKind::Storage, BarrierKind::Workgroup]);
 }

@@ -8,9 +8,11 @@
 //! column of the test source, as rustc would show them.
 
 /// The first error of every rejected `barrier()`.
-const BARRIER: &str = "`barrier()` is not reached by every invocation of the workgroup: WGSL requires barriers in uniform control flow (a divergent barrier hangs or corrupts the workgroup)";
+const BARRIER: &str =
+    "`barrier()` is not reached by every invocation of the workgroup: WGSL requires barriers in uniform control flow (a divergent barrier hangs or corrupts the workgroup)";
 /// The first error of every rejected `storage_barrier()`.
-const STORAGE_BARRIER: &str = "`storage_barrier()` is not reached by every invocation of the workgroup: WGSL requires barriers in uniform control flow (a divergent barrier hangs or corrupts the workgroup)";
+const STORAGE_BARRIER: &str =
+    "`storage_barrier()` is not reached by every invocation of the workgroup: WGSL requires barriers in uniform control flow (a divergent barrier hangs or corrupts the workgroup)";
 
 /// The second error of a rejected barrier: why its control flow diverges,
 /// and the advice every such error ends with.
@@ -52,12 +54,7 @@ fn invocation(src: &str) -> Invocation {
             _ => continue,
         };
         let Some(pos) = attrs.iter().position(|a| {
-            let segs: Vec<String> = a
-                .path()
-                .segments
-                .iter()
-                .map(|s| s.ident.to_string())
-                .collect();
+            let segs: Vec<String> = a.path().segments.iter().map(|s| s.ident.to_string()).collect();
             segs == ["ld", "kernel"] || segs == ["ld", "kernels"]
         }) else {
             continue;
@@ -70,16 +67,8 @@ fn invocation(src: &str) -> Invocation {
             syn::Meta::NameValue(_) => panic!("write `#[ld::kernel(...)]`"),
         };
         let at = a.pound_token.span.start();
-        assert!(
-            found.is_none(),
-            "a test source holds one `#[ld::kernel]` or `#[ld::kernels]` item"
-        );
-        found = Some(Invocation {
-            module,
-            attr,
-            item,
-            call_site: (at.line, at.column + 1),
-        });
+        assert!(found.is_none(), "a test source holds one `#[ld::kernel]` or `#[ld::kernels]` item");
+        found = Some(Invocation { module, attr, item, call_site: (at.line, at.column + 1) });
     }
     found.expect("no `#[ld::kernel]` or `#[ld::kernels]` item in the test source")
 }
@@ -104,11 +93,7 @@ impl std::fmt::Display for Diag {
 pub fn expand(src: &str) -> Result<TokenStream, Vec<Diag>> {
     let inv = invocation(src);
     let item = inv.item.into_token_stream();
-    let out = if inv.module {
-        expand::kernels(inv.attr, item)
-    } else {
-        expand::kernel(inv.attr, item)
-    };
+    let out = if inv.module { expand::kernels(inv.attr, item) } else { expand::kernel(inv.attr, item) };
     out.map_err(|e| diags(e, inv.call_site))
 }
 
@@ -124,11 +109,7 @@ fn diags(e: syn::Error, call_site: (usize, usize)) -> Vec<Diag> {
                 let at = span.start();
                 (at.line, at.column + 1)
             };
-            Diag {
-                line,
-                column,
-                message: e.to_string(),
-            }
+            Diag { line, column, message: e.to_string() }
         })
         .collect()
 }
@@ -140,9 +121,7 @@ pub fn parse(src: &str) -> Result<Vec<(String, Module)>, Vec<Diag>> {
     let inv = invocation(src);
     let call_site = inv.call_site;
     let parsed = match inv.item {
-        syn::Item::Fn(f) => {
-            expand::fn_module(inv.attr, &f).map(|m| vec![(f.sig.ident.to_string(), m)])
-        }
+        syn::Item::Fn(f) => expand::fn_module(inv.attr, &f).map(|m| vec![(f.sig.ident.to_string(), m)]),
         syn::Item::Mod(m) => {
             let content = &m.content.as_ref().expect("an inline module").1;
             expand::mod_items(content).and_then(|items| {
@@ -150,8 +129,7 @@ pub fn parse(src: &str) -> Result<Vec<(String, Module)>, Vec<Diag>> {
                     .iter()
                     .filter(|it| expand::is_kernel_fn(it))
                     .map(|it| match it {
-                        syn::Item::Fn(f) => expand::mod_kernel_module(&items, f)
-                            .map(|(_, m)| (f.sig.ident.to_string(), m)),
+                        syn::Item::Fn(f) => expand::mod_kernel_module(&items, f).map(|(_, m)| (f.sig.ident.to_string(), m)),
                         _ => unreachable!(),
                     })
                     .collect()
@@ -189,17 +167,8 @@ fn assert_diags(got: &[Diag], expected: &[(&str, &str)]) {
         .iter()
         .map(|(at, m)| {
             let (l, c) = at.split_once(':').expect("line:column");
-            Diag {
-                line: l.parse().unwrap(),
-                column: c.parse().unwrap(),
-                message: m.to_string(),
-            }
+            Diag { line: l.parse().unwrap(), column: c.parse().unwrap(), message: m.to_string() }
         })
         .collect();
-    assert!(
-        got == want,
-        "wrong diagnostics\n--- expected:\n{}--- got:\n{}",
-        show(&want),
-        show(got)
-    );
+    assert!(got == want, "wrong diagnostics\n--- expected:\n{}--- got:\n{}", show(&want), show(got));
 }

@@ -20,20 +20,13 @@ fn native(src: &str) -> String {
     if let [(_, m)] = &ms[..] {
         return wgsl::native(m);
     }
-    ms.iter()
-        .map(|(name, m)| format!("// kernel {name}\n{}", wgsl::native(m)))
-        .collect::<Vec<_>>()
-        .join("\n")
+    ms.iter().map(|(name, m)| format!("// kernel {name}\n{}", wgsl::native(m))).collect::<Vec<_>>().join("\n")
 }
 
 /// Where `expected` and `got` first differ, as a few lines of context.
 fn first_difference(expected: &str, got: &str) -> String {
     let (e, g): (Vec<&str>, Vec<&str>) = (expected.lines().collect(), got.lines().collect());
-    let at = e
-        .iter()
-        .zip(&g)
-        .position(|(a, b)| a != b)
-        .unwrap_or(e.len().min(g.len()));
+    let at = e.iter().zip(&g).position(|(a, b)| a != b).unwrap_or(e.len().min(g.len()));
     let mut out = format!("first difference at line {}:\n", at + 1);
     for l in e.iter().skip(at).take(3) {
         out += &format!("  - {l}\n");
@@ -53,11 +46,7 @@ fn native_wgsl() {
         .filter(|p| p.extension().is_some_and(|x| x == "rs"))
         .collect();
     inputs.sort();
-    assert!(
-        inputs.len() >= 8,
-        "snapshot inputs missing from {}",
-        snapshot_dir().display()
-    );
+    assert!(inputs.len() >= 8, "snapshot inputs missing from {}", snapshot_dir().display());
     let mut failures = Vec::new();
     for input in &inputs {
         let name = input.file_stem().unwrap().to_string_lossy().into_owned();
@@ -74,13 +63,8 @@ fn native_wgsl() {
             continue;
         }
         match expected {
-            None => failures.push(format!(
-                "{name}: no {name}.wgsl (run with LD_BLESS=1 to write it)"
-            )),
-            Some(e) if e != got => failures.push(format!(
-                "{name}: native WGSL differs from {name}.wgsl\n{}",
-                first_difference(&e, &got)
-            )),
+            None => failures.push(format!("{name}: no {name}.wgsl (run with LD_BLESS=1 to write it)")),
+            Some(e) if e != got => failures.push(format!("{name}: native WGSL differs from {name}.wgsl\n{}", first_difference(&e, &got))),
             Some(_) => {}
         }
     }
@@ -91,9 +75,5 @@ fn native_wgsl() {
             failures.push(format!("{}: no input next to it", p.display()));
         }
     }
-    assert!(
-        failures.is_empty(),
-        "{}\n(if the change is intended: LD_BLESS=1 cargo test -p ld-macros snapshots)",
-        failures.join("\n")
-    );
+    assert!(failures.is_empty(), "{}\n(if the change is intended: LD_BLESS=1 cargo test -p ld-macros snapshots)", failures.join("\n"));
 }

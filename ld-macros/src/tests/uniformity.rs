@@ -172,15 +172,7 @@ fn k(cfg: &[u32], data: &mut [u32]) {
     data[0] = 1;
 }
 "#,
-        &[
-            ("4:9", BARRIER),
-            (
-                "3:8",
-                diverges!(
-                    "this condition is not uniform: `local_index()` differs between invocations"
-                ),
-            ),
-        ],
+        &[("4:9", BARRIER), ("3:8", diverges!("this condition is not uniform: `local_index()` differs between invocations"))],
     );
 }
 
@@ -202,14 +194,8 @@ fn k(data: &mut [u32]) {
 "#,
         &[
             ("7:9", BARRIER),
-            (
-                "6:8",
-                diverges!("this condition is not uniform: `x` may differ between invocations"),
-            ),
-            (
-                "3:5",
-                "`x` stops being uniform here: `local_index()` differs between invocations",
-            ),
+            ("6:8", diverges!("this condition is not uniform: `x` may differ between invocations")),
+            ("3:5", "`x` stops being uniform here: `local_index()` differs between invocations"),
         ],
     );
 }
@@ -229,13 +215,7 @@ fn k(data: &mut [u32], n: u32) {
     data[0] = 1;
 }
 "#,
-        &[
-            ("7:9", BARRIER),
-            (
-                "5:13",
-                diverges!("this `break`/`continue` is taken by only some invocations, so the loop's later iterations diverge"),
-            ),
-        ],
+        &[("7:9", BARRIER), ("5:13", diverges!("this `break`/`continue` is taken by only some invocations, so the loop's later iterations diverge"))],
     );
 }
 
@@ -255,15 +235,7 @@ fn k(data: &mut [u32], n: u32) {
     data[0] = 1;
 }
 "#,
-        &[
-            ("5:13", BARRIER),
-            (
-                "3:8",
-                diverges!(
-                    "this condition is not uniform: `global_id()` differs between invocations"
-                ),
-            ),
-        ],
+        &[("5:13", BARRIER), ("3:8", diverges!("this condition is not uniform: `global_id()` differs between invocations"))],
     );
 }
 
@@ -279,15 +251,7 @@ fn k(data: &mut [f32]) {
     data[0] = 1.0;
 }
 "#,
-        &[
-            ("4:9", super::STORAGE_BARRIER),
-            (
-                "3:8",
-                diverges!(
-                    "this condition is not uniform: `local_id()` differs between invocations"
-                ),
-            ),
-        ],
+        &[("4:9", super::STORAGE_BARRIER), ("3:8", diverges!("this condition is not uniform: `local_id()` differs between invocations"))],
     );
 }
 
@@ -306,16 +270,8 @@ fn k(cfg: &[u32], data: &mut [u32]) {
 "#,
         &[
             ("5:9", BARRIER),
-            (
-                "4:8",
-                diverges!(
-                    "this condition is not uniform: `ld_w_offset` may differ between invocations"
-                ),
-            ),
-            (
-                "3:13",
-                "`ld_w_offset` stops being uniform here: `global_id()` differs between invocations",
-            ),
+            ("4:8", diverges!("this condition is not uniform: `ld_w_offset` may differ between invocations")),
+            ("3:13", "`ld_w_offset` stops being uniform here: `global_id()` differs between invocations"),
         ],
     );
 }
@@ -337,19 +293,9 @@ fn k(data: &mut [u32]) {
 "#,
         &[
             ("4:9", BARRIER),
-            (
-                "3:8",
-                diverges!(
-                    "this condition is not uniform: `local_index()` differs between invocations"
-                ),
-            ),
+            ("3:8", diverges!("this condition is not uniform: `local_index()` differs between invocations")),
             ("7:9", BARRIER),
-            (
-                "6:8",
-                diverges!(
-                    "this condition is not uniform: `local_index()` differs between invocations"
-                ),
-            ),
+            ("6:8", diverges!("this condition is not uniform: `local_index()` differs between invocations")),
         ],
     );
 }

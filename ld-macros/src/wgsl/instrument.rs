@@ -37,9 +37,7 @@ impl Writer<'_> {
     /// The first word of a place in its target, clamped to the memory as
     /// the native kernel's bounds checks clamp, and the place's type.
     fn word_addr(&mut self, f: &mut Func, p: &Place) -> (String, Type) {
-        let Root::Mem { mem, index } = &p.root else {
-            unreachable!("targets are memories")
-        };
+        let Root::Mem { mem, index } = &p.root else { unreachable!("targets are memories") };
         let (name, m) = self.mem_name(f, *mem);
         let elem = self.mem_elem(f, *mem);
         let ew = elem.words(self.m);
@@ -80,18 +78,10 @@ impl Writer<'_> {
     }
 
     /// `place = v` or `place op= v` on a target, as one statement.
-    pub(super) fn store_target(
-        &mut self,
-        f: &mut Func,
-        p: &Place,
-        op: Option<BinOp>,
-        v: &Expr,
-    ) -> String {
+    pub(super) fn store_target(&mut self, f: &mut Func, p: &Place, op: Option<BinOp>, v: &Expr) -> String {
         let t = self.target_place(f, p).unwrap();
         let value = match op {
-            Some(o) if o.is_shift() => {
-                shift_rhs(o, v).unwrap_or_else(|| format!("u32({})", self.expr(f, v)))
-            }
+            Some(o) if o.is_shift() => shift_rhs(o, v).unwrap_or_else(|| format!("u32({})", self.expr(f, v))),
             _ => self.expr(f, v),
         };
         let (addr, ty) = self.word_addr(f, p);
@@ -111,25 +101,15 @@ impl Writer<'_> {
         if let Some(n) = self.accessor_names.get(&key) {
             return n.clone();
         }
-        let name = format!(
-            "ld_{}{t}_{}",
-            if store { "st" } else { "ld" },
-            self.accessor_names.len()
-        );
+        let name = format!("ld_{}{t}_{}", if store { "st" } else { "ld" }, self.accessor_names.len());
         self.accessor_names.insert(key, name.clone());
         let wty = self.ty(ty);
         let body = match ty {
             Type::Scalar(s) => {
                 let (from, to) = match s {
                     Scalar::U32 => ("v".to_string(), format!("ld_rd{t}(a)")),
-                    Scalar::Bool => (
-                        "select(0u, 1u, v)".to_string(),
-                        format!("ld_rd{t}(a) != 0u"),
-                    ),
-                    _ => (
-                        "bitcast<u32>(v)".to_string(),
-                        format!("bitcast<{wty}>(ld_rd{t}(a))"),
-                    ),
+                    Scalar::Bool => ("select(0u, 1u, v)".to_string(), format!("ld_rd{t}(a) != 0u")),
+                    _ => ("bitcast<u32>(v)".to_string(), format!("bitcast<{wty}>(ld_rd{t}(a))")),
                 };
                 if store {
                     format!("    ld_wr{t}(a, {from});\n")
@@ -143,11 +123,7 @@ impl Writer<'_> {
                 for (i, (fname, fty)) in def.fields.iter().enumerate() {
                     let off = def.field_offset(self.m, i);
                     let inner = self.accessor(t, fty, store);
-                    parts.push(if store {
-                        format!("    {inner}(a + {off}u, v.{fname});\n")
-                    } else {
-                        format!("{inner}(a + {off}u)")
-                    });
+                    parts.push(if store { format!("    {inner}(a + {off}u, v.{fname});\n") } else { format!("{inner}(a + {off}u)") });
                 }
                 if store {
                     parts.concat()
@@ -168,11 +144,7 @@ impl Writer<'_> {
                 unreachable!("not a memory element type")
             }
         };
-        let sig = if store {
-            format!("fn {name}(a: u32, v: {wty})")
-        } else {
-            format!("fn {name}(a: u32) -> {wty}")
-        };
+        let sig = if store { format!("fn {name}(a: u32, v: {wty})") } else { format!("fn {name}(a: u32) -> {wty}") };
         self.accessors.push(format!("{sig} {{\n{body}}}\n\n"));
         name
     }
@@ -185,14 +157,18 @@ impl Writer<'_> {
         let wg: u32 = k.workgroup_size.iter().product();
         let mut out = ld_shaders::abi::wgsl_prelude();
         let machine = self.variant == super::writer::Variant::Instrumented;
-        writeln!(out, "const LD_WG_SIZE: u32 = {wg}u;\nconst LD_WROTE_WORDS: u32 = {}u;\nconst LD_MACHINE: bool = {machine};\nconst LD_DONE: u32 = 0xffffffffu;\n", wg.div_ceil(32)).unwrap();
+        writeln!(
+            out,
+            "const LD_WG_SIZE: u32 = {wg}u;\nconst LD_WROTE_WORDS: u32 = {}u;\nconst LD_MACHINE: bool = {machine};\nconst LD_DONE: u32 = 0xffffffffu;\n",
+            wg.div_ceil(32)
+        )
+        .unwrap();
         out.push_str("var<private> ld_gid: vec3<u32>;\nvar<private> ld_lid: vec3<u32>;\nvar<private> ld_wid: vec3<u32>;\nvar<private> ld_nwg: vec3<u32>;\nvar<private> ld_lidx: u32;\nvar<private> ld_pc: u32;\nvar<private> ld_stop: u32;\n\n");
         // The dispatch's input words of each storage target.
         let mut user = String::from("fn ld_user(t: u32, k: u32) -> u32 {\n");
         let mut access = String::new();
         let mut bases = String::new();
-        let mut targets: Vec<(MemRef, usize)> =
-            self.targets.iter().map(|(m, t)| (*m, *t)).collect();
+        let mut targets: Vec<(MemRef, usize)> = self.targets.iter().map(|(m, t)| (*m, *t)).collect();
         targets.sort_by_key(|(_, t)| *t);
         for (mem, t) in targets {
             let kind = match mem {
@@ -204,7 +180,11 @@ impl Writer<'_> {
                 _ => "shared",
             };
             if kind == "storage" {
-                writeln!(access, "fn ld_rd{t}(k: u32) -> u32 {{\n    return ld_storage_read({t}u, k);\n}}\n\nfn ld_wr{t}(k: u32, v: u32) {{\n    ld_storage_write({t}u, k, v);\n}}\n").unwrap();
+                writeln!(
+                    access,
+                    "fn ld_rd{t}(k: u32) -> u32 {{\n    return ld_storage_read({t}u, k);\n}}\n\nfn ld_wr{t}(k: u32, v: u32) {{\n    ld_storage_write({t}u, k, v);\n}}\n"
+                )
+                .unwrap();
             } else {
                 // A workgroup array's words lie in order from the pass's role base.
                 writeln!(access, "var<private> ld_b{t}: u32;\nvar<private> ld_tb{t}: u32;\n\nfn ld_rd{t}(k: u32) -> u32 {{\n    return ld_val[ld_b{t} + k];\n}}\n\nfn ld_wr{t}(k: u32, v: u32) {{\n    ld_val[ld_b{t} + k] = v;\n    ld_val[ld_tb{t} + k / LD_PAGE] = 1u;\n}}\n").unwrap();
@@ -232,30 +212,21 @@ impl Writer<'_> {
     /// copies at the region's start (0) and after pass 1 (1).
     fn machine_locals(&self) -> String {
         let mut out = String::new();
-        let (mut save0, mut save1, mut load0, mut load1) =
-            (String::new(), String::new(), String::new(), String::new());
-        for ((l, name), (s0, s1)) in self
-            .m
-            .kernel
-            .body
-            .locals
-            .iter()
-            .zip(&self.kernel_locals)
-            .zip(&self.kernel_saves)
-        {
+        let (mut save0, mut save1, mut load0, mut load1) = (String::new(), String::new(), String::new(), String::new());
+        for ((l, name), (s0, s1)) in self.m.kernel.body.locals.iter().zip(&self.kernel_locals).zip(&self.kernel_saves) {
             let ty = self.ty(&l.ty);
-            writeln!(
-                out,
-                "var<private> {name}: {ty};\nvar<private> {s0}: {ty};\nvar<private> {s1}: {ty};"
-            )
-            .unwrap();
+            writeln!(out, "var<private> {name}: {ty};\nvar<private> {s0}: {ty};\nvar<private> {s1}: {ty};").unwrap();
             writeln!(save0, "    {s0} = {name};").unwrap();
             writeln!(save1, "    {s1} = {name};").unwrap();
             writeln!(load0, "    {name} = {s0};").unwrap();
             writeln!(load1, "    {name} = {s1};").unwrap();
         }
         out.push_str("var<private> ld_pc_0: u32;\nvar<private> ld_pc_1: u32;\nvar<private> ld_acount_0: u32;\n\n");
-        writeln!(out, "fn ld_save0() {{\n    ld_pc_0 = ld_pc;\n    ld_acount_0 = ld_acount;\n{save0}}}\n\nfn ld_load0() {{\n    ld_pc = ld_pc_0;\n    ld_acount = ld_acount_0;\n{load0}}}\n").unwrap();
+        writeln!(
+            out,
+            "fn ld_save0() {{\n    ld_pc_0 = ld_pc;\n    ld_acount_0 = ld_acount;\n{save0}}}\n\nfn ld_load0() {{\n    ld_pc = ld_pc_0;\n    ld_acount = ld_acount_0;\n{load0}}}\n"
+        )
+        .unwrap();
         writeln!(out, "fn ld_save1() {{\n    ld_pc_1 = ld_pc;\n{save1}}}\n\nfn ld_load1() {{\n    ld_pc = ld_pc_1;\n{load1}}}\n").unwrap();
         out
     }
@@ -267,33 +238,13 @@ impl Writer<'_> {
         let wg: u32 = self.m.kernel.workgroup_size.iter().product();
         let mut out = String::new();
         let words: Vec<u32> = (0..wg.div_ceil(32)).collect();
-        let count: Vec<String> = words
-            .iter()
-            .map(|w| format!("countOneBits(atomicLoad(&ld_wrote[{w}u]))"))
-            .collect();
-        let clear: Vec<String> = words
-            .iter()
-            .map(|w| format!("    atomicStore(&ld_wrote[{w}u], 0u);\n"))
-            .collect();
-        writeln!(
-            out,
-            "fn ld_wrote_count() -> u32 {{\n    return {};\n}}\n\nfn ld_clear_wrote() {{\n{}}}\n",
-            count.join(" + "),
-            clear.concat()
-        )
-        .unwrap();
-        let mine_clear: Vec<String> = words
-            .iter()
-            .map(|w| format!("    ld_wrote_mine[{w}u] = 0u;\n"))
-            .collect();
-        let mine_publish: Vec<String> = words.iter().map(|w| format!("    if ld_wrote_mine[{w}u] != 0u {{\n        atomicOr(&ld_wrote[{w}u], ld_wrote_mine[{w}u]);\n    }}\n")).collect();
-        writeln!(
-            out,
-            "fn ld_clear_wrote_mine() {{\n{}}}\n\nfn ld_publish_wrote() {{\n{}}}\n",
-            mine_clear.concat(),
-            mine_publish.concat()
-        )
-        .unwrap();
+        let count: Vec<String> = words.iter().map(|w| format!("countOneBits(atomicLoad(&ld_wrote[{w}u]))")).collect();
+        let clear: Vec<String> = words.iter().map(|w| format!("    atomicStore(&ld_wrote[{w}u], 0u);\n")).collect();
+        writeln!(out, "fn ld_wrote_count() -> u32 {{\n    return {};\n}}\n\nfn ld_clear_wrote() {{\n{}}}\n", count.join(" + "), clear.concat()).unwrap();
+        let mine_clear: Vec<String> = words.iter().map(|w| format!("    ld_wrote_mine[{w}u] = 0u;\n")).collect();
+        let mine_publish: Vec<String> =
+            words.iter().map(|w| format!("    if ld_wrote_mine[{w}u] != 0u {{\n        atomicOr(&ld_wrote[{w}u], ld_wrote_mine[{w}u]);\n    }}\n")).collect();
+        writeln!(out, "fn ld_clear_wrote_mine() {{\n{}}}\n\nfn ld_publish_wrote() {{\n{}}}\n", mine_clear.concat(), mine_publish.concat()).unwrap();
         // Which targets are storage buffers, and whose epochs span regions
         // (barriers of the other kind split them).
         let kinds = barriers(self.m);
@@ -305,11 +256,7 @@ impl Writer<'_> {
             if st {
                 storage.push(*t);
             }
-            if has(if st {
-                BarrierKind::Workgroup
-            } else {
-                BarrierKind::Storage
-            }) {
+            if has(if st { BarrierKind::Workgroup } else { BarrierKind::Storage }) {
                 spans.push(*t);
             }
         }
@@ -318,21 +265,20 @@ impl Writer<'_> {
             if list.is_empty() {
                 "false".to_string()
             } else {
-                list.iter()
-                    .map(|t| format!("t == {t}u"))
-                    .collect::<Vec<_>>()
-                    .join(" || ")
+                list.iter().map(|t| format!("t == {t}u")).collect::<Vec<_>>().join(" || ")
             }
         };
-        writeln!(out, "fn ld_target_storage(t: u32) -> bool {{\n    return {};\n}}\n\nfn ld_target_spans(t: u32) -> bool {{\n    return {};\n}}\n", test(&mut storage), test(&mut spans)).unwrap();
+        writeln!(
+            out,
+            "fn ld_target_storage(t: u32) -> bool {{\n    return {};\n}}\n\nfn ld_target_spans(t: u32) -> bool {{\n    return {};\n}}\n",
+            test(&mut storage),
+            test(&mut spans)
+        )
+        .unwrap();
         // The target of a flat entry number (targets' entries are numbered in order).
         let mut flat = String::from("fn ld_flat_target(j: u32) -> u32 {\n    var t = 0u;\n");
         for t in 1..self.targets.len() {
-            writeln!(
-                flat,
-                "    if j >= ld_cfg.t[{t}u].first_entry {{\n        t = {t}u;\n    }}"
-            )
-            .unwrap();
+            writeln!(flat, "    if j >= ld_cfg.t[{t}u].first_entry {{\n        t = {t}u;\n    }}").unwrap();
         }
         flat.push_str("    return t;\n}\n\n");
         out.push_str(&flat);
@@ -341,17 +287,9 @@ impl Writer<'_> {
 
     /// `ld_storage_barrier(b)`: whether barrier index `b` is a storageBarrier.
     fn barrier_kinds(&self) -> String {
-        let storage: Vec<String> = barriers(self.m)
-            .iter()
-            .enumerate()
-            .filter(|(_, (k, _))| *k == BarrierKind::Storage)
-            .map(|(i, _)| format!("b == {i}u"))
-            .collect();
-        let test = if storage.is_empty() {
-            "false".to_string()
-        } else {
-            storage.join(" || ")
-        };
+        let storage: Vec<String> =
+            barriers(self.m).iter().enumerate().filter(|(_, (k, _))| *k == BarrierKind::Storage).map(|(i, _)| format!("b == {i}u")).collect();
+        let test = if storage.is_empty() { "false".to_string() } else { storage.join(" || ") };
         format!("fn ld_storage_barrier(b: u32) -> bool {{\n    return {test};\n}}\n\n")
     }
 
@@ -371,16 +309,10 @@ impl Writer<'_> {
                 Term::Goto(t) => line_to(&mut f, &format!("ld_pc = {t}u;")),
                 Term::Branch(c, a, e) => {
                     let c = self.expr(&mut f, c);
-                    line_to(
-                        &mut f,
-                        &format!("if {c} {{ ld_pc = {a}u; }} else {{ ld_pc = {e}u; }}"),
-                    );
+                    line_to(&mut f, &format!("if {c} {{ ld_pc = {a}u; }} else {{ ld_pc = {e}u; }}"));
                 }
                 // Stopped at barrier index b: ld_stop = b + 1.
-                Term::Barrier(_, next, index, _) => line_to(
-                    &mut f,
-                    &format!("ld_pc = {next}u;\n            ld_stop = {}u;", index + 1),
-                ),
+                Term::Barrier(_, next, index, _) => line_to(&mut f, &format!("ld_pc = {next}u;\n            ld_stop = {}u;", index + 1)),
             }
             blocks.push(f.out.clone());
         }
@@ -419,11 +351,7 @@ impl Writer<'_> {
         // tables are set up by the slots shader, before the dispatch. One
         // loop over the workgroup arrays, not a call per array: lavapipe
         // compiles every inlined copy of the engine's loops.
-        let storage = self
-            .targets
-            .keys()
-            .filter(|m| matches!(m, MemRef::Param(_)))
-            .count();
+        let storage = self.targets.keys().filter(|m| matches!(m, MemRef::Param(_))).count();
         let all = self.targets.len();
         let over = |lo: usize, hi: usize, call: &str, pad: &str| {
             if lo == hi {
@@ -431,24 +359,13 @@ impl Writer<'_> {
             }
             format!("{pad}for (var ld_t = {lo}u; ld_t < {hi}u; ld_t++) {{\n{pad}    {call}(ld_t);\n{pad}}}\n")
         };
-        Steps {
-            setup: over(storage, all, "ld_setup_shared", "    "),
-        }
+        Steps { setup: over(storage, all, "ld_setup_shared", "    ") }
     }
 
     /// An atomic whose result the kernel uses: a function per call site that
     /// runs it (logging the result in check mode) or replays the log.
-    pub(super) fn atomic_site(
-        &mut self,
-        f: &mut Func,
-        op: AtomicOp,
-        p: &Place,
-        args: &[Expr],
-        ty: &Type,
-    ) -> String {
-        let Root::Mem { mem, index } = &p.root else {
-            unreachable!("atomics live in memory")
-        };
+    pub(super) fn atomic_site(&mut self, f: &mut Func, op: AtomicOp, p: &Place, args: &[Expr], ty: &Type) -> String {
+        let Root::Mem { mem, index } = &p.root else { unreachable!("atomics live in memory") };
         let (_, m) = self.mem_name(f, *mem);
         let i = self.expr(f, index);
         let xs: Vec<String> = args.iter().map(|a| self.expr(f, a)).collect();
@@ -456,10 +373,7 @@ impl Writer<'_> {
         let n = self.atomic_sites.len();
         let target = self.mem_at(m, "ld_i");
         let call = atomic_op(op, &target, &["ld_x", "ld_y"][..xs.len()]);
-        let params: Vec<String> = ["ld_x", "ld_y"][..xs.len()]
-            .iter()
-            .map(|a| format!(", {a}: {t}"))
-            .collect();
+        let params: Vec<String> = ["ld_x", "ld_y"][..xs.len()].iter().map(|a| format!(", {a}: {t}")).collect();
         self.atomic_sites.push(format!(
             "fn ld_atomic_{n}(ld_i: u32{}) -> {t} {{\n    if !ld_atomics_live() {{\n        return bitcast<{t}>(ld_log_replay());\n    }}\n    let r = {call};\n    if ld_atomics_logged() {{\n        ld_log_record(bitcast<u32>(r));\n    }}\n    return r;\n}}\n\n",
             params.concat()
@@ -470,16 +384,8 @@ impl Writer<'_> {
     }
 
     /// The bare atomic call (native code, and statement position when instrumented).
-    pub(super) fn atomic_call(
-        &mut self,
-        f: &mut Func,
-        op: AtomicOp,
-        p: &Place,
-        args: &[Expr],
-    ) -> String {
-        let Root::Mem { mem, index } = &p.root else {
-            unreachable!("atomics live in memory")
-        };
+    pub(super) fn atomic_call(&mut self, f: &mut Func, op: AtomicOp, p: &Place, args: &[Expr]) -> String {
+        let Root::Mem { mem, index } = &p.root else { unreachable!("atomics live in memory") };
         let (_, m) = self.mem_name(f, *mem);
         let i = self.expr(f, index);
         let xs: Vec<String> = args.iter().map(|a| self.expr(f, a)).collect();
@@ -499,17 +405,8 @@ pub(super) struct Steps {
 /// runtime's reports call a barrier.
 pub fn barriers(m: &Module) -> Vec<(BarrierKind, proc_macro2::Span)> {
     let machine = lower::machine(&m.kernel.body.block);
-    let mut out: Vec<(usize, BarrierKind, proc_macro2::Span)> = machine
-        .blocks
-        .iter()
-        .filter_map(|b| {
-            if let Term::Barrier(kind, _, i, span) = b.term {
-                Some((i, kind, span))
-            } else {
-                None
-            }
-        })
-        .collect();
+    let mut out: Vec<(usize, BarrierKind, proc_macro2::Span)> =
+        machine.blocks.iter().filter_map(|b| if let Term::Barrier(kind, _, i, span) = b.term { Some((i, kind, span)) } else { None }).collect();
     out.sort_by_key(|b| b.0);
     out.into_iter().map(|(_, k, s)| (k, s)).collect()
 }
@@ -521,11 +418,7 @@ fn if_tree(blocks: &[String], lo: usize, hi: usize, depth: usize) -> String {
     }
     let pad = "    ".repeat(depth);
     let mid = (lo + hi) / 2;
-    format!(
-        "{pad}if ld_pc < {mid}u {{\n{}{pad}}} else {{\n{}{pad}}}\n",
-        if_tree(blocks, lo, mid, depth + 1),
-        if_tree(blocks, mid, hi, depth + 1)
-    )
+    format!("{pad}if ld_pc < {mid}u {{\n{}{pad}}} else {{\n{}{pad}}}\n", if_tree(blocks, lo, mid, depth + 1), if_tree(blocks, mid, hi, depth + 1))
 }
 
 /// A literal shift amount, masked as WGSL masks it at run time.
@@ -541,10 +434,7 @@ pub(super) fn atomic_op(op: AtomicOp, target: &str, xs: &[&str]) -> String {
     match op {
         AtomicOp::Load => format!("atomicLoad(&{target})"),
         AtomicOp::Store => format!("atomicStore(&{target}, {})", xs[0]),
-        AtomicOp::CompareExchange => format!(
-            "atomicCompareExchangeWeak(&{target}, {}, {}).old_value",
-            xs[0], xs[1]
-        ),
+        AtomicOp::CompareExchange => format!("atomicCompareExchangeWeak(&{target}, {}, {}).old_value", xs[0], xs[1]),
         op => {
             let name = match op {
                 AtomicOp::Add => "atomicAdd",

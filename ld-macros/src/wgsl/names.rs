@@ -247,22 +247,17 @@ impl Namer {
     /// A name for a user identifier; ld's own prefix (`ld_`, `LD_`) is
     /// kept free for what ld declares.
     pub fn fresh(&mut self, name: &str) -> String {
-        let base =
-            if name.is_empty() || name == "_" || RESERVED.contains(&name) || name.starts_with("__")
-            {
-                format!("{}_", name.trim_start_matches('_'))
-            } else if name.to_ascii_lowercase().starts_with("ld_") {
-                format!("u{name}")
-            } else {
-                name.to_string()
-            };
+        let base = if name.is_empty() || name == "_" || RESERVED.contains(&name) || name.starts_with("__") {
+            format!("{}_", name.trim_start_matches('_'))
+        } else if name.to_ascii_lowercase().starts_with("ld_") {
+            format!("u{name}")
+        } else {
+            name.to_string()
+        };
         let base = if base == "_" { "v_".to_string() } else { base };
         if self.used.insert(base.clone()) {
             return base;
         }
-        (1..)
-            .map(|i| format!("{base}_{i}"))
-            .find(|n| self.used.insert(n.clone()))
-            .unwrap()
+        (1..).map(|i| format!("{base}_{i}")).find(|n| self.used.insert(n.clone())).unwrap()
     }
 }

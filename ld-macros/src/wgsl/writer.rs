@@ -71,18 +71,8 @@ impl<'m> Writer<'m> {
             globals.reserve(reserved);
         }
         let struct_names = m.structs.iter().map(|s| globals.fresh(&s.name)).collect();
-        let param_names = m
-            .kernel
-            .params
-            .iter()
-            .map(|p| globals.fresh(&p.name))
-            .collect();
-        let shared_names = m
-            .kernel
-            .shared
-            .iter()
-            .map(|s| globals.fresh(&s.name))
-            .collect();
+        let param_names = m.kernel.params.iter().map(|p| globals.fresh(&p.name)).collect();
+        let shared_names = m.kernel.shared.iter().map(|s| globals.fresh(&s.name)).collect();
         let mut w = Writer {
             m,
             variant,
@@ -103,31 +93,11 @@ impl<'m> Writer<'m> {
             next_barrier: 0,
         };
         if variant != Variant::Native {
-            w.targets = crate::analysis::targets::list(m)
-                .into_iter()
-                .enumerate()
-                .map(|(t, mem)| (mem, t))
-                .collect();
+            w.targets = crate::analysis::targets::list(m).into_iter().enumerate().map(|(t, mem)| (mem, t)).collect();
         }
         if variant == Variant::Instrumented {
-            w.kernel_locals = m
-                .kernel
-                .body
-                .locals
-                .iter()
-                .map(|l| w.globals.fresh(&l.name))
-                .collect();
-            w.kernel_saves = w
-                .kernel_locals
-                .clone()
-                .iter()
-                .map(|n| {
-                    (
-                        w.globals.fresh(&format!("{n}_0")),
-                        w.globals.fresh(&format!("{n}_1")),
-                    )
-                })
-                .collect();
+            w.kernel_locals = m.kernel.body.locals.iter().map(|l| w.globals.fresh(&l.name)).collect();
+            w.kernel_saves = w.kernel_locals.clone().iter().map(|n| (w.globals.fresh(&format!("{n}_0")), w.globals.fresh(&format!("{n}_1")))).collect();
         }
         w
     }
@@ -153,27 +123,12 @@ impl<'m> Writer<'m> {
             }
             writeln!(out, "}}\n").unwrap();
         }
-        let uniforms: Vec<(usize, &Param)> = self
-            .m
-            .kernel
-            .params
-            .iter()
-            .enumerate()
-            .filter(|(_, p)| matches!(p.kind, ParamKind::Uniform { .. }))
-            .collect();
+        let uniforms: Vec<(usize, &Param)> = self.m.kernel.params.iter().enumerate().filter(|(_, p)| matches!(p.kind, ParamKind::Uniform { .. })).collect();
         if !uniforms.is_empty() {
             writeln!(out, "struct LdUniforms {{").unwrap();
             for (i, p) in &uniforms {
-                let ParamKind::Uniform { ty } = p.kind else {
-                    unreachable!()
-                };
-                writeln!(
-                    out,
-                    "    {}: {},",
-                    uniform_field(&self.param_names[*i]),
-                    self.ty(&Type::Scalar(ty))
-                )
-                .unwrap();
+                let ParamKind::Uniform { ty } = p.kind else { unreachable!() };
+                writeln!(out, "    {}: {},", uniform_field(&self.param_names[*i]), self.ty(&Type::Scalar(ty))).unwrap();
             }
             writeln!(out, "}}\n").unwrap();
         }
@@ -182,24 +137,11 @@ impl<'m> Writer<'m> {
             match &p.kind {
                 // The instrumented kernel reads a target's words (never writes them).
                 ParamKind::Storage { .. } if self.targets.contains_key(&MemRef::Param(i)) => {
-                    writeln!(
-                        out,
-                        "@group(0) @binding({i}) var<storage, read_write> {name}: array<u32>;"
-                    )
-                    .unwrap();
+                    writeln!(out, "@group(0) @binding({i}) var<storage, read_write> {name}: array<u32>;").unwrap();
                 }
                 ParamKind::Storage { elem, access } => {
-                    let acc = if *access == Access::Read {
-                        "read"
-                    } else {
-                        "read_write"
-                    };
-                    writeln!(
-                        out,
-                        "@group(0) @binding({i}) var<storage, {acc}> {name}: array<{}>;",
-                        self.ty(elem)
-                    )
-                    .unwrap();
+                    let acc = if *access == Access::Read { "read" } else { "read_write" };
+                    writeln!(out, "@group(0) @binding({i}) var<storage, {acc}> {name}: array<{}>;", self.ty(elem)).unwrap();
                 }
                 ParamKind::Atomic { elem } => {
                     writeln!(out, "@group(0) @binding({i}) var<storage, read_write> {name}: array<atomic<{}>>;", self.ty(&Type::Scalar(*elem))).unwrap();
@@ -208,30 +150,12 @@ impl<'m> Writer<'m> {
             }
         }
         if !uniforms.is_empty() {
-            writeln!(
-                out,
-                "@group(0) @binding({}) var<uniform> ld_uniforms: LdUniforms;",
-                self.m.kernel.params.len()
-            )
-            .unwrap();
+            writeln!(out, "@group(0) @binding({}) var<uniform> ld_uniforms: LdUniforms;", self.m.kernel.params.len()).unwrap();
         }
-        for (a, (sh, name)) in self
-            .m
-            .kernel
-            .shared
-            .iter()
-            .zip(&self.shared_names)
-            .enumerate()
-        {
+        for (a, (sh, name)) in self.m.kernel.shared.iter().zip(&self.shared_names).enumerate() {
             // Targets live in the engine's copies; atomic arrays stay real.
             if !self.targets.contains_key(&MemRef::Shared(a)) {
-                writeln!(
-                    out,
-                    "var<workgroup> {name}: array<{}, {}>;",
-                    self.ty(&sh.elem),
-                    sh.len
-                )
-                .unwrap();
+                writeln!(out, "var<workgroup> {name}: array<{}, {}>;", self.ty(&sh.elem), sh.len).unwrap();
             }
         }
         if self.variant != Variant::Native {
@@ -285,14 +209,7 @@ impl<'m> Writer<'m> {
     pub(super) fn func<'a>(&self, locals: &'a [Local], slices: Vec<Option<MemRef>>) -> Func<'a> {
         let mut names = self.globals.clone();
         let names = locals.iter().map(|l| names.fresh(&l.name)).collect();
-        Func {
-            locals,
-            names,
-            slices,
-            indent: 1,
-            out: String::new(),
-            in_machine: false,
-        }
+        Func { locals, names, slices, indent: 1, out: String::new(), in_machine: false }
     }
 
     pub(super) fn declare_locals(&self, f: &mut Func, skip: &[LocalId]) {
@@ -346,11 +263,7 @@ impl<'m> Writer<'m> {
             line_to(&mut f, &c);
         }
         self.block(&mut f, &fun.body.block);
-        let ret = if fun.ret == Type::Unit {
-            String::new()
-        } else {
-            format!(" -> {}", self.ty(&fun.ret))
-        };
+        let ret = if fun.ret == Type::Unit { String::new() } else { format!(" -> {}", self.ty(&fun.ret)) };
         format!("fn {name}({}){ret} {{\n{}}}\n\n", params.join(", "), f.out)
     }
 
@@ -387,23 +300,10 @@ impl<'m> Writer<'m> {
                 };
                 line_to(f, &format!("{place} {op} {v};"));
             }
-            StmtKind::Expr(Expr {
-                kind: ExprKind::Atomic(op, p, args),
-                ..
-            }) if self.variant != Variant::Native => {
+            StmtKind::Expr(Expr { kind: ExprKind::Atomic(op, p, args), .. }) if self.variant != Variant::Native => {
                 // Replayed passes skip an atomic whose result is unused.
                 let x = self.atomic_call(f, *op, p, args);
-                line_to(
-                    f,
-                    &format!(
-                        "if ld_atomics_live() {{ {}; }}",
-                        if *op == AtomicOp::Store {
-                            x
-                        } else {
-                            format!("_ = {x}")
-                        }
-                    ),
-                );
+                line_to(f, &format!("if ld_atomics_live() {{ {}; }}", if *op == AtomicOp::Store { x } else { format!("_ = {x}") }));
             }
             StmtKind::Expr(e) => {
                 let x = self.expr(f, e);
@@ -450,9 +350,7 @@ impl<'m> Writer<'m> {
             StmtKind::Break => line_to(f, "break;"),
             StmtKind::Continue => line_to(f, "continue;"),
             // The instrumented kernel runs its body in `ld_run`: leaving it ends the invocation.
-            StmtKind::Return(None) if f.in_machine => {
-                line_to(f, "ld_pc = LD_DONE; ld_stop = LD_DONE; return;")
-            }
+            StmtKind::Return(None) if f.in_machine => line_to(f, "ld_pc = LD_DONE; ld_stop = LD_DONE; return;"),
             StmtKind::Return(None) => line_to(f, "return;"),
             StmtKind::Return(Some(e)) => {
                 let x = self.expr(f, e);
@@ -491,11 +389,7 @@ impl<'m> Writer<'m> {
             Root::Local(id) => f.names[*id].clone(),
             Root::Mem { mem, index } => {
                 let (_, m) = self.mem_name(f, *mem);
-                let i = if index_text.is_empty() {
-                    self.expr(f, index)
-                } else {
-                    index_text.to_string()
-                };
+                let i = if index_text.is_empty() { self.expr(f, index) } else { index_text.to_string() };
                 self.mem_at(m, &i)
             }
         };
@@ -600,9 +494,7 @@ impl<'m> Writer<'m> {
                 let name = self.instance((*id, binding));
                 format!("{name}({})", xs.join(", "))
             }
-            ExprKind::Atomic(op, p, args) if self.variant != Variant::Native => {
-                self.atomic_site(f, *op, p, args, &e.ty)
-            }
+            ExprKind::Atomic(op, p, args) if self.variant != Variant::Native => self.atomic_site(f, *op, p, args, &e.ty),
             ExprKind::Atomic(op, p, args) => self.atomic_call(f, *op, p, args),
             ExprKind::Component(a, c) => {
                 let x = self.expr(f, a);
@@ -610,9 +502,7 @@ impl<'m> Writer<'m> {
             }
             ExprKind::Field(a, i) => {
                 let x = self.expr(f, a);
-                let Type::Struct(s) = a.ty else {
-                    unreachable!()
-                };
+                let Type::Struct(s) = a.ty else { unreachable!() };
                 format!("{x}.{}", self.m.structs[s].fields[*i].0)
             }
             ExprKind::Len(m, off) => {
@@ -642,10 +532,8 @@ impl<'m> Writer<'m> {
                 format!("{}({})", self.ty(&e.ty), vals.join(", "))
             }
             ExprKind::ArrayRepeat(x, n) => {
-                let zero = matches!(
-                    x.kind,
-                    ExprKind::Lit(Lit::Int(0)) | ExprKind::Lit(Lit::Bool(false))
-                ) || matches!(x.kind, ExprKind::Lit(Lit::Float(v)) if v.to_bits() == 0);
+                let zero = matches!(x.kind, ExprKind::Lit(Lit::Int(0)) | ExprKind::Lit(Lit::Bool(false)))
+                    || matches!(x.kind, ExprKind::Lit(Lit::Float(v)) if v.to_bits() == 0);
                 if zero {
                     return format!("{}()", self.ty(&e.ty));
                 }
@@ -737,11 +625,7 @@ pub fn lit(l: Lit, ty: &Type) -> String {
         }
         (Lit::Float(x), _) => {
             let s = format!("{:?}", x.abs());
-            let s = if s.contains('.') || s.contains('e') {
-                s
-            } else {
-                format!("{s}.0")
-            };
+            let s = if s.contains('.') || s.contains('e') { s } else { format!("{s}.0") };
             if x.is_sign_negative() {
                 format!("(-{s}f)")
             } else {

@@ -26,22 +26,13 @@ const WRITERS: u64 = 2;
 
 impl Level1Bench {
     pub fn new(rt: &Runtime, pages: u64) -> Result<Self> {
-        let ctx = rt
-            .gpu
-            .clone()
-            .ok_or_else(|| Error::Unsupported("the level-1 bench needs a GPU runtime".into()))?;
+        let ctx = rt.gpu.clone().ok_or_else(|| Error::Unsupported("the level-1 bench needs a GPU runtime".into()))?;
         let dev = &ctx.device;
         let words = pages * PAGE as u64;
         let records = pages * WRITERS;
-        let usage = wgpu::BufferUsages::STORAGE
-            | wgpu::BufferUsages::COPY_DST
-            | wgpu::BufferUsages::COPY_SRC;
+        let usage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC;
         let init = |label: &str, data: &[u32], extra: wgpu::BufferUsages| {
-            dev.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some(label),
-                contents: bytemuck::cast_slice(data),
-                usage: usage | extra,
-            })
+            dev.create_buffer_init(&wgpu::util::BufferInitDescriptor { label: Some(label), contents: bytemuck::cast_slice(data), usage: usage | extra })
         };
         // Level 1's lists: page heads, workgroup heads, record headers.
         let headers = pages + WRITERS;
@@ -57,24 +48,11 @@ impl Level1Bench {
             lists[page as usize] = (page * WRITERS + WRITERS) as u32;
         }
         // Writer 1 changes the odd words, writer 0 the even ones: no race.
-        let l1v: Vec<u32> = (0..records * PAGE as u64)
-            .map(|i| {
-                if (i % PAGE as u64) % WRITERS == (i / PAGE as u64) % WRITERS {
-                    i as u32 | 1
-                } else {
-                    0
-                }
-            })
-            .collect();
+        let l1v: Vec<u32> =
+            (0..records * PAGE as u64).map(|i| if (i % PAGE as u64) % WRITERS == (i / PAGE as u64) % WRITERS { i as u32 | 1 } else { 0 }).collect();
         let mut head = vec![0u32; header::WORDS as usize];
         head[header::L1_COUNT as usize] = records as u32;
-        let target = abi::TargetConfig {
-            words: words as u32,
-            entries: 1,
-            pages: 1,
-            heads_off: 0,
-            ..Default::default()
-        };
+        let target = abi::TargetConfig { words: words as u32, entries: 1, pages: 1, heads_off: 0, ..Default::default() };
         let cfg = abi::Config {
             mode: MODE_CHECK,
             l1_cap: records as u32,
@@ -87,43 +65,21 @@ impl Level1Bench {
         let mut cfg_bytes = bytemuck::bytes_of(&cfg).to_vec();
         cfg_bytes.extend_from_slice(bytemuck::bytes_of(&target));
         let engine: Vec<wgpu::Buffer> = vec![
-            dev.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some("bench config"),
-                contents: &cfg_bytes,
-                usage: wgpu::BufferUsages::STORAGE,
-            }),
+            dev.create_buffer_init(&wgpu::util::BufferInitDescriptor { label: Some("bench config"), contents: &cfg_bytes, usage: wgpu::BufferUsages::STORAGE }),
             init("bench header", &head, wgpu::BufferUsages::empty()),
             init("bench values", &[0; 4], wgpu::BufferUsages::empty()),
             init("bench meta", &[0; 4], wgpu::BufferUsages::empty()),
             init("bench log", &[0; 4], wgpu::BufferUsages::empty()),
             init("bench lists", &lists, wgpu::BufferUsages::empty()),
             init("bench pages", &l1v, wgpu::BufferUsages::empty()),
-            init(
-                "bench union",
-                &vec![0; (records * PAGE as u64) as usize],
-                wgpu::BufferUsages::empty(),
-            ),
+            init("bench union", &vec![0; (records * PAGE as u64) as usize], wgpu::BufferUsages::empty()),
         ];
         let l1p = pipeline::level1(&ctx)?;
-        let entries: Vec<wgpu::BindGroupEntry> = engine
-            .iter()
-            .enumerate()
-            .map(|(i, b)| wgpu::BindGroupEntry {
-                binding: i as u32,
-                resource: b.as_entire_binding(),
-            })
-            .collect();
+        let entries: Vec<wgpu::BindGroupEntry> =
+            engine.iter().enumerate().map(|(i, b)| wgpu::BindGroupEntry { binding: i as u32, resource: b.as_entire_binding() }).collect();
         debug_assert_eq!(entries.len(), binding::COUNT as usize);
-        let g1 = dev.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("bench engine"),
-            layout: &l1p.engine,
-            entries: &entries,
-        });
-        let user = init(
-            "bench user",
-            &vec![0u32; words as usize],
-            wgpu::BufferUsages::empty(),
-        );
+        let g1 = dev.create_bind_group(&wgpu::BindGroupDescriptor { label: Some("bench engine"), layout: &l1p.engine, entries: &entries });
+        let user = init("bench user", &vec![0u32; words as usize], wgpu::BufferUsages::empty());
         let args = init("bench args", &[0; 4], wgpu::BufferUsages::INDIRECT);
         let spare = init("bench spare", &[0; 4], wgpu::BufferUsages::empty());
         let group = |second: &wgpu::Buffer| {
@@ -131,32 +87,16 @@ impl Level1Bench {
                 label: Some("bench target"),
                 layout: &l1p.layout,
                 entries: &[
-                    wgpu::BindGroupEntry {
-                        binding: 0,
-                        resource: user.as_entire_binding(),
-                    },
-                    wgpu::BindGroupEntry {
-                        binding: 1,
-                        resource: second.as_entire_binding(),
-                    },
+                    wgpu::BindGroupEntry { binding: 0, resource: user.as_entire_binding() },
+                    wgpu::BindGroupEntry { binding: 1, resource: second.as_entire_binding() },
                 ],
             })
         };
         let merge = (group(&args), group(&spare), g1);
         // The copy: the bytes the merge reads and writes, as vec4 loads and stores.
         let bytes = Self::bytes_of(pages);
-        let src = dev.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("bench copy src"),
-            size: bytes / 2,
-            usage,
-            mapped_at_creation: false,
-        });
-        let dst = dev.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("bench copy dst"),
-            size: bytes / 2,
-            usage,
-            mapped_at_creation: false,
-        });
+        let src = dev.create_buffer(&wgpu::BufferDescriptor { label: Some("bench copy src"), size: bytes / 2, usage, mapped_at_creation: false });
+        let dst = dev.create_buffer(&wgpu::BufferDescriptor { label: Some("bench copy dst"), size: bytes / 2, usage, mapped_at_creation: false });
         let module = dev.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some("bench copy"),
             source: wgpu::ShaderSource::Wgsl(
@@ -176,23 +116,11 @@ impl Level1Bench {
             label: Some("bench copy"),
             layout: &cp.get_bind_group_layout(0),
             entries: &[
-                wgpu::BindGroupEntry {
-                    binding: 0,
-                    resource: src.as_entire_binding(),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 1,
-                    resource: dst.as_entire_binding(),
-                },
+                wgpu::BindGroupEntry { binding: 0, resource: src.as_entire_binding() },
+                wgpu::BindGroupEntry { binding: 1, resource: dst.as_entire_binding() },
             ],
         });
-        Ok(Level1Bench {
-            ctx,
-            pages,
-            merge,
-            copy: (cp, cg),
-            args,
-        })
+        Ok(Level1Bench { ctx, pages, merge, copy: (cp, cg), args })
     }
 
     /// Bytes level 1's merge moves: each writer's record read, the user's
@@ -206,12 +134,7 @@ impl Level1Bench {
     }
 
     fn timed(&self, record: impl FnOnce(&mut wgpu::CommandEncoder)) -> Result<Duration> {
-        let mut enc = self
-            .ctx
-            .device
-            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                label: Some("bench"),
-            });
+        let mut enc = self.ctx.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("bench") });
         record(&mut enc);
         let t = Instant::now();
         self.ctx.queue.submit([enc.finish()]);
@@ -224,10 +147,7 @@ impl Level1Bench {
         let l1p = pipeline::level1(&self.ctx)?;
         let (sizing, work, engine) = &self.merge;
         self.timed(|enc| {
-            let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                label: None,
-                timestamp_writes: None,
-            });
+            let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor { label: None, timestamp_writes: None });
             pass.set_pipeline(&l1p.args);
             pass.set_bind_group(0, sizing, &[]);
             pass.set_bind_group(1, engine, &[]);
@@ -242,10 +162,7 @@ impl Level1Bench {
     pub fn copy(&self) -> Result<Duration> {
         let groups = (self.bytes() / 2 / 16).div_ceil(64) as u32;
         self.timed(|enc| {
-            let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                label: None,
-                timestamp_writes: None,
-            });
+            let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor { label: None, timestamp_writes: None });
             pass.set_pipeline(&self.copy.0);
             pass.set_bind_group(0, &self.copy.1, &[]);
             pass.dispatch_workgroups(groups.min(65535), groups.div_ceil(65535), 1);

@@ -8,15 +8,11 @@ use super::engine::{Backend, Stats, Status};
 use super::layout::Layout;
 use super::records::Raw;
 use super::sweep::{self, Entry, Seen};
-use crate::cpu::executor::{
-    AtomicLogs, CpuLaunch, RegionEnd, SharedSet, Workgroup, WorkgroupError,
-};
+use crate::cpu::executor::{AtomicLogs, CpuLaunch, RegionEnd, SharedSet, Workgroup, WorkgroupError};
 use crate::cpu::twin::{BarrierKind, Mem, Targets};
 use crate::error::{Error, Result};
 use crate::kernel::{ParamKind, TargetPlace};
-use ld_shaders::abi::{
-    record, status, Roles, MODE_CHECK, MODE_DETERMINISTIC, MODE_SECOND, NONE, PAGE,
-};
+use ld_shaders::abi::{record, status, Roles, MODE_CHECK, MODE_DETERMINISTIC, MODE_SECOND, NONE, PAGE};
 use rayon::prelude::*;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::Ordering::Relaxed;
@@ -76,12 +72,7 @@ impl<'l, 'a> CpuBackend<'l, 'a> {
         let TargetPlace::Param(p) = self.l.info.targets[t as usize] else {
             return 0;
         };
-        self.l.storage[p]
-            .as_ref()
-            .unwrap()
-            .words
-            .get(k as usize)
-            .map_or(0, |w| w.load(Relaxed))
+        self.l.storage[p].as_ref().unwrap().words.get(k as usize).map_or(0, |w| w.load(Relaxed))
     }
 
     fn set_user(&self, t: u32, k: u32, v: u32) {
@@ -102,34 +93,21 @@ impl<'l, 'a> CpuBackend<'l, 'a> {
                 return b0;
             }
         }
-        self.union
-            .get(&(t, page))
-            .map_or(b0, |u| u[(k % PAGE) as usize])
+        self.union.get(&(t, page)).map_or(b0, |u| u[(k % PAGE) as usize])
     }
 
     fn own(&self, t: u32, page: u32, wg: u32) -> Option<&Published> {
-        self.by_page
-            .get(&(t, page))?
-            .iter()
-            .map(|&i| &self.published[i])
-            .find(|r| r.workgroup == wg)
+        self.by_page.get(&(t, page))?.iter().map(|&i| &self.published[i]).find(|r| r.workgroup == wg)
     }
 
-    fn run_workgroup(
-        &self,
-        wg: u64,
-        mode: u32,
-        round: u32,
-    ) -> std::result::Result<WorkgroupRun, WorkgroupError> {
+    fn run_workgroup(&self, wg: u64, mode: u32, round: u32) -> std::result::Result<WorkgroupRun, WorkgroupError> {
         let (l, lay) = (self.l, self.layout());
         let info = l.info;
         let n = info.invocations_per_workgroup();
         let nb = info.barriers.len() as u32;
         let p2 = lay.plan.level2;
         let div = p2.divisor(round.min(p2.rounds));
-        let copy_of: Vec<u32> = (0..n)
-            .map(|li| ((li / lay.warp_size) as u64 / div % lay.roles.copies as u64) as u32)
-            .collect();
+        let copy_of: Vec<u32> = (0..n).map(|li| ((li / lay.warp_size) as u64 / div % lay.roles.copies as u64) as u32).collect();
         let wgl = wg as u32;
         let under = |t: u32, k: u32| {
             if mode == MODE_SECOND {
@@ -159,8 +137,7 @@ impl<'l, 'a> CpuBackend<'l, 'a> {
                 RegionEnd::Done => (nb, None),
             };
             out.regions.push((from, to));
-            let region = (from.min(record::NO_BARRIER) << 16)
-                | if to == nb { record::NO_BARRIER } else { to };
+            let region = (from.min(record::NO_BARRIER) << 16) | if to == nb { record::NO_BARRIER } else { to };
             let mut seen = Vec::new();
             // A region that left no uncommitted write needs no second pass.
             if mode == MODE_CHECK && mem.any_dirty() {
@@ -188,16 +165,8 @@ impl<'l, 'a> CpuBackend<'l, 'a> {
             self.compare_level1(&mem, wgl, round, &mut out.records);
         } else {
             for (t, page, values) in mem.final_pages() {
-                if (0..P as u32).any(|w| {
-                    page * PAGE + w < lay.shapes[t as usize].words()
-                        && values[w as usize] != self.user(t, page * PAGE + w)
-                }) {
-                    out.published.push(Published {
-                        target: t,
-                        page,
-                        workgroup: wgl,
-                        values,
-                    });
+                if (0..P as u32).any(|w| page * PAGE + w < lay.shapes[t as usize].words() && values[w as usize] != self.user(t, page * PAGE + w)) {
+                    out.published.push(Published { target: t, page, workgroup: wgl, values });
                 }
             }
             out.logs = logs.logs;
@@ -207,13 +176,7 @@ impl<'l, 'a> CpuBackend<'l, 'a> {
     }
 
     /// After level 1's second pass (see `ld_l1_compare`).
-    fn compare_level1(
-        &self,
-        mem: &Copies,
-        wg: u32,
-        round: u32,
-        out: &mut Vec<[u32; record::WORDS as usize]>,
-    ) {
+    fn compare_level1(&self, mem: &Copies, wg: u32, round: u32, out: &mut Vec<[u32; record::WORDS as usize]>) {
         let mut pages: BTreeMap<(u32, u32), ()> = BTreeMap::new();
         for r in self.published.iter().filter(|r| r.workgroup == wg) {
             pages.insert((r.target, r.page), ());
@@ -237,16 +200,7 @@ impl<'l, 'a> CpuBackend<'l, 'a> {
                 };
                 let q = mem.base(t, k).unwrap_or_else(|| self.view(t, k, wg));
                 if q != want {
-                    out.push([
-                        record::RW | record::LEVEL1,
-                        t,
-                        wg,
-                        wg,
-                        NONE,
-                        k,
-                        region,
-                        round,
-                    ]);
+                    out.push([record::RW | record::LEVEL1, t, wg, wg, NONE, k, region, round]);
                 }
             }
         }
@@ -283,25 +237,13 @@ impl Backend for CpuBackend<'_, '_> {
                 .params
                 .iter()
                 .zip(&l.storage)
-                .map(|(p, v)| {
-                    matches!(p.kind, ParamKind::Atomic { .. }).then(|| {
-                        v.as_ref()
-                            .unwrap()
-                            .words
-                            .iter()
-                            .map(|w| w.load(Relaxed))
-                            .collect()
-                    })
-                })
+                .map(|(p, v)| matches!(p.kind, ParamKind::Atomic { .. }).then(|| v.as_ref().unwrap().words.iter().map(|w| w.load(Relaxed)).collect()))
                 .collect();
             return Ok(());
         }
         for (s, v) in self.atomics.iter().zip(&l.storage) {
             if let (Some(s), Some(v)) = (s, v) {
-                v.words
-                    .iter()
-                    .zip(s)
-                    .for_each(|(w, x)| w.store(*x, Relaxed));
+                v.words.iter().zip(s).for_each(|(w, x)| w.store(*x, Relaxed));
             }
         }
         Ok(())
@@ -311,10 +253,7 @@ impl Backend for CpuBackend<'_, '_> {
         self.stats.dispatches += 1;
         self.round = round;
         let n = self.l.workgroup_count();
-        let runs: Vec<_> = (0..n)
-            .into_par_iter()
-            .map(|wg| self.run_workgroup(wg, mode, round))
-            .collect();
+        let runs: Vec<_> = (0..n).into_par_iter().map(|wg| self.run_workgroup(wg, mode, round)).collect();
         let mut published = Vec::new();
         let mut logs = Vec::new();
         for r in runs {
@@ -379,16 +318,7 @@ impl Backend for CpuBackend<'_, '_> {
                     let x = r.values[w as usize];
                     if x != b0 {
                         if let (Some(a), true) = (prev, mode == MODE_CHECK) {
-                            records.push([
-                                record::LEVEL1,
-                                t,
-                                a,
-                                a,
-                                r.workgroup,
-                                k,
-                                region,
-                                self.round,
-                            ]);
+                            records.push([record::LEVEL1, t, a, a, r.workgroup, k, region, self.round]);
                         }
                         prev = Some(r.workgroup);
                         v = x;
@@ -420,10 +350,7 @@ impl Backend for CpuBackend<'_, '_> {
     }
 
     fn status(&mut self) -> Result<Status> {
-        Ok(Status {
-            records: self.raw.total,
-            ..self.status
-        })
+        Ok(Status { records: self.raw.total, ..self.status })
     }
 
     fn records(&mut self) -> Result<Raw> {
@@ -476,29 +403,10 @@ impl<'x> Copies<'x> {
                     entries.insert(page, Entry::new(lay.roles, [0; P]));
                 }
             }
-            targets.push(TargetMem {
-                storage,
-                words,
-                spans: has(if storage {
-                    BarrierKind::Workgroup
-                } else {
-                    BarrierKind::Storage
-                }),
-                entries,
-            });
+            targets.push(TargetMem { storage, words, spans: has(if storage { BarrierKind::Workgroup } else { BarrierKind::Storage }), entries });
             mems.push(mem);
         }
-        Copies {
-            roles: lay.roles,
-            targets,
-            mems,
-            copy_of,
-            under,
-            pass: 1,
-            role: 0,
-            caps: lay.caps.entries.clone(),
-            full: 0,
-        }
+        Copies { roles: lay.roles, targets, mems, copy_of, under, pass: 1, role: 0, caps: lay.caps.entries.clone(), full: 0 }
     }
 
     fn target(&self, mem: Mem) -> Option<usize> {
@@ -507,10 +415,7 @@ impl<'x> Copies<'x> {
 
     /// The base role of word k, if the workgroup has its page.
     fn base(&self, t: u32, k: u32) -> Option<u32> {
-        self.targets[t as usize]
-            .entries
-            .get(&(k / PAGE))
-            .map(|e| e.roles[0][(k % PAGE) as usize])
+        self.targets[t as usize].entries.get(&(k / PAGE)).map(|e| e.roles[0][(k % PAGE) as usize])
     }
 
     fn final_pages(&self) -> Vec<(u32, u32, [u32; P])> {
@@ -526,15 +431,11 @@ impl<'x> Copies<'x> {
 
     fn words(&self, t: usize, page: u32) -> impl Iterator<Item = (usize, u32)> {
         let words = self.targets[t].words;
-        (0..P)
-            .map(move |w| (w, page * PAGE + w as u32))
-            .filter(move |(_, k)| *k < words)
+        (0..P).map(move |w| (w, page * PAGE + w as u32)).filter(move |(_, k)| *k < words)
     }
 
     fn any_dirty(&self) -> bool {
-        self.targets
-            .iter()
-            .any(|t| t.entries.values().any(|e| e.dirty1))
+        self.targets.iter().any(|t| t.entries.values().any(|e| e.dirty1))
     }
 
     fn merge(&mut self, seen: &mut Vec<(u32, Seen)>) -> Vec<bool> {
@@ -543,12 +444,7 @@ impl<'x> Copies<'x> {
         for t in 0..self.targets.len() {
             let spans = self.targets[t].spans;
             let mut found = Vec::new();
-            let pages: Vec<u32> = self.targets[t]
-                .entries
-                .iter()
-                .filter(|(_, e)| e.dirty1)
-                .map(|(p, _)| *p)
-                .collect();
+            let pages: Vec<u32> = self.targets[t].entries.iter().filter(|(_, e)| e.dirty1).map(|(p, _)| *p).collect();
             for page in pages {
                 let ws: Vec<(usize, u32)> = self.words(t, page).collect();
                 let e = self.targets[t].entries.get_mut(&page).unwrap();
@@ -568,12 +464,7 @@ impl<'x> Copies<'x> {
             let (spans, storage) = (self.targets[t].spans, self.targets[t].storage);
             let commit = orders(kind, storage);
             let mut found = Vec::new();
-            let pages: Vec<u32> = self.targets[t]
-                .entries
-                .iter()
-                .filter(|(_, e)| e.dirty1 || e.dirty2)
-                .map(|(p, _)| *p)
-                .collect();
+            let pages: Vec<u32> = self.targets[t].entries.iter().filter(|(_, e)| e.dirty1 || e.dirty2).map(|(p, _)| *p).collect();
             for page in pages {
                 let ws: Vec<(usize, u32)> = self.words(t, page).collect();
                 let e = self.targets[t].entries.get_mut(&page).unwrap();
@@ -593,12 +484,7 @@ impl<'x> Copies<'x> {
             if !orders(kind, self.targets[t].storage) {
                 continue;
             }
-            let pages: Vec<u32> = self.targets[t]
-                .entries
-                .iter()
-                .filter(|(_, e)| e.dirty1)
-                .map(|(p, _)| *p)
-                .collect();
+            let pages: Vec<u32> = self.targets[t].entries.iter().filter(|(_, e)| e.dirty1).map(|(p, _)| *p).collect();
             for page in pages {
                 let ws: Vec<(usize, u32)> = self.words(t, page).collect();
                 let e = self.targets[t].entries.get_mut(&page).unwrap();
@@ -624,11 +510,7 @@ fn orders(kind: Option<BarrierKind>, storage: bool) -> bool {
 impl Targets for Copies<'_> {
     fn enter(&mut self, local_index: u32) {
         let c = self.copy_of[local_index as usize];
-        self.role = if self.pass == 1 {
-            self.roles.p + c
-        } else {
-            self.roles.q + c
-        } as usize;
+        self.role = if self.pass == 1 { self.roles.p + c } else { self.roles.q + c } as usize;
     }
 
     fn owns(&self, mem: Mem) -> bool {
@@ -647,25 +529,13 @@ impl Targets for Copies<'_> {
         let t = self.target(mem).unwrap();
         let (page, roles, under) = (word / PAGE, self.roles, self.under);
         let words = self.targets[t].words;
-        if self.targets[t].storage
-            && !self.targets[t].entries.contains_key(&page)
-            && self.targets[t].entries.len() >= self.caps[t] as usize
-        {
+        if self.targets[t].storage && !self.targets[t].entries.contains_key(&page) && self.targets[t].entries.len() >= self.caps[t] as usize {
             // As on the GPU: a full table drops the write, and the engine grows it.
             self.full |= 1 << t;
             return;
         }
         let e = self.targets[t].entries.entry(page).or_insert_with(|| {
-            Entry::new(
-                roles,
-                std::array::from_fn(|w| {
-                    if page * PAGE + (w as u32) < words {
-                        under(t as u32, page * PAGE + w as u32)
-                    } else {
-                        0
-                    }
-                }),
-            )
+            Entry::new(roles, std::array::from_fn(|w| if page * PAGE + (w as u32) < words { under(t as u32, page * PAGE + w as u32) } else { 0 }))
         });
         e.roles[self.role][(word % PAGE) as usize] = value;
         if self.pass == 1 {

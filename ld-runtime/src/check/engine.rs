@@ -68,14 +68,7 @@ pub(crate) trait Backend {
 }
 
 /// Sizes a launch: the first layout to try.
-pub(crate) fn plan(
-    info: &'static KernelInfo,
-    grid: [u32; 3],
-    words: &[u64],
-    opts: &CheckOptions,
-    limits: Limits,
-    deterministic: bool,
-) -> Result<Layout> {
+pub(crate) fn plan(info: &'static KernelInfo, grid: [u32; 3], words: &[u64], opts: &CheckOptions, limits: Limits, deterministic: bool) -> Result<Layout> {
     let caps = layout::initial_caps(info, grid, words, opts);
     layout::layout(info, grid, words, opts, caps, limits, deterministic)
 }
@@ -88,22 +81,13 @@ pub(crate) struct Checked {
 }
 
 /// Check mode: level 2 in rounds, then level 1.
-pub(crate) fn check(
-    b: &mut dyn Backend,
-    mut l: Layout,
-    words: &[u64],
-    opts: &CheckOptions,
-    limits: Limits,
-) -> Result<Checked> {
+pub(crate) fn check(b: &mut dyn Backend, mut l: Layout, words: &[u64], opts: &CheckOptions, limits: Limits) -> Result<Checked> {
     let mut retries = 0;
     b.atomics(false)?;
     'attempt: loop {
         b.prepare(&l)?;
         let plan = l.plan.clone();
-        let mut progress = super::progress::Progress::new(
-            plan.level2.rounds_run as u64,
-            format!("ld check `{}`", l.info.name),
-        );
+        let mut progress = super::progress::Progress::new(plan.level2.rounds_run as u64, format!("ld check `{}`", l.info.name));
         let mut round = 1;
         let mut before = 0;
         loop {
@@ -147,13 +131,7 @@ pub(crate) fn check(
 
 /// Deterministic mode: one pass per region, merges in warp order at
 /// barriers and in workgroup order at the end.
-pub(crate) fn deterministic(
-    b: &mut dyn Backend,
-    mut l: Layout,
-    words: &[u64],
-    opts: &CheckOptions,
-    limits: Limits,
-) -> Result<Stats> {
+pub(crate) fn deterministic(b: &mut dyn Backend, mut l: Layout, words: &[u64], opts: &CheckOptions, limits: Limits) -> Result<Stats> {
     let mut retries = 0;
     b.atomics(false)?;
     loop {
@@ -178,44 +156,26 @@ pub(crate) fn deterministic(
 
 /// The layout to run again with, when a run found a capacity short; an
 /// error when a run failed for good.
-fn grow(
-    l: &Layout,
-    st: &Status,
-    words: &[u64],
-    opts: &CheckOptions,
-    limits: Limits,
-) -> Result<Option<Layout>> {
+fn grow(l: &Layout, st: &Status, words: &[u64], opts: &CheckOptions, limits: Limits) -> Result<Option<Layout>> {
     if st.bits & status::DIVERGENCE != 0 {
         let at = |b: u32| {
             if b == 0 {
                 "have finished".to_string()
             } else {
-                format!(
-                    "wait at barrier #{} (line {})",
-                    b - 1,
-                    l.info.barriers.get(b as usize - 1).map_or(0, |x| x.line)
-                )
+                format!("wait at barrier #{} (line {})", b - 1, l.info.barriers.get(b as usize - 1).map_or(0, |x| x.line))
             }
         };
         let w = crate::cpu::executor::unlinear(st.workgroup as u64, l.grid);
         return Err(Error::Divergence {
             kernel: l.info.name,
             workgroup: [w.x, w.y, w.z],
-            detail: format!(
-                "some invocations {} while others {}",
-                at(st.diverge.0),
-                at(st.diverge.1)
-            ),
+            detail: format!("some invocations {} while others {}", at(st.diverge.0), at(st.diverge.1)),
         });
     }
     if st.bits & status::LOOP_LIMIT != 0 {
         return Err(Error::LoopLimit {
             kernel: l.info.name,
-            mode: if l.deterministic {
-                "deterministic mode"
-            } else {
-                "check mode"
-            },
+            mode: if l.deterministic { "deterministic mode" } else { "check mode" },
             adapter: "lavapipe".into(),
         });
     }

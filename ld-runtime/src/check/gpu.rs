@@ -60,58 +60,26 @@ struct Bufs {
 
 impl Bufs {
     fn by_binding(&self) -> [&wgpu::Buffer; binding::COUNT as usize - 1] {
-        [
-            &self.records,
-            &self.values,
-            &self.meta,
-            &self.log,
-            &self.l1,
-            &self.l1v,
-            &self.l1u,
-        ]
+        [&self.records, &self.values, &self.meta, &self.log, &self.l1, &self.l1v, &self.l1u]
     }
 }
 
 pub(crate) fn limits(ctx: &GpuContext) -> Limits {
-    Limits {
-        binding: ctx
-            .limits
-            .max_storage_buffer_binding_size
-            .min(ctx.limits.max_buffer_size)
-            / 4
-            * 4,
-    }
+    Limits { binding: ctx.limits.max_storage_buffer_binding_size.min(ctx.limits.max_buffer_size) / 4 * 4 }
 }
 
 impl<'a> GpuBackend<'a> {
-    pub fn new(
-        ctx: &'a GpuContext,
-        info: &'static KernelInfo,
-        buffers: Vec<Option<&'a wgpu::Buffer>>,
-        uniforms: &[u32],
-    ) -> Self {
+    pub fn new(ctx: &'a GpuContext, info: &'static KernelInfo, buffers: Vec<Option<&'a wgpu::Buffer>>, uniforms: &[u32]) -> Self {
         let uniforms = (!uniforms.is_empty()).then(|| {
             let mut u = uniforms.to_vec();
             u.resize(uniforms.len().div_ceil(4) * 4, 0);
-            ctx.device
-                .create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                    label: Some("ld uniforms"),
-                    contents: bytemuck::cast_slice(&u),
-                    usage: wgpu::BufferUsages::UNIFORM,
-                })
+            ctx.device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some("ld uniforms"),
+                contents: bytemuck::cast_slice(&u),
+                usage: wgpu::BufferUsages::UNIFORM,
+            })
         });
-        GpuBackend {
-            ctx,
-            info,
-            buffers,
-            uniforms,
-            layout: None,
-            bufs: None,
-            atomics: vec![],
-            enc: None,
-            stats: Stats::default(),
-            kept: vec![],
-        }
+        GpuBackend { ctx, info, buffers, uniforms, layout: None, bufs: None, atomics: vec![], enc: None, stats: Stats::default(), kept: vec![] }
     }
 
     fn dev(&self) -> &wgpu::Device {
@@ -120,11 +88,7 @@ impl<'a> GpuBackend<'a> {
 
     fn enc(&mut self) -> &mut wgpu::CommandEncoder {
         if self.enc.is_none() {
-            self.enc = Some(self.ctx.device.create_command_encoder(
-                &wgpu::CommandEncoderDescriptor {
-                    label: Some("ld check"),
-                },
-            ));
+            self.enc = Some(self.ctx.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("ld check") }));
         }
         self.enc.as_mut().unwrap()
     }
@@ -132,31 +96,17 @@ impl<'a> GpuBackend<'a> {
     /// An engine buffer of at least `words` words: the previous check's
     /// buffer of that name when it is large enough and not much larger
     /// (the engine clears what it relies on itself), else a new one.
-    fn buffer(
-        &mut self,
-        label: &'static str,
-        words: u64,
-        usage: wgpu::BufferUsages,
-    ) -> wgpu::Buffer {
+    fn buffer(&mut self, label: &'static str, words: u64, usage: wgpu::BufferUsages) -> wgpu::Buffer {
         self.buffer_for(label, words, usage, 0).0
     }
 
     /// `buffer`, and whether the contents are those a layout of `signature`
     /// left (or zeros): written-flag pages hold dispatch stamps, which a
     /// check can trust only in its own layout.
-    fn buffer_for(
-        &mut self,
-        label: &'static str,
-        words: u64,
-        usage: wgpu::BufferUsages,
-        signature: u64,
-    ) -> (wgpu::Buffer, bool) {
+    fn buffer_for(&mut self, label: &'static str, words: u64, usage: wgpu::BufferUsages, signature: u64) -> (wgpu::Buffer, bool) {
         let size = words.max(4) * 4;
         self.stats.bytes_allocated += size;
-        let usage = usage
-            | wgpu::BufferUsages::STORAGE
-            | wgpu::BufferUsages::COPY_SRC
-            | wgpu::BufferUsages::COPY_DST;
+        let usage = usage | wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST;
         let pooled = self.ctx.scratch.lock().unwrap().remove(label);
         if let Some((b, sig)) = pooled {
             if b.size() >= size && b.size() <= 2 * size + (1 << 20) && b.usage() == usage {
@@ -164,78 +114,40 @@ impl<'a> GpuBackend<'a> {
                 return (b, sig == signature);
             }
         }
-        let b = self.dev().create_buffer(&wgpu::BufferDescriptor {
-            label: Some(label),
-            size,
-            usage,
-            mapped_at_creation: false,
-        });
+        let b = self.dev().create_buffer(&wgpu::BufferDescriptor { label: Some(label), size, usage, mapped_at_creation: false });
         self.kept.push((label, b.clone(), signature));
         (b, true)
     }
 
     fn config(&self, bytes: &[u8]) -> wgpu::Buffer {
-        self.dev()
-            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some("ld config"),
-                contents: bytes,
-                usage: wgpu::BufferUsages::STORAGE,
-            })
+        self.dev().create_buffer_init(&wgpu::util::BufferInitDescriptor { label: Some("ld config"), contents: bytes, usage: wgpu::BufferUsages::STORAGE })
     }
 
     fn engine_group(&self, layout: &wgpu::BindGroupLayout, cfg: &wgpu::Buffer) -> wgpu::BindGroup {
         let b = self.bufs.as_ref().unwrap();
-        let mut entries = vec![wgpu::BindGroupEntry {
-            binding: binding::CONFIG,
-            resource: cfg.as_entire_binding(),
-        }];
+        let mut entries = vec![wgpu::BindGroupEntry { binding: binding::CONFIG, resource: cfg.as_entire_binding() }];
         for (i, buf) in b.by_binding().into_iter().enumerate() {
-            entries.push(wgpu::BindGroupEntry {
-                binding: i as u32 + 1,
-                resource: buf.as_entire_binding(),
-            });
+            entries.push(wgpu::BindGroupEntry { binding: i as u32 + 1, resource: buf.as_entire_binding() });
         }
-        self.dev().create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("ld engine"),
-            layout,
-            entries: &entries,
-        })
+        self.dev().create_bind_group(&wgpu::BindGroupDescriptor { label: Some("ld engine"), layout, entries: &entries })
     }
 
     fn kernel_group(&self, layout: &wgpu::BindGroupLayout) -> wgpu::BindGroup {
         let mut entries = Vec::new();
         for (i, p) in self.info.params.iter().enumerate() {
             if !matches!(p.kind, ParamKind::Uniform { .. }) {
-                entries.push(wgpu::BindGroupEntry {
-                    binding: i as u32,
-                    resource: self.buffers[i].unwrap().as_entire_binding(),
-                });
+                entries.push(wgpu::BindGroupEntry { binding: i as u32, resource: self.buffers[i].unwrap().as_entire_binding() });
             }
         }
         if let Some(u) = &self.uniforms {
-            entries.push(wgpu::BindGroupEntry {
-                binding: self.info.params.len() as u32,
-                resource: u.as_entire_binding(),
-            });
+            entries.push(wgpu::BindGroupEntry { binding: self.info.params.len() as u32, resource: u.as_entire_binding() });
         }
-        self.dev().create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some(self.info.name),
-            layout,
-            entries: &entries,
-        })
+        self.dev().create_bind_group(&wgpu::BindGroupDescriptor { label: Some(self.info.name), layout, entries: &entries })
     }
 
-    fn dispatch(
-        &mut self,
-        pipeline: &wgpu::ComputePipeline,
-        groups: &[&wgpu::BindGroup],
-        count: u32,
-    ) {
+    fn dispatch(&mut self, pipeline: &wgpu::ComputePipeline, groups: &[&wgpu::BindGroup], count: u32) {
         self.stats.dispatches += 1;
-        let mut pass = self.enc().begin_compute_pass(&wgpu::ComputePassDescriptor {
-            label: None,
-            timestamp_writes: None,
-        });
+        let mut pass = self.enc().begin_compute_pass(&wgpu::ComputePassDescriptor { label: None, timestamp_writes: None });
         pass.set_pipeline(pipeline);
         for (i, g) in groups.iter().enumerate() {
             pass.set_bind_group(i as u32, *g, &[]);
@@ -246,10 +158,7 @@ impl<'a> GpuBackend<'a> {
     fn dispatch_indirect(&mut self, pipeline: &wgpu::ComputePipeline, groups: &[&wgpu::BindGroup]) {
         self.stats.dispatches += 1;
         let args = self.bufs.as_ref().unwrap().args.clone();
-        let mut pass = self.enc().begin_compute_pass(&wgpu::ComputePassDescriptor {
-            label: None,
-            timestamp_writes: None,
-        });
+        let mut pass = self.enc().begin_compute_pass(&wgpu::ComputePassDescriptor { label: None, timestamp_writes: None });
         pass.set_pipeline(pipeline);
         for (i, g) in groups.iter().enumerate() {
             pass.set_bind_group(i as u32, *g, &[]);
@@ -264,13 +173,7 @@ impl<'a> GpuBackend<'a> {
             self.ctx.queue.submit([enc.finish()]);
         }
         wait(self.ctx, &format!("checking `{}`", self.info.name)).map_err(|e| match e {
-            crate::Error::Timeout {
-                timeout, adapter, ..
-            } => crate::Error::Timeout {
-                kernel: self.info.name,
-                timeout,
-                adapter,
-            },
+            crate::Error::Timeout { timeout, adapter, .. } => crate::Error::Timeout { kernel: self.info.name, timeout, adapter },
             e => e,
         })
     }
@@ -292,14 +195,12 @@ impl<'a> GpuBackend<'a> {
         let values = self.bufs.as_ref().unwrap().values.clone();
         let base = lay.val_base() * 4;
         if s.zero_from == 0 {
-            self.enc()
-                .clear_buffer(&values, base, Some(count as u64 * s.slot_values * 4));
+            self.enc().clear_buffer(&values, base, Some(count as u64 * s.slot_values * 4));
             return;
         }
         for slot in 0..count as u64 {
             let at = base + (slot * s.slot_values + s.zero_from) * 4;
-            self.enc()
-                .clear_buffer(&values, at, Some((s.list_off - s.zero_from) * 4));
+            self.enc().clear_buffer(&values, at, Some((s.list_off - s.zero_from) * 4));
         }
     }
 
@@ -311,10 +212,7 @@ impl<'a> GpuBackend<'a> {
             let cfg = self.config(&lay.config(mode, 1, 0, 0, t, 0));
             let g1 = self.engine_group(&l1.engine, &cfg);
             let b = self.bufs.as_ref().unwrap();
-            let (sizing, work) = (
-                self.target_group(&l1.layout, p, &b.args),
-                self.target_group(&l1.layout, p, &b.spare),
-            );
+            let (sizing, work) = (self.target_group(&l1.layout, p, &b.args), self.target_group(&l1.layout, p, &b.spare));
             self.dispatch(&l1.args, &[&sizing, &g1], 1);
             self.dispatch_indirect(if fold { &l1.fold } else { &l1.merge }, &[&work, &g1]);
         }
@@ -323,53 +221,23 @@ impl<'a> GpuBackend<'a> {
 
     /// (target, parameter) of every storage target.
     fn storage_targets(&self) -> Vec<(u32, usize)> {
-        self.info
-            .targets
-            .iter()
-            .enumerate()
-            .filter_map(|(t, place)| {
-                if let TargetPlace::Param(p) = *place {
-                    Some((t as u32, p))
-                } else {
-                    None
-                }
-            })
-            .collect()
+        self.info.targets.iter().enumerate().filter_map(|(t, place)| if let TargetPlace::Param(p) = *place { Some((t as u32, p)) } else { None }).collect()
     }
 
     /// `@group(0)` of the engine's shaders: a target's user buffer, and `second`.
-    fn target_group(
-        &self,
-        layout: &wgpu::BindGroupLayout,
-        param: usize,
-        second: &wgpu::Buffer,
-    ) -> wgpu::BindGroup {
+    fn target_group(&self, layout: &wgpu::BindGroupLayout, param: usize, second: &wgpu::Buffer) -> wgpu::BindGroup {
         self.dev().create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("ld engine target"),
             layout,
             entries: &[
-                wgpu::BindGroupEntry {
-                    binding: 0,
-                    resource: self.buffers[param].unwrap().as_entire_binding(),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 1,
-                    resource: second.as_entire_binding(),
-                },
+                wgpu::BindGroupEntry { binding: 0, resource: self.buffers[param].unwrap().as_entire_binding() },
+                wgpu::BindGroupEntry { binding: 1, resource: second.as_entire_binding() },
             ],
         })
     }
 
     /// One of the slots shader's passes over `count` slots, per storage target.
-    fn slots_pass(
-        &mut self,
-        which: fn(&pipeline::Level1) -> &wgpu::ComputePipeline,
-        mode: u32,
-        round: u32,
-        off: u32,
-        count: u32,
-        stamp: u32,
-    ) -> Result<()> {
+    fn slots_pass(&mut self, which: fn(&pipeline::Level1) -> &wgpu::ComputePipeline, mode: u32, round: u32, off: u32, count: u32, stamp: u32) -> Result<()> {
         let l1 = pipeline::level1(self.ctx)?;
         let lay = self.layout.clone().unwrap();
         for (t, p) in self.storage_targets() {
@@ -385,84 +253,29 @@ impl<'a> GpuBackend<'a> {
 
 impl Backend for GpuBackend<'_> {
     fn prepare(&mut self, layout: &Layout) -> Result<()> {
-        self.ctx
-            .check_alive(&format!("before checking `{}`", self.info.name))?;
+        self.ctx.check_alive(&format!("before checking `{}`", self.info.name))?;
         self.layout = Some(layout.clone());
         // A retry's buffers replace the last attempt's.
         self.bufs = None;
-        self.kept
-            .retain(|(label, _, _)| *label == "ld atomic snapshot");
-        let records = self.buffer(
-            "ld header",
-            header::WORDS as u64,
-            wgpu::BufferUsages::empty(),
-        );
-        let (values, same) = self.buffer_for(
-            "ld records and copies",
-            layout.values_words(),
-            wgpu::BufferUsages::empty(),
-            layout.signature(),
-        );
+        self.kept.retain(|(label, _, _)| *label == "ld atomic snapshot");
+        let records = self.buffer("ld header", header::WORDS as u64, wgpu::BufferUsages::empty());
+        let (values, same) = self.buffer_for("ld records and copies", layout.values_words(), wgpu::BufferUsages::empty(), layout.signature());
         if !same {
             self.enc().clear_buffer(&values, 0, None);
         }
-        let meta = self.buffer(
-            "ld tables",
-            layout.batch as u64 * layout.slot.slot_meta,
-            wgpu::BufferUsages::empty(),
-        );
-        let log = self.buffer(
-            "ld atomic log",
-            if layout.deterministic {
-                0
-            } else {
-                layout.log_words()
-            },
-            wgpu::BufferUsages::empty(),
-        );
-        let l1 = self.buffer(
-            "ld level-1 lists",
-            layout.l1_meta_words(),
-            wgpu::BufferUsages::empty(),
-        );
-        let l1v = self.buffer(
-            "ld level-1 pages",
-            layout.l1_page_words(),
-            wgpu::BufferUsages::empty(),
-        );
-        let l1u = self.buffer(
-            "ld level-1 union",
-            if layout.deterministic {
-                0
-            } else {
-                layout.l1_page_words()
-            },
-            wgpu::BufferUsages::empty(),
-        );
+        let meta = self.buffer("ld tables", layout.batch as u64 * layout.slot.slot_meta, wgpu::BufferUsages::empty());
+        let log = self.buffer("ld atomic log", if layout.deterministic { 0 } else { layout.log_words() }, wgpu::BufferUsages::empty());
+        let l1 = self.buffer("ld level-1 lists", layout.l1_meta_words(), wgpu::BufferUsages::empty());
+        let l1v = self.buffer("ld level-1 pages", layout.l1_page_words(), wgpu::BufferUsages::empty());
+        let l1u = self.buffer("ld level-1 union", if layout.deterministic { 0 } else { layout.l1_page_words() }, wgpu::BufferUsages::empty());
         let args = self.buffer("ld indirect", 4, wgpu::BufferUsages::INDIRECT);
         let spare = self.buffer("ld spare", 4, wgpu::BufferUsages::empty());
         let mut head = vec![0u32; header::WORDS as usize];
         head[header::STATUS_WG as usize] = NONE;
-        self.ctx
-            .queue
-            .write_buffer(&records, 0, bytemuck::cast_slice(&head));
+        self.ctx.queue.write_buffer(&records, 0, bytemuck::cast_slice(&head));
         // No region seen yet (the rest of the values needs no clearing).
-        self.ctx.queue.write_buffer(
-            &values,
-            0,
-            bytemuck::cast_slice(&vec![0u32; layout.rec_off() as usize]),
-        );
-        self.bufs = Some(Bufs {
-            records,
-            values,
-            meta,
-            log,
-            l1,
-            l1v,
-            l1u,
-            args,
-            spare,
-        });
+        self.ctx.queue.write_buffer(&values, 0, bytemuck::cast_slice(&vec![0u32; layout.rec_off() as usize]));
+        self.bufs = Some(Bufs { records, values, meta, log, l1, l1v, l1u, args, spare });
         Ok(())
     }
 
@@ -471,62 +284,38 @@ impl Backend for GpuBackend<'_> {
             for (p, info) in self.info.params.iter().enumerate() {
                 if let ParamKind::Atomic { .. } = info.kind {
                     let src = self.buffers[p].unwrap();
-                    let copy = self.buffer(
-                        "ld atomic snapshot",
-                        src.size() / 4,
-                        wgpu::BufferUsages::empty(),
-                    );
-                    self.enc()
-                        .copy_buffer_to_buffer(src, 0, &copy, 0, src.size());
+                    let copy = self.buffer("ld atomic snapshot", src.size() / 4, wgpu::BufferUsages::empty());
+                    self.enc().copy_buffer_to_buffer(src, 0, &copy, 0, src.size());
                     self.atomics.push((p, copy));
                 }
             }
             return Ok(());
         }
-        let pairs: Vec<(wgpu::Buffer, wgpu::Buffer)> = self
-            .atomics
-            .iter()
-            .map(|(p, c)| (c.clone(), self.buffers[*p].unwrap().clone()))
-            .collect();
+        let pairs: Vec<(wgpu::Buffer, wgpu::Buffer)> = self.atomics.iter().map(|(p, c)| (c.clone(), self.buffers[*p].unwrap().clone())).collect();
         for (copy, dst) in pairs {
             // The snapshot may be a kept buffer larger than the user's.
-            self.enc()
-                .copy_buffer_to_buffer(&copy, 0, &dst, 0, dst.size());
+            self.enc().copy_buffer_to_buffer(&copy, 0, &dst, 0, dst.size());
         }
         Ok(())
     }
 
     fn run(&mut self, mode: u32, round: u32) -> Result<()> {
         let lay = self.layout.clone().unwrap();
-        let variant = if mode == MODE_CHECK {
-            Variant::Instrumented
-        } else {
-            Variant::Folded
-        };
+        let variant = if mode == MODE_CHECK { Variant::Instrumented } else { Variant::Folded };
         let pl = pipeline::get(self.ctx, self.info, variant)?;
         if mode != MODE_SECOND {
             // Every first-pass run publishes level 1's pages afresh.
             let b = self.bufs.as_ref().unwrap();
-            let (l1, records, heads) = (
-                b.l1.clone(),
-                b.records.clone(),
-                lay.slot.heads + lay.workgroups() as u64,
-            );
+            let (l1, records, heads) = (b.l1.clone(), b.records.clone(), lay.slot.heads + lay.workgroups() as u64);
             self.enc().clear_buffer(&l1, 0, Some(heads * 4));
-            self.enc()
-                .clear_buffer(&records, header::L1_COUNT as u64 * 4, Some(4));
+            self.enc().clear_buffer(&records, header::L1_COUNT as u64 * 4, Some(4));
         }
         let g0 = self.kernel_group(&pl.layout);
         let n = lay.workgroups();
         for off in (0..n).step_by(lay.batch as usize) {
             let count = lay.batch.min(n - off);
             self.zero_shared(&lay, count);
-            let stamp = self
-                .ctx
-                .stamp
-                .fetch_add(1, std::sync::atomic::Ordering::Relaxed)
-                .wrapping_add(1)
-                .max(1);
+            let stamp = self.ctx.stamp.fetch_add(1, std::sync::atomic::Ordering::Relaxed).wrapping_add(1).max(1);
             self.slots_pass(|s| &s.prepare, mode, round, off, count, stamp)?;
             let cfg = self.config(&lay.config(mode, round, off, count, 0, stamp));
             let g1 = self.engine_group(pl.engine.as_ref().unwrap(), &cfg);
@@ -571,19 +360,9 @@ impl Backend for GpuBackend<'_> {
         let total = head[header::COUNT as usize] as u64;
         let kept = total.min(lay.rec_cap as u64);
         let all = self.read(&values, lay.rec_off() as u64 + kept * record::WORDS as u64)?;
-        let regions = all[..lay.rec_off() as usize]
-            .iter()
-            .map(|w| *w != 0)
-            .collect();
-        let records = all[lay.rec_off() as usize..]
-            .chunks_exact(record::WORDS as usize)
-            .map(|c| c.try_into().unwrap())
-            .collect();
-        Ok(Raw {
-            records,
-            total,
-            regions,
-        })
+        let regions = all[..lay.rec_off() as usize].iter().map(|w| *w != 0).collect();
+        let records = all[lay.rec_off() as usize..].chunks_exact(record::WORDS as usize).map(|c| c.try_into().unwrap()).collect();
+        Ok(Raw { records, total, regions })
     }
 
     fn stats(&self) -> Stats {

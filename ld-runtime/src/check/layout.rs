@@ -96,38 +96,17 @@ impl Layout {
     pub fn signature(&self) -> u64 {
         use std::hash::{Hash, Hasher};
         let mut h = std::collections::hash_map::DefaultHasher::new();
-        (
-            self.val_base(),
-            self.slot.slot_values,
-            &self
-                .slot
-                .targets
-                .iter()
-                .map(|t| bytemuck::bytes_of(t).to_vec())
-                .collect::<Vec<_>>(),
-        )
-            .hash(&mut h);
+        (self.val_base(), self.slot.slot_values, &self.slot.targets.iter().map(|t| bytemuck::bytes_of(t).to_vec()).collect::<Vec<_>>()).hash(&mut h);
         h.finish()
     }
 
     pub fn has_storage_targets(&self) -> bool {
-        self.info
-            .targets
-            .iter()
-            .any(|t| matches!(t, TargetPlace::Param(_)))
+        self.info.targets.iter().any(|t| matches!(t, TargetPlace::Param(_)))
     }
 
     /// The configuration of one dispatch (`wg_offset..wg_offset + wg_count`).
     /// `stamp`: unique to the dispatch among all of the check's.
-    pub fn config(
-        &self,
-        mode: u32,
-        round: u32,
-        wg_offset: u32,
-        wg_count: u32,
-        target_id: u32,
-        stamp: u32,
-    ) -> Vec<u8> {
+    pub fn config(&self, mode: u32, round: u32, wg_offset: u32, wg_count: u32, target_id: u32, stamp: u32) -> Vec<u8> {
         let l2 = self.plan.level2;
         let c = abi::Config {
             mode,
@@ -183,12 +162,7 @@ fn next_pow2(x: u64) -> u32 {
 /// never full) when that costs at most a quarter of the budget over all
 /// workgroups; else it is a hash table with room for the pages a
 /// workgroup writing one element per invocation touches, twice over.
-pub(crate) fn initial_caps(
-    info: &KernelInfo,
-    grid: [u32; 3],
-    words: &[u64],
-    opts: &CheckOptions,
-) -> Caps {
+pub(crate) fn initial_caps(info: &KernelInfo, grid: [u32; 3], words: &[u64], opts: &CheckOptions) -> Caps {
     let n: u64 = grid.iter().map(|&d| d as u64).product();
     let inv = info.invocations_per_workgroup() as u64;
     let warps = inv.div_ceil(opts.warp_size as u64);
@@ -210,11 +184,7 @@ pub(crate) fn initial_caps(
         };
         let pages = w.div_ceil(PAGE as u64).max(1);
         let d = pages * entry_bytes * n <= budget / 4;
-        let e = if d {
-            pages as u32
-        } else {
-            next_pow2(2 * (inv * ew).div_ceil(PAGE as u64) + 2).min(next_pow2(2 * (pages + 1)))
-        };
+        let e = if d { pages as u32 } else { next_pow2(2 * (inv * ew).div_ceil(PAGE as u64) + 2).min(next_pow2(2 * (pages + 1))) };
         // Level 1: every workgroup may publish every page its table holds.
         l1 += n * pages.min(e as u64);
         entries.push(e);
@@ -223,16 +193,7 @@ pub(crate) fn initial_caps(
     // Level 1's records take at most an eighth of the budget at first (a run
     // that needs more says how many, and runs again with them).
     let l1_max = budget / 8 / (2 * PAGE as u64 * 4);
-    Caps {
-        entries,
-        direct,
-        log: if info.atomic_results {
-            opts.atomic_log.max(1) as u32
-        } else {
-            0
-        },
-        l1: l1.min(l1_max).clamp(1, u32::MAX as u64) as u32,
-    }
+    Caps { entries, direct, log: if info.atomic_results { opts.atomic_log.max(1) as u32 } else { 0 }, l1: l1.min(l1_max).clamp(1, u32::MAX as u64) as u32 }
 }
 
 /// Sizes the engine for a launch. `words[t]`: target t's words.
@@ -255,18 +216,11 @@ pub(crate) fn layout(
         .zip(words)
         .zip(caps.entries.iter().zip(&caps.direct))
         .map(|((t, &w), (&e, &direct))| match t {
-            TargetPlace::Param(_) => Shape::Storage {
-                words: w as u32,
-                entries: e,
-                direct,
-            },
+            TargetPlace::Param(_) => Shape::Storage { words: w as u32, entries: e, direct },
             TargetPlace::Shared(_) => Shape::Shared { words: w as u32 },
         })
         .collect();
-    let has_storage = info
-        .targets
-        .iter()
-        .any(|t| matches!(t, TargetPlace::Param(_)));
+    let has_storage = info.targets.iter().any(|t| matches!(t, TargetPlace::Param(_)));
     let probe = |roles: Roles, rec_cap: u32| Layout {
         info,
         grid,
@@ -278,48 +232,27 @@ pub(crate) fn layout(
         caps: caps.clone(),
         batch: 1,
         rec_cap,
-        plan: Plan {
-            budget,
-            level1: None,
-            level2: LevelPlan::new(warps, roles.copies as u64, None),
-            batch: 1,
-            bytes: 0,
-        },
+        plan: Plan { budget, level1: None, level2: LevelPlan::new(warps, roles.copies as u64, None), batch: 1, bytes: 0 },
     };
     // Race records take at most an eighth of the budget (the count stays exact).
     let rec_cap = if deterministic {
         0
     } else {
-        opts.max_records
-            .min((budget / 8 / (4 * abi::record::WORDS as u64)).max(256) as usize)
-            .min(u32::MAX as usize / 8) as u32
+        opts.max_records.min((budget / 8 / (4 * abi::record::WORDS as u64)).max(256) as usize).min(u32::MAX as usize / 8) as u32
     };
     let fixed = |l: &Layout| {
-        4 * (l.record_words()
-            + if deterministic { 0 } else { l.log_words() }
-            + l.l1_meta_words()
-            + l.l1_page_words() * if deterministic { 1 } else { 2 })
+        4 * (l.record_words() + if deterministic { 0 } else { l.log_words() } + l.l1_meta_words() + l.l1_page_words() * if deterministic { 1 } else { 2 })
     };
     let slot_bytes = |l: &Layout| 4 * (l.slot.slot_values + l.slot.slot_meta);
     // Copies per workgroup: one per warp unless asked or forced to fewer.
     // Deterministic mode needs every warp on its own copy.
     // Two copies at least: warps sharing one copy would never be separated.
-    let want = if deterministic {
-        warps
-    } else {
-        opts.copies
-            .map_or(warps, |c| (c as u64).clamp(2.min(warps), warps))
-    } as u32;
+    let want = if deterministic { warps } else { opts.copies.map_or(warps, |c| (c as u64).clamp(2.min(warps), warps)) } as u32;
     let mut copies = want;
     let mut layout = loop {
-        let roles = if deterministic {
-            Roles::deterministic(copies)
-        } else {
-            Roles::check(copies)
-        };
+        let roles = if deterministic { Roles::deterministic(copies) } else { Roles::check(copies) };
         let l = probe(roles, rec_cap);
-        let fits = fixed(&l) + slot_bytes(&l) <= budget
-            && 4 * l.slot.slot_values.max(l.slot.slot_meta) <= limits.binding;
+        let fits = fixed(&l) + slot_bytes(&l) <= budget && 4 * l.slot.slot_values.max(l.slot.slot_meta) <= limits.binding;
         if fits || deterministic || copies <= 2 || opts.copies.is_some() {
             break l;
         }
@@ -329,26 +262,14 @@ pub(crate) fn layout(
     let room = budget.saturating_sub(fixed(&layout));
     if one > room || 4 * layout.slot.slot_values.max(layout.slot.slot_meta) > limits.binding {
         let (what, limit, name) = if one > room {
-            (
-                "the copies of one workgroup's targets plus the engine's records",
-                budget,
-                "memory budget",
-            )
+            ("the copies of one workgroup's targets plus the engine's records", budget, "memory budget")
         } else {
-            (
-                "one workgroup's copies",
-                limits.binding,
-                "device's binding size",
-            )
+            ("one workgroup's copies", limits.binding, "device's binding size")
         };
         return Err(Error::CheckMemory {
             kernel: info.name,
             what: what.into(),
-            needed: if one > room {
-                fixed(&layout) + one
-            } else {
-                one
-            },
+            needed: if one > room { fixed(&layout) + one } else { one },
             limit,
             limit_name: name,
             advice: if deterministic {
@@ -371,29 +292,17 @@ pub(crate) fn layout(
                 needed: 4 * words,
                 limit: limits.binding,
                 limit_name: "device's binding size",
-                advice: "check fewer workgroups per launch, or lower CheckOptions::max_records"
-                    .into(),
+                advice: "check fewer workgroups per launch, or lower CheckOptions::max_records".into(),
             });
         }
     }
     let by_budget = room / one.max(1);
-    let by_binding = (limits.binding / 4).saturating_sub(layout.val_base())
-        / layout.slot.slot_values.max(layout.slot.slot_meta).max(1);
+    let by_binding = (limits.binding / 4).saturating_sub(layout.val_base()) / layout.slot.slot_values.max(layout.slot.slot_meta).max(1);
     let batch = n.min(by_budget).min(by_binding).max(1);
     layout.batch = batch as u32;
-    let level2 = LevelPlan::new(
-        warps,
-        layout.roles.copies as u64,
-        if deterministic { None } else { opts.max_rounds },
-    );
+    let level2 = LevelPlan::new(warps, layout.roles.copies as u64, if deterministic { None } else { opts.max_rounds });
     let level1 = (has_storage && n > 1).then(|| LevelPlan::new(n, n, None));
     let bytes = fixed(&layout) + batch * one;
-    layout.plan = Plan {
-        budget,
-        level1,
-        level2,
-        batch,
-        bytes,
-    };
+    layout.plan = Plan { budget, level1, level2, batch, bytes };
     Ok(layout)
 }

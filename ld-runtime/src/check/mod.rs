@@ -58,15 +58,7 @@ pub struct CheckOptions {
 
 impl Default for CheckOptions {
     fn default() -> Self {
-        CheckOptions {
-            warp_size: 32,
-            max_records: 1 << 18,
-            atomic_log: 16,
-            memory_budget: None,
-            copies: None,
-            max_rounds: None,
-            all_rounds: false,
-        }
+        CheckOptions { warp_size: 32, max_records: 1 << 18, atomic_log: 16, memory_budget: None, copies: None, max_rounds: None, all_rounds: false }
     }
 }
 
@@ -85,16 +77,8 @@ pub fn targets(info: &KernelInfo) -> Vec<Target> {
     info.targets
         .iter()
         .map(|&place| match place {
-            TargetPlace::Param(p) => Target {
-                name: info.params[p].name,
-                memory: Memory::Storage,
-                place,
-            },
-            TargetPlace::Shared(a) => Target {
-                name: info.shared[a].name,
-                memory: Memory::Workgroup,
-                place,
-            },
+            TargetPlace::Param(p) => Target { name: info.params[p].name, memory: Memory::Storage, place },
+            TargetPlace::Shared(a) => Target { name: info.shared[a].name, memory: Memory::Workgroup, place },
         })
         .collect()
 }
@@ -102,11 +86,7 @@ pub fn targets(info: &KernelInfo) -> Vec<Target> {
 pub(crate) fn checked(info: &KernelInfo, targets: &[Target]) -> Vec<Checked> {
     let mut out = Vec::new();
     for t in targets {
-        out.push(Checked {
-            name: t.name.into(),
-            memory: t.memory,
-            treatment: "privatized".into(),
-        });
+        out.push(Checked { name: t.name.into(), memory: t.memory, treatment: "privatized".into() });
     }
     for p in info.params {
         let treatment = match (&p.kind, p.check) {
@@ -115,30 +95,16 @@ pub(crate) fn checked(info: &KernelInfo, targets: &[Target]) -> Vec<Checked> {
             (_, CheckClass::Atomic) => "atomic: never a data race; results replayed",
             _ => continue,
         };
-        out.push(Checked {
-            name: p.name.into(),
-            memory: Memory::Storage,
-            treatment: treatment.into(),
-        });
+        out.push(Checked { name: p.name.into(), memory: Memory::Storage, treatment: treatment.into() });
     }
     for s in info.shared.iter().filter(|s| !s.target) {
-        out.push(Checked {
-            name: s.name.into(),
-            memory: Memory::Workgroup,
-            treatment: "atomic: never a data race; results replayed".into(),
-        });
+        out.push(Checked { name: s.name.into(), memory: Memory::Workgroup, treatment: "atomic: never a data race; results replayed".into() });
     }
     out
 }
 
 /// The sentence that explains a race whose cause is a barrier's kind or scope.
-pub(crate) fn note(
-    level: report::Level,
-    memory: Memory,
-    cross: bool,
-    kind: report::RaceKind,
-    has_storage_barrier: bool,
-) -> Option<String> {
+pub(crate) fn note(level: report::Level, memory: Memory, cross: bool, kind: report::RaceKind, has_storage_barrier: bool) -> Option<String> {
     use report::{Level, RaceKind};
     match level {
         Level::InterWorkgroup if has_storage_barrier => Some(
@@ -147,10 +113,18 @@ pub(crate) fn note(
         Level::InterWorkgroup => Some("no barrier orders memory between workgroups of one dispatch".into()),
         Level::InterWarp if !cross => None,
         Level::InterWarp => Some(match (memory, kind) {
-            (Memory::Storage, RaceKind::ReadWrite) => "storage written before a workgroupBarrier and read after it: workgroupBarrier does not order storage memory (use storage_barrier())".into(),
-            (Memory::Storage, RaceKind::WriteWrite) => "storage written on both sides of a workgroupBarrier: workgroupBarrier does not order storage memory (use storage_barrier())".into(),
-            (Memory::Workgroup, RaceKind::ReadWrite) => "workgroup memory written before a storageBarrier and read after it: storageBarrier does not order workgroup memory (use barrier())".into(),
-            (Memory::Workgroup, RaceKind::WriteWrite) => "workgroup memory written on both sides of a storageBarrier: storageBarrier does not order workgroup memory (use barrier())".into(),
+            (Memory::Storage, RaceKind::ReadWrite) => {
+                "storage written before a workgroupBarrier and read after it: workgroupBarrier does not order storage memory (use storage_barrier())".into()
+            }
+            (Memory::Storage, RaceKind::WriteWrite) => {
+                "storage written on both sides of a workgroupBarrier: workgroupBarrier does not order storage memory (use storage_barrier())".into()
+            }
+            (Memory::Workgroup, RaceKind::ReadWrite) => {
+                "workgroup memory written before a storageBarrier and read after it: storageBarrier does not order workgroup memory (use barrier())".into()
+            }
+            (Memory::Workgroup, RaceKind::WriteWrite) => {
+                "workgroup memory written on both sides of a storageBarrier: storageBarrier does not order workgroup memory (use barrier())".into()
+            }
         }),
     }
 }

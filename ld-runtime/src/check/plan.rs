@@ -26,22 +26,13 @@ impl LevelPlan {
     pub fn new(units: u64, copies: u64, max_rounds: Option<u32>) -> Self {
         let copies = copies.clamp(1, units.max(1));
         let rounds = rounds(units, copies);
-        LevelPlan {
-            units,
-            copies,
-            rounds,
-            rounds_run: max_rounds.map_or(rounds, |k| k.clamp(1, rounds)),
-        }
+        LevelPlan { units, copies, rounds, rounds_run: max_rounds.map_or(rounds, |k| k.clamp(1, rounds)) }
     }
 
     /// Runs rounds `1..=rounds_run` in order, stopping after the first that
     /// finds races (`round` returns true) unless `all_rounds`: the paper's
     /// policy, in one place for both levels and both backends.
-    pub fn run_rounds<E>(
-        &self,
-        all_rounds: bool,
-        mut round: impl FnMut(u32) -> Result<bool, E>,
-    ) -> Result<(), E> {
+    pub fn run_rounds<E>(&self, all_rounds: bool, mut round: impl FnMut(u32) -> Result<bool, E>) -> Result<(), E> {
         for r in 1..=self.rounds_run {
             if round(r)? && !all_rounds {
                 break;
@@ -121,9 +112,7 @@ mod tests {
 
     /// Fig. 5: N = 8 units, M = 2 copies.
     fn first_round(p: &LevelPlan, a: u64, b: u64) -> u32 {
-        (1..=p.rounds)
-            .find(|&r| p.copy_of(a, r) != p.copy_of(b, r))
-            .unwrap()
+        (1..=p.rounds).find(|&r| p.copy_of(a, r) != p.copy_of(b, r)).unwrap()
     }
 
     #[test]
@@ -133,14 +122,8 @@ mod tests {
         assert_eq!(first_round(&p, 1, 5), 1);
         assert_eq!(first_round(&p, 1, 3), 2);
         assert_eq!(first_round(&p, 0, 1), 3);
-        assert_eq!(
-            (0..8).map(|u| p.copy_of(u, 1)).collect::<Vec<_>>(),
-            vec![0, 0, 0, 0, 1, 1, 1, 1]
-        );
-        assert_eq!(
-            (0..8).map(|u| p.copy_of(u, 2)).collect::<Vec<_>>(),
-            vec![0, 0, 1, 1, 0, 0, 1, 1]
-        );
+        assert_eq!((0..8).map(|u| p.copy_of(u, 1)).collect::<Vec<_>>(), vec![0, 0, 0, 0, 1, 1, 1, 1]);
+        assert_eq!((0..8).map(|u| p.copy_of(u, 2)).collect::<Vec<_>>(), vec![0, 0, 1, 1, 0, 0, 1, 1]);
     }
 
     #[test]
@@ -149,10 +132,7 @@ mod tests {
             let p = LevelPlan::new(n, m, None);
             for a in 0..n.min(40) {
                 for b in a + 1..n {
-                    assert!(
-                        (1..=p.rounds).any(|r| p.copy_of(a, r) != p.copy_of(b, r)),
-                        "{n} {m} {a} {b}"
-                    );
+                    assert!((1..=p.rounds).any(|r| p.copy_of(a, r) != p.copy_of(b, r)), "{n} {m} {a} {b}");
                 }
             }
             assert!((p.p_within(p.rounds) - 1.0).abs() < 1e-9 || n > m.pow(p.rounds));
@@ -164,10 +144,7 @@ mod tests {
         let rows = table1(960);
         let passes: Vec<u32> = rows.iter().map(|(p, _)| p.passes()).collect();
         assert_eq!(passes, vec![2, 4, 6, 8, 10, 20, 10, 8, 6, 4]);
-        let pct: Vec<u32> = rows
-            .iter()
-            .map(|(_, p)| (p * 100.0).round() as u32)
-            .collect();
+        let pct: Vec<u32> = rows.iter().map(|(_, p)| (p * 100.0).round() as u32).collect();
         assert_eq!(pct, vec![100, 100, 100, 100, 100, 100, 97, 94, 88, 75]);
     }
 }
@@ -194,17 +171,20 @@ pub struct Plan {
 impl std::fmt::Display for Plan {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let mib = |b: u64| b as f64 / (1 << 20) as f64;
-        writeln!(
-            f,
-            "check plan under a budget of {:.1} MiB ({:.1} MiB allocated):",
-            mib(self.budget),
-            mib(self.bytes)
-        )?;
+        writeln!(f, "check plan under a budget of {:.1} MiB ({:.1} MiB allocated):", mib(self.budget), mib(self.bytes))?;
         if let Some(p) = &self.level1 {
             writeln!(f, "  level 1 (workgroups): {} units, each on its own copy of the pages it writes, 1 round, 2 passes", p.units)?;
         }
         let p = &self.level2;
-        write!(f, "  level 2 (warps of a workgroup): {} units, {} copies, {} of {} rounds, {} passes per region; P(found) by round:", p.units, p.copies, p.rounds_run, p.rounds, p.passes())?;
+        write!(
+            f,
+            "  level 2 (warps of a workgroup): {} units, {} copies, {} of {} rounds, {} passes per region; P(found) by round:",
+            p.units,
+            p.copies,
+            p.rounds_run,
+            p.rounds,
+            p.passes()
+        )?;
         for k in 1..=p.rounds_run {
             write!(f, " {:.0}%", 100.0 * p.p_within(k))?;
         }

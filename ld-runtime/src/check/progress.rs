@@ -13,23 +13,14 @@ pub(crate) struct Progress {
 
 impl Progress {
     pub fn new(total: u64, label: String) -> Self {
-        Progress {
-            start: Instant::now(),
-            total,
-            label,
-            bar: None,
-        }
+        Progress { start: Instant::now(), total, label, bar: None }
     }
 
     /// `done` rounds finished.
     pub fn tick(&mut self, done: u64) {
         if self.bar.is_none() && self.total > 1 && self.start.elapsed() > Duration::from_secs(1) {
             let bar = ProgressBar::new(self.total);
-            bar.set_style(
-                ProgressStyle::with_template("{msg} [{bar:30}] round {pos}/{len} ({elapsed})")
-                    .unwrap()
-                    .progress_chars("=> "),
-            );
+            bar.set_style(ProgressStyle::with_template("{msg} [{bar:30}] round {pos}/{len} ({elapsed})").unwrap().progress_chars("=> "));
             bar.set_message(self.label.clone());
             self.bar = Some(bar);
         }

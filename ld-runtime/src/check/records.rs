@@ -25,11 +25,7 @@ pub(crate) struct Raw {
 
 impl Raw {
     pub fn new(barriers: u32) -> Self {
-        Raw {
-            records: vec![],
-            total: 0,
-            regions: vec![false; ((barriers + 1) * (barriers + 1)) as usize],
-        }
+        Raw { records: vec![], total: 0, regions: vec![false; ((barriers + 1) * (barriers + 1)) as usize] }
     }
 }
 
@@ -44,30 +40,18 @@ impl Regions {
     fn new(info: &KernelInfo, raw: &Raw) -> Self {
         let nb = info.barriers.len() as u32;
         let line = |b: u32| (b < nb).then(|| info.barriers[b as usize].line);
-        let mut keys: Vec<(u32, u32)> = (0..raw.regions.len() as u32)
-            .filter(|i| raw.regions[*i as usize])
-            .map(|i| (i / (nb + 1), i % (nb + 1)))
-            .collect();
+        let mut keys: Vec<(u32, u32)> = (0..raw.regions.len() as u32).filter(|i| raw.regions[*i as usize]).map(|i| (i / (nb + 1), i % (nb + 1))).collect();
         // The kernel's start before any barrier, its end after.
         keys.sort_by_key(|&(from, to)| (if from == nb { -1 } else { from as i64 }, to));
-        let mut list = vec![Region {
-            from_line: None,
-            to_line: None,
-        }];
-        list.extend(keys.iter().map(|&(from, to)| Region {
-            from_line: line(from),
-            to_line: line(to),
-        }));
+        let mut list = vec![Region { from_line: None, to_line: None }];
+        list.extend(keys.iter().map(|&(from, to)| Region { from_line: line(from), to_line: line(to) }));
         Regions { keys, list }
     }
 
     fn id(&self, region: u32, nb: u32) -> u32 {
         let (from, to) = (region >> 16, region & 0xffff);
         let clamp = |b: u32| if b == record::NO_BARRIER { nb } else { b };
-        self.keys
-            .iter()
-            .position(|k| *k == (clamp(from), clamp(to)))
-            .map_or(0, |i| i as u32 + 1)
+        self.keys.iter().position(|k| *k == (clamp(from), clamp(to))).map_or(0, |i| i as u32 + 1)
     }
 }
 
@@ -99,36 +83,18 @@ pub(crate) fn report(
                 }
                 Some(if level1 {
                     let w = unlinear(x as u64, grid);
-                    Unit {
-                        workgroup: [w.x, w.y, w.z],
-                        warp: None,
-                    }
+                    Unit { workgroup: [w.x, w.y, w.z], warp: None }
                 } else {
                     let w = unlinear(r[record::WG as usize] as u64, grid);
-                    Unit {
-                        workgroup: [w.x, w.y, w.z],
-                        warp: Some(p2.first_unit(x as u64, round) as u32),
-                    }
+                    Unit { workgroup: [w.x, w.y, w.z], warp: Some(p2.first_unit(x as u64, round) as u32) }
                 })
             };
             let kind = r[record::KIND as usize];
             Record {
-                kind: if kind & record::RW != 0 {
-                    RaceKind::ReadWrite
-                } else {
-                    RaceKind::WriteWrite
-                },
-                level: if level1 {
-                    Level::InterWorkgroup
-                } else {
-                    Level::InterWarp
-                },
+                kind: if kind & record::RW != 0 { RaceKind::ReadWrite } else { RaceKind::WriteWrite },
+                level: if level1 { Level::InterWorkgroup } else { Level::InterWarp },
                 target: r[record::TARGET as usize],
-                region: if level1 {
-                    0
-                } else {
-                    regions.id(r[record::REGION as usize], nb)
-                },
+                region: if level1 { 0 } else { regions.id(r[record::REGION as usize], nb) },
                 unit_a: unit(r[record::A as usize]).unwrap(),
                 unit_b: unit(r[record::B as usize]),
                 word: r[record::WORD as usize],
@@ -142,13 +108,8 @@ pub(crate) fn report(
     let total = raw.total.max(records.len() as u64);
     records.truncate(max_records);
     let has_sb = info.barriers.iter().any(|b| b.kind == BarrierKind::Storage);
-    let names: Vec<(String, Memory)> = targets
-        .iter()
-        .map(|t| (t.name.to_string(), t.memory))
-        .collect();
-    let races = report::aggregate(&records, &names, &regions.list, &|r| {
-        super::note(r.level, names[r.target as usize].1, r.cross, r.kind, has_sb)
-    });
+    let names: Vec<(String, Memory)> = targets.iter().map(|t| (t.name.to_string(), t.memory)).collect();
+    let races = report::aggregate(&records, &names, &regions.list, &|r| super::note(r.level, names[r.target as usize].1, r.cross, r.kind, has_sb));
     let mut units = std::collections::BTreeSet::new();
     let mut words = std::collections::BTreeSet::new();
     let mut raced = std::collections::BTreeSet::new();
@@ -164,7 +125,8 @@ pub(crate) fn report(
     let buffers = if total == 0 {
         "as after a native run (no race: every unit saw what it would see natively)".to_string()
     } else {
-        "each workgroup and warp ran in isolation on its region's input; their writes were merged in unit order (later units win conflicts), as deterministic mode would".to_string()
+        "each workgroup and warp ran in isolation on its region's input; their writes were merged in unit order (later units win conflicts), as deterministic mode would"
+            .to_string()
     };
     Report {
         kernel: info.name.into(),

@@ -43,10 +43,8 @@ impl fmt::Display for Region {
             (a, b) => write!(
                 f,
                 "{} to {}",
-                a.map(|l| format!("barrier at line {l}"))
-                    .unwrap_or_else(|| "kernel start".into()),
-                b.map(|l| format!("barrier at line {l}"))
-                    .unwrap_or_else(|| "kernel end".into())
+                a.map(|l| format!("barrier at line {l}")).unwrap_or_else(|| "kernel start".into()),
+                b.map(|l| format!("barrier at line {l}")).unwrap_or_else(|| "kernel end".into())
             ),
         }
     }
@@ -63,11 +61,7 @@ pub struct Unit {
 impl fmt::Display for Unit {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let [x, y, z] = self.workgroup;
-        let wg = if y == 0 && z == 0 {
-            format!("wg {x}")
-        } else {
-            format!("wg ({x},{y},{z})")
-        };
+        let wg = if y == 0 && z == 0 { format!("wg {x}") } else { format!("wg ({x},{y},{z})") };
         match self.warp {
             Some(w) => write!(f, "{wg} warp {w}"),
             None => f.write_str(&wg),
@@ -147,14 +141,7 @@ impl Report {
 
     /// The parts that must agree between backends (not timing or adapter).
     pub fn verdict(&self) -> (Vec<Race>, u32, u32, u32, u64, u64) {
-        (
-            self.races.clone(),
-            self.regions_analyzed,
-            self.regions_with_races,
-            self.units_with_races,
-            self.words_with_races,
-            self.race_records,
-        )
+        (self.races.clone(), self.regions_analyzed, self.regions_with_races, self.units_with_races, self.words_with_races, self.race_records)
     }
 
     pub fn to_json(&self) -> String {
@@ -165,31 +152,11 @@ impl Report {
 impl fmt::Display for Report {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(f, "ld check: kernel `{}` on {}", self.kernel, self.backend)?;
-        writeln!(
-            f,
-            "  units: {} workgroups x {} warps of {} invocations",
-            self.workgroups, self.warps_per_workgroup, self.warp_size
-        )?;
-        let checked: Vec<String> = self
-            .checked
-            .iter()
-            .map(|c| format!("{} ({}, {})", c.name, c.memory.name(), c.treatment))
-            .collect();
-        writeln!(
-            f,
-            "  checked: {}",
-            if checked.is_empty() {
-                "nothing (no memory is written)".into()
-            } else {
-                checked.join(", ")
-            }
-        )?;
+        writeln!(f, "  units: {} workgroups x {} warps of {} invocations", self.workgroups, self.warps_per_workgroup, self.warp_size)?;
+        let checked: Vec<String> = self.checked.iter().map(|c| format!("{} ({}, {})", c.name, c.memory.name(), c.treatment)).collect();
+        writeln!(f, "  checked: {}", if checked.is_empty() { "nothing (no memory is written)".into() } else { checked.join(", ") })?;
         if self.races.is_empty() {
-            writeln!(
-                f,
-                "  no races found ({} regions analysed)",
-                self.regions_analyzed
-            )?;
+            writeln!(f, "  no races found ({} regions analysed)", self.regions_analyzed)?;
         } else {
             writeln!(
                 f,
@@ -202,36 +169,16 @@ impl fmt::Display for Report {
             )?;
             for r in &self.races {
                 let units: Vec<String> = match r.level {
-                    Level::InterWarp => r
-                        .units
-                        .iter()
-                        .map(|u| format!("warp {}", u.warp.unwrap_or(0)))
-                        .collect(),
+                    Level::InterWarp => r.units.iter().map(|u| format!("warp {}", u.warp.unwrap_or(0))).collect(),
                     Level::InterWorkgroup => r.units.iter().map(|u| u.to_string()).collect(),
                 };
                 let units = match r.workgroups.len() {
                     0 => units.join(" and "),
-                    1 => format!(
-                        "{} of {}",
-                        units.join(" and "),
-                        Unit {
-                            workgroup: r.workgroups[0],
-                            warp: None
-                        }
-                    ),
+                    1 => format!("{} of {}", units.join(" and "), Unit { workgroup: r.workgroups[0], warp: None }),
                     n => format!(
                         "{} in {n} workgroups ({}{})",
                         units.join(" and "),
-                        r.workgroups
-                            .iter()
-                            .take(3)
-                            .map(|w| Unit {
-                                workgroup: *w,
-                                warp: None
-                            }
-                            .to_string())
-                            .collect::<Vec<_>>()
-                            .join(", "),
+                        r.workgroups.iter().take(3).map(|w| Unit { workgroup: *w, warp: None }.to_string()).collect::<Vec<_>>().join(", "),
                         if n > 3 { ", ..." } else { "" }
                     ),
                 };
@@ -253,15 +200,15 @@ impl fmt::Display for Report {
                     writeln!(f, "      {n}")?;
                 }
                 if r.grouped {
-                    writeln!(f, "      (found in round {} under the memory budget: each unit named stands for the group sharing its copy in that round)", r.round)?;
+                    writeln!(
+                        f,
+                        "      (found in round {} under the memory budget: each unit named stands for the group sharing its copy in that round)",
+                        r.round
+                    )?;
                 }
             }
             if self.records_dropped > 0 {
-                writeln!(
-                    f,
-                    "  ({} race records beyond the record buffer were counted but not detailed)",
-                    self.records_dropped
-                )?;
+                writeln!(f, "  ({} race records beyond the record buffer were counted but not detailed)", self.records_dropped)?;
             }
         }
         write!(f, "  buffers: {}", self.buffers)
@@ -287,22 +234,8 @@ impl Level {
 }
 
 fn ranges(words: &[(u32, u32)]) -> String {
-    let shown: Vec<String> = words
-        .iter()
-        .take(8)
-        .map(|(a, b)| {
-            if b - a == 1 {
-                format!("{a}")
-            } else {
-                format!("{a}..{b}")
-            }
-        })
-        .collect();
-    let more = if words.len() > 8 {
-        format!(" (+{} more ranges)", words.len() - 8)
-    } else {
-        String::new()
-    };
+    let shown: Vec<String> = words.iter().take(8).map(|(a, b)| if b - a == 1 { format!("{a}") } else { format!("{a}..{b}") }).collect();
+    let more = if words.len() > 8 { format!(" (+{} more ranges)", words.len() - 8) } else { String::new() };
     format!("{}{more}", shown.join(", "))
 }
 
@@ -327,49 +260,38 @@ pub struct Record {
 }
 
 /// Groups records into races with word ranges, in canonical order.
-pub fn aggregate(
-    records: &[Record],
-    targets: &[(String, Memory)],
-    regions: &[Region],
-    note: &dyn Fn(&Record) -> Option<String>,
-) -> Vec<Race> {
+pub fn aggregate(records: &[Record], targets: &[(String, Memory)], regions: &[Region], note: &dyn Fn(&Record) -> Option<String>) -> Vec<Race> {
     type Key = (Level, u32, u32, u32, bool, RaceKind, Unit, Option<Unit>);
     let mut groups: BTreeMap<Key, (BTreeSet<u32>, Option<String>)> = BTreeMap::new();
     for r in records {
-        let g = groups
-            .entry((
-                r.level, r.round, r.region, r.target, r.grouped, r.kind, r.unit_a, r.unit_b,
-            ))
-            .or_insert_with(|| (BTreeSet::new(), note(r)));
+        let g = groups.entry((r.level, r.round, r.region, r.target, r.grouped, r.kind, r.unit_a, r.unit_b)).or_insert_with(|| (BTreeSet::new(), note(r)));
         g.0.insert(r.word);
     }
     groups
         .into_iter()
-        .map(
-            |((level, round, region, target, grouped, kind, a, b), (words, note))| {
-                let (variable, memory) = targets[target as usize].clone();
-                let mut ranges: Vec<(u32, u32)> = Vec::new();
-                for w in words {
-                    match ranges.last_mut() {
-                        Some(last) if last.1 == w => last.1 = w + 1,
-                        _ => ranges.push((w, w + 1)),
-                    }
+        .map(|((level, round, region, target, grouped, kind, a, b), (words, note))| {
+            let (variable, memory) = targets[target as usize].clone();
+            let mut ranges: Vec<(u32, u32)> = Vec::new();
+            for w in words {
+                match ranges.last_mut() {
+                    Some(last) if last.1 == w => last.1 = w + 1,
+                    _ => ranges.push((w, w + 1)),
                 }
-                Race {
-                    kind,
-                    memory,
-                    variable,
-                    level,
-                    region: regions[region as usize].clone(),
-                    units: std::iter::once(a).chain(b).collect(),
-                    workgroups: vec![],
-                    words: ranges,
-                    note,
-                    round,
-                    grouped,
-                }
-            },
-        )
+            }
+            Race {
+                kind,
+                memory,
+                variable,
+                level,
+                region: regions[region as usize].clone(),
+                units: std::iter::once(a).chain(b).collect(),
+                workgroups: vec![],
+                words: ranges,
+                note,
+                round,
+                grouped,
+            }
+        })
         .fold(Vec::new(), merge_workgroups)
 }
 
@@ -378,21 +300,13 @@ fn merge_workgroups(mut acc: Vec<Race>, r: Race) -> Vec<Race> {
     if r.level == Level::InterWarp {
         let warps = |x: &Race| x.units.iter().map(|u| u.warp).collect::<Vec<_>>();
         let same = acc.iter_mut().find(|x| {
-            x.level == r.level
-                && x.kind == r.kind
-                && x.variable == r.variable
-                && x.region == r.region
-                && x.words == r.words
-                && warps(x) == warps(&r)
+            x.level == r.level && x.kind == r.kind && x.variable == r.variable && x.region == r.region && x.words == r.words && warps(x) == warps(&r)
         });
         match same {
             Some(x) => x.workgroups.push(r.units[0].workgroup),
             None => {
                 let wg = r.units[0].workgroup;
-                acc.push(Race {
-                    workgroups: vec![wg],
-                    ..r
-                });
+                acc.push(Race { workgroups: vec![wg], ..r });
             }
         }
     } else {

@@ -20,11 +20,7 @@ pub(crate) struct Entry {
 impl Entry {
     /// Every role holding `page`.
     pub fn new(roles: Roles, page: [u32; PAGE as usize]) -> Self {
-        Entry {
-            roles: vec![page; roles.pages as usize],
-            dirty1: false,
-            dirty2: false,
-        }
+        Entry { roles: vec![page; roles.pages as usize], dirty1: false, dirty2: false }
     }
 }
 
@@ -33,15 +29,7 @@ pub(crate) type Seen = (u32, u32, u32, u32);
 
 /// After pass 1 (see `ld_merge_word`): write-write races, the union, pass
 /// 2's input. `wrote[c]`: copy c wrote something in this region.
-pub(crate) fn merge_word(
-    e: &mut Entry,
-    r: Roles,
-    w: usize,
-    k: u32,
-    spans: bool,
-    wrote: &mut [bool],
-    out: &mut Vec<Seen>,
-) {
+pub(crate) fn merge_word(e: &mut Entry, r: Roles, w: usize, k: u32, spans: bool, wrote: &mut [bool], out: &mut Vec<Seen>) {
     let (p0, q0) = (r.p as usize, r.q as usize);
     let b = e.roles[0][w];
     let start = |e: &Entry, c: usize| if spans { e.roles[q0 + c][w] } else { b };
@@ -54,12 +42,7 @@ pub(crate) fn merge_word(
         if p != b {
             if let Some((prev, prev_here)) = last {
                 if here || prev_here {
-                    out.push((
-                        if here && prev_here { 0 } else { record::CROSS },
-                        prev,
-                        c as u32,
-                        k,
-                    ));
+                    out.push((if here && prev_here { 0 } else { record::CROSS }, prev, c as u32, k));
                 }
             }
             last = Some((c as u32, here));
@@ -84,35 +67,16 @@ pub(crate) fn merge_word(
 /// (`commit`: the region's barrier ends this memory's epoch) or the next
 /// region's start. `writers`: copies that wrote anything in this region.
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn compare_word(
-    e: &mut Entry,
-    r: Roles,
-    w: usize,
-    k: u32,
-    spans: bool,
-    commit: bool,
-    wrote: &[bool],
-    writers: usize,
-    out: &mut Vec<Seen>,
-) {
+pub(crate) fn compare_word(e: &mut Entry, r: Roles, w: usize, k: u32, spans: bool, commit: bool, wrote: &[bool], writers: usize, out: &mut Vec<Seen>) {
     let (p0, q0) = (r.p as usize, r.q as usize);
     let b = e.roles[0][w];
-    let u = if e.dirty1 {
-        e.roles[r.u as usize][w]
-    } else {
-        b
-    };
+    let u = if e.dirty1 { e.roles[r.u as usize][w] } else { b };
     for (c, &wrote_c) in wrote.iter().enumerate().take(r.copies as usize) {
         let mut p = if e.dirty1 { e.roles[p0 + c][w] } else { b };
         let want = if p != b { p } else { u };
         if e.roles[q0 + c][w] != want {
             let cross = spans && writers == wrote_c as usize;
-            out.push((
-                record::RW | if cross { record::CROSS } else { 0 },
-                c as u32,
-                NONE,
-                k,
-            ));
+            out.push((record::RW | if cross { record::CROSS } else { 0 }, c as u32, NONE, k));
         }
         if commit {
             p = u;
@@ -193,9 +157,6 @@ mod tests {
         e.roles[1][0] = 4;
         e.roles[3][0] = 6;
         fold_word(&mut e, r, 0);
-        assert_eq!(
-            e.roles.iter().map(|p| p[0]).collect::<Vec<_>>(),
-            vec![6, 6, 6, 6]
-        );
+        assert_eq!(e.roles.iter().map(|p| p[0]).collect::<Vec<_>>(), vec![6, 6, 6, 6]);
     }
 }

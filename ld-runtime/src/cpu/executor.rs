@@ -17,10 +17,7 @@
 //! `Workgroup` is also what check mode drives region by region, giving each
 //! warp its own memory.
 
-use super::twin::{
-    AtomicLog, BarrierKind, Cx, Fault, Ids, Invocation, Mem, SharedMem, StorageView, Targets,
-    UVec3, Yield,
-};
+use super::twin::{AtomicLog, BarrierKind, Cx, Fault, Ids, Invocation, Mem, SharedMem, StorageView, Targets, UVec3, Yield};
 use crate::kernel::KernelInfo;
 use rayon::prelude::*;
 
@@ -66,10 +63,7 @@ pub enum RegionEnd {
 }
 
 pub fn run(l: &CpuLaunch) -> Result<(), WorkgroupError> {
-    let first_err = (0..l.workgroup_count())
-        .into_par_iter()
-        .map(|wg| run_native(l, wg))
-        .find_first(|r| r.is_err());
+    let first_err = (0..l.workgroup_count()).into_par_iter().map(|wg| run_native(l, wg)).find_first(|r| r.is_err());
     match first_err {
         Some(Err(e)) => Err(e),
         _ => Ok(()),
@@ -96,9 +90,7 @@ pub struct SharedSet {
 
 impl SharedSet {
     pub fn native(info: &KernelInfo) -> Self {
-        SharedSet {
-            real: new_shared(info),
-        }
+        SharedSet { real: new_shared(info) }
     }
 
     fn all(&mut self) -> Vec<&mut SharedMem> {
@@ -123,19 +115,11 @@ pub enum LogMode {
 
 impl AtomicLogs {
     pub fn off() -> Self {
-        AtomicLogs {
-            mode: LogMode::Off,
-            logs: vec![],
-            pos: vec![],
-        }
+        AtomicLogs { mode: LogMode::Off, logs: vec![], pos: vec![] }
     }
 
     pub fn new(invocations: usize) -> Self {
-        AtomicLogs {
-            mode: LogMode::Record,
-            logs: vec![vec![]; invocations],
-            pos: vec![0; invocations],
-        }
+        AtomicLogs { mode: LogMode::Record, logs: vec![vec![]; invocations], pos: vec![0; invocations] }
     }
 
     /// Appends what the next pass uses.
@@ -157,13 +141,8 @@ impl AtomicLogs {
     fn for_invocation(&mut self, li: usize) -> AtomicLog<'_> {
         match self.mode {
             LogMode::Off => AtomicLog::Off,
-            LogMode::Record => AtomicLog::Record {
-                log: &mut self.logs[li],
-            },
-            LogMode::Replay => AtomicLog::Replay {
-                log: &self.logs[li],
-                pos: &mut self.pos[li],
-            },
+            LogMode::Record => AtomicLog::Record { log: &mut self.logs[li] },
+            LogMode::Replay => AtomicLog::Replay { log: &self.logs[li], pos: &mut self.pos[li] },
         }
     }
 }
@@ -177,11 +156,7 @@ fn ids(l: &CpuLaunch, wid: UVec3, local_index: u32) -> Ids {
     let wg = l.info.workgroup_size;
     let lid = unlinear(local_index as u64, wg);
     Ids {
-        global_id: UVec3::new(
-            wid.x * wg[0] + lid.x,
-            wid.y * wg[1] + lid.y,
-            wid.z * wg[2] + lid.z,
-        ),
+        global_id: UVec3::new(wid.x * wg[0] + lid.x, wid.y * wg[1] + lid.y, wid.z * wg[2] + lid.z),
         local_id: lid,
         workgroup_id: wid,
         num_workgroups: UVec3::new(l.grid[0], l.grid[1], l.grid[2]),
@@ -190,14 +165,7 @@ fn ids(l: &CpuLaunch, wid: UVec3, local_index: u32) -> Ids {
 }
 
 pub fn new_shared(info: &KernelInfo) -> Vec<SharedMem> {
-    info.shared
-        .iter()
-        .map(|s| SharedMem {
-            words: vec![0; (s.len * s.elem_words) as usize],
-            elem_words: s.elem_words,
-            len: s.len,
-        })
-        .collect()
+    info.shared.iter().map(|s| SharedMem { words: vec![0; (s.len * s.elem_words) as usize], elem_words: s.elem_words, len: s.len }).collect()
 }
 
 /// A workgroup in flight: its invocations suspended between regions.
@@ -223,11 +191,7 @@ impl Workgroup {
 
     /// The suspended state of every invocation, to re-run a region from.
     pub fn snapshot(&self) -> (Vec<Box<dyn Invocation>>, Vec<u64>, Vec<bool>) {
-        (
-            self.invocations.iter().map(|i| i.clone_box()).collect(),
-            self.fuel.clone(),
-            self.done.clone(),
-        )
+        (self.invocations.iter().map(|i| i.clone_box()).collect(), self.fuel.clone(), self.done.clone())
     }
 
     pub fn restore(&mut self, s: &(Vec<Box<dyn Invocation>>, Vec<u64>, Vec<bool>)) {
@@ -256,27 +220,13 @@ impl Workgroup {
             if let Some(t) = targets.as_deref_mut() {
                 t.enter(li);
             }
-            let mut cx = Cx::new(
-                ids(l, self.wid, li),
-                storage,
-                shared.all(),
-                &l.uniforms,
-                self.fuel[i],
-                atomics.for_invocation(i),
-                reborrow(&mut targets),
-            );
+            let mut cx = Cx::new(ids(l, self.wid, li), storage, shared.all(), &l.uniforms, self.fuel[i], atomics.for_invocation(i), reborrow(&mut targets));
             let r = self.invocations[i].step(&mut cx);
             self.fuel[i] = cx.fuel_left();
             match r {
                 Ok(Yield::Done) => self.done[i] = true,
                 Ok(Yield::Barrier { kind, id }) => state[i] = Some((kind, id)),
-                Err(f) => {
-                    return Err(WorkgroupError {
-                        workgroup: self.wid,
-                        local_index: li,
-                        kind: ErrorKind::Fault(f),
-                    })
-                }
+                Err(f) => return Err(WorkgroupError { workgroup: self.wid, local_index: li, kind: ErrorKind::Fault(f) }),
             }
         }
         if self.done.iter().all(|d| *d) {
@@ -289,10 +239,7 @@ impl Workgroup {
             return Err(WorkgroupError {
                 workgroup: self.wid,
                 local_index: other as u32,
-                kind: ErrorKind::Divergence {
-                    first: (first as u32, id(state[first])),
-                    other: (other as u32, id(state[other])),
-                },
+                kind: ErrorKind::Divergence { first: (first as u32, id(state[first])), other: (other as u32, id(state[other])) },
             });
         }
         let (kind, id) = state[first].unwrap();
@@ -335,11 +282,15 @@ impl WorkgroupError {
                     Some(Mem::Shared(i)) => format!("shared array `{}`", info.shared[*i].name),
                     None => "an array".to_string(),
                 };
-                format!("index {index} is out of bounds for {what} of length {len} (kernel source line {}, column {}); a GPU would silently clamp or drop this access", site.0, site.1 + 1)
+                format!(
+                    "index {index} is out of bounds for {what} of length {len} (kernel source line {}, column {}); a GPU would silently clamp or drop this access",
+                    site.0,
+                    site.1 + 1
+                )
             }
-            ErrorKind::Fault(Fault::OutOfFuel) => format!(
-                "it ran {fuel} loop iterations without finishing: the kernel probably never terminates (raise the limit with LD_CPU_FUEL if it is just long)"
-            ),
+            ErrorKind::Fault(Fault::OutOfFuel) => {
+                format!("it ran {fuel} loop iterations without finishing: the kernel probably never terminates (raise the limit with LD_CPU_FUEL if it is just long)")
+            }
             ErrorKind::Divergence { first, other } => {
                 let at = |s: Option<u32>| match s {
                     Some(id) => format!("waits at barrier #{id}"),

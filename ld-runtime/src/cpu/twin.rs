@@ -96,12 +96,7 @@ pub enum AtomicOp {
 /// Why an invocation stopped. `site` is the kernel source (line, column).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Fault {
-    OutOfBounds {
-        mem: Option<Mem>,
-        index: i64,
-        len: u32,
-        site: (u32, u32),
-    },
+    OutOfBounds { mem: Option<Mem>, index: i64, len: u32, site: (u32, u32) },
     OutOfFuel,
 }
 
@@ -203,12 +198,7 @@ pub fn idx(i: i64, n: u32, site: (u32, u32)) -> Result<usize, Fault> {
     if i >= 0 && i < n as i64 {
         Ok(i as usize)
     } else {
-        Err(Fault::OutOfBounds {
-            mem: None,
-            index: i,
-            len: n,
-            site,
-        })
+        Err(Fault::OutOfBounds { mem: None, index: i, len: n, site })
     }
 }
 
@@ -222,15 +212,7 @@ impl<'a> Cx<'a> {
         atomics: AtomicLog<'a>,
         targets: Option<&'a mut dyn Targets>,
     ) -> Self {
-        Cx {
-            ids,
-            storage,
-            shared,
-            uniforms,
-            fuel,
-            atomics,
-            targets,
-        }
+        Cx { ids, storage, shared, uniforms, fuel, atomics, targets }
     }
 
     pub(crate) fn fuel_left(&self) -> u64 {
@@ -262,9 +244,7 @@ impl<'a> Cx<'a> {
 
     #[inline]
     fn view(&self, i: usize) -> &StorageView<'a> {
-        self.storage[i]
-            .as_ref()
-            .expect("storage parameter is bound")
+        self.storage[i].as_ref().expect("storage parameter is bound")
     }
 
     /// First word of element `index`, `inner` words in, if in bounds.
@@ -278,24 +258,13 @@ impl<'a> Cx<'a> {
             Mem::Shared(i) => (self.shared[i].len, self.shared[i].elem_words),
         };
         if index < 0 || index >= len as i64 {
-            return Err(Fault::OutOfBounds {
-                mem: Some(mem),
-                index,
-                len,
-                site,
-            });
+            return Err(Fault::OutOfBounds { mem: Some(mem), index, len, site });
         }
         Ok(index as usize * ew as usize + inner as usize)
     }
 
     #[inline]
-    pub fn read<T: Words>(
-        &mut self,
-        mem: Mem,
-        index: i64,
-        inner: u32,
-        site: (u32, u32),
-    ) -> Result<T, Fault> {
+    pub fn read<T: Words>(&mut self, mem: Mem, index: i64, inner: u32, site: (u32, u32)) -> Result<T, Fault> {
         let w = self.word(mem, index, inner, site)?;
         if let Some(t) = self.targets.as_deref_mut().filter(|t| t.owns(mem)) {
             return Ok(T::from_words(&mut |k| t.read(mem, w as u32 + k)));
@@ -313,14 +282,7 @@ impl<'a> Cx<'a> {
     }
 
     #[inline]
-    pub fn write<T: Words>(
-        &mut self,
-        mem: Mem,
-        index: i64,
-        inner: u32,
-        value: T,
-        site: (u32, u32),
-    ) -> Result<(), Fault> {
+    pub fn write<T: Words>(&mut self, mem: Mem, index: i64, inner: u32, value: T, site: (u32, u32)) -> Result<(), Fault> {
         let w = self.word(mem, index, inner, site)?;
         if let Some(t) = self.targets.as_deref_mut().filter(|t| t.owns(mem)) {
             value.to_words(&mut |k, x| t.write(mem, w as u32 + k, x));
@@ -343,18 +305,7 @@ impl<'a> Cx<'a> {
     /// (`Store` returns 0). `signed` selects `i32` ordering for min/max;
     /// `used` says whether the kernel uses the result (only those are logged).
     #[allow(clippy::too_many_arguments)]
-    pub fn atomic(
-        &mut self,
-        mem: Mem,
-        index: i64,
-        inner: u32,
-        op: AtomicOp,
-        signed: bool,
-        used: bool,
-        a: u32,
-        b: u32,
-        site: (u32, u32),
-    ) -> Result<u32, Fault> {
+    pub fn atomic(&mut self, mem: Mem, index: i64, inner: u32, op: AtomicOp, signed: bool, used: bool, a: u32, b: u32, site: (u32, u32)) -> Result<u32, Fault> {
         let w = self.word(mem, index, inner, site)?;
         if let AtomicLog::Replay { log, pos } = &mut self.atomics {
             if !used {
@@ -395,9 +346,7 @@ impl<'a> Cx<'a> {
                         cell.store(a, Relaxed);
                         0
                     }
-                    _ => cell
-                        .fetch_update(Relaxed, Relaxed, |old| Some(apply(old)))
-                        .unwrap(),
+                    _ => cell.fetch_update(Relaxed, Relaxed, |old| Some(apply(old))).unwrap(),
                 }
             }
             Mem::Shared(i) => {

@@ -12,8 +12,7 @@ pub struct GpuContext {
     pub queue: wgpu::Queue,
     pub info: wgpu::AdapterInfo,
     pub limits: wgpu::Limits,
-    pub(crate) pipelines:
-        Mutex<HashMap<(usize, super::pipeline::Variant), Arc<super::pipeline::Pipeline>>>,
+    pub(crate) pipelines: Mutex<HashMap<(usize, super::pipeline::Variant), Arc<super::pipeline::Pipeline>>>,
     pub(crate) level1: Mutex<Option<Arc<super::pipeline::Level1>>>,
     pub(crate) lost: Arc<Mutex<Option<String>>>,
     pub timeout: Duration,
@@ -30,19 +29,13 @@ pub struct GpuContext {
 
 impl GpuContext {
     pub fn describe(&self) -> String {
-        format!(
-            "{} ({:?}, {:?})",
-            self.info.name, self.info.device_type, self.info.backend
-        )
+        format!("{} ({:?}, {:?})", self.info.name, self.info.device_type, self.info.backend)
     }
 
     /// Fails if the device was lost since the last call.
     pub fn check_alive(&self, during: &str) -> Result<()> {
         if let Some(reason) = self.lost.lock().unwrap().clone() {
-            return Err(Error::DeviceLost {
-                during: format!(" {during}"),
-                reason,
-            });
+            return Err(Error::DeviceLost { during: format!(" {during}"), reason });
         }
         Ok(())
     }
@@ -78,18 +71,9 @@ pub fn open() -> Result<Option<Arc<GpuContext>>> {
     }
     let instance = wgpu::Instance::new(desc);
     let mut adapters = pollster::block_on(instance.enumerate_adapters(desc_backends()));
-    adapters.retain(|a| {
-        a.get_downlevel_capabilities()
-            .flags
-            .contains(wgpu::DownlevelFlags::COMPUTE_SHADERS)
-    });
+    adapters.retain(|a| a.get_downlevel_capabilities().flags.contains(wgpu::DownlevelFlags::COMPUTE_SHADERS));
     if let Ok(want) = std::env::var("LD_ADAPTER") {
-        adapters.retain(|a| {
-            a.get_info()
-                .name
-                .to_lowercase()
-                .contains(&want.to_lowercase())
-        });
+        adapters.retain(|a| a.get_info().name.to_lowercase().contains(&want.to_lowercase()));
     }
     adapters.sort_by_key(|a| rank(&a.get_info()));
     let Some(adapter) = adapters.into_iter().next() else {
@@ -106,20 +90,13 @@ pub fn open() -> Result<Option<Arc<GpuContext>>> {
         trace: wgpu::Trace::Off,
     };
     let (device, queue) =
-        pollster::block_on(adapter.request_device(&desc)).map_err(|e| Error::DeviceOpen {
-            adapter: info.name.clone(),
-            reason: e.to_string(),
-        })?;
+        pollster::block_on(adapter.request_device(&desc)).map_err(|e| Error::DeviceOpen { adapter: info.name.clone(), reason: e.to_string() })?;
     let lost = Arc::new(Mutex::new(None));
     let flag = lost.clone();
     device.set_device_lost_callback(move |reason, msg| {
         *flag.lock().unwrap() = Some(format!("{reason:?}: {msg}"));
     });
-    let timeout = std::env::var("LD_GPU_TIMEOUT_SECS")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .map(Duration::from_secs_f64)
-        .unwrap_or(Duration::from_secs(120));
+    let timeout = std::env::var("LD_GPU_TIMEOUT_SECS").ok().and_then(|s| s.parse().ok()).map(Duration::from_secs_f64).unwrap_or(Duration::from_secs(120));
     Ok(Some(Arc::new(GpuContext {
         device,
         queue,

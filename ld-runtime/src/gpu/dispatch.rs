@@ -14,13 +14,7 @@ pub struct GpuBinding<'a> {
 
 /// Runs the kernel once and waits for it; returns the wall time from
 /// submission to completion.
-pub fn dispatch(
-    ctx: &GpuContext,
-    info: &'static KernelInfo,
-    grid: [u32; 3],
-    bindings: &[GpuBinding],
-    uniforms: &[u32],
-) -> Result<Duration> {
+pub fn dispatch(ctx: &GpuContext, info: &'static KernelInfo, grid: [u32; 3], bindings: &[GpuBinding], uniforms: &[u32]) -> Result<Duration> {
     ctx.check_alive(&format!("before launching `{}`", info.name))?;
     let p = pipeline::get(ctx, info, pipeline::Variant::Native)?;
     let scope = ctx.device.push_error_scope(wgpu::ErrorFilter::Validation);
@@ -28,41 +22,21 @@ pub fn dispatch(
         // Uniform blocks are read in 16-byte rows: pad.
         let mut words = uniforms.to_vec();
         words.resize(uniforms.len().div_ceil(4) * 4, 0);
-        ctx.device
-            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some("ld uniforms"),
-                contents: bytemuck::cast_slice(&words),
-                usage: wgpu::BufferUsages::UNIFORM,
-            })
-    });
-    let mut entries: Vec<wgpu::BindGroupEntry> = bindings
-        .iter()
-        .map(|b| wgpu::BindGroupEntry {
-            binding: b.param as u32,
-            resource: b.buffer.as_entire_binding(),
+        ctx.device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("ld uniforms"),
+            contents: bytemuck::cast_slice(&words),
+            usage: wgpu::BufferUsages::UNIFORM,
         })
-        .collect();
-    if let Some(u) = &ubuf {
-        entries.push(wgpu::BindGroupEntry {
-            binding: info.params.len() as u32,
-            resource: u.as_entire_binding(),
-        });
-    }
-    let bg = ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
-        label: Some(info.name),
-        layout: &p.layout,
-        entries: &entries,
     });
-    let mut enc = ctx
-        .device
-        .create_command_encoder(&wgpu::CommandEncoderDescriptor {
-            label: Some(info.name),
-        });
+    let mut entries: Vec<wgpu::BindGroupEntry> =
+        bindings.iter().map(|b| wgpu::BindGroupEntry { binding: b.param as u32, resource: b.buffer.as_entire_binding() }).collect();
+    if let Some(u) = &ubuf {
+        entries.push(wgpu::BindGroupEntry { binding: info.params.len() as u32, resource: u.as_entire_binding() });
+    }
+    let bg = ctx.device.create_bind_group(&wgpu::BindGroupDescriptor { label: Some(info.name), layout: &p.layout, entries: &entries });
+    let mut enc = ctx.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some(info.name) });
     {
-        let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
-            label: Some(info.name),
-            timestamp_writes: None,
-        });
+        let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some(info.name), timestamp_writes: None });
         pass.set_pipeline(&p.pipeline);
         pass.set_bind_group(0, &bg, &[]);
         pass.dispatch_workgroups(grid[0], grid[1], grid[2]);
@@ -70,19 +44,10 @@ pub fn dispatch(
     let start = Instant::now();
     ctx.queue.submit([enc.finish()]);
     if let Some(e) = pollster::block_on(scope.pop()) {
-        return Err(Error::Wgpu {
-            what: format!("the launch of kernel `{}`", info.name),
-            message: e.to_string(),
-        });
+        return Err(Error::Wgpu { what: format!("the launch of kernel `{}`", info.name), message: e.to_string() });
     }
     transfer::wait(ctx, &format!("running `{}`", info.name)).map_err(|e| match e {
-        Error::Timeout {
-            timeout, adapter, ..
-        } => Error::Timeout {
-            kernel: info.name,
-            timeout,
-            adapter,
-        },
+        Error::Timeout { timeout, adapter, .. } => Error::Timeout { kernel: info.name, timeout, adapter },
         e => e,
     })?;
     Ok(start.elapsed())

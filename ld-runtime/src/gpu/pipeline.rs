@@ -27,11 +27,7 @@ fn storage(binding: u32, read_only: bool) -> wgpu::BindGroupLayoutEntry {
     wgpu::BindGroupLayoutEntry {
         binding,
         visibility: wgpu::ShaderStages::COMPUTE,
-        ty: wgpu::BindingType::Buffer {
-            ty: wgpu::BufferBindingType::Storage { read_only },
-            has_dynamic_offset: false,
-            min_binding_size: None,
-        },
+        ty: wgpu::BindingType::Buffer { ty: wgpu::BufferBindingType::Storage { read_only }, has_dynamic_offset: false, min_binding_size: None },
         count: None,
     }
 }
@@ -39,9 +35,7 @@ fn storage(binding: u32, read_only: bool) -> wgpu::BindGroupLayoutEntry {
 /// The engine's bind group (`ld_shaders::abi::binding`): its configuration
 /// is read-only, every other buffer read-write.
 fn engine_entries() -> Vec<wgpu::BindGroupLayoutEntry> {
-    (0..binding::COUNT)
-        .map(|b| storage(b, b == binding::CONFIG))
-        .collect()
+    (0..binding::COUNT).map(|b| storage(b, b == binding::CONFIG)).collect()
 }
 
 /// The bind group layout every kernel's WGSL declares (see `KernelInfo::wgsl`).
@@ -56,11 +50,7 @@ fn layout_entries(info: &KernelInfo) -> Vec<wgpu::BindGroupLayoutEntry> {
         out.push(wgpu::BindGroupLayoutEntry {
             binding: i as u32,
             visibility: wgpu::ShaderStages::COMPUTE,
-            ty: wgpu::BindingType::Buffer {
-                ty: wgpu::BufferBindingType::Storage { read_only },
-                has_dynamic_offset: false,
-                min_binding_size: None,
-            },
+            ty: wgpu::BindingType::Buffer { ty: wgpu::BufferBindingType::Storage { read_only }, has_dynamic_offset: false, min_binding_size: None },
             count: None,
         });
     }
@@ -68,11 +58,7 @@ fn layout_entries(info: &KernelInfo) -> Vec<wgpu::BindGroupLayoutEntry> {
         out.push(wgpu::BindGroupLayoutEntry {
             binding: info.params.len() as u32,
             visibility: wgpu::ShaderStages::COMPUTE,
-            ty: wgpu::BindingType::Buffer {
-                ty: wgpu::BufferBindingType::Uniform,
-                has_dynamic_offset: false,
-                min_binding_size: None,
-            },
+            ty: wgpu::BindingType::Buffer { ty: wgpu::BufferBindingType::Uniform, has_dynamic_offset: false, min_binding_size: None },
             count: None,
         });
     }
@@ -90,56 +76,24 @@ pub fn get(ctx: &GpuContext, info: &'static KernelInfo, variant: Variant) -> Res
         Variant::Folded => info.wgsl_folded,
     };
     let scope = ctx.device.push_error_scope(wgpu::ErrorFilter::Validation);
-    let module = ctx
-        .device
-        .create_shader_module(wgpu::ShaderModuleDescriptor {
-            label: Some(info.name),
-            source: wgpu::ShaderSource::Wgsl(src.into()),
-        });
-    let layout = ctx
-        .device
-        .create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some(info.name),
-            entries: &layout_entries(info),
-        });
-    let engine = (variant != Variant::Native).then(|| {
-        ctx.device
-            .create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-                label: Some("ld engine"),
-                entries: &engine_entries(),
-            })
+    let module = ctx.device.create_shader_module(wgpu::ShaderModuleDescriptor { label: Some(info.name), source: wgpu::ShaderSource::Wgsl(src.into()) });
+    let layout = ctx.device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor { label: Some(info.name), entries: &layout_entries(info) });
+    let engine = (variant != Variant::Native)
+        .then(|| ctx.device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor { label: Some("ld engine"), entries: &engine_entries() }));
+    let layouts: Vec<Option<&wgpu::BindGroupLayout>> = std::iter::once(Some(&layout)).chain(engine.as_ref().map(Some)).collect();
+    let pl = ctx.device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor { label: Some(info.name), bind_group_layouts: &layouts, immediate_size: 0 });
+    let pipeline = ctx.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+        label: Some(info.name),
+        layout: Some(&pl),
+        module: &module,
+        entry_point: Some("main"),
+        compilation_options: Default::default(),
+        cache: None,
     });
-    let layouts: Vec<Option<&wgpu::BindGroupLayout>> = std::iter::once(Some(&layout))
-        .chain(engine.as_ref().map(Some))
-        .collect();
-    let pl = ctx
-        .device
-        .create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: Some(info.name),
-            bind_group_layouts: &layouts,
-            immediate_size: 0,
-        });
-    let pipeline = ctx
-        .device
-        .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-            label: Some(info.name),
-            layout: Some(&pl),
-            module: &module,
-            entry_point: Some("main"),
-            compilation_options: Default::default(),
-            cache: None,
-        });
     if let Some(e) = pollster::block_on(scope.pop()) {
-        return Err(Error::Wgpu {
-            what: format!("the pipeline of kernel `{}`", info.name),
-            message: e.to_string(),
-        });
+        return Err(Error::Wgpu { what: format!("the pipeline of kernel `{}`", info.name), message: e.to_string() });
     }
-    let p = Arc::new(Pipeline {
-        pipeline,
-        layout,
-        engine,
-    });
+    let p = Arc::new(Pipeline { pipeline, layout, engine });
     ctx.pipelines.lock().unwrap().insert(key, p.clone());
     Ok(p)
 }
@@ -165,74 +119,36 @@ pub fn level1(ctx: &GpuContext) -> Result<Arc<Level1>> {
         return Ok(s);
     }
     let scope = ctx.device.push_error_scope(wgpu::ErrorFilter::Validation);
-    let layout = ctx
-        .device
-        .create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some("ld level 1"),
-            entries: &[storage(0, false), storage(1, false)],
-        });
-    let engine = ctx
-        .device
-        .create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some("ld engine"),
-            entries: &engine_entries(),
-        });
-    let pl = ctx
-        .device
-        .create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: Some("ld level 1"),
-            bind_group_layouts: &[Some(&layout), Some(&engine)],
-            immediate_size: 0,
-        });
+    let layout =
+        ctx.device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor { label: Some("ld level 1"), entries: &[storage(0, false), storage(1, false)] });
+    let engine = ctx.device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor { label: Some("ld engine"), entries: &engine_entries() });
+    let pl = ctx.device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+        label: Some("ld level 1"),
+        bind_group_layouts: &[Some(&layout), Some(&engine)],
+        immediate_size: 0,
+    });
     let module = ctx
         .device
-        .create_shader_module(wgpu::ShaderModuleDescriptor {
-            label: Some("ld level 1"),
-            source: wgpu::ShaderSource::Wgsl(ld_shaders::level1_module().into()),
-        });
+        .create_shader_module(wgpu::ShaderModuleDescriptor { label: Some("ld level 1"), source: wgpu::ShaderSource::Wgsl(ld_shaders::level1_module().into()) });
     let slots = ctx
         .device
-        .create_shader_module(wgpu::ShaderModuleDescriptor {
-            label: Some("ld slots"),
-            source: wgpu::ShaderSource::Wgsl(ld_shaders::slots_module().into()),
-        });
+        .create_shader_module(wgpu::ShaderModuleDescriptor { label: Some("ld slots"), source: wgpu::ShaderSource::Wgsl(ld_shaders::slots_module().into()) });
     let make = |module: &wgpu::ShaderModule, entry: &str| {
-        ctx.device
-            .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                label: Some(entry),
-                layout: Some(&pl),
-                module,
-                entry_point: Some(entry),
-                compilation_options: Default::default(),
-                cache: None,
-            })
+        ctx.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: Some(entry),
+            layout: Some(&pl),
+            module,
+            entry_point: Some(entry),
+            compilation_options: Default::default(),
+            cache: None,
+        })
     };
-    let (merge, fold, args) = (
-        make(&module, "merge"),
-        make(&module, "fold"),
-        make(&module, "args"),
-    );
-    let (prepare, publish, compare) = (
-        make(&slots, "prepare"),
-        make(&slots, "publish"),
-        make(&slots, "compare"),
-    );
+    let (merge, fold, args) = (make(&module, "merge"), make(&module, "fold"), make(&module, "args"));
+    let (prepare, publish, compare) = (make(&slots, "prepare"), make(&slots, "publish"), make(&slots, "compare"));
     if let Some(e) = pollster::block_on(scope.pop()) {
-        return Err(Error::Wgpu {
-            what: "the engine's shaders".into(),
-            message: e.to_string(),
-        });
+        return Err(Error::Wgpu { what: "the engine's shaders".into(), message: e.to_string() });
     }
-    let s = Arc::new(Level1 {
-        merge,
-        fold,
-        args,
-        prepare,
-        publish,
-        compare,
-        layout,
-        engine,
-    });
+    let s = Arc::new(Level1 { merge, fold, args, prepare, publish, compare, layout, engine });
     *ctx.level1.lock().unwrap() = Some(s.clone());
     Ok(s)
 }
