@@ -23,7 +23,7 @@ fn flags() -> Flags {
         check: false,
         deterministic: false,
         json: false,
-        warp_size: 32,
+        warp_size: None,
         memory_budget: None,
         max_rounds: None,
         plan: false,

@@ -38,11 +38,11 @@ fn go(l: ld::Launch<'_>, how: How) -> Option<Report> {
             None
         }
         How::Check(w) => {
-            let run = l.mode(ld::Mode::Check).check_options(ld::CheckOptions { warp_size: w, ..Default::default() }).run().unwrap();
+            let run = l.mode(ld::Mode::Check).check_options(ld::CheckOptions { warp_size: Some(w), ..Default::default() }).run().unwrap();
             Some(run.report.expect("check mode gives a report"))
         }
         How::Capped(w, copies) => {
-            let run = l.mode(ld::Mode::Check).check_options(ld::CheckOptions { warp_size: w, copies: Some(copies), ..Default::default() }).run().unwrap();
+            let run = l.mode(ld::Mode::Check).check_options(ld::CheckOptions { warp_size: Some(w), copies: Some(copies), ..Default::default() }).run().unwrap();
             Some(run.report.expect("check mode gives a report"))
         }
     }
@@ -1535,4 +1535,32 @@ fn clean_kernels_stay_clean_at_warp_size_1() {
 #[test]
 fn clean_kernels_stay_clean_at_warp_size_4() {
     clean_at(4);
+}
+
+// ============================== the default warp size fits the kernel
+
+/// RACY across workgroups (every workgroup writes the same 8 words), in a
+/// workgroup of 8: smaller than the warp size ld would otherwise pick.
+#[ld::kernel(workgroup_size = 8)]
+fn small_workgroups(out: &mut [u32]) {
+    out[local_id().x] = workgroup_id().x + 1;
+}
+
+#[test]
+fn default_warp_size_fits_a_small_workgroup() {
+    let run = |rt: &Runtime, opts: ld::CheckOptions| {
+        let mut o = rt.zeros::<u32>(8).unwrap();
+        rt.launch(small_workgroups, 3u32, (&mut o,)).mode(ld::Mode::Check).check_options(opts).run()
+    };
+    let mut verdicts = Vec::new();
+    for rt in common::gpu().into_iter().chain([common::cpu()]) {
+        let report = run(&rt, ld::CheckOptions::default()).unwrap().report.unwrap();
+        assert_eq!((report.warp_size, report.warps_per_workgroup), (8, 1), "{report}");
+        assert!(report.races.iter().any(|r| r.kind == RaceKind::WriteWrite), "{report}");
+        verdicts.push(report.verdict());
+        // A warp size chosen by the user is still validated.
+        let e = run(&rt, ld::CheckOptions { warp_size: Some(32), ..Default::default() }).unwrap_err().to_string();
+        assert!(e.contains("warp size 32") && e.contains("8 invocations"), "{e}");
+    }
+    assert!(verdicts.windows(2).all(|v| v[0] == v[1]), "{verdicts:?}");
 }

@@ -24,7 +24,7 @@ fn runtimes() -> Vec<Runtime> {
 }
 
 fn det(w: u32) -> CheckOptions {
-    CheckOptions { warp_size: w, ..Default::default() }
+    CheckOptions { warp_size: Some(w), ..Default::default() }
 }
 
 /// Runs `f` three times on every backend; all outputs must be bit-identical.

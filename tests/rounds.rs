@@ -34,7 +34,7 @@ fn runtimes() -> Vec<Runtime> {
 
 fn check(rt: &Runtime, a: u32, b: u32, copies: Option<u32>) -> (Report, Vec<u32>) {
     let mut out = rt.zeros::<u32>(9).unwrap();
-    let opts = CheckOptions { warp_size: 1, copies, ..Default::default() };
+    let opts = CheckOptions { warp_size: Some(1), copies, ..Default::default() };
     let run = rt.launch(pair_race, 1u32, (&mut out, a, b)).mode(Mode::Check).check_options(opts).run().unwrap();
     (run.report.unwrap(), out.to_vec().unwrap())
 }
@@ -104,7 +104,7 @@ fn a_budget_for_fewer_copies_runs_rounds_and_one_too_small_names_the_bytes() {
     for rt in runtimes() {
         let run = |budget: u64, plan_only: bool| {
             let mut out = rt.zeros::<u32>(9).unwrap();
-            let opts = CheckOptions { warp_size: 1, memory_budget: Some(budget), ..Default::default() };
+            let opts = CheckOptions { warp_size: Some(1), memory_budget: Some(budget), ..Default::default() };
             let l = rt.launch(pair_race, 1u32, (&mut out, 1u32, 5u32)).mode(Mode::Check).check_options(opts);
             if plan_only {
                 return l.plan().map(|p| (Some(p), None));

@@ -35,7 +35,7 @@ fn flags(fixed: bool, size: f64) -> Flags {
         check: false,
         deterministic: false,
         json: false,
-        warp_size: 32,
+        warp_size: None,
         memory_budget: None,
         max_rounds: None,
         plan: false,

@@ -265,7 +265,7 @@ impl<'a> Launch<'a> {
     /// and the chance of finding a race within each round), without running it.
     pub fn plan(&self) -> Result<Plan> {
         self.check()?;
-        self.check_warp_size()?;
+        self.warp_size()?;
         Ok(engine::plan(self.info, self.grid.0, &self.target_words(), &self.check, self.limits(), self.mode == Mode::Deterministic)?.plan)
     }
 
@@ -293,20 +293,22 @@ impl<'a> Launch<'a> {
         }
     }
 
-    fn check_warp_size(&self) -> Result<()> {
+    /// The warp size this launch checks with; a chosen one must be a power
+    /// of two that fits the workgroup.
+    fn warp_size(&self) -> Result<u32> {
         let wg = self.info.invocations_per_workgroup();
-        let w = self.check.warp_size;
+        let w = self.check.warp_size_for(wg);
         if w == 0 || !w.is_power_of_two() || w > wg {
             return Err(Error::Unsupported(format!(
                 "warp size {w}: it must be a power of two no larger than the workgroup ({wg} invocations of `{}`)",
                 self.info.name
             )));
         }
-        Ok(())
+        Ok(w)
     }
 
     fn run_check(self, uniforms: Vec<u32>) -> Result<Run> {
-        self.check_warp_size()?;
+        let warp_size = self.warp_size()?;
         let start = Instant::now();
         let deterministic = self.mode == Mode::Deterministic;
         let words = self.target_words();
@@ -340,7 +342,7 @@ impl<'a> Launch<'a> {
                 &check::targets(self.info),
                 &c.raw,
                 &c.plan,
-                self.check.warp_size,
+                warp_size,
                 self.check.max_records,
                 self.rt.backend().to_string(),
                 elapsed.as_secs_f64() * 1e3,

@@ -26,9 +26,10 @@ pub struct Flags {
     /// Print check reports as JSON.
     #[arg(long)]
     pub json: bool,
-    /// Invocations per warp in check mode (a power of two).
-    #[arg(long, default_value_t = 32)]
-    pub warp_size: u32,
+    /// Invocations per warp in check mode (a power of two; default: 32, or
+    /// the workgroup when smaller).
+    #[arg(long)]
+    pub warp_size: Option<u32>,
     /// Memory for check mode's private copies (level 1 checks in rounds to
     /// fit it), e.g. `64MiB`, `512KiB`, `1GiB` or bytes.
     #[arg(long, value_parser = parse_bytes)]

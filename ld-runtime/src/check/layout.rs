@@ -165,7 +165,7 @@ fn next_pow2(x: u64) -> u32 {
 pub(crate) fn initial_caps(info: &KernelInfo, grid: [u32; 3], words: &[u64], opts: &CheckOptions) -> Caps {
     let n: u64 = grid.iter().map(|&d| d as u64).product();
     let inv = info.invocations_per_workgroup() as u64;
-    let warps = inv.div_ceil(opts.warp_size as u64);
+    let warps = inv.div_ceil(opts.warp_size_for(inv as u32) as u64);
     // Pages per entry in check mode: B, U, P and Q per copy, and the
     // written flags of P and Q.
     let entry_bytes = (2 + 4 * warps) * PAGE as u64 * 4;
@@ -209,7 +209,7 @@ pub(crate) fn layout(
     let budget = opts.memory_budget.unwrap_or(DEFAULT_BUDGET);
     let n: u64 = grid.iter().map(|&d| d as u64).product();
     let wg = info.invocations_per_workgroup();
-    let warps = wg.div_ceil(opts.warp_size) as u64;
+    let warps = wg.div_ceil(opts.warp_size_for(wg)) as u64;
     let shapes: Vec<Shape> = info
         .targets
         .iter()
@@ -225,7 +225,7 @@ pub(crate) fn layout(
         info,
         grid,
         deterministic,
-        warp_size: opts.warp_size,
+        warp_size: opts.warp_size_for(wg),
         roles,
         shapes: shapes.clone(),
         slot: abi::slot_layout(&shapes, roles),

@@ -37,7 +37,9 @@ use report::{Checked, Memory};
 pub struct CheckOptions {
     /// Invocations per warp (level-2 unit): a power of two up to the
     /// workgroup size. 1 checks every invocation against every other.
-    pub warp_size: u32,
+    /// Default: the largest power of two no larger than 32 or the
+    /// workgroup ([`CheckOptions::warp_size_for`]).
+    pub warp_size: Option<u32>,
     /// Race records kept in detail; the total count stays exact.
     pub max_records: usize,
     /// Atomic results one invocation may use before the log grows (check
@@ -58,7 +60,20 @@ pub struct CheckOptions {
 
 impl Default for CheckOptions {
     fn default() -> Self {
-        CheckOptions { warp_size: 32, max_records: 1 << 18, atomic_log: 16, memory_budget: None, copies: None, max_rounds: None, all_rounds: false }
+        CheckOptions { warp_size: None, max_records: 1 << 18, atomic_log: 16, memory_budget: None, copies: None, max_rounds: None, all_rounds: false }
+    }
+}
+
+impl CheckOptions {
+    /// The warp size a check of a kernel with `invocations` per workgroup
+    /// uses: the one chosen, else 32 (a warp on NVIDIA hardware, lanes that
+    /// run in lockstep and whose mutual races value comparison cannot see)
+    /// or the whole workgroup when it is smaller.
+    pub fn warp_size_for(&self, invocations: u32) -> u32 {
+        self.warp_size.unwrap_or_else(|| {
+            let cap = invocations.clamp(1, 32);
+            1 << (31 - cap.leading_zeros())
+        })
     }
 }
 
@@ -126,5 +141,18 @@ pub(crate) fn note(level: report::Level, memory: Memory, cross: bool, kind: repo
                 "workgroup memory written on both sides of a storageBarrier: storageBarrier does not order workgroup memory (use barrier())".into()
             }
         }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::CheckOptions;
+
+    #[test]
+    fn default_warp_size_is_the_largest_power_of_two_that_fits() {
+        let d = CheckOptions::default();
+        let got: Vec<u32> = [1, 3, 8, 20, 32, 33, 64, 1024].iter().map(|&n| d.warp_size_for(n)).collect();
+        assert_eq!(got, [1, 2, 8, 16, 32, 32, 32, 32]);
+        assert_eq!(CheckOptions { warp_size: Some(4), ..d }.warp_size_for(1024), 4);
     }
 }
