@@ -3,7 +3,7 @@
 //! reaches, side by side (criterion prints both throughputs).
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use ld_runtime::check::bench::Level1Bench;
+use ld_runtime::__Level1Bench as Level1Bench;
 
 fn level1(c: &mut Criterion) {
     let rt = match ld::Runtime::gpu() {

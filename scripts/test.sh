@@ -34,6 +34,10 @@ export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-$(mktemp -d)}"
 cargo test --workspace --all-targets "$@"
 # Doc examples (every KERNELS.md example is a doctest of the ld crate).
 cargo test --workspace --doc "$@"
+# Every crate packages, the engine's WGSL included (no verify build: the
+# suite above has built and tested the same sources).
+cargo package --workspace --allow-dirty --no-verify --offline -q
+cargo package -p ld-shaders --allow-dirty --offline --list | grep -qx wgsl/engine.wgsl
 # Style gates: formatting and lints, warnings as errors.
 cargo fmt --all --check
 cargo clippy --workspace --all-targets "$@" -- -D warnings

@@ -23,10 +23,9 @@
 //! The kernel language is described in KERNELS.md.
 
 pub use ld_macros::{kernel, kernels};
-pub use ld_runtime::cpu::twin::UVec3;
 pub use ld_runtime::{
-    Arg, Backend, Buffer, CheckOptions, Element, Error, Grid, IntoArgs, Kernel, KernelInfo, Launch, LevelPlan, Mode, Plan, Race, RaceKind, Report, Result, Run,
-    Runtime, Stats,
+    Arg, Backend, BufArg, Buffer, CheckOptions, Checked, Element, Error, FaultKind, ForcedBackend, Grid, IntoArgs, Kernel, KernelInfo, Launch, Level,
+    LevelPlan, Memory, Mode, Plan, Race, RaceKind, Region, Report, Result, Run, Runtime, Settings, Stats, UVec3, Unit,
 };
 
 #[doc(hidden)]

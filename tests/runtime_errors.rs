@@ -172,3 +172,86 @@ fn check_mode_that_cannot_fit_names_the_limit_and_the_bytes() {
         assert!(!r.report.unwrap().has_races());
     }
 }
+
+#[test]
+fn faults_are_typed() {
+    let rt = common::cpu();
+    let mut dst = rt.zeros::<u32>(64).unwrap();
+    let (e, _) = msg(rt.launch(off_by_one, 1u32, (&mut dst,)).run());
+    let line = line_of("dst[i + 1] = i;") as u32;
+    assert!(
+        matches!(e, Error::Fault { kind: ld::FaultKind::OutOfBounds { ref array, index: 64, len: 64, line: l, .. }, .. } if array == "dst" && l == line),
+        "{e:?}"
+    );
+    let flag = rt.zeros::<u32>(1).unwrap();
+    let mut out = rt.zeros::<u32>(1).unwrap();
+    let (e, _) = msg(rt.launch(spin, 1u32, (&flag, &mut out)).max_loop_iterations(500).run());
+    assert!(matches!(e, Error::Fault { kind: ld::FaultKind::NonTermination { fuel: 500 }, .. }), "{e:?}");
+}
+
+#[test]
+fn a_negative_i32_for_a_u32_says_so() {
+    for rt in runtimes() {
+        let src = rt.upload(&[7u32; 64]).unwrap();
+        let mut dst = rt.zeros::<u32>(64).unwrap();
+        let (e, s) = msg(rt.launch(copy, 1u32, (&src, &mut dst, -5)).run());
+        assert!(matches!(e, Error::Arg { index: 2, .. }) && s.contains("-5, a negative `i32`") && s.contains("4294967295"), "{s}");
+    }
+}
+
+#[test]
+fn check_options_that_cannot_mean_what_they_say_are_errors() {
+    let rt = common::cpu();
+    let src = rt.upload(&[7u32; 64]).unwrap();
+    for (opts, option) in [
+        (ld::CheckOptions { max_rounds: Some(0), ..Default::default() }, "max_rounds"),
+        (ld::CheckOptions { max_records: 0, ..Default::default() }, "max_records"),
+        (ld::CheckOptions { copies: Some(1), ..Default::default() }, "copies"),
+        (ld::CheckOptions { memory_budget: Some(0), ..Default::default() }, "memory_budget"),
+    ] {
+        let mut dst = rt.zeros::<u32>(64).unwrap();
+        let (e, s) = msg(rt.launch(copy, 1u32, (&src, &mut dst, 64u32)).mode(ld::Mode::Check).check_options(opts).run());
+        assert!(matches!(e, Error::BadOption { option: o, .. } if o == option), "{s}");
+        assert!(s.starts_with(&format!("CheckOptions::{option} = ")), "{s}");
+        assert_eq!(dst.to_vec().unwrap(), vec![0u32; 64], "nothing ran");
+    }
+}
+
+#[test]
+fn an_adapter_name_that_matches_nothing_lists_the_adapters() {
+    let Some(gpu) = common::gpu() else { return };
+    let settings = ld::Settings { adapter: Some("no such adapter".into()), ..Default::default() };
+    let e = Runtime::with_settings(&settings).unwrap_err();
+    let s = e.to_string();
+    assert!(matches!(e, Error::NoMatchingAdapter { ref found, .. } if !found.is_empty()), "{s}");
+    let ld::Backend::Gpu { adapter } = gpu.backend() else { unreachable!() };
+    let name = adapter.split(" (").next().unwrap();
+    assert!(s.contains("LD_ADAPTER=\"no such adapter\"") && s.contains(name), "{s}");
+    // Part of a real name, in any case, picks that adapter.
+    let settings = ld::Settings { adapter: Some(name[..name.len().min(6)].to_uppercase()), ..Default::default() };
+    assert!(Runtime::with_settings(&settings).unwrap().is_gpu());
+}
+
+#[ld::kernel(workgroup_size = 4)]
+fn number_items(out: &mut [u32]) {
+    let i = global_id().x + global_id().y * num_workgroups().x * 4;
+    if i < out.len() {
+        out[i] = i * 3;
+    }
+}
+
+#[test]
+fn cover_2d_runs_more_than_65535_workgroups() {
+    let items = 4 * 65535 + 4 * 7 + 2;
+    let g = Grid::cover_2d(items as u64, 4);
+    assert_eq!(g.0, [65535, 2, 1]);
+    for rt in runtimes() {
+        let mut out = rt.zeros::<u32>(items).unwrap();
+        rt.launch(number_items, g, (&mut out,)).run().unwrap();
+        let got = out.to_vec().unwrap();
+        assert!(got.iter().enumerate().all(|(i, &v)| v == i as u32 * 3), "{:?}", rt.backend());
+        // One dimension past the device's limit is an error that says what to do.
+        let (e, s) = msg(rt.launch(number_items, Grid::cover(items as u64, 4), (&mut out,)).run());
+        assert!(matches!(e, Error::Grid { .. }) && s.contains("65535"), "{s}");
+    }
+}

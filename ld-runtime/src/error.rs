@@ -12,8 +12,11 @@ pub enum Error {
     #[error("could not open the GPU device on {adapter}: {reason}")]
     DeviceOpen { adapter: String, reason: String },
 
-    #[error("LD_BACKEND={0:?} is not a backend: use `gpu` or `cpu`")]
-    BadBackendEnv(String),
+    #[error("{var}={value:?} is not valid: expected {expected}; fix or unset it")]
+    Env { var: &'static str, value: String, expected: &'static str },
+
+    #[error("LD_ADAPTER={want:?} matches none of the GPU adapters found ({}); use part of one of these names, or unset LD_ADAPTER", if found.is_empty() { "none".to_string() } else { found.join("; ") })]
+    NoMatchingAdapter { want: String, found: Vec<String> },
 
     #[error("kernel `{kernel}` takes {expected} arguments, {given} given; its signature is {signature}")]
     ArgCount { kernel: &'static str, expected: usize, given: usize, signature: String },
@@ -30,17 +33,29 @@ pub enum Error {
     #[error("{what} has {got} elements but {expected} were given; buffers keep their length, create a new one to resize")]
     LengthMismatch { what: String, got: usize, expected: usize },
 
-    #[error("kernel `{kernel}` faulted on the CPU executor in invocation {invocation}: {fault}\n  {effects}")]
-    Fault { kernel: &'static str, invocation: String, fault: String, effects: String },
+    #[error("kernel `{kernel}` faulted on the CPU executor in invocation {invocation}: {message}")]
+    Fault {
+        kernel: &'static str,
+        /// Global, workgroup and local id, in words.
+        invocation: String,
+        /// What went wrong, for a caller to match on.
+        kind: FaultKind,
+        /// What went wrong and what it left in the user's buffers, in words.
+        message: String,
+    },
 
-    #[error("kernel `{kernel}` did not finish within {timeout:?} on {adapter}: it may never terminate. Run it with LD_BACKEND=cpu to find the looping invocation, or raise the limit (LD_GPU_TIMEOUT_SECS). The device may be unusable now; buffers written by this launch hold undefined contents")]
+    #[error("kernel `{kernel}` did not finish within {timeout:?} on {adapter}: either a loop never ends (run it with LD_BACKEND=cpu to find the looping invocation) or the launch is more work than the device does in that time (raise LD_GPU_TIMEOUT_SECS, or launch fewer workgroups at a time). The device may be unusable now; buffers written by this launch hold undefined contents")]
     Timeout { kernel: &'static str, timeout: Duration, adapter: String },
 
     #[error("the GPU device was lost{during}: {reason}. Buffers on it are gone; create a new Runtime (or use LD_BACKEND=cpu)")]
     DeviceLost { during: String, reason: String },
 
-    #[error("wgpu rejected {what}: {message}")]
-    Wgpu { what: String, message: String },
+    #[error("wgpu rejected {what}: {source}")]
+    Wgpu {
+        what: String,
+        #[source]
+        source: Box<dyn std::error::Error + Send + Sync + 'static>,
+    },
 
     #[error("check mode of `{kernel}` needs {needed} bytes for {what}, more than the {limit_name} of {limit} bytes: {advice}")]
     CheckMemory { kernel: &'static str, what: String, needed: u64, limit: u64, limit_name: &'static str, advice: String },
@@ -51,6 +66,29 @@ pub enum Error {
     #[error("kernel `{kernel}` in {mode}: the device ({adapter}) cut loops short: lavapipe ends the loops of an invocation once they have run 65535 iterations in all, and {mode} runs each region twice and checks it with loops of its own; the results would be wrong, so none are given. Run it on a GPU, on the CPU reference (LD_BACKEND=cpu), or with less work per invocation")]
     LoopLimit { kernel: &'static str, mode: &'static str, adapter: String },
 
+    #[error("CheckOptions::{option} = {value}: {problem}")]
+    BadOption { option: &'static str, value: String, problem: &'static str },
+
     #[error("{0}")]
     Unsupported(String),
+}
+
+/// Why a kernel faulted on the CPU executor.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FaultKind {
+    /// An index past the end of `array` (a parameter or a shared array) at
+    /// the kernel's source line and column.
+    OutOfBounds { array: String, index: i64, len: u32, line: u32, column: u32 },
+    /// An invocation ran `fuel` loop iterations without finishing.
+    NonTermination { fuel: u64 },
+    /// Invocations of one workgroup stopped at different barriers (`None`:
+    /// finished); each side is (local index, barrier).
+    BarrierDivergence { first: (u32, Option<u32>), other: (u32, Option<u32>) },
+}
+
+impl Error {
+    /// A wgpu error (validation, mapping, polling) about `what`.
+    pub(crate) fn wgpu(what: impl Into<String>, source: impl std::error::Error + Send + Sync + 'static) -> Self {
+        Error::Wgpu { what: what.into(), source: Box::new(source) }
+    }
 }

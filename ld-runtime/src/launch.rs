@@ -11,6 +11,7 @@ use crate::error::{Error, Result};
 use crate::gpu::{self, GpuBinding};
 use crate::kernel::{KernelInfo, ParamKind, ScalarKind, TargetPlace};
 use crate::runtime::{Backend, Runtime};
+use crate::settings::Settings;
 use std::any::TypeId;
 use std::time::{Duration, Instant};
 
@@ -18,10 +19,30 @@ use std::time::{Duration, Instant};
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Grid(pub [u32; 3]);
 
+/// Workgroups per grid dimension every WebGPU device supports.
+pub const MAX_WORKGROUPS_PER_DIMENSION: u32 = 65535;
+
 impl Grid {
-    /// Enough workgroups of `per_workgroup` invocations to cover `items`.
+    /// Enough workgroups of `per_workgroup` invocations to cover `items`,
+    /// along x (a launch fails with a clear error beyond 65535 workgroups:
+    /// use [`Grid::cover_2d`] then).
     pub fn cover(items: u64, per_workgroup: u32) -> Grid {
-        Grid([items.div_ceil(per_workgroup as u64).max(1) as u32, 1, 1])
+        Grid([items.div_ceil(per_workgroup.max(1) as u64).max(1).min(u32::MAX as u64) as u32, 1, 1])
+    }
+
+    /// Enough workgroups to cover `items`, spread over y once x holds 65535:
+    /// the kernel numbers its item `global_id().x + global_id().y *
+    /// num_workgroups().x * W` (W: the workgroup's x size) and skips the
+    /// items past the end (the last row may be partly past it).
+    pub fn cover_2d(items: u64, per_workgroup: u32) -> Grid {
+        let n = items.div_ceil(per_workgroup.max(1) as u64).max(1);
+        let x = n.min(MAX_WORKGROUPS_PER_DIMENSION as u64);
+        Grid([x as u32, n.div_ceil(x).min(u32::MAX as u64) as u32, 1])
+    }
+
+    /// The number of workgroups.
+    pub fn workgroups(&self) -> u64 {
+        self.0.iter().map(|&d| d as u64).product()
     }
 }
 
@@ -296,6 +317,7 @@ impl<'a> Launch<'a> {
     /// The warp size this launch checks with; a chosen one must be a power
     /// of two that fits the workgroup.
     fn warp_size(&self) -> Result<u32> {
+        self.check.validate()?;
         let wg = self.info.invocations_per_workgroup();
         let w = self.check.warp_size_for(wg);
         if w == 0 || !w.is_power_of_two() || w > wg {
@@ -328,7 +350,7 @@ impl<'a> Launch<'a> {
                 self.drive(&mut b, layout, &words, limits)?
             }
             None => {
-                let l = self.cpu_launch(uniforms);
+                let l = self.cpu_launch(uniforms)?;
                 let fault = |e| self.fault(e, l.fuel);
                 let mut b = check::cpu::CpuBackend::new(&l, &fault);
                 self.drive(&mut b, layout, &words, limits)?
@@ -370,11 +392,11 @@ impl<'a> Launch<'a> {
     }
 
     fn run_cpu(&self, uniforms: Vec<u32>) -> Result<()> {
-        let l = self.cpu_launch(uniforms);
+        let l = self.cpu_launch(uniforms)?;
         executor::run(&l).map_err(|e| self.fault(e, l.fuel))
     }
 
-    fn cpu_launch(&self, uniforms: Vec<u32>) -> CpuLaunch<'a> {
+    fn cpu_launch(&self, uniforms: Vec<u32>) -> Result<CpuLaunch<'a>> {
         let storage = self
             .args
             .iter()
@@ -386,8 +408,11 @@ impl<'a> Launch<'a> {
                 _ => None,
             })
             .collect();
-        let fuel = self.fuel.or_else(|| std::env::var("LD_CPU_FUEL").ok().and_then(|s| s.parse().ok())).unwrap_or(1u64 << 28);
-        CpuLaunch { info: self.info, grid: self.grid.0, storage, uniforms, fuel }
+        let fuel = match self.fuel {
+            Some(n) => n,
+            None => Settings::get()?.cpu_fuel,
+        };
+        Ok(CpuLaunch { info: self.info, grid: self.grid.0, storage, uniforms, fuel })
     }
 
     fn fault(&self, e: executor::WorkgroupError, fuel: u64) -> Error {
@@ -407,7 +432,12 @@ impl<'a> Launch<'a> {
                     written.join(", ")
                 )
             };
-            Error::Fault { kernel: self.info.name, invocation: e.invocation(self.info), fault: e.describe(self.info, fuel), effects }
+            Error::Fault {
+                kernel: self.info.name,
+                invocation: e.invocation(self.info),
+                kind: e.kind(self.info, fuel),
+                message: format!("{}\n  {effects}", e.describe(self.info, fuel)),
+            }
         }
     }
 
@@ -434,7 +464,7 @@ impl<'a> Launch<'a> {
                         return Err(err(format!("atomics write `{}`: pass it as `&mut`", p.name)));
                     }
                 }
-                (ParamKind::Uniform { scalar }, a) => uniforms.push(scalar_word(*scalar, a).ok_or_else(|| err(format!("got {}", a.describe())))?),
+                (ParamKind::Uniform { scalar }, a) => uniforms.push(scalar_word(*scalar, a).map_err(err)?),
                 (_, a) => return Err(err(format!("got {}; buffers are passed as `&buf` or `&mut buf`", a.describe()))),
             }
         }
@@ -500,12 +530,30 @@ impl<'a> Launch<'a> {
 
 /// A scalar argument as the word the uniform block holds. A non-negative
 /// `i32` is accepted for a `u32` parameter (Rust's integer literal default).
-fn scalar_word(want: ScalarKind, a: &Arg) -> Option<u32> {
+/// A scalar argument as its uniform word; a non-negative `i32` literal
+/// passes for a `u32` (Rust's default integer type is `i32`).
+fn scalar_word(want: ScalarKind, a: &Arg) -> std::result::Result<u32, String> {
     match (want, a) {
-        (ScalarKind::U32, Arg::U32(x)) => Some(*x),
-        (ScalarKind::U32, Arg::I32(x)) if *x >= 0 => Some(*x as u32),
-        (ScalarKind::I32, Arg::I32(x)) => Some(*x as u32),
-        (ScalarKind::F32, Arg::F32(x)) => Some(x.to_bits()),
-        _ => None,
+        (ScalarKind::U32, Arg::U32(x)) => Ok(*x),
+        (ScalarKind::U32, Arg::I32(x)) if *x >= 0 => Ok(*x as u32),
+        (ScalarKind::U32, Arg::I32(x)) => Err(format!("got {x}, a negative `i32`; a `u32` holds 0 to {}", u32::MAX)),
+        (ScalarKind::I32, Arg::I32(x)) => Ok(*x as u32),
+        (ScalarKind::F32, Arg::F32(x)) => Ok(x.to_bits()),
+        (_, a) => Err(format!("got {}", a.describe())),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Grid;
+
+    #[test]
+    fn cover_2d_spreads_over_y_only_past_the_limit() {
+        assert_eq!(Grid::cover_2d(1000, 64).0, [16, 1, 1]);
+        assert_eq!(Grid::cover_2d(65535 * 64, 64).0, [65535, 1, 1]);
+        assert_eq!(Grid::cover_2d(65536 * 64, 64).0, [65535, 2, 1]);
+        let g = Grid::cover_2d(1 << 32, 256);
+        assert!(g.0[0] <= 65535 && g.0[1] <= 65535 && g.workgroups() * 256 >= 1 << 32, "{g:?}");
+        assert_eq!(Grid::cover(0, 64).0, [1, 1, 1]);
     }
 }

@@ -6,24 +6,34 @@
 //! checks arguments against the kernel's metadata (`kernel`) and hands the
 //! dispatch to `gpu` or `cpu`.
 
-pub mod buffer;
-pub mod check;
-pub mod cpu;
-pub mod error;
-mod gpu;
-pub mod kernel;
-pub mod launch;
-pub mod runtime;
+// The modules are the pipeline's stages; what users name is re-exported
+// below, the rest is the crate's own.
+pub(crate) mod buffer;
+pub(crate) mod check;
+pub(crate) mod cpu;
+pub(crate) mod error;
+pub(crate) mod gpu;
+pub(crate) mod kernel;
+pub(crate) mod launch;
+pub(crate) mod runtime;
+pub(crate) mod settings;
 
 pub use buffer::{Buffer, Element};
 pub use check::engine::Stats;
 pub use check::plan::{LevelPlan, Plan};
-pub use check::report::{Race, RaceKind, Report};
+pub use check::report::{Checked, Level, Memory, Race, RaceKind, Region, Report, Unit};
 pub use check::CheckOptions;
-pub use error::{Error, Result};
+pub use cpu::twin::UVec3;
+pub use error::{Error, FaultKind, Result};
 pub use kernel::{Kernel, KernelInfo};
-pub use launch::{Arg, Grid, IntoArgs, Launch, Mode, Run};
+pub use launch::{Arg, BufArg, Grid, IntoArgs, Launch, Mode, Run, MAX_WORKGROUPS_PER_DIMENSION};
 pub use runtime::{Backend, Runtime};
+pub use settings::{ForcedBackend, Settings};
+
+/// Level 1's sweep against a shader copy, for `benches/check.rs`. Not a
+/// stable API.
+#[doc(hidden)]
+pub use check::bench::Level1Bench as __Level1Bench;
 
 /// What `#[ld::kernel]` expansions refer to. Not a stable API.
 #[doc(hidden)]

@@ -9,6 +9,7 @@ use crate::error::{Error, Result};
 use crate::gpu::{self, GpuContext};
 use crate::kernel::Kernel;
 use crate::launch::{Grid, IntoArgs, Launch};
+use crate::settings::{ForcedBackend, Settings};
 use std::sync::{Arc, Once};
 
 #[derive(Clone)]
@@ -32,37 +33,38 @@ impl std::fmt::Display for Backend {
     }
 }
 
-fn require_gpu() -> bool {
-    std::env::var("LD_REQUIRE_GPU").map(|v| v == "1" || v.eq_ignore_ascii_case("true")).unwrap_or(false)
-}
-
 static FALLBACK_NOTE: Once = Once::new();
 
 impl Runtime {
     /// The backend from `LD_BACKEND` (`gpu` or `cpu`), else the best GPU,
     /// else the CPU executor (with a note on stderr).
     pub fn new() -> Result<Self> {
-        match std::env::var("LD_BACKEND").ok().as_deref() {
-            Some("gpu") => Self::gpu(),
-            Some("cpu") => Ok(Self::cpu()),
-            Some("") | None => match gpu::open()? {
+        Self::with_settings(Settings::get()?)
+    }
+
+    /// As [`Runtime::new`], with the settings given instead of the
+    /// environment's.
+    pub fn with_settings(settings: &Settings) -> Result<Self> {
+        match settings.backend {
+            Some(ForcedBackend::Gpu) => match gpu::open(settings)? {
                 Some(ctx) => Ok(Runtime { gpu: Some(ctx) }),
-                None if require_gpu() => Err(Error::NoAdapter { detail: String::new() }),
+                None => Err(Error::NoAdapter { detail: " (a GPU was asked for)".into() }),
+            },
+            Some(ForcedBackend::Cpu) => Ok(Self::cpu()),
+            None => match gpu::open(settings)? {
+                Some(ctx) => Ok(Runtime { gpu: Some(ctx) }),
+                None if settings.require_gpu => Err(Error::NoAdapter { detail: String::new() }),
                 None => {
                     FALLBACK_NOTE.call_once(|| eprintln!("ld: no GPU adapter found; running kernels on the CPU reference executor (install mesa-vulkan-drivers for lavapipe, or set LD_BACKEND=cpu to silence this)"));
                     Ok(Self::cpu())
                 }
             },
-            Some(other) => Err(Error::BadBackendEnv(other.to_string())),
         }
     }
 
     /// The best GPU adapter, or an error if there is none.
     pub fn gpu() -> Result<Self> {
-        match gpu::open()? {
-            Some(ctx) => Ok(Runtime { gpu: Some(ctx) }),
-            None => Err(Error::NoAdapter { detail: " (LD_BACKEND=gpu)".into() }),
-        }
+        Self::with_settings(&Settings { backend: Some(ForcedBackend::Gpu), ..Settings::get()?.clone() })
     }
 
     /// The CPU reference executor.

@@ -17,7 +17,6 @@
 //! - `records` turns what the backends record into a `report`.
 
 /// Level 1's sweep against a shader copy (`benches/check.rs`).
-#[doc(hidden)]
 pub mod bench;
 pub(crate) mod cpu;
 pub(crate) mod engine;
@@ -65,6 +64,24 @@ impl Default for CheckOptions {
 }
 
 impl CheckOptions {
+    /// Values that would make a check do something else than asked.
+    pub(crate) fn validate(&self) -> crate::Result<()> {
+        let bad = |option, value: String, problem| Err(crate::Error::BadOption { option, value, problem });
+        if self.max_rounds == Some(0) {
+            return bad("max_rounds", "Some(0)".into(), "a check runs at least one round; use None for all rounds");
+        }
+        if self.max_records == 0 {
+            return bad("max_records", "0".into(), "at least one race record is needed to report a race (the total count is exact whatever the cap)");
+        }
+        if self.copies.is_some_and(|c| c < 2) {
+            return bad("copies", format!("{:?}", self.copies), "level 2 compares warps pairwise: at least two copies");
+        }
+        if self.memory_budget == Some(0) {
+            return bad("memory_budget", "Some(0)".into(), "no memory at all cannot hold a check; use None for the default");
+        }
+        Ok(())
+    }
+
     /// The warp size a check of a kernel with `invocations` per workgroup
     /// uses: the one chosen, else 32 (a warp on NVIDIA hardware, lanes that
     /// run in lockstep and whose mutual races value comparison cannot see)
@@ -85,15 +102,14 @@ pub const DEFAULT_BUDGET: u64 = 1 << 30;
 pub struct Target {
     pub name: &'static str,
     pub memory: Memory,
-    pub place: TargetPlace,
 }
 
 pub fn targets(info: &KernelInfo) -> Vec<Target> {
     info.targets
         .iter()
         .map(|&place| match place {
-            TargetPlace::Param(p) => Target { name: info.params[p].name, memory: Memory::Storage, place },
-            TargetPlace::Shared(a) => Target { name: info.shared[a].name, memory: Memory::Workgroup, place },
+            TargetPlace::Param(p) => Target { name: info.params[p].name, memory: Memory::Storage },
+            TargetPlace::Shared(a) => Target { name: info.shared[a].name, memory: Memory::Workgroup },
         })
         .collect()
 }

@@ -91,24 +91,24 @@ pub fn rounds(units: u64, copies: u64) -> u32 {
     r
 }
 
-/// The paper's Table I rows: `units` warps under budgets of `copies`, with
-/// the probability of finding a race within each count of rounds.
-pub fn table1(units: u64) -> Vec<(LevelPlan, f64)> {
-    let mut out = Vec::new();
-    for copies in [units, 31, 10, 6, 4, 2] {
-        let p = LevelPlan::new(units, copies, None);
-        out.push((p, p.p_within(p.rounds)));
-    }
-    let two = LevelPlan::new(units, 2, None);
-    for k in [5, 4, 3, 2] {
-        out.push((LevelPlan::new(units, 2, Some(k)), two.p_within(k)));
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The paper's Table I rows: `units` warps under budgets of `copies`,
+    /// with the probability of finding a race within each count of rounds.
+    fn table1(units: u64) -> Vec<(LevelPlan, f64)> {
+        let mut out = Vec::new();
+        for copies in [units, 31, 10, 6, 4, 2] {
+            let p = LevelPlan::new(units, copies, None);
+            out.push((p, p.p_within(p.rounds)));
+        }
+        let two = LevelPlan::new(units, 2, None);
+        for k in [5, 4, 3, 2] {
+            out.push((LevelPlan::new(units, 2, Some(k)), two.p_within(k)));
+        }
+        out
+    }
 
     /// Fig. 5: N = 8 units, M = 2 copies.
     fn first_round(p: &LevelPlan, a: u64, b: u64) -> u32 {

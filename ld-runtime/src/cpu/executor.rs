@@ -170,7 +170,6 @@ pub fn new_shared(info: &KernelInfo) -> Vec<SharedMem> {
 
 /// A workgroup in flight: its invocations suspended between regions.
 pub struct Workgroup {
-    pub linear: u64,
     pub wid: UVec3,
     pub invocations: Vec<Box<dyn Invocation>>,
     fuel: Vec<u64>,
@@ -181,7 +180,6 @@ impl Workgroup {
     pub fn new(l: &CpuLaunch, linear: u64) -> Self {
         let n = l.info.invocations_per_workgroup() as usize;
         Workgroup {
-            linear,
             wid: unlinear(linear, l.grid),
             invocations: (0..n).map(|_| (l.info.new_invocation)()).collect(),
             fuel: vec![l.fuel; n],
@@ -274,6 +272,22 @@ impl WorkgroupError {
         )
     }
 
+    pub fn kind(&self, info: &KernelInfo, fuel: u64) -> crate::error::FaultKind {
+        use crate::error::FaultKind;
+        match &self.kind {
+            ErrorKind::Fault(Fault::OutOfBounds { mem, index, len, site }) => {
+                let array = match mem {
+                    Some(Mem::Storage(i)) => info.params[*i].name.to_string(),
+                    Some(Mem::Shared(i)) => info.shared[*i].name.to_string(),
+                    None => String::new(),
+                };
+                FaultKind::OutOfBounds { array, index: *index, len: *len, line: site.0, column: site.1 + 1 }
+            }
+            ErrorKind::Fault(Fault::OutOfFuel) => FaultKind::NonTermination { fuel },
+            ErrorKind::Divergence { first, other } => FaultKind::BarrierDivergence { first: *first, other: *other },
+        }
+    }
+
     pub fn describe(&self, info: &KernelInfo, fuel: u64) -> String {
         match &self.kind {
             ErrorKind::Fault(Fault::OutOfBounds { mem, index, len, site }) => {
@@ -289,7 +303,7 @@ impl WorkgroupError {
                 )
             }
             ErrorKind::Fault(Fault::OutOfFuel) => {
-                format!("it ran {fuel} loop iterations without finishing: the kernel probably never terminates (raise the limit with LD_CPU_FUEL if it is just long)")
+                format!("it ran {fuel} loop iterations without finishing: the kernel probably never terminates (raise the limit with LD_CPU_FUEL or Launch::fuel if it is just long)")
             }
             ErrorKind::Divergence { first, other } => {
                 let at = |s: Option<u32>| match s {

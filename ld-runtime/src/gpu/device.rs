@@ -3,6 +3,7 @@
 //! adapter's own limits so large buffers bind.
 
 use crate::error::{Error, Result};
+use crate::settings::Settings;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -60,9 +61,10 @@ fn rank(info: &wgpu::AdapterInfo) -> (u8, u8) {
     (ty, backend)
 }
 
-/// Opens the best adapter; `LD_ADAPTER=substring` picks one by name.
-/// Returns `Ok(None)` when the system has no adapter at all.
-pub fn open() -> Result<Option<Arc<GpuContext>>> {
+/// Opens the best adapter, or the one `settings.adapter` names (an error
+/// listing the adapters when none matches). Returns `Ok(None)` when the
+/// system has no adapter at all.
+pub fn open(settings: &Settings) -> Result<Option<Arc<GpuContext>>> {
     let mut desc = wgpu::InstanceDescriptor::new_without_display_handle_from_env();
     if std::env::var_os("WGPU_BACKEND").is_none() {
         // Vulkan/Metal/DX12 only: GL's compute support is partial, and probing
@@ -72,8 +74,12 @@ pub fn open() -> Result<Option<Arc<GpuContext>>> {
     let instance = wgpu::Instance::new(desc);
     let mut adapters = pollster::block_on(instance.enumerate_adapters(desc_backends()));
     adapters.retain(|a| a.get_downlevel_capabilities().flags.contains(wgpu::DownlevelFlags::COMPUTE_SHADERS));
-    if let Ok(want) = std::env::var("LD_ADAPTER") {
+    if let Some(want) = &settings.adapter {
+        let found: Vec<String> = adapters.iter().map(|a| a.get_info().name).collect();
         adapters.retain(|a| a.get_info().name.to_lowercase().contains(&want.to_lowercase()));
+        if adapters.is_empty() {
+            return Err(Error::NoMatchingAdapter { want: want.clone(), found });
+        }
     }
     adapters.sort_by_key(|a| rank(&a.get_info()));
     let Some(adapter) = adapters.into_iter().next() else {
@@ -96,7 +102,7 @@ pub fn open() -> Result<Option<Arc<GpuContext>>> {
     device.set_device_lost_callback(move |reason, msg| {
         *flag.lock().unwrap() = Some(format!("{reason:?}: {msg}"));
     });
-    let timeout = std::env::var("LD_GPU_TIMEOUT_SECS").ok().and_then(|s| s.parse().ok()).map(Duration::from_secs_f64).unwrap_or(Duration::from_secs(120));
+    let timeout = settings.gpu_timeout;
     Ok(Some(Arc::new(GpuContext {
         device,
         queue,

@@ -44,7 +44,7 @@ pub fn dispatch(ctx: &GpuContext, info: &'static KernelInfo, grid: [u32; 3], bin
     let start = Instant::now();
     ctx.queue.submit([enc.finish()]);
     if let Some(e) = pollster::block_on(scope.pop()) {
-        return Err(Error::Wgpu { what: format!("the launch of kernel `{}`", info.name), message: e.to_string() });
+        return Err(Error::wgpu(format!("the launch of kernel `{}`", info.name), e));
     }
     transfer::wait(ctx, &format!("running `{}`", info.name)).map_err(|e| match e {
         Error::Timeout { timeout, adapter, .. } => Error::Timeout { kernel: info.name, timeout, adapter },

@@ -91,7 +91,7 @@ pub fn get(ctx: &GpuContext, info: &'static KernelInfo, variant: Variant) -> Res
         cache: None,
     });
     if let Some(e) = pollster::block_on(scope.pop()) {
-        return Err(Error::Wgpu { what: format!("the pipeline of kernel `{}`", info.name), message: e.to_string() });
+        return Err(Error::wgpu(format!("the pipeline of kernel `{}`", info.name), e));
     }
     let p = Arc::new(Pipeline { pipeline, layout, engine });
     ctx.pipelines.lock().unwrap().insert(key, p.clone());
@@ -146,7 +146,7 @@ pub fn level1(ctx: &GpuContext) -> Result<Arc<Level1>> {
     let (merge, fold, args) = (make(&module, "merge"), make(&module, "fold"), make(&module, "args"));
     let (prepare, publish, compare) = (make(&slots, "prepare"), make(&slots, "publish"), make(&slots, "compare"));
     if let Some(e) = pollster::block_on(scope.pop()) {
-        return Err(Error::Wgpu { what: "the engine's shaders".into(), message: e.to_string() });
+        return Err(Error::wgpu("the engine's shaders", e));
     }
     let s = Arc::new(Level1 { merge, fold, args, prepare, publish, compare, layout, engine });
     *ctx.level1.lock().unwrap() = Some(s.clone());

@@ -51,10 +51,10 @@ pub fn read_range(ctx: &GpuContext, buf: &wgpu::Buffer, size: u64) -> Result<Vec
     wait(ctx, "reading a buffer back")?;
     match rx.try_recv() {
         Ok(Ok(())) => {}
-        Ok(Err(e)) => return Err(Error::Wgpu { what: "mapping a buffer for reading".into(), message: e.to_string() }),
-        Err(_) => return Err(Error::Wgpu { what: "mapping a buffer for reading".into(), message: "the map callback never ran".into() }),
+        Ok(Err(e)) => return Err(Error::wgpu("mapping a buffer for reading", e)),
+        Err(_) => return Err(Error::wgpu("mapping a buffer for reading", std::io::Error::other("the map callback never ran"))),
     }
-    let view = staging.get_mapped_range(..).map_err(|e| Error::Wgpu { what: "a mapped buffer range".into(), message: e.to_string() })?;
+    let view = staging.get_mapped_range(..).map_err(|e| Error::wgpu("a mapped buffer range", e))?;
     let words = bytemuck::pod_collect_to_vec::<u8, u32>(&view);
     drop(view);
     staging.unmap();
@@ -68,6 +68,6 @@ pub fn wait(ctx: &GpuContext, during: &str) -> Result<()> {
     match r {
         Ok(_) => Ok(()),
         Err(wgpu::PollError::Timeout) => Err(Error::Timeout { kernel: "(queue)", timeout: ctx.timeout, adapter: ctx.describe() }),
-        Err(e) => Err(Error::Wgpu { what: format!("waiting for the GPU while {during}"), message: e.to_string() }),
+        Err(e) => Err(Error::wgpu(format!("waiting for the GPU while {during}"), e)),
     }
 }

@@ -1,0 +1,142 @@
+//! Every `LD_*` environment variable ld reads, parsed and validated in one
+//! place, once, when the first runtime starts. The algorithms take their
+//! knobs from here (or from the caller's options), never from the
+//! environment: a typo such as `LD_GPU_TIMEOUT_SECS=abc` is an error naming
+//! the variable instead of a silently ignored value.
+
+use crate::error::{Error, Result};
+use std::sync::OnceLock;
+use std::time::Duration;
+
+/// The backend `LD_BACKEND` forces.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ForcedBackend {
+    Gpu,
+    Cpu,
+}
+
+/// ld's environment, validated.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Settings {
+    /// `LD_BACKEND=gpu|cpu`.
+    pub backend: Option<ForcedBackend>,
+    /// `LD_REQUIRE_GPU=1|true|0|false`: no adapter is an error, not a CPU fallback.
+    pub require_gpu: bool,
+    /// `LD_ADAPTER=substring`: the adapter whose name contains it (any case).
+    pub adapter: Option<String>,
+    /// `LD_GPU_TIMEOUT_SECS`: how long one submission may run (default 120 s).
+    pub gpu_timeout: Duration,
+    /// `LD_CPU_FUEL`: loop iterations per invocation on the CPU executor
+    /// before it reports non-termination (default 2^28).
+    pub cpu_fuel: u64,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings { backend: None, require_gpu: false, adapter: None, gpu_timeout: Duration::from_secs(120), cpu_fuel: 1 << 28 }
+    }
+}
+
+/// A variable whose value is not one ld understands.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BadVar {
+    pub var: &'static str,
+    pub value: String,
+    pub expected: &'static str,
+}
+
+impl Settings {
+    /// The process's settings, read on first use.
+    pub fn get() -> Result<&'static Settings> {
+        static CELL: OnceLock<std::result::Result<Settings, BadVar>> = OnceLock::new();
+        CELL.get_or_init(|| Settings::parse(|v| std::env::var(v).ok())).as_ref().map_err(|b| Error::Env {
+            var: b.var,
+            value: b.value.clone(),
+            expected: b.expected,
+        })
+    }
+
+    /// Settings from `lookup` (the environment, or a test's table). An
+    /// empty value counts as unset.
+    pub fn parse(lookup: impl Fn(&str) -> Option<String>) -> std::result::Result<Settings, BadVar> {
+        let get = |var: &str| lookup(var).map(|v| v.trim().to_string()).filter(|v| !v.is_empty());
+        let bad = |var: &'static str, value: String, expected: &'static str| BadVar { var, value, expected };
+        let mut s = Settings::default();
+        if let Some(v) = get("LD_BACKEND") {
+            s.backend = Some(match v.to_ascii_lowercase().as_str() {
+                "gpu" => ForcedBackend::Gpu,
+                "cpu" => ForcedBackend::Cpu,
+                _ => return Err(bad("LD_BACKEND", v, "`gpu` or `cpu`")),
+            });
+        }
+        if let Some(v) = get("LD_REQUIRE_GPU") {
+            s.require_gpu = match v.to_ascii_lowercase().as_str() {
+                "1" | "true" | "yes" => true,
+                "0" | "false" | "no" => false,
+                _ => return Err(bad("LD_REQUIRE_GPU", v, "`1` or `0`")),
+            };
+        }
+        s.adapter = get("LD_ADAPTER");
+        if let Some(v) = get("LD_GPU_TIMEOUT_SECS") {
+            s.gpu_timeout = match v.parse::<f64>() {
+                Ok(secs) if secs.is_finite() && secs > 0.0 && secs < 1e9 => Duration::from_secs_f64(secs),
+                _ => return Err(bad("LD_GPU_TIMEOUT_SECS", v, "a positive number of seconds, such as `120` or `0.5`")),
+            };
+        }
+        if let Some(v) = get("LD_CPU_FUEL") {
+            s.cpu_fuel = match v.parse::<u64>() {
+                Ok(n) if n > 0 => n,
+                _ => return Err(bad("LD_CPU_FUEL", v, "a positive whole number of loop iterations, such as `268435456`")),
+            };
+        }
+        Ok(s)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(vars: &[(&str, &str)]) -> std::result::Result<Settings, BadVar> {
+        Settings::parse(|name| vars.iter().find(|(n, _)| *n == name).map(|(_, v)| v.to_string()))
+    }
+
+    #[test]
+    fn nothing_set_gives_the_defaults() {
+        assert_eq!(parse(&[]).unwrap(), Settings::default());
+        assert_eq!(parse(&[("LD_BACKEND", ""), ("LD_CPU_FUEL", " ")]).unwrap(), Settings::default());
+    }
+
+    #[test]
+    fn every_variable_is_read() {
+        let s = parse(&[("LD_BACKEND", "CPU"), ("LD_REQUIRE_GPU", "true"), ("LD_ADAPTER", "llvm"), ("LD_GPU_TIMEOUT_SECS", "0.5"), ("LD_CPU_FUEL", "1000")])
+            .unwrap();
+        assert_eq!(
+            s,
+            Settings {
+                backend: Some(ForcedBackend::Cpu),
+                require_gpu: true,
+                adapter: Some("llvm".into()),
+                gpu_timeout: Duration::from_millis(500),
+                cpu_fuel: 1000
+            }
+        );
+    }
+
+    #[test]
+    fn bad_values_name_their_variable() {
+        for (var, value) in [
+            ("LD_BACKEND", "vulkan"),
+            ("LD_REQUIRE_GPU", "maybe"),
+            ("LD_GPU_TIMEOUT_SECS", "abc"),
+            ("LD_GPU_TIMEOUT_SECS", "-1"),
+            ("LD_CPU_FUEL", "-5"),
+            ("LD_CPU_FUEL", "0"),
+        ] {
+            let e = parse(&[(var, value)]).unwrap_err();
+            assert_eq!((e.var, e.value.as_str()), (var, value));
+            let msg = Error::Env { var: e.var, value: e.value, expected: e.expected }.to_string();
+            assert!(msg.starts_with(&format!("{var}={value:?}")), "{msg}");
+        }
+    }
+}
