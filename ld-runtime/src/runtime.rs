@@ -1,6 +1,6 @@
 //! Choosing where kernels run. `Runtime::new()` takes the best GPU adapter
 //! (lavapipe counts: it is a conformant Vulkan driver), falls back to the CPU
-//! executor when there is none and says so once on stderr. `LD_BACKEND=gpu`
+//! executor when there is none and says so once (a `log` warning). `LD_BACKEND=gpu`
 //! or `cpu` forces a backend; `LD_REQUIRE_GPU=1` turns the fallback into an
 //! error (CI sets it so GPU tests never silently run on the CPU).
 
@@ -55,7 +55,7 @@ impl Runtime {
                 Some(ctx) => Ok(Runtime { gpu: Some(ctx) }),
                 None if settings.require_gpu => Err(Error::NoAdapter { detail: String::new() }),
                 None => {
-                    FALLBACK_NOTE.call_once(|| eprintln!("ld: no GPU adapter found; running kernels on the CPU reference executor (install mesa-vulkan-drivers for lavapipe, or set LD_BACKEND=cpu to silence this)"));
+                    FALLBACK_NOTE.call_once(|| log::warn!("no GPU adapter found; running kernels on the CPU reference executor (install mesa-vulkan-drivers for lavapipe, or set LD_BACKEND=cpu to silence this)"));
                     Ok(Self::cpu())
                 }
             },

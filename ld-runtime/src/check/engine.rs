@@ -87,7 +87,7 @@ pub(crate) fn check(b: &mut dyn Backend, mut l: Layout, words: &[u64], opts: &Ch
     'attempt: loop {
         b.prepare(&l)?;
         let plan = l.plan.clone();
-        let mut progress = super::progress::Progress::new(plan.level2.rounds_run as u64, format!("ld check `{}`", l.info.name));
+        let mut progress = super::progress::Progress::new(plan.level2.rounds_run as u64, format!("ld check `{}`", l.info.name), opts.progress);
         let mut round = 1;
         let mut before = 0;
         loop {

@@ -55,11 +55,24 @@ pub struct CheckOptions {
     pub max_rounds: Option<u32>,
     /// Run every round even after one has found races.
     pub all_rounds: bool,
+    /// A progress bar on stderr (when it is a terminal) for checks of
+    /// several rounds that take more than a second. Each round is also
+    /// logged (`log` at info level) whatever this says.
+    pub progress: bool,
 }
 
 impl Default for CheckOptions {
     fn default() -> Self {
-        CheckOptions { warp_size: None, max_records: 1 << 18, atomic_log: 16, memory_budget: None, copies: None, max_rounds: None, all_rounds: false }
+        CheckOptions {
+            warp_size: None,
+            max_records: 1 << 18,
+            atomic_log: 16,
+            memory_budget: None,
+            copies: None,
+            max_rounds: None,
+            all_rounds: false,
+            progress: true,
+        }
     }
 }
 
