@@ -70,6 +70,7 @@ impl App for Bfs {
     const NAME: &'static str = "bfs";
     const ABOUT: &'static str = "Rodinia BFS: level-synchronous frontier expansion over a random CSR graph";
     const PAPER: PaperRow = PaperRow { race: true, injected: false, kind: "rw,ww", scope: "global" };
+    const OURS: Option<PaperRow> = Some(PaperRow { race: true, injected: false, kind: "ww", scope: "global" });
     const DIFFERS: &'static str = "ww only: no invocation reads a word another writes in the same launch (frontier nodes are visited, written neighbours are not), so there is no read-write race to find; the paper's rw most likely comes from its 1-byte bool arrays sharing checked words (u32 flags here)";
 
     fn new(rt: &Runtime, flags: &Flags) -> ld::Result<Self> {

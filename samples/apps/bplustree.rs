@@ -94,6 +94,7 @@ impl App for BPlusTree {
     const NAME: &'static str = "bplustree";
     const ABOUT: &'static str = "Rodinia b+tree findK (one query per workgroup)";
     const PAPER: PaperRow = PaperRow { race: true, injected: false, kind: "ww", scope: "global" };
+    const OURS: Option<PaperRow> = Some(PaperRow { race: true, injected: false, kind: "rw", scope: "global" });
     const DIFFERS: &'static str = "CUDA's __syncthreads() also orders global memory, WGSL's workgroupBarrier does not: the literal port races read-write on storage across the barrier; with distinct keys one invocation writes each word, so no write-write race is visible";
 
     fn new(rt: &Runtime, flags: &Flags) -> ld::Result<Self> {

@@ -28,6 +28,7 @@ impl App for Scan {
     const NAME: &'static str = "scan";
     const ABOUT: &'static str = "CUDA SDK work-efficient scan (Blelloch prefix sum, block sums scanned recursively)";
     const PAPER: PaperRow = PaperRow { race: true, injected: true, kind: "rw", scope: "shared" };
+    const OURS: Option<PaperRow> = Some(PaperRow { race: true, injected: true, kind: "rw,ww", scope: "shared" });
     const DIFFERS: &'static str = "the injected race is a read-modify-write: where both warps change a word, value comparison sees two writers (ww); the paper's rw shows where the reader's add leaves the word unchanged";
 
     fn new(rt: &Runtime, flags: &Flags) -> ld::Result<Self> {
