@@ -95,7 +95,9 @@ fn yes_no(race: bool, injected: bool) -> &'static str {
     }
 }
 
-pub fn print(rows: &[Row], backend: &str) {
+/// The table, the notes on differences and failures, and last the summary
+/// line over the programs measured.
+pub fn print(rows: &[Row], failed: &[(&str, String)], backend: &str) {
     println!("Table VI, measured by ld check mode on {backend}  (* = race injected, as in the paper)");
     println!(
         "{:<13} {:<5} {:<6} {:<7} {:>7} {:>10} {:>8}   {:<22} {:<9} {:>9} {:>10} {:>8} {:>9} {:>8}",
@@ -148,7 +150,11 @@ pub fn print(rows: &[Row], backend: &str) {
     for r in rows.iter().filter(|r| !r.differs.is_empty()) {
         println!("  {}: {}", r.name, r.differs);
     }
+    for (name, e) in failed {
+        println!("  {name}: not measured: {e}");
+    }
     let (cg, cm) = geomean_max(rows.iter().map(|r| r.check_ms / r.native_ms));
     let (dg, dm) = geomean_max(rows.iter().map(|r| r.det_ms / r.native_ms));
-    println!("summary: check slowdown geomean {cg:.1}x max {cm:.1}x; deterministic slowdown geomean {dg:.1}x max {dm:.1}x");
+    let over = if failed.is_empty() { String::new() } else { format!(" (over the {} programs measured)", rows.len()) };
+    println!("summary: check slowdown geomean {cg:.1}x max {cm:.1}x; deterministic slowdown geomean {dg:.1}x max {dm:.1}x{over}");
 }
