@@ -1,6 +1,6 @@
 use super::{Module, StructId};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Scalar {
     U32,
     I32,

@@ -24,6 +24,7 @@ macro_rules! diverges {
 
 mod diagnostics;
 mod lowering;
+mod names;
 mod snapshots;
 mod uniformity;
 

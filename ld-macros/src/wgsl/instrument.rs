@@ -13,7 +13,7 @@
 //! copy, one 32-bit word at a time. The contract with the runtime (bindings,
 //! configuration, layouts) is `ld_shaders::abi`.
 
-use super::writer::{line_to, Func, Writer};
+use super::writer::{int_op, line_to, Func, Writer};
 use crate::ir::*;
 use crate::lower::{self, Term};
 use std::fmt::Write;
@@ -81,8 +81,8 @@ impl Writer<'_> {
     pub(super) fn store_target(&mut self, f: &mut Func, p: &Place, op: Option<BinOp>, v: &Expr) -> String {
         let t = self.target_place(f, p).unwrap();
         let value = match op {
-            Some(o) if o.is_shift() => shift_rhs(o, v).unwrap_or_else(|| format!("u32({})", self.expr(f, v))),
-            _ => self.expr(f, v),
+            Some(o) => self.int_operand(f, o, v),
+            None => self.expr(f, v),
         };
         let (addr, ty) = self.word_addr(f, p);
         let store = self.accessor(t, &ty, true);
@@ -90,7 +90,11 @@ impl Writer<'_> {
             None => format!("{store}({addr}, {value});"),
             Some(o) => {
                 let load = self.accessor(t, &ty, false);
-                format!("{{ let ld_v = {value}; let ld_a = {addr}; {store}(ld_a, ({load}(ld_a) {} ld_v)); }}", o.symbol())
+                let new = match (int_op(o, &ty), &ty) {
+                    (Some(_), Type::Scalar(s)) => format!("{}({load}(ld_a), ld_v)", self.int_op_call(o, *s)),
+                    _ => format!("({load}(ld_a) {} ld_v)", o.symbol()),
+                };
+                format!("{{ let ld_v = {value}; let ld_a = {addr}; {store}(ld_a, {new}); }}")
             }
         }
     }
@@ -104,15 +108,17 @@ impl Writer<'_> {
         let name = format!("ld_{}{t}_{}", if store { "st" } else { "ld" }, self.accessor_names.len());
         self.accessor_names.insert(key, name.clone());
         let wty = self.ty(ty);
+        // Parameters and locals carry ld's prefix: `wty` may name a user
+        // struct, which a plain `a` or `v` could shadow.
         let body = match ty {
             Type::Scalar(s) => {
                 let (from, to) = match s {
-                    Scalar::U32 => ("v".to_string(), format!("ld_rd{t}(a)")),
-                    Scalar::Bool => ("select(0u, 1u, v)".to_string(), format!("ld_rd{t}(a) != 0u")),
-                    _ => ("bitcast<u32>(v)".to_string(), format!("bitcast<{wty}>(ld_rd{t}(a))")),
+                    Scalar::U32 => ("ld_v".to_string(), format!("ld_rd{t}(ld_a)")),
+                    Scalar::Bool => ("select(0u, 1u, ld_v)".to_string(), format!("ld_rd{t}(ld_a) != 0u")),
+                    _ => ("bitcast<u32>(ld_v)".to_string(), format!("bitcast<{wty}>(ld_rd{t}(ld_a))")),
                 };
                 if store {
-                    format!("    ld_wr{t}(a, {from});\n")
+                    format!("    ld_wr{t}(ld_a, {from});\n")
                 } else {
                     format!("    return {to};\n")
                 }
@@ -120,10 +126,11 @@ impl Writer<'_> {
             Type::Struct(sid) => {
                 let def = &self.m.structs[*sid];
                 let mut parts = Vec::new();
-                for (i, (fname, fty)) in def.fields.iter().enumerate() {
+                for (i, (_, fty)) in def.fields.iter().enumerate() {
                     let off = def.field_offset(self.m, i);
                     let inner = self.accessor(t, fty, store);
-                    parts.push(if store { format!("    {inner}(a + {off}u, v.{fname});\n") } else { format!("{inner}(a + {off}u)") });
+                    let fname = &self.field_names[*sid][i];
+                    parts.push(if store { format!("    {inner}(ld_a + {off}u, ld_v.{fname});\n") } else { format!("{inner}(ld_a + {off}u)") });
                 }
                 if store {
                     parts.concat()
@@ -135,16 +142,16 @@ impl Writer<'_> {
                 let inner = self.accessor(t, el, store);
                 let ew = el.words(self.m);
                 if store {
-                    format!("    for (var j = 0u; j < {n}u; j++) {{\n        {inner}(a + j * {ew}u, v[j]);\n    }}\n")
+                    format!("    for (var ld_j = 0u; ld_j < {n}u; ld_j++) {{\n        {inner}(ld_a + ld_j * {ew}u, ld_v[ld_j]);\n    }}\n")
                 } else {
-                    format!("    var v: {wty};\n    for (var j = 0u; j < {n}u; j++) {{\n        v[j] = {inner}(a + j * {ew}u);\n    }}\n    return v;\n")
+                    format!("    var ld_v: {wty};\n    for (var ld_j = 0u; ld_j < {n}u; ld_j++) {{\n        ld_v[ld_j] = {inner}(ld_a + ld_j * {ew}u);\n    }}\n    return ld_v;\n")
                 }
             }
             Type::Unit | Type::UVec3 | Type::Atomic(_) | Type::Var(_) => {
                 unreachable!("not a memory element type")
             }
         };
-        let sig = if store { format!("fn {name}(a: u32, v: {wty})") } else { format!("fn {name}(a: u32) -> {wty}") };
+        let sig = if store { format!("fn {name}(ld_a: u32, ld_v: {wty})") } else { format!("fn {name}(ld_a: u32) -> {wty}") };
         self.accessors.push(format!("{sig} {{\n{body}}}\n\n"));
         name
     }
@@ -164,8 +171,9 @@ impl Writer<'_> {
         )
         .unwrap();
         out.push_str("var<private> ld_gid: vec3<u32>;\nvar<private> ld_lid: vec3<u32>;\nvar<private> ld_wid: vec3<u32>;\nvar<private> ld_nwg: vec3<u32>;\nvar<private> ld_lidx: u32;\nvar<private> ld_pc: u32;\nvar<private> ld_stop: u32;\n\n");
-        // The dispatch's input words of each storage target.
-        let mut user = String::from("fn ld_user(t: u32, k: u32) -> u32 {\n");
+        // The dispatch's input words of each storage target (the parameters
+        // carry ld's prefix: a buffer may be named `t` or `k`).
+        let mut user = String::from("fn ld_user(ld_t: u32, ld_k: u32) -> u32 {\n");
         let mut access = String::new();
         let mut bases = String::new();
         let mut targets: Vec<(MemRef, usize)> = self.targets.iter().map(|(m, t)| (*m, *t)).collect();
@@ -174,7 +182,7 @@ impl Writer<'_> {
             let kind = match mem {
                 MemRef::Param(p) => {
                     let name = &self.param_names[p];
-                    writeln!(user, "    if t == {t}u && k < arrayLength(&{name}) {{\n        return {name}[k];\n    }}").unwrap();
+                    writeln!(user, "    if ld_t == {t}u && ld_k < arrayLength(&{name}) {{\n        return {name}[ld_k];\n    }}").unwrap();
                     "storage"
                 }
                 _ => "shared",
@@ -375,7 +383,7 @@ impl Writer<'_> {
         let call = atomic_op(op, &target, &["ld_x", "ld_y"][..xs.len()]);
         let params: Vec<String> = ["ld_x", "ld_y"][..xs.len()].iter().map(|a| format!(", {a}: {t}")).collect();
         self.atomic_sites.push(format!(
-            "fn ld_atomic_{n}(ld_i: u32{}) -> {t} {{\n    if !ld_atomics_live() {{\n        return bitcast<{t}>(ld_log_replay());\n    }}\n    let r = {call};\n    if ld_atomics_logged() {{\n        ld_log_record(bitcast<u32>(r));\n    }}\n    return r;\n}}\n\n",
+            "fn ld_atomic_{n}(ld_i: u32{}) -> {t} {{\n    if !ld_atomics_live() {{\n        return bitcast<{t}>(ld_log_replay());\n    }}\n    let ld_r = {call};\n    if ld_atomics_logged() {{\n        ld_log_record(bitcast<u32>(ld_r));\n    }}\n    return ld_r;\n}}\n\n",
             params.concat()
         ));
         let mut call_args = vec![format!("u32({i})")];
@@ -419,14 +427,6 @@ fn if_tree(blocks: &[String], lo: usize, hi: usize, depth: usize) -> String {
     let pad = "    ".repeat(depth);
     let mid = (lo + hi) / 2;
     format!("{pad}if ld_pc < {mid}u {{\n{}{pad}}} else {{\n{}{pad}}}\n", if_tree(blocks, lo, mid, depth + 1), if_tree(blocks, mid, hi, depth + 1))
-}
-
-/// A literal shift amount, masked as WGSL masks it at run time.
-fn shift_rhs(op: BinOp, amount: &Expr) -> Option<String> {
-    match amount.kind {
-        ExprKind::Lit(Lit::Int(v)) if op.is_shift() => Some(format!("{}u", (v as u32) & 31)),
-        _ => None,
-    }
 }
 
 /// WGSL's call for an atomic operation on `target`.

@@ -2,7 +2,7 @@
 
 use super::names::Namer;
 use crate::ir::*;
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::fmt::Write;
 
 /// A helper specialised for the memories bound to its slice parameters.
@@ -33,12 +33,20 @@ pub struct Writer<'m> {
     pub(super) accessor_names: HashMap<(usize, String, bool), String>,
     pub(super) globals: Namer,
     struct_names: Vec<String>,
+    /// Each struct's field names, by struct and field.
+    pub(super) field_names: Vec<Vec<String>>,
     pub(super) param_names: Vec<String>,
     pub(super) shared_names: Vec<String>,
+    /// Every helper instance the kernel reaches, named before any local is.
     instances: HashMap<Instance, String>,
+    queued: HashSet<Instance>,
     queue: Vec<Instance>,
     uses_round: bool,
     uses_powi: bool,
+    /// The integer operation helpers used (see [`int_op`]).
+    int_ops: BTreeSet<(IntOp, Scalar)>,
+    /// The scalar types whose `ld_opaque_*` identity function is used (see [`hidden`]).
+    opaque_types: BTreeSet<Scalar>,
     /// Instrumented: one function per atomic call site whose result is used.
     pub(super) atomic_sites: Vec<String>,
     /// Instrumented: the kernel's locals, as module-scope private variables,
@@ -71,8 +79,24 @@ impl<'m> Writer<'m> {
             globals.reserve(reserved);
         }
         let struct_names = m.structs.iter().map(|s| globals.fresh(&s.name)).collect();
+        // Members live in their struct's own scope.
+        let field_names = m
+            .structs
+            .iter()
+            .map(|s| {
+                let mut members = Namer::default();
+                s.fields.iter().map(|(f, _)| members.fresh(f)).collect()
+            })
+            .collect();
         let param_names = m.kernel.params.iter().map(|p| globals.fresh(&p.name)).collect();
         let shared_names = m.kernel.shared.iter().map(|s| globals.fresh(&s.name)).collect();
+        // Helpers are named before any function's locals: a local named like
+        // a helper it calls would shadow it (`let square = square(x);`).
+        let instances = reached_instances(m).into_iter().map(|inst| {
+            let name = globals.fresh(&m.functions[inst.0].name);
+            (inst, name)
+        });
+        let instances = instances.collect();
         let mut w = Writer {
             m,
             variant,
@@ -81,12 +105,16 @@ impl<'m> Writer<'m> {
             accessor_names: HashMap::new(),
             globals,
             struct_names,
+            field_names,
             param_names,
             shared_names,
-            instances: HashMap::new(),
+            instances,
+            queued: HashSet::new(),
             queue: vec![],
             uses_round: false,
             uses_powi: false,
+            int_ops: BTreeSet::new(),
+            opaque_types: BTreeSet::new(),
             atomic_sites: vec![],
             kernel_locals: vec![],
             kernel_saves: vec![],
@@ -116,9 +144,9 @@ impl<'m> Writer<'m> {
             helpers.push_str(&self.helper(&inst));
         }
         let mut out = String::new();
-        for (s, name) in self.m.structs.iter().zip(&self.struct_names) {
+        for ((s, name), fields) in self.m.structs.iter().zip(&self.struct_names).zip(&self.field_names) {
             writeln!(out, "struct {name} {{").unwrap();
-            for (f, t) in &s.fields {
+            for ((_, t), f) in s.fields.iter().zip(fields) {
                 writeln!(out, "    {f}: {},", self.ty(t)).unwrap();
             }
             writeln!(out, "}}\n").unwrap();
@@ -170,6 +198,13 @@ impl<'m> Writer<'m> {
         }
         if self.uses_powi {
             out.push_str("// Rust's f32::powi: WGSL's pow is undefined for negative bases.\nfn ld_powi(x: f32, n: i32) -> f32 {\n    let p = pow(abs(x), f32(n));\n    return select(p, -p, x < 0.0 && (n & 1) != 0);\n}\n\n");
+        }
+        for (op, s) in std::mem::take(&mut self.int_ops) {
+            out.push_str(&int_op_fn(op, s));
+        }
+        for s in std::mem::take(&mut self.opaque_types) {
+            let t = self.ty(&Type::Scalar(s));
+            writeln!(out, "// Hides a constant from WGSL's constant evaluation, which rejects what\n// the GPU computes at run time (a float that is not finite, ...).\nfn ld_opaque_{t}(x: {t}) -> {t} {{\n    return x;\n}}\n").unwrap();
         }
         out.push_str(&helpers);
         out.push_str(&entry);
@@ -233,13 +268,12 @@ impl<'m> Writer<'m> {
         )
     }
 
+    /// The name of a helper instance, queued for emission on first use.
     fn instance(&mut self, inst: Instance) -> String {
-        if let Some(n) = self.instances.get(&inst) {
-            return n.clone();
+        let name = self.instances.get(&inst).expect("instances are found up front").clone();
+        if self.queued.insert(inst.clone()) {
+            self.queue.push(inst);
         }
-        let name = self.globals.fresh(&self.m.functions[inst.0].name);
-        self.instances.insert(inst.clone(), name.clone());
-        self.queue.push(inst);
         name
     }
 
@@ -285,18 +319,16 @@ impl<'m> Writer<'m> {
                 let line = self.store_target(f, p, *op, v);
                 line_to(f, &line);
             }
+            StmtKind::Assign(p, Some(op), v) if int_op(*op, &self.place_type(f, p)).is_some() => {
+                let line = self.assign_int_op(f, p, *op, v);
+                line_to(f, &line);
+            }
             StmtKind::Assign(p, op, v) => {
                 let place = self.place(f, p);
-                let lit_shift = op.and_then(|o| shift_amount(o, v));
-                let mut v = lit_shift.clone().unwrap_or_else(|| self.expr(f, v));
+                let v = self.expr(f, v);
                 let op = match op {
                     None => "=".to_string(),
-                    Some(op) => {
-                        if op.is_shift() && lit_shift.is_none() {
-                            v = format!("u32({v})");
-                        }
-                        format!("{}=", op.symbol())
-                    }
+                    Some(op) => format!("{}=", op.symbol()),
                 };
                 line_to(f, &format!("{place} {op} {v};"));
             }
@@ -367,6 +399,66 @@ impl<'m> Writer<'m> {
         }
     }
 
+    /// `place op= v` for an operation emitted as a helper call (see
+    /// [`int_op`]): the place is evaluated once, before `v`, as `op=` does.
+    fn assign_int_op(&mut self, f: &mut Func, p: &Place, op: BinOp, v: &Expr) -> String {
+        let Type::Scalar(s) = self.place_type(f, p) else { unreachable!("integer operations act on scalars") };
+        let call = self.int_op_call(op, s);
+        // Only a place without indices can be written twice as is; a vector
+        // component (the last projection) has no address.
+        let component = match p.path.last() {
+            Some(Proj::Component(c)) => Some(["x", "y", "z"][*c as usize]),
+            _ => None,
+        };
+        let pure = matches!(p.root, Root::Local(_)) && !p.path.iter().any(|pr| matches!(pr, Proj::Index(_)));
+        if pure {
+            let place = self.place(f, p);
+            let v = self.int_operand(f, op, v);
+            return format!("{place} = {call}({place}, {v});");
+        }
+        let mut whole = p.clone();
+        if component.is_some() {
+            whole.path.pop();
+        }
+        let place = self.place(f, &whole);
+        let v = self.int_operand(f, op, v);
+        let at = match component {
+            Some(c) => format!("(*ld_p).{c}"),
+            None => "*ld_p".to_string(),
+        };
+        format!("{{ let ld_p = &{place}; {at} = {call}({at}, {v}); }}")
+    }
+
+    /// The right operand of an integer operation helper: shift amounts are
+    /// `u32` (a literal one written as such).
+    pub(super) fn int_operand(&mut self, f: &mut Func, op: BinOp, v: &Expr) -> String {
+        if op.is_shift() && v.ty != Type::U32 {
+            if let ExprKind::Lit(l) = v.kind {
+                return lit(l, &Type::U32);
+            }
+            return format!("u32({})", self.expr(f, v));
+        }
+        self.expr(f, v)
+    }
+
+    /// The name of the helper computing `op` on `s`, emitted once.
+    pub(super) fn int_op_call(&mut self, op: BinOp, s: Scalar) -> String {
+        let o = int_op(op, &Type::Scalar(s)).expect("an integer operation helper");
+        self.int_ops.insert((o, s));
+        int_op_name(o, s)
+    }
+
+    /// `x`, or, where `hide`, `x` behind an identity function (see [`hidden`]).
+    fn opaque(&mut self, x: String, ty: &Type, hide: bool) -> String {
+        match ty {
+            Type::Scalar(s) if hide => {
+                self.opaque_types.insert(*s);
+                format!("ld_opaque_{}({x})", self.ty(ty))
+            }
+            _ => x,
+        }
+    }
+
     pub(super) fn mem_name(&self, f: &Func, m: MemRef) -> (String, MemRef) {
         let m = match m {
             MemRef::FnSlice(i) => f.slices[i].expect("bound slice"),
@@ -405,9 +497,8 @@ impl<'m> Writer<'m> {
                     ty = *e;
                 }
                 (Proj::Field(i), Type::Struct(sid)) => {
-                    let (name, fty) = &self.m.structs[sid].fields[*i];
-                    s = format!("{s}.{name}");
-                    ty = fty.clone();
+                    s = format!("{s}.{}", self.field_names[sid][*i]);
+                    ty = self.m.structs[sid].fields[*i].1.clone();
                 }
                 (Proj::Component(c), _) => {
                     s = format!("{s}.{}", ["x", "y", "z"][*c as usize]);
@@ -417,6 +508,23 @@ impl<'m> Writer<'m> {
             }
         }
         s
+    }
+
+    /// The type of the value at a place.
+    pub(super) fn place_type(&self, f: &Func, p: &Place) -> Type {
+        let mut ty = match &p.root {
+            Root::Local(id) => f.locals[*id].ty.clone(),
+            Root::Mem { mem, .. } => self.mem_elem(f, *mem),
+        };
+        for pr in &p.path {
+            ty = match (pr, ty) {
+                (Proj::Index(_), Type::Array(e, _)) => *e,
+                (Proj::Field(i), Type::Struct(sid)) => self.m.structs[sid].fields[*i].1.clone(),
+                (Proj::Component(_), _) => Type::U32,
+                _ => unreachable!("ill-typed projection"),
+            };
+        }
+        ty
     }
 
     pub(super) fn mem_elem(&self, f: &Func, m: MemRef) -> Type {
@@ -448,6 +556,7 @@ impl<'m> Writer<'m> {
             .into(),
             ExprKind::Unary(op, a) => {
                 let x = self.expr(f, a);
+                let x = self.opaque(x, &a.ty, hidden(e));
                 match op {
                     UnOp::Neg => format!("(-{x})"),
                     UnOp::Not if a.ty == Type::BOOL => format!("(!{x})"),
@@ -456,11 +565,17 @@ impl<'m> Writer<'m> {
             }
             ExprKind::Binary(op, a, b) => {
                 let x = self.expr(f, a);
-                let y = shift_amount(*op, b).unwrap_or_else(|| self.expr(f, b));
-                if op.is_shift() && b.ty != Type::U32 && !matches!(b.kind, ExprKind::Lit(_)) {
-                    format!("({x} {} u32({y}))", op.symbol())
-                } else {
-                    format!("({x} {} {y})", op.symbol())
+                match (int_op(*op, &a.ty), &a.ty) {
+                    (Some(_), Type::Scalar(s)) => {
+                        let y = self.int_operand(f, *op, b);
+                        let call = self.int_op_call(*op, *s);
+                        format!("{call}({x}, {y})")
+                    }
+                    _ => {
+                        let x = self.opaque(x, &a.ty, hidden(e));
+                        let y = self.expr(f, b);
+                        format!("({x} {} {y})", op.symbol())
+                    }
                 }
             }
             ExprKind::Cast(to, a) => {
@@ -472,7 +587,9 @@ impl<'m> Writer<'m> {
                 }
             }
             ExprKind::Intrinsic(i, args) => {
-                let xs: Vec<String> = args.iter().map(|a| self.expr(f, a)).collect();
+                let mut xs: Vec<String> = args.iter().map(|a| self.expr(f, a)).collect();
+                let first = std::mem::take(&mut xs[0]);
+                xs[0] = self.opaque(first, &args[0].ty, hidden(e));
                 self.intrinsic(*i, &args[0].ty, &xs)
             }
             ExprKind::Call(id, args) => {
@@ -503,7 +620,7 @@ impl<'m> Writer<'m> {
             ExprKind::Field(a, i) => {
                 let x = self.expr(f, a);
                 let Type::Struct(s) = a.ty else { unreachable!() };
-                format!("{x}.{}", self.m.structs[s].fields[*i].0)
+                format!("{x}.{}", self.field_names[s][*i])
             }
             ExprKind::Len(m, off) => {
                 let (name, m) = self.mem_name(f, *m);
@@ -593,13 +710,171 @@ impl<'m> Writer<'m> {
     }
 }
 
-/// A literal shift amount, masked to its low five bits as WGSL does at run
-/// time (naga rejects a constant amount of 32 or more).
-fn shift_amount(op: BinOp, amount: &Expr) -> Option<String> {
-    match amount.kind {
-        ExprKind::Lit(Lit::Int(v)) if op.is_shift() => Some(format!("{}u", (v as u32) & 31)),
-        _ => None,
+/// An integer operation ld emits as a call to a helper of its own.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(super) enum IntOp {
+    Div,
+    Rem,
+    Shl,
+    Shr,
+}
+
+/// The helper for `op` on a value of type `ty`, if it needs one: integer
+/// division, remainder and shifts, always. WGSL rejects at shader creation
+/// what KERNELS.md defines for them when operands are constants (and
+/// `#[ld::kernels]` consts reach WGSL as literals): naga's constant
+/// evaluator a divisor of zero, `i32::MIN / -1`, a shift amount of 32 or
+/// more, bits shifted out of a constant; its validator a constant zero
+/// divisor or shift amount of 32 or more even beside a run-time operand. A
+/// helper's operands are parameters, never constants, and its body spells
+/// out KERNELS.md's results rather than leave them to the back end:
+/// `x / 0 == x`, `x % 0 == 0`, `MIN / -1 == MIN`, `MIN % -1 == 0`, amounts
+/// taken mod 32, as the CPU twin computes them.
+pub(super) fn int_op(op: BinOp, ty: &Type) -> Option<IntOp> {
+    if !matches!(ty, Type::Scalar(s) if s.is_integer()) {
+        return None;
     }
+    Some(match op {
+        BinOp::Div => IntOp::Div,
+        BinOp::Rem => IntOp::Rem,
+        BinOp::Shl => IntOp::Shl,
+        BinOp::Shr => IntOp::Shr,
+        _ => return None,
+    })
+}
+
+fn int_op_name(op: IntOp, s: Scalar) -> String {
+    let op = match op {
+        IntOp::Div => "div",
+        IntOp::Rem => "rem",
+        IntOp::Shl => "shl",
+        IntOp::Shr => "shr",
+    };
+    format!("ld_{op}_{}", s.rust_name())
+}
+
+/// The WGSL of an integer operation helper (see [`int_op`]).
+fn int_op_fn(op: IntOp, s: Scalar) -> String {
+    let name = int_op_name(op, s);
+    let t = s.rust_name();
+    let body = match (op, s) {
+        // Dividing by one gives KERNELS.md's quotient (x) and remainder (0).
+        (IntOp::Div | IntOp::Rem, Scalar::U32) => format!("a {} select(b, 1u, b == 0u)", if op == IntOp::Div { "/" } else { "%" }),
+        (IntOp::Div | IntOp::Rem, _) => {
+            format!("a {} select(b, 1i, b == 0i || (a == -2147483647i - 1i && b == -1i))", if op == IntOp::Div { "/" } else { "%" })
+        }
+        (IntOp::Shl, _) => "a << (b & 31u)".to_string(),
+        (IntOp::Shr, _) => "a >> (b & 31u)".to_string(),
+    };
+    let b = if matches!(op, IntOp::Shl | IntOp::Shr) { "u32" } else { t };
+    format!("fn {name}(a: {t}, b: {b}) -> {t} {{\n    return {body};\n}}\n\n")
+}
+
+/// Whether WGSL's constant evaluation can reject this operation for some
+/// constant operands: a float result that is not finite (`1.0 / 0.0`,
+/// `f32::MAX * 2.0`, `(-1.0f32).sqrt()`), `clamp` with `low > high`.
+/// (Integer `+ - *` and negation wrap in constant evaluation, as at run
+/// time; division, remainder and shifts are helper calls, see [`int_op`].)
+fn may_reject(e: &Expr) -> bool {
+    match &e.kind {
+        // Calls to ld's own functions, never constant.
+        ExprKind::Intrinsic(Intrinsic::Powi | Intrinsic::Round, _) => false,
+        ExprKind::Intrinsic(Intrinsic::Clamp, _) => true,
+        ExprKind::Unary(..) | ExprKind::Binary(..) | ExprKind::Intrinsic(..) => e.ty == Type::F32,
+        _ => false,
+    }
+}
+
+/// The operands of an operation `may_reject` covers.
+fn operands(e: &Expr) -> Vec<&Expr> {
+    match &e.kind {
+        ExprKind::Unary(_, a) => vec![a],
+        ExprKind::Binary(_, a, b) => vec![a, b],
+        ExprKind::Intrinsic(_, xs) => xs.iter().collect(),
+        _ => vec![],
+    }
+}
+
+/// Whether `e` is an operation WGSL's constant evaluation would reject, or
+/// might: its first operand then goes through an identity function
+/// (`ld_opaque_f32`), so that the GPU computes it at run time, as the CPU
+/// twin does. Float arithmetic whose result ld can compute here and finds
+/// finite stays a constant.
+fn hidden(e: &Expr) -> bool {
+    may_reject(e) && operands(e).into_iter().all(is_const) && !fold_f32(e).is_some_and(f32::is_finite)
+}
+
+/// The value of constant float arithmetic, computed in `f32` as naga's
+/// constant evaluator does; `None` for anything else.
+fn fold_f32(e: &Expr) -> Option<f32> {
+    Some(match &e.kind {
+        ExprKind::Lit(Lit::Float(x)) => *x,
+        ExprKind::Cast(Scalar::F32, a) => match (&a.kind, &a.ty) {
+            (ExprKind::Lit(Lit::Int(v)), Type::Scalar(Scalar::U32)) => *v as u32 as f32,
+            (ExprKind::Lit(Lit::Int(v)), Type::Scalar(Scalar::I32)) => *v as i32 as f32,
+            _ => fold_f32(a)?,
+        },
+        ExprKind::Unary(UnOp::Neg, a) => -fold_f32(a)?,
+        ExprKind::Binary(op, a, b) if e.ty == Type::F32 => {
+            let (x, y) = (fold_f32(a)?, fold_f32(b)?);
+            match op {
+                BinOp::Add => x + y,
+                BinOp::Sub => x - y,
+                BinOp::Mul => x * y,
+                BinOp::Div => x / y,
+                _ => return None,
+            }
+        }
+        _ => return None,
+    })
+}
+
+/// Whether the WGSL of `e` is a const-expression (may err towards `true`:
+/// that only hides one more constant).
+fn is_const(e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::Lit(_) => true,
+        // Hidden, or with a run-time operand, unless it folds to a finite float.
+        _ if may_reject(e) => operands(e).into_iter().all(is_const) && fold_f32(e).is_some_and(f32::is_finite),
+        ExprKind::Binary(op, a, _) if int_op(*op, &a.ty).is_some() => false,
+        ExprKind::Intrinsic(Intrinsic::Powi | Intrinsic::Round, _) => false,
+        ExprKind::Unary(_, a) | ExprKind::Cast(_, a) | ExprKind::Component(a, _) | ExprKind::Field(a, _) | ExprKind::ArrayRepeat(a, _) => is_const(a),
+        ExprKind::Binary(_, a, b) => is_const(a) && is_const(b),
+        ExprKind::Intrinsic(_, xs) | ExprKind::StructLit(xs) | ExprKind::ArrayLit(xs) => xs.iter().all(is_const),
+        // A workgroup array's length is a literal.
+        ExprKind::Len(_, off) => off.as_deref().is_none_or(is_const),
+        ExprKind::Load(_) | ExprKind::Uniform(_) | ExprKind::Builtin(_) | ExprKind::Call(..) | ExprKind::Atomic(..) => false,
+    }
+}
+
+/// Every helper instance the kernel reaches, in the order its calls are
+/// met: a helper for each binding of its slice parameters.
+fn reached_instances(m: &Module) -> Vec<Instance> {
+    let mut found: Vec<Instance> = vec![];
+    let mut todo: Vec<(&Block, Vec<Option<MemRef>>)> = vec![(&m.kernel.body.block, vec![])];
+    while let Some((block, slices)) = todo.pop() {
+        let mut calls = vec![];
+        crate::ir::visit::exprs(block, &mut |e| {
+            if let ExprKind::Call(id, args) = &e.kind {
+                let binding = args
+                    .iter()
+                    .map(|a| match a {
+                        CallArg::Value(_) => None,
+                        CallArg::Slice { mem: MemRef::FnSlice(i), .. } => Some(slices[*i].expect("bound slice")),
+                        CallArg::Slice { mem, .. } => Some(*mem),
+                    })
+                    .collect();
+                calls.push((*id, binding));
+            }
+        });
+        for inst in calls {
+            if !found.contains(&inst) {
+                found.push(inst.clone());
+                todo.push((&m.functions[inst.0].body.block, inst.1));
+            }
+        }
+    }
+    found
 }
 
 pub(super) fn line_to(f: &mut Func, line: &str) {

@@ -8,6 +8,10 @@ struct LdUniforms {
 @group(0) @binding(4) var<uniform> ld_uniforms: LdUniforms;
 var<workgroup> local: array<atomic<u32>, 16>;
 
+fn ld_rem_u32(a: u32, b: u32) -> u32 {
+    return a % select(b, 1u, b == 0u);
+}
+
 @compute @workgroup_size(64, 1, 1)
 fn main(
     @builtin(global_invocation_id) ld_gid: vec3<u32>,
@@ -30,8 +34,8 @@ fn main(
     i = ld_gid.x;
     if (i < arrayLength(&values)) {
         v = values[i];
-        _ = atomicAdd(&local[(v % 16u)], 1u);
-        _ = atomicAdd(&bins[(v % ld_uniforms.nbins)], 1u);
+        _ = atomicAdd(&local[ld_rem_u32(v, 16u)], 1u);
+        _ = atomicAdd(&bins[ld_rem_u32(v, ld_uniforms.nbins)], 1u);
         old = atomicMax(&stats[0i], i32(v));
         _ = atomicMin(&stats[1i], old);
         _ = atomicSub(&stats[2i], 1i);

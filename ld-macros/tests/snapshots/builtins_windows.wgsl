@@ -7,6 +7,10 @@ struct LdUniforms {
 @group(0) @binding(3) var<uniform> ld_uniforms: LdUniforms;
 var<workgroup> tile: array<u32, 64>;
 
+fn ld_rem_u32(a: u32, b: u32) -> u32 {
+    return a % select(b, 1u, b == 0u);
+}
+
 @compute @workgroup_size(8, 8, 1)
 fn main(
     @builtin(global_invocation_id) ld_gid: vec3<u32>,
@@ -17,7 +21,7 @@ fn main(
 ) {
     var g: vec3<u32>;
     var l: vec3<u32>;
-    var flat: u32;
+    var flat_: u32;
     var uld_row_offset: u32;
     var acc: array<u32, 2>;
     var uld_ctr: u32;
@@ -27,8 +31,8 @@ fn main(
     var m: u32;
     g = ld_gid;
     l = ld_lid;
-    flat = (((g.y * ld_nwg.x) * 8u) + g.x);
-    tile[ld_lidx] = input[(flat % arrayLength(&input))];
+    flat_ = (((g.y * ld_nwg.x) * 8u) + g.x);
+    tile[ld_lidx] = input[ld_rem_u32(flat_, arrayLength(&input))];
     workgroupBarrier();
     uld_row_offset = (l.y * 8u);
     acc = array<u32, 2>();
@@ -37,7 +41,7 @@ fn main(
     loop {
         if !(uld_ctr < uld_end) { break; }
         j = uld_ctr;
-        acc[(j % 2u)] += tile[(uld_row_offset + j)];
+        acc[ld_rem_u32(j, 2u)] += tile[(uld_row_offset + j)];
         continuing {
             uld_ctr = (uld_ctr + 1u);
         }

@@ -3,6 +3,14 @@
 @group(0) @binding(2) var<storage, read_write> s: array<i32>;
 @group(0) @binding(3) var<storage, read_write> g: array<f32>;
 
+fn ld_shr_u32(a: u32, b: u32) -> u32 {
+    return a >> (b & 31u);
+}
+
+fn ld_shr_i32(a: i32, b: u32) -> i32 {
+    return a >> (b & 31u);
+}
+
 @compute @workgroup_size(64, 1, 1)
 fn main(
     @builtin(global_invocation_id) ld_gid: vec3<u32>,
@@ -23,8 +31,8 @@ fn main(
     bits = bitcast<u32>(x);
     g[i] = bitcast<f32>((bits ^ 2147483648u));
     signed = i32(bits);
-    s[i] += (signed >> 31u);
-    u[i] += (u32(signed) >> 31u);
+    s[i] += ld_shr_i32(signed, 31u);
+    u[i] += ld_shr_u32(u32(signed), 31u);
     g[i] += (f32(u[i]) * f32(s[i]));
     positive = (x > 0.0f);
     u[i] += u32(positive);

@@ -2,6 +2,10 @@
 @group(0) @binding(1) var<storage, read_write> s: array<i32>;
 @group(0) @binding(2) var<storage, read_write> f: array<f32>;
 
+fn ld_rem_u32(a: u32, b: u32) -> u32 {
+    return a % select(b, 1u, b == 0u);
+}
+
 @compute @workgroup_size(1, 1, 1)
 fn main(
     @builtin(global_invocation_id) ld_gid: vec3<u32>,
@@ -34,6 +38,6 @@ fn main(
     k = 3i;
     s[5i] = (k * 2i);
     arr = array<u32, 4>();
-    arr[(u32(k) % 4u)] = 9u;
+    arr[ld_rem_u32(u32(k), 4u)] = 9u;
     u[5i] = arr[3i];
 }

@@ -5,6 +5,10 @@ struct LdUniforms {
 @group(0) @binding(0) var<storage, read_write> data: array<i32>;
 @group(0) @binding(2) var<uniform> ld_uniforms: LdUniforms;
 
+fn ld_shr_i32(a: i32, b: u32) -> i32 {
+    return a >> (b & 31u);
+}
+
 @compute @workgroup_size(64, 1, 1)
 fn main(
     @builtin(global_invocation_id) ld_gid: vec3<u32>,
@@ -137,7 +141,7 @@ fn main(
         j += 1u;
     }
     loop {
-        acc >>= 1u;
+        acc = ld_shr_i32(acc, 1u);
         if ((acc < 16i) || (j == 0u)) {
             break;
         }

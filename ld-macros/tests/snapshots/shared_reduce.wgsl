@@ -3,6 +3,10 @@
 var<workgroup> tile: array<u32, 64>;
 var<workgroup> flags: array<i32, 8>;
 
+fn ld_shr_u32(a: u32, b: u32) -> u32 {
+    return a >> (b & 31u);
+}
+
 @compute @workgroup_size(64, 1, 1)
 fn main(
     @builtin(global_invocation_id) ld_gid: vec3<u32>,
@@ -26,7 +30,7 @@ fn main(
             tile[lid] += tile[(lid + s)];
         }
         workgroupBarrier();
-        s >>= 1u;
+        s = ld_shr_u32(s, 1u);
     }
     if (lid == 0u) {
         out[ld_wid.x] = (tile[0i] + u32(flags[7i]));

@@ -8,10 +8,14 @@ struct Body {
     pos: Vec2,
     vel: Vec2,
     history: array<f32, 4>,
-    id: u32,
+    id_: u32,
 }
 
 @group(0) @binding(0) var<storage, read_write> bodies: array<Body>;
+
+fn ld_rem_u32(a: u32, b: u32) -> u32 {
+    return a % select(b, 1u, b == 0u);
+}
 
 fn advance(ld_p0: Body) -> Body {
     var b: Body;
@@ -20,8 +24,8 @@ fn advance(ld_p0: Body) -> Body {
     b = ld_p0;
     pos = Vec2((b.pos.x + (b.vel.x * 0.01f)), (b.pos.y + (b.vel.y * 0.01f)));
     history = b.history;
-    history[(b.id % 4u)] = pos.x;
-    return Body(pos, b.vel, history, b.id);
+    history[ld_rem_u32(b.id_, 4u)] = pos.x;
+    return Body(pos, b.vel, history, b.id_);
 }
 
 @compute @workgroup_size(64, 1, 1)
@@ -50,7 +54,7 @@ struct Body {
     pos: Vec2,
     vel: Vec2,
     history: array<f32, 4>,
-    id: u32,
+    id_: u32,
 }
 
 @group(0) @binding(0) var<storage, read> bodies: array<Body>;
