@@ -239,7 +239,7 @@ impl Analysis<'_> {
                     Builtin::GlobalId => "global_id()",
                     Builtin::LocalId => "local_id()",
                     Builtin::LocalIndex => "local_index()",
-                    Builtin::WorkgroupId | Builtin::NumWorkgroups => return None,
+                    Builtin::WorkgroupId | Builtin::NumWorkgroups | Builtin::WorkgroupSize => return None,
                 };
                 Some(Cause::new(e.span, format!("`{name}` differs between invocations")))
             }

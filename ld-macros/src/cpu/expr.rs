@@ -143,6 +143,7 @@ impl Emitter<'_> {
                 Builtin::WorkgroupId => quote!(cx.ids.workgroup_id),
                 Builtin::NumWorkgroups => quote!(cx.ids.num_workgroups),
                 Builtin::LocalIndex => quote!(cx.ids.local_index),
+                Builtin::WorkgroupSize => quote!(cx.ids.workgroup_size),
             },
             ExprKind::Unary(op, a) => {
                 let x = self.expr(a);

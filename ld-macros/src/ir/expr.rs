@@ -48,6 +48,8 @@ pub enum Builtin {
     WorkgroupId,
     NumWorkgroups,
     LocalIndex,
+    /// The kernel's `workgroup_size`, as a `UVec3`.
+    WorkgroupSize,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -657,6 +657,7 @@ pub fn builtin(name: &str) -> Option<Builtin> {
         "workgroup_id" => Builtin::WorkgroupId,
         "num_workgroups" => Builtin::NumWorkgroups,
         "local_index" => Builtin::LocalIndex,
+        "workgroup_size" => Builtin::WorkgroupSize,
         _ => return None,
     })
 }

@@ -16,13 +16,16 @@ impl Writer<'_> {
         let mut f: Func = self.func(&k.body.locals, vec![]);
         self.declare_locals(&mut f, &[]);
         self.block(&mut f, &k.body.block);
-        let [x, y, z] = k.workgroup_size;
+        // One dimension: `ld_enter` derives the local id from the index, and
+        // lavapipe runs each row of a 2-D or 3-D workgroup in SIMD groups of
+        // its own, partly empty when a row is shorter than its 8 lanes.
+        let n = k.workgroup_size.iter().product::<u32>();
         let steps = self.steps();
         let common = self.entry_common();
         format!(
             "{common}// The kernel body, its barriers folding the region they close.\n\
              fn ld_body() {{\n{body}}}\n\n\
-             @compute @workgroup_size({x}, {y}, {z})\n\
+             @compute @workgroup_size({n})\n\
              fn main(@builtin(local_invocation_index) ld_b_li: u32, @builtin(workgroup_id) ld_b_wid: vec3<u32>, @builtin(num_workgroups) ld_b_nwg: vec3<u32>) {{\n    let ld_s = ld_b_wid.x + ld_b_wid.y * ld_b_nwg.x;\n    if ld_s >= ld_cfg.wg_count {{\n        return;\n    }}\n    ld_enter(ld_s, ld_b_li);\n{setup}    ld_vote_init();\n    ld_sync();\n    ld_begin_pass(1u);\n    ld_body();\n    ld_fold_region(LD_NONE);\n    ld_report();\n}}\n",
             body = f.out,
             setup = steps.setup,

@@ -326,7 +326,10 @@ impl Writer<'_> {
         }
         // The blocks as a tree of ifs on `ld_pc`.
         let body = if_tree(&blocks, 0, blocks.len(), 2);
-        let [x, y, z] = k.workgroup_size;
+        // One dimension: `ld_enter` derives the local id from the index, and
+        // lavapipe runs each row of a 2-D or 3-D workgroup in SIMD groups of
+        // its own, partly empty when a row is shorter than its 8 lanes.
+        let n = k.workgroup_size.iter().product::<u32>();
         let steps = self.steps();
         let common = self.entry_common();
         format!(
@@ -335,7 +338,7 @@ impl Writer<'_> {
              // Where invocation stopped: a barrier index, or LD_NONE when it finished.\n\
              fn ld_stopped_at() -> u32 {{\n    if ld_stop == LD_DONE {{\n        return LD_NONE;\n    }}\n    return ld_stop - 1u;\n}}\n\n\
              fn ld_pass_run() {{\n    ld_stop = select(0u, LD_DONE, ld_pc == LD_DONE);\n    ld_run();\n}}\n\n\
-             @compute @workgroup_size({x}, {y}, {z})\n\
+             @compute @workgroup_size({n})\n\
              fn main(@builtin(local_invocation_index) ld_b_li: u32, @builtin(workgroup_id) ld_b_wid: vec3<u32>, @builtin(num_workgroups) ld_b_nwg: vec3<u32>) {{\n    let ld_s = ld_b_wid.x + ld_b_wid.y * ld_b_nwg.x;\n    if ld_s >= ld_cfg.wg_count {{\n        return;\n    }}\n    ld_enter(ld_s, ld_b_li);\n{setup}    ld_vote_init();\n    ld_sync();\n    var ld_open = LD_NO_BARRIER;\n    ld_begin_pass(1u);\n    ld_save0();\n    // One iteration per pass; a single call site each for the region's\n    // code and the engine's steps (see ld-shaders' engine.wgsl).\n    loop {{\n        ld_pass_run();\n        ld_sync();\n        ld_scan();\n        let ld_v = ld_vote(ld_stopped_at());\n        let ld_step_first = ld_v >> 24u;\n        let ld_close16 = ld_v & 0xffffu;\n        let ld_close = select(ld_close16, LD_NONE, ld_close16 == LD_NO_BARRIER);\n        if ld_pass == 1u {{\n            ld_note_region(ld_open, ld_close16);\n        }}\n        if ld_step_first == LD_STEP_MERGE {{\n            ld_save1();\n        }}\n        if ld_step_first != LD_STEP_NONE {{\n            ld_steps(ld_step_first, ld_close);\n        }}\n        if ld_step_first == LD_STEP_MERGE {{\n            ld_load0();\n            ld_begin_pass(2u);\n            continue;\n        }}\n        if ld_step_first == LD_STEP_COMPARE {{\n            ld_load1();\n            ld_begin_pass(1u);\n        }}\n        if ld_close == LD_NONE {{\n            break;\n        }}\n        ld_open = ld_close;\n        ld_save0();\n    }}\n    ld_report();\n}}\n",
                         setup = steps.setup,
         )

@@ -547,13 +547,16 @@ impl<'m> Writer<'m> {
             ExprKind::Load(p) => self.place(f, p),
             ExprKind::Uniform(i) => format!("ld_uniforms.{}", uniform_field(&self.param_names[*i])),
             ExprKind::Builtin(b) => match b {
-                Builtin::GlobalId => "ld_gid",
-                Builtin::LocalId => "ld_lid",
-                Builtin::WorkgroupId => "ld_wid",
-                Builtin::NumWorkgroups => "ld_nwg",
-                Builtin::LocalIndex => "ld_lidx",
-            }
-            .into(),
+                Builtin::GlobalId => "ld_gid".into(),
+                Builtin::LocalId => "ld_lid".into(),
+                Builtin::WorkgroupId => "ld_wid".into(),
+                Builtin::NumWorkgroups => "ld_nwg".into(),
+                Builtin::LocalIndex => "ld_lidx".into(),
+                Builtin::WorkgroupSize => {
+                    let [x, y, z] = self.m.kernel.workgroup_size;
+                    format!("vec3<u32>({x}u, {y}u, {z}u)")
+                }
+            },
             ExprKind::Unary(op, a) => {
                 let x = self.expr(f, a);
                 let x = self.opaque(x, &a.ty, hidden(e));

@@ -161,6 +161,7 @@ fn ids(l: &CpuLaunch, wid: UVec3, local_index: u32) -> Ids {
         workgroup_id: wid,
         num_workgroups: UVec3::new(l.grid[0], l.grid[1], l.grid[2]),
         local_index,
+        workgroup_size: UVec3::new(wg[0], wg[1], wg[2]),
     }
 }
 

@@ -60,6 +60,7 @@ pub struct Ids {
     pub workgroup_id: UVec3,
     pub num_workgroups: UVec3,
     pub local_index: u32,
+    pub workgroup_size: UVec3,
 }
 
 /// A buffer as the executor binds it: words shared by all workgroups.
