@@ -38,7 +38,7 @@ fn run_in(launch: Launch<'_>, mode: Mode) {
 macro_rules! with_words {
     ($then:ident) => {
         $then! {
-            [shared workgroup_id num_workgroups]
+            [shared workgroup_id num_workgroups workgroup_size]
             alias case const_assert continuing default diagnostic discard enable requires switch var
             NULL active alignas alignof asm asm_fragment attribute auto cast catch class co_await
             co_return co_yield coherent column_major common compile compile_fragment concept
@@ -85,7 +85,7 @@ macro_rules! with_words {
             subgroupShuffleDown subgroupShuffleUp subgroupShuffleXor subgroupXor quadBroadcast
             quadSwapDiagonal quadSwapX quadSwapY i64 u64 f64 push_constant r64uint main align
             binding blend_src builtin compute early_depth_test fragment group id interpolate
-            invariant location mesh must_use payload per_primitive size task vertex workgroup_size
+            invariant location mesh must_use payload per_primitive size task vertex
             any_hit closest_hit incoming_payload miss ray_generation vertex_index instance_index
             position front_facing frag_depth sample_index sample_mask local_invocation_id
             local_invocation_index global_invocation_id
