@@ -17,11 +17,7 @@ mod em;
 
 use ld::{CheckOptions, Mode, Runtime};
 
-fn runtimes() -> Vec<Runtime> {
-    let mut v = vec![common::cpu()];
-    v.extend(common::gpu());
-    v
-}
+use common::runtimes;
 
 fn det(w: u32) -> CheckOptions {
     CheckOptions { warp_size: Some(w), ..Default::default() }

@@ -42,11 +42,7 @@ fn run(rt: &Runtime, fixed: bool, check: bool) -> (Option<Report>, Vec<f32>) {
     (r.report, out.to_vec().unwrap())
 }
 
-fn runtimes() -> Vec<Runtime> {
-    let mut v = vec![common::cpu()];
-    v.extend(common::gpu());
-    v
-}
+use common::runtimes;
 
 #[test]
 fn racy_em_has_the_papers_write_write_race_on_shared_memory() {

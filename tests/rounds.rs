@@ -26,11 +26,7 @@ fn pair_race(out: &mut [u32], a: u32, b: u32) {
     }
 }
 
-fn runtimes() -> Vec<Runtime> {
-    let mut v = vec![common::cpu()];
-    v.extend(common::gpu());
-    v
-}
+use common::runtimes;
 
 fn check(rt: &Runtime, a: u32, b: u32, copies: Option<u32>) -> (Report, Vec<u32>) {
     let mut out = rt.zeros::<u32>(9).unwrap();

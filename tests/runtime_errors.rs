@@ -27,11 +27,7 @@ fn spin(flag: &[u32], out: &mut [u32]) {
     out[0] = x;
 }
 
-fn runtimes() -> Vec<Runtime> {
-    let mut v = vec![common::cpu()];
-    v.extend(common::gpu());
-    v
-}
+use common::runtimes;
 
 fn msg(r: ld::Result<ld::Run>) -> (Error, String) {
     let e = r.expect_err("launch should fail");

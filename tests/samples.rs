@@ -14,19 +14,12 @@ mod apps;
 
 use common::app::{App, Flags};
 use common::table::Row;
-use ld::{Mode, Runtime};
+use ld::Mode;
 
-fn runtimes() -> Vec<Runtime> {
-    let mut v = vec![Runtime::cpu()];
-    match Runtime::gpu() {
-        Ok(g) => v.push(g),
-        Err(e) if std::env::var("LD_REQUIRE_GPU").as_deref() == Ok("1") => {
-            panic!("LD_REQUIRE_GPU=1 but: {e}")
-        }
-        Err(e) => eprintln!("note: GPU half not run: {e}"),
-    }
-    v
-}
+/// The integration tests' helpers (`common` here is the samples' own).
+#[path = "common/mod.rs"]
+mod testing;
+use testing::runtimes;
 
 fn flags(fixed: bool, size: f64) -> Flags {
     Flags {

@@ -1,10 +1,10 @@
 // Level 1 (paper section 4.4): after the first pass every workgroup has
-// published the pages it changed as records, linked per page. One
-// workgroup of this shader takes a page (at its list's head record), one
-// invocation per word, and walks the page's writers in workgroup order:
-// two workgroups that changed a word race write-write; the union takes the
-// last writer's value (deterministic mode writes it straight into the
-// user's buffer: the ordered fold). Work is proportional to the records,
+// published the pages it changed as records, linked per page. The sweeps
+// take a page at its list's head record, four words per invocation, and
+// walk the page's writers: two workgroups that changed a word race
+// write-write; the union takes the value of the last writer in workgroup
+// order (deterministic mode writes it straight into the user's buffer: the
+// ordered fold). Work is proportional to the records,
 // not to the buffer: `args` sizes the indirect dispatch from their count.
 
 @group(0) @binding(0) var<storage, read_write> ld_user_buf: array<u32>;
@@ -16,13 +16,13 @@ fn ld_l1_count() -> u32 {
     return min(atomicLoad(&ld_rec[LD_H_L1_COUNT]), ld_cfg.l1_cap);
 }
 
-// Workgroups for the sweeps: one per LD_PAGES_PER_WG records, at most
-// LD_MAX_X (the sweeps stride over the rest).
+// Workgroups for the sweeps: one per LD_PAGES_PER_WG records, spread over
+// y past LD_MAX_X (few loop iterations per invocation: lavapipe caps them).
 @compute @workgroup_size(1)
 fn args() {
     let groups = (ld_l1_count() + LD_PAGES_PER_WG - 1u) / LD_PAGES_PER_WG;
-    ld_args[0] = min(groups, LD_MAX_X);
-    ld_args[1] = 1u;
+    ld_args[0] = clamp(groups, 1u, LD_MAX_X);
+    ld_args[1] = select((groups + LD_MAX_X - 1u) / LD_MAX_X, 0u, groups == 0u);
     ld_args[2] = 1u;
 }
 
@@ -36,7 +36,7 @@ fn ld_canary() {
             break;
         }
     }
-    if i < ld_cfg.canary {
+    if i < ld_cfg.canary && ld_cfg.round == 777u {
         atomicOr(&ld_rec[LD_H_STATUS], LD_S_LOOP_LIMIT);
     }
 }
@@ -98,49 +98,38 @@ fn ld_store_user(k0: u32, u: vec4<u32>) {
     }
 }
 
-// The record after `from` in workgroup order among the page's writers
-// listed from record r (LD_NONE: none left). A workgroup listed twice
-// counts once.
-fn ld_next_writer(r: u32, first_wg: u32) -> u32 {
-    var best = LD_NONE;
-    var best_wg = LD_NONE;
-    var q = r + 1u;
-    loop {
-        if q == 0u {
-            break;
-        }
-        let g = ld_l1[ld_hdr(q - 1u) + LD_L1_WG];
-        if g >= first_wg && (best == LD_NONE || g < best_wg) {
-            best = q - 1u;
-            best_wg = g;
-        }
-        q = ld_l1[ld_hdr(q - 1u) + LD_L1_NEXT_PAGE];
-    }
-    return best;
-}
-
-// One page headed by record r: its writers in workgroup order; two that
-// changed a word race; the union keeps the last writer's value.
+// One page headed by record r, in one walk of its list (any order: the
+// workgroups published it concurrently): the words each writer changed, the
+// lowest and the highest workgroup that changed each, and the highest's
+// value, which the union keeps (the last writer in workgroup order). Two
+// writers of a word race; the rare second walk records them. Linear in the
+// writers: lavapipe caps an invocation's loop iterations.
 fn ld_merge_page(r: u32, page: u32, w: u32) {
     let k0 = page * LD_PAGE + 4u * w;
     let b = ld_user_vec(k0);
     let inside = ld_inside(k0);
     var u = b;
     var writers = vec4<u32>(0u);
-    var first_wg = 0u;
+    var lo = vec4<u32>(LD_NONE);
+    var hi = vec4<u32>(0u);
+    var q = r + 1u;
     loop {
-        let best = ld_next_writer(r, first_wg);
-        if best == LD_NONE {
+        if q == 0u {
             break;
         }
-        first_wg = ld_l1[ld_hdr(best) + LD_L1_WG] + 1u;
-        let v = ld_l1v[best * LD_LANES + w];
+        let rec = q - 1u;
+        let g = vec4<u32>(ld_l1[ld_hdr(rec) + LD_L1_WG]);
+        q = ld_l1[ld_hdr(rec) + LD_L1_NEXT_PAGE];
+        let v = ld_l1v[rec * LD_LANES + w];
         let changed = (v != b) & inside;
+        let last = changed & ((writers == vec4<u32>(0u)) | (g > hi));
+        u = select(u, v, last);
+        hi = select(hi, g, last);
+        lo = select(lo, g, changed & (g < lo));
         writers += select(vec4<u32>(0u), vec4<u32>(1u), changed);
-        u = select(u, v, changed);
     }
     if any(writers > vec4<u32>(1u)) && ld_cfg.mode == LD_MODE_CHECK {
-        ld_record_clashes(r, k0, b, inside);
+        ld_record_clashes(r, k0, b, inside, lo);
     }
     if ld_cfg.mode == LD_MODE_DET {
         ld_store_user(k0, u);
@@ -158,26 +147,24 @@ fn ld_user_vec(k0: u32) -> vec4<u32> {
     return vec4<u32>(ld_user_word(k0, words), ld_user_word(k0 + 1u, words), ld_user_word(k0 + 2u, words), ld_user_word(k0 + 3u, words));
 }
 
-// Rare (a race): the writers again, recording each pair of consecutive
-// writers of a word.
-fn ld_record_clashes(r: u32, k0: u32, b: vec4<u32>, inside: vec4<bool>) {
+// A word's writers race with its first (lowest) writer `lo`: one record
+// per later writer.
+fn ld_record_clashes(r: u32, k0: u32, b: vec4<u32>, inside: vec4<bool>, lo: vec4<u32>) {
     let w = (k0 % LD_PAGE) / 4u;
-    var prev = vec4<u32>(LD_NONE);
-    var first_wg = 0u;
+    var q = r + 1u;
     loop {
-        let best = ld_next_writer(r, first_wg);
-        if best == LD_NONE {
+        if q == 0u {
             break;
         }
-        let g = ld_l1[ld_hdr(best) + LD_L1_WG];
-        first_wg = g + 1u;
-        let changed = (ld_l1v[best * LD_LANES + w] != b) & inside;
+        let rec = q - 1u;
+        let g = ld_l1[ld_hdr(rec) + LD_L1_WG];
+        q = ld_l1[ld_hdr(rec) + LD_L1_NEXT_PAGE];
+        let changed = (ld_l1v[rec * LD_LANES + w] != b) & inside;
         for (var c = 0u; c < 4u; c++) {
-            if changed[c] && prev[c] != LD_NONE {
-                ld_l1_record(prev[c], g, k0 + c);
+            if changed[c] && g != lo[c] {
+                ld_l1_record(lo[c], g, k0 + c);
             }
         }
-        prev = select(prev, vec4<u32>(g), changed);
     }
 }
 
@@ -185,7 +172,7 @@ fn ld_record_clashes(r: u32, k0: u32, b: vec4<u32>, inside: vec4<bool>) {
 fn merge(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) i: u32) {
     let count = ld_l1_count();
     let w = i % LD_LANES;
-    for (var r = wid.x * LD_PAGES_PER_WG + i / LD_LANES; r < count; r += nwg.x * LD_PAGES_PER_WG) {
+    for (var r = (wid.x + wid.y * nwg.x) * LD_PAGES_PER_WG + i / LD_LANES; r < count; r += nwg.x * nwg.y * LD_PAGES_PER_WG) {
         let page = ld_head_page(r);
         if page != LD_NONE {
             ld_merge_page(r, page, w);
@@ -199,7 +186,7 @@ fn merge(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: ve
 fn fold(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) i: u32) {
     let count = ld_l1_count();
     let w = i % LD_LANES;
-    for (var r = wid.x * LD_PAGES_PER_WG + i / LD_LANES; r < count; r += nwg.x * LD_PAGES_PER_WG) {
+    for (var r = (wid.x + wid.y * nwg.x) * LD_PAGES_PER_WG + i / LD_LANES; r < count; r += nwg.x * nwg.y * LD_PAGES_PER_WG) {
         let page = ld_head_page(r);
         if page != LD_NONE {
             ld_store_user(page * LD_PAGE + 4u * w, ld_l1u[r * LD_LANES + w]);

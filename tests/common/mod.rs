@@ -11,7 +11,7 @@ use ld::Runtime;
 pub fn gpu() -> Option<Runtime> {
     match Runtime::gpu() {
         Ok(rt) => Some(rt),
-        Err(e) if std::env::var("LD_REQUIRE_GPU").as_deref() == Ok("1") => {
+        Err(e) if ld::Settings::get().map_or(true, |s| s.require_gpu) => {
             panic!("LD_REQUIRE_GPU=1 but: {e}")
         }
         Err(e) => {
@@ -23,6 +23,13 @@ pub fn gpu() -> Option<Runtime> {
 
 pub fn cpu() -> Runtime {
     Runtime::cpu()
+}
+
+/// The CPU reference, then the GPU runtime when there is one (see [`gpu`]).
+pub fn runtimes() -> Vec<Runtime> {
+    let mut v = vec![cpu()];
+    v.extend(gpu());
+    v
 }
 
 /// Distance in units in the last place between two finite floats.

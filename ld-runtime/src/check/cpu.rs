@@ -313,14 +313,15 @@ impl Backend for CpuBackend<'_, '_> {
                 }
                 let b0 = self.user(t, k);
                 let mut v = b0;
-                let mut prev = None;
+                // Every later writer races with the first (as level1.wgsl).
+                let mut first = None;
                 for r in &writers {
                     let x = r.values[w as usize];
                     if x != b0 {
-                        if let (Some(a), true) = (prev, mode == MODE_CHECK) {
+                        if let (Some(a), true) = (first, mode == MODE_CHECK) {
                             records.push([record::LEVEL1, t, a, a, r.workgroup, k, region, self.round]);
                         }
-                        prev = Some(r.workgroup);
+                        first.get_or_insert(r.workgroup);
                         v = x;
                     }
                 }
