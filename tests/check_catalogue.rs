@@ -1564,3 +1564,53 @@ fn default_warp_size_fits_a_small_workgroup() {
     }
     assert!(verdicts.windows(2).all(|v| v[0] == v[1]), "{verdicts:?}");
 }
+
+/// RACY (at warp size 1): in a workgroup of 4 invocations (fewer than
+/// lavapipe's 8 lanes: the instrumented kernel pads its workgroup),
+/// invocations 0 and 2 write `s[0]`.
+#[ld::kernel(workgroup_size = 4)]
+fn tiny_ww(out: &mut [u32]) {
+    let s = shared::<[u32; 4]>();
+    let lid = local_index();
+    if lid % 2 == 0 {
+        s[0] = lid + 1;
+    }
+    barrier();
+    if lid == 0 {
+        out[workgroup_id().x] = s[0];
+    }
+}
+
+/// RACE-FREE twin: each invocation writes its own word, reads a
+/// neighbour's after the barrier.
+#[ld::kernel(workgroup_size = 4)]
+fn tiny_ww_fixed(out: &mut [u32]) {
+    let s = shared::<[u32; 4]>();
+    let lid = local_index();
+    s[lid] = lid + 1;
+    barrier();
+    out[workgroup_id().x * 4 + lid] = s[(lid + 1) % 4];
+}
+
+fn tiny(rt: &Runtime, how: How) -> (Option<Report>, Vec<u32>) {
+    let mut o = rt.zeros::<u32>(3).unwrap();
+    let r = go(rt.launch(tiny_ww, 3, (&mut o,)), how);
+    (r, o.to_vec().unwrap())
+}
+
+fn tiny_fixed(rt: &Runtime, how: How) -> (Option<Report>, Vec<u32>) {
+    let mut o = rt.zeros::<u32>(12).unwrap();
+    let r = go(rt.launch(tiny_ww_fixed, 3, (&mut o,)), how);
+    (r, o.to_vec().unwrap())
+}
+
+#[test]
+fn race_in_a_workgroup_smaller_than_a_simd_group_is_found() {
+    expect_race("tiny_ww", 1, &tiny, &[ww(WG, WARP, "s")]);
+}
+
+#[test]
+fn workgroup_smaller_than_a_simd_group_is_clean() {
+    expect_silent("tiny_ww_fixed", 1, &tiny_fixed);
+    expect_silent("tiny_ww_fixed", 4, &tiny_fixed);
+}

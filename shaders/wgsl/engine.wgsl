@@ -21,7 +21,9 @@
 // (masked), and charges every loop construct it passes through against one
 // budget of 65535 iterations per invocation.
 //
-// The generated kernel provides: LD_WG_SIZE, LD_WROTE_WORDS, LD_MACHINE
+// The generated kernel provides: LD_WG_SIZE (the invocations that share
+// the engine's loops), LD_INVOCATIONS (the kernel's own, the first
+// LD_INVOCATIONS of them), LD_WROTE_WORDS, LD_MACHINE
 // (whether it is check mode's state machine or the folded kernel), the kernel's
 // ids, `ld_user(t, k)` (word k of storage target t in the user's buffer),
 // what it knows of its targets (`ld_target_storage`, `ld_target_spans`,
@@ -408,7 +410,9 @@ const LD_STEP_SETTLE_FOLD: u32 = 5u;
 const LD_STEP_NONE: u32 = 0xffu;
 
 fn ld_vote(stopped_at: u32) -> u32 {
-    if stopped_at == LD_NONE {
+    if ld_li >= LD_INVOCATIONS {
+        // Padding (see LD_WG_SIZE): no kernel code, no vote.
+    } else if stopped_at == LD_NONE {
         atomicAdd(&ld_v_done, 1u);
     } else {
         atomicMax(&ld_v_max, stopped_at + 1u);
@@ -422,7 +426,7 @@ fn ld_vote(stopped_at: u32) -> u32 {
             let lo = atomicLoad(&ld_v_min);
             let hi = atomicLoad(&ld_v_max);
             var end = LD_NO_BARRIER;
-            if done != LD_WG_SIZE {
+            if done != LD_INVOCATIONS {
                 end = hi - 1u;
                 if lo != hi || done != 0u {
                     ld_status(LD_S_DIVERGENCE);

@@ -14,6 +14,7 @@
 @group(0) @binding(1) var<storage, read_write> ld_args: array<u32>;
 
 const LD_WG_SIZE: u32 = 64u;
+const LD_INVOCATIONS: u32 = 64u;
 const LD_WROTE_WORDS: u32 = 1u;
 const LD_MACHINE: bool = false;
 

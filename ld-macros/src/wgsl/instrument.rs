@@ -164,9 +164,13 @@ impl Writer<'_> {
         let wg: u32 = k.workgroup_size.iter().product();
         let mut out = ld_shaders::abi::wgsl_prelude();
         let machine = self.variant == super::writer::Variant::Instrumented;
+        // The state machine runs in workgroups of a multiple of 8 (the
+        // invocations past the kernel's own only share the engine's work):
+        // lavapipe's loops misbehave in SIMD groups it leaves part empty.
+        let lanes = if machine { lanes(wg) } else { wg };
         writeln!(
             out,
-            "const LD_WG_SIZE: u32 = {wg}u;\nconst LD_WROTE_WORDS: u32 = {}u;\nconst LD_MACHINE: bool = {machine};\nconst LD_DONE: u32 = 0xffffffffu;\n",
+            "const LD_WG_SIZE: u32 = {lanes}u;\nconst LD_INVOCATIONS: u32 = {wg}u;\nconst LD_WROTE_WORDS: u32 = {}u;\nconst LD_MACHINE: bool = {machine};\nconst LD_DONE: u32 = 0xffffffffu;\n",
             wg.div_ceil(32)
         )
         .unwrap();
@@ -326,10 +330,10 @@ impl Writer<'_> {
         }
         // The blocks as a tree of ifs on `ld_pc`.
         let body = if_tree(&blocks, 0, blocks.len(), 2);
-        // One dimension: `ld_enter` derives the local id from the index, and
-        // lavapipe runs each row of a 2-D or 3-D workgroup in SIMD groups of
-        // its own, partly empty when a row is shorter than its 8 lanes.
-        let n = k.workgroup_size.iter().product::<u32>();
+        // One dimension, padded to whole SIMD groups of lavapipe (`lanes`):
+        // `ld_enter` derives the local id from the index, and lavapipe runs
+        // each row of a 2-D or 3-D workgroup in SIMD groups of its own.
+        let n = lanes(k.workgroup_size.iter().product::<u32>());
         let steps = self.steps();
         let common = self.entry_common();
         format!(
@@ -349,7 +353,7 @@ impl Writer<'_> {
     pub(super) fn entry_common(&self) -> String {
         let [x, y, z] = self.m.kernel.workgroup_size;
         format!(
-            "fn ld_enter(slot: u32, li: u32) {{\n    ld_slot = slot;\n    ld_sv = ld_cfg.val_base + slot * ld_cfg.slot_values;\n    ld_sm = slot * ld_cfg.slot_meta;\n    ld_li = li;\n    ld_wg = ld_cfg.wg_offset + slot;\n    let g = vec3<u32>(ld_cfg.grid_x, ld_cfg.grid_y, ld_cfg.grid_z);\n    ld_wid = vec3<u32>(ld_wg % g.x, (ld_wg / g.x) % g.y, ld_wg / (g.x * g.y));\n    ld_lid = vec3<u32>(li % {x}u, (li / {x}u) % {y}u, li / {xy}u);\n    ld_gid = ld_wid * vec3<u32>({x}u, {y}u, {z}u) + ld_lid;\n    ld_nwg = g;\n    ld_lidx = li;\n    ld_inv = ld_wg * LD_WG_SIZE + li;\n    ld_warp = li / ld_cfg.warp_size;\n    ld_copy = (ld_warp / max(ld_cfg.copy_div, 1u)) % max(ld_cfg.copies, 1u);\n    ld_acount = 0u;\n    ld_pc = 0u;\n}}\n\n\
+            "fn ld_enter(slot: u32, li: u32) {{\n    ld_slot = slot;\n    ld_sv = ld_cfg.val_base + slot * ld_cfg.slot_values;\n    ld_sm = slot * ld_cfg.slot_meta;\n    ld_li = li;\n    ld_wg = ld_cfg.wg_offset + slot;\n    let g = vec3<u32>(ld_cfg.grid_x, ld_cfg.grid_y, ld_cfg.grid_z);\n    ld_wid = vec3<u32>(ld_wg % g.x, (ld_wg / g.x) % g.y, ld_wg / (g.x * g.y));\n    ld_lid = vec3<u32>(li % {x}u, (li / {x}u) % {y}u, li / {xy}u);\n    ld_gid = ld_wid * vec3<u32>({x}u, {y}u, {z}u) + ld_lid;\n    ld_nwg = g;\n    ld_lidx = li;\n    ld_inv = ld_wg * LD_INVOCATIONS + li;\n    ld_warp = li / ld_cfg.warp_size;\n    ld_copy = (ld_warp / max(ld_cfg.copy_div, 1u)) % max(ld_cfg.copies, 1u);\n    ld_acount = 0u;\n    ld_pc = select(0u, LD_DONE, li >= LD_INVOCATIONS);\n}}\n\n\
              // Whether a region ending at `end` ends the epoch of a memory kind.\n\
              fn ld_orders(end: u32, storage: bool) -> bool {{\n    return end == LD_NONE || ld_storage_barrier(end) == storage;\n}}\n\n",
             xy = x * y,
@@ -453,4 +457,10 @@ pub(super) fn atomic_op(op: AtomicOp, target: &str, xs: &[&str]) -> String {
             format!("{name}(&{target}, {})", xs[0])
         }
     }
+}
+
+/// Invocations per workgroup of the instrumented kernel: the kernel's,
+/// rounded up to a multiple of lavapipe's 8 lanes.
+pub(super) fn lanes(invocations: u32) -> u32 {
+    invocations.next_multiple_of(8)
 }
