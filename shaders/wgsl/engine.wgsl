@@ -533,39 +533,95 @@ fn ld_merge_word(t: u32, e: u32, w: u32, storage: bool, spans: bool) {
     }
     let m = ld_cfg.copies;
     let keep_start = spans && x.mat;
-    var u = x.b;
-    var last = LD_NONE;
-    var last_here = false;
-    // Write-write pairs found, recorded after the loop (a rare path kept
-    // out of the loop lavapipe runs for every copy).
-    var pairs = 0u;
-    var c = 0u;
-    for (; c < m; c++) {
-        let p = ld_copy_word(x, ld_cfg.role_p + c, ld_cfg.set_pages + c);
-        let r = select(x.b, ld_val[x.a + (ld_cfg.role_q + c) * x.stride], keep_start);
-        let here = p != r;
-        ld_wrote_mine[c / 32u] |= select(0u, 1u << (c % 32u), here);
-        let writes = p != x.b;
-        let pair = writes && last != LD_NONE && (here || last_here);
-        pairs += select(0u, 1u, pair);
-        last = select(last, c, writes);
-        last_here = select(last_here, here, writes);
-        u = select(u, p, writes);
-        ld_val[x.a + (ld_cfg.role_p + c) * x.stride] = p;
+    // Write-write pairs found are recorded after the loop (a rare path
+    // kept out of the loop lavapipe runs for every copy).
+    var acc = LdMergeAcc(x.b, LD_NONE, false, 0u);
+    // Eight copies per iteration, here and in the loops below: lavapipe
+    // caps the loop iterations of an invocation, and these run for every
+    // word.
+    for (var c = 0u; c < m; c += 8u) {
+        ld_merge_copy(x, c, keep_start, &acc);
+        if c + 1u < m {
+            ld_merge_copy(x, c + 1u, keep_start, &acc);
+        }
+        if c + 2u < m {
+            ld_merge_copy(x, c + 2u, keep_start, &acc);
+        }
+        if c + 3u < m {
+            ld_merge_copy(x, c + 3u, keep_start, &acc);
+        }
+        if c + 4u < m {
+            ld_merge_copy(x, c + 4u, keep_start, &acc);
+        }
+        if c + 5u < m {
+            ld_merge_copy(x, c + 5u, keep_start, &acc);
+        }
+        if c + 6u < m {
+            ld_merge_copy(x, c + 6u, keep_start, &acc);
+        }
+        if c + 7u < m {
+            ld_merge_copy(x, c + 7u, keep_start, &acc);
+        }
     }
-    if pairs != 0u {
+    if acc.pairs != 0u {
         ld_record_writers(t, x, m);
     }
     // Q_c held R_c until here; it becomes pass 2's input.
-    var c2 = 0u;
-    for (; c2 < m; c2++) {
-        let p = ld_val[x.a + (ld_cfg.role_p + c2) * x.stride];
-        let qa = x.a + (ld_cfg.role_q + c2) * x.stride;
-        let r = select(x.b, ld_val[qa], keep_start);
-        ld_val[qa] = select(select(u, p, p != x.b), r, p != r);
+    for (var c = 0u; c < m; c += 8u) {
+        ld_merge_input(x, c, keep_start, acc.u);
+        if c + 1u < m {
+            ld_merge_input(x, c + 1u, keep_start, acc.u);
+        }
+        if c + 2u < m {
+            ld_merge_input(x, c + 2u, keep_start, acc.u);
+        }
+        if c + 3u < m {
+            ld_merge_input(x, c + 3u, keep_start, acc.u);
+        }
+        if c + 4u < m {
+            ld_merge_input(x, c + 4u, keep_start, acc.u);
+        }
+        if c + 5u < m {
+            ld_merge_input(x, c + 5u, keep_start, acc.u);
+        }
+        if c + 6u < m {
+            ld_merge_input(x, c + 6u, keep_start, acc.u);
+        }
+        if c + 7u < m {
+            ld_merge_input(x, c + 7u, keep_start, acc.u);
+        }
     }
     ld_val[x.a] = x.b;
-    ld_val[x.a + ld_cfg.role_u * x.stride] = u;
+    ld_val[x.a + ld_cfg.role_u * x.stride] = acc.u;
+}
+
+// What merging a word's copies in copy order carries from one copy to the next.
+struct LdMergeAcc {
+    u: u32,
+    last: u32,
+    last_here: bool,
+    pairs: u32,
+}
+
+fn ld_merge_copy(x: LdWord, c: u32, keep_start: bool, acc: ptr<function, LdMergeAcc>) {
+    let p = ld_copy_word(x, ld_cfg.role_p + c, ld_cfg.set_pages + c);
+    let r = select(x.b, ld_val[x.a + (ld_cfg.role_q + c) * x.stride], keep_start);
+    let here = p != r;
+    ld_wrote_mine[c / 32u] |= select(0u, 1u << (c % 32u), here);
+    let writes = p != x.b;
+    let pair = writes && (*acc).last != LD_NONE && (here || (*acc).last_here);
+    (*acc).pairs += select(0u, 1u, pair);
+    (*acc).last = select((*acc).last, c, writes);
+    (*acc).last_here = select((*acc).last_here, here, writes);
+    (*acc).u = select((*acc).u, p, writes);
+    ld_val[x.a + (ld_cfg.role_p + c) * x.stride] = p;
+}
+
+fn ld_merge_input(x: LdWord, c: u32, keep_start: bool, u: u32) {
+    let p = ld_val[x.a + (ld_cfg.role_p + c) * x.stride];
+    let qa = x.a + (ld_cfg.role_q + c) * x.stride;
+    let r = select(x.b, ld_val[qa], keep_start);
+    ld_val[qa] = select(select(u, p, p != x.b), r, p != r);
 }
 
 // The write-write races of a word (see `ld_merge_word`): consecutive epoch
@@ -606,24 +662,74 @@ fn ld_compare_word(t: u32, e: u32, w: u32, storage: bool, spans: bool, commit: b
     let u = select(x.b, ld_val[x.a + ld_cfg.role_u * x.stride], d1);
     // Copies whose second pass changed, recorded after the loop.
     var changed = 0u;
-    var c = 0u;
-    for (; c < m; c++) {
-        let p = select(x.b, ld_val[x.a + (ld_cfg.role_p + c) * x.stride], d1);
-        let want = select(u, p, p != x.b);
-        let q = ld_copy_word(x, ld_cfg.role_q + c, ld_cfg.set_pages + m + c);
-        changed += select(0u, 1u, q != want);
+    for (var c = 0u; c < m; c += 8u) {
+        changed += ld_copy_changed(x, c, m, d1, u);
+        if c + 1u < m {
+            changed += ld_copy_changed(x, c + 1u, m, d1, u);
+        }
+        if c + 2u < m {
+            changed += ld_copy_changed(x, c + 2u, m, d1, u);
+        }
+        if c + 3u < m {
+            changed += ld_copy_changed(x, c + 3u, m, d1, u);
+        }
+        if c + 4u < m {
+            changed += ld_copy_changed(x, c + 4u, m, d1, u);
+        }
+        if c + 5u < m {
+            changed += ld_copy_changed(x, c + 5u, m, d1, u);
+        }
+        if c + 6u < m {
+            changed += ld_copy_changed(x, c + 6u, m, d1, u);
+        }
+        if c + 7u < m {
+            changed += ld_copy_changed(x, c + 7u, m, d1, u);
+        }
     }
     if changed != 0u {
         ld_record_changes(t, x, m, d1, u, spans, writers);
     }
-    var c2 = 0u;
-    for (; c2 < m; c2++) {
-        let pa = x.a + (ld_cfg.role_p + c2) * x.stride;
-        let next = select(select(x.b, ld_val[pa], d1), u, commit);
-        ld_val[pa] = next;
-        ld_val[x.a + (ld_cfg.role_q + c2) * x.stride] = next;
+    for (var c = 0u; c < m; c += 8u) {
+        ld_copy_settle(x, c, d1, u, commit);
+        if c + 1u < m {
+            ld_copy_settle(x, c + 1u, d1, u, commit);
+        }
+        if c + 2u < m {
+            ld_copy_settle(x, c + 2u, d1, u, commit);
+        }
+        if c + 3u < m {
+            ld_copy_settle(x, c + 3u, d1, u, commit);
+        }
+        if c + 4u < m {
+            ld_copy_settle(x, c + 4u, d1, u, commit);
+        }
+        if c + 5u < m {
+            ld_copy_settle(x, c + 5u, d1, u, commit);
+        }
+        if c + 6u < m {
+            ld_copy_settle(x, c + 6u, d1, u, commit);
+        }
+        if c + 7u < m {
+            ld_copy_settle(x, c + 7u, d1, u, commit);
+        }
     }
     ld_val[x.a] = select(x.b, u, commit);
+}
+
+// 1 when copy c's pass-2 value of the word differs from what pass 1 and
+// the union predict.
+fn ld_copy_changed(x: LdWord, c: u32, m: u32, d1: bool, u: u32) -> u32 {
+    let p = select(x.b, ld_val[x.a + (ld_cfg.role_p + c) * x.stride], d1);
+    let want = select(u, p, p != x.b);
+    let q = ld_copy_word(x, ld_cfg.role_q + c, ld_cfg.set_pages + m + c);
+    return select(0u, 1u, q != want);
+}
+
+fn ld_copy_settle(x: LdWord, c: u32, d1: bool, u: u32, commit: bool) {
+    let pa = x.a + (ld_cfg.role_p + c) * x.stride;
+    let next = select(select(x.b, ld_val[pa], d1), u, commit);
+    ld_val[pa] = next;
+    ld_val[x.a + (ld_cfg.role_q + c) * x.stride] = next;
 }
 
 // The read-write races of a word (see `ld_compare_word`).
