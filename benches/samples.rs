@@ -17,19 +17,7 @@ use std::time::{Duration, Instant};
 
 fn flags() -> Flags {
     let size = std::env::var("LD_BENCH_SIZE").ok().and_then(|s| s.parse().ok()).unwrap_or(0.1);
-    Flags {
-        fixed: false,
-        cpu: false,
-        check: false,
-        deterministic: false,
-        json: false,
-        warp_size: None,
-        memory_budget: None,
-        max_rounds: None,
-        plan: false,
-        size,
-        runs: 1,
-    }
+    Flags::at_size(size)
 }
 
 fn bench_app<A: App>(c: &mut Criterion, rt: &Runtime) {

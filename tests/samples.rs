@@ -22,19 +22,7 @@ mod testing;
 use testing::runtimes;
 
 fn flags(fixed: bool, size: f64) -> Flags {
-    Flags {
-        fixed,
-        cpu: false,
-        check: false,
-        deterministic: false,
-        json: false,
-        warp_size: None,
-        memory_budget: None,
-        max_rounds: None,
-        plan: false,
-        size,
-        runs: 1,
-    }
+    Flags { fixed, ..Flags::at_size(size) }
 }
 
 /// The whole contract of one sample at `size`.

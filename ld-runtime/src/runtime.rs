@@ -45,20 +45,17 @@ impl Runtime {
     /// As [`Runtime::new`], with the settings given instead of the
     /// environment's.
     pub fn with_settings(settings: &Settings) -> Result<Self> {
-        match settings.backend {
-            Some(ForcedBackend::Gpu) => match gpu::open(settings)? {
-                Some(ctx) => Ok(Runtime { gpu: Some(ctx) }),
-                None => Err(Error::NoAdapter { detail: " (a GPU was asked for)".into() }),
-            },
-            Some(ForcedBackend::Cpu) => Ok(Self::cpu()),
-            None => match gpu::open(settings)? {
-                Some(ctx) => Ok(Runtime { gpu: Some(ctx) }),
-                None if settings.require_gpu => Err(Error::NoAdapter { detail: String::new() }),
-                None => {
-                    FALLBACK_NOTE.call_once(|| log::warn!("no GPU adapter found; running kernels on the CPU reference executor (install mesa-vulkan-drivers for lavapipe, or set LD_BACKEND=cpu to silence this)"));
-                    Ok(Self::cpu())
-                }
-            },
+        if settings.backend == Some(ForcedBackend::Cpu) {
+            return Ok(Self::cpu());
+        }
+        match gpu::open(settings)? {
+            Some(ctx) => Ok(Runtime { gpu: Some(ctx) }),
+            None if settings.backend == Some(ForcedBackend::Gpu) => Err(Error::NoAdapter { detail: " (a GPU was asked for)".into() }),
+            None if settings.require_gpu => Err(Error::NoAdapter { detail: String::new() }),
+            None => {
+                FALLBACK_NOTE.call_once(|| log::warn!("no GPU adapter found; running kernels on the CPU reference executor (install mesa-vulkan-drivers for lavapipe, or set LD_BACKEND=cpu to silence this)"));
+                Ok(Self::cpu())
+            }
         }
     }
 

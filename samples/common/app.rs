@@ -49,6 +49,23 @@ pub struct Flags {
 }
 
 impl Flags {
+    /// Every flag at its default, the inputs at `size` (the harnesses' runs).
+    pub fn at_size(size: f64) -> Flags {
+        Flags {
+            fixed: false,
+            cpu: false,
+            check: false,
+            deterministic: false,
+            json: false,
+            warp_size: None,
+            memory_budget: None,
+            max_rounds: None,
+            plan: false,
+            size,
+            runs: 1,
+        }
+    }
+
     /// `n` scaled by `--size`, at least `min`.
     pub fn scaled(&self, n: usize, min: usize) -> usize {
         ((n as f64 * self.size) as usize).max(min)

@@ -736,10 +736,7 @@ fn ld_copy_settle(x: LdWord, c: u32, d1: bool, u: u32, commit: bool) {
 fn ld_record_changes(t: u32, x: LdWord, m: u32, d1: bool, u: u32, spans: bool, writers: u32) {
     var c = 0u;
     for (; c < m; c++) {
-        let p = select(x.b, ld_val[x.a + (ld_cfg.role_p + c) * x.stride], d1);
-        let want = select(u, p, p != x.b);
-        let q = ld_copy_word(x, ld_cfg.role_q + c, ld_cfg.set_pages + m + c);
-        if q != want {
+        if ld_copy_changed(x, c, m, d1, u) != 0u {
             let cross = spans && writers == ld_wrote_bit(c);
             ld_record(LD_K_RW | select(0u, LD_K_CROSS, cross), t, c, LD_NONE, x.k);
         }
