@@ -17,7 +17,7 @@
 //! why it does not.
 mod common;
 
-use ld::{RaceKind, Report, Runtime};
+use ld::{Evidence, RaceKind, Report, Runtime};
 
 // ============================================================ the harness
 
@@ -150,6 +150,8 @@ struct Want {
     variable: &'static str,
     /// Substrings the race's note must contain (empty: no requirement).
     note: &'static [&'static str],
+    /// How the race must have been seen (`None`: either way).
+    evidence: Option<Evidence>,
 }
 
 const WG: &str = "Workgroup";
@@ -158,16 +160,21 @@ const WARP: &str = "InterWarp";
 const WGS: &str = "InterWorkgroup";
 
 fn ww(memory: &'static str, level: &'static str, variable: &'static str) -> Want {
-    Want { kind: RaceKind::WriteWrite, memory, level, variable, note: &[] }
+    Want { kind: RaceKind::WriteWrite, memory, level, variable, note: &[], evidence: None }
 }
 
 fn rw(memory: &'static str, level: &'static str, variable: &'static str) -> Want {
-    Want { kind: RaceKind::ReadWrite, memory, level, variable, note: &[] }
+    Want { kind: RaceKind::ReadWrite, memory, level, variable, note: &[], evidence: None }
 }
 
 impl Want {
     fn note(self, note: &'static [&'static str]) -> Want {
         Want { note, ..self }
+    }
+
+    /// Seen at the read: the words named are the words read.
+    fn read(self) -> Want {
+        Want { evidence: Some(Evidence::Read), ..self }
     }
 }
 
@@ -177,6 +184,7 @@ fn matches(r: &ld::Race, w: &Want) -> bool {
         && format!("{:?}", r.level) == w.level
         && r.variable == w.variable
         && w.note.iter().all(|s| r.note.as_deref().unwrap_or("").contains(s))
+        && w.evidence.is_none_or(|e| e == r.evidence)
 }
 
 /// A racy kernel: races on both backends, and for every `Want` at least one
@@ -1613,4 +1621,259 @@ fn race_in_a_workgroup_smaller_than_a_simd_group_is_found() {
 fn workgroup_smaller_than_a_simd_group_is_clean() {
     expect_silent("tiny_ww_fixed", 1, &tiny_fixed);
     expect_silent("tiny_ww_fixed", 4, &tiny_fixed);
+}
+
+// ================================= values that reach registers, atomics, branches
+//
+// A racy read whose value never reaches memory the region writes: value
+// comparison of memory alone misses it (the region's two passes write the
+// same words, and the next region starts from the same saved state in
+// both). The second pass checks every read instead (`Evidence::Read`).
+
+/// A tiled matrix multiply (8x8 tiles, one workgroup per output tile,
+/// warps of 32: rows 0-3 and 4-7 of a tile), with both barriers. RACE-FREE.
+#[ld::kernel(workgroup_size = (8, 8))]
+fn matmul_tiled(a: &[f32], b: &[f32], c: &mut [f32], n: u32) {
+    let ta = shared::<[f32; 64]>();
+    let tb = shared::<[f32; 64]>();
+    let tx = local_id().x;
+    let ty = local_id().y;
+    let row = global_id().y;
+    let col = global_id().x;
+    let mut acc = 0.0f32;
+    let mut t = 0u32;
+    while t < n / 8 {
+        ta[ty * 8 + tx] = a[row * n + t * 8 + tx];
+        tb[ty * 8 + tx] = b[(t * 8 + ty) * n + col];
+        barrier();
+        for k in 0..8u32 {
+            acc += ta[ty * 8 + k] * tb[k * 8 + tx];
+        }
+        barrier();
+        t += 1;
+    }
+    c[row * n + col] = acc;
+}
+
+/// RACY (rw, workgroup memory, inter-warp): `matmul_tiled` without the
+/// barrier after loading the tiles. Warp 0 multiplies rows of `tb` that warp
+/// 1 is still loading; the stale values go into the register `acc`, which
+/// reaches `c` only after the loop.
+#[ld::kernel(workgroup_size = (8, 8))]
+fn matmul_no_load_barrier(a: &[f32], b: &[f32], c: &mut [f32], n: u32) {
+    let ta = shared::<[f32; 64]>();
+    let tb = shared::<[f32; 64]>();
+    let tx = local_id().x;
+    let ty = local_id().y;
+    let row = global_id().y;
+    let col = global_id().x;
+    let mut acc = 0.0f32;
+    let mut t = 0u32;
+    while t < n / 8 {
+        ta[ty * 8 + tx] = a[row * n + t * 8 + tx];
+        tb[ty * 8 + tx] = b[(t * 8 + ty) * n + col];
+        for k in 0..8u32 {
+            acc += ta[ty * 8 + k] * tb[k * 8 + tx];
+        }
+        barrier();
+        t += 1;
+    }
+    c[row * n + col] = acc;
+}
+
+/// RACY (rw, workgroup memory, inter-warp): `matmul_tiled` without the
+/// barrier after the multiply. A warp loads the next tiles while the other
+/// still multiplies the current ones (write-after-read across iterations);
+/// the value read goes into `acc`.
+#[ld::kernel(workgroup_size = (8, 8))]
+fn matmul_no_compute_barrier(a: &[f32], b: &[f32], c: &mut [f32], n: u32) {
+    let ta = shared::<[f32; 64]>();
+    let tb = shared::<[f32; 64]>();
+    let tx = local_id().x;
+    let ty = local_id().y;
+    let row = global_id().y;
+    let col = global_id().x;
+    let mut acc = 0.0f32;
+    let mut t = 0u32;
+    while t < n / 8 {
+        ta[ty * 8 + tx] = a[row * n + t * 8 + tx];
+        tb[ty * 8 + tx] = b[(t * 8 + ty) * n + col];
+        barrier();
+        for k in 0..8u32 {
+            acc += ta[ty * 8 + k] * tb[k * 8 + tx];
+        }
+        t += 1;
+    }
+    c[row * n + col] = acc;
+}
+
+fn matmul(k: &'static str) -> impl Fn(&Runtime, How) -> (Option<Report>, Vec<u32>) {
+    move |rt, how| {
+        let n = 32u32;
+        let a: Vec<f32> = iota((n * n) as usize, 1).iter().map(|&x| (x % 17) as f32).collect();
+        let b: Vec<f32> = iota((n * n) as usize, 5).iter().map(|&x| (x % 13) as f32 - 6.0).collect();
+        let (a, b) = (rt.upload(&a).unwrap(), rt.upload(&b).unwrap());
+        let mut c = rt.zeros::<f32>((n * n) as usize).unwrap();
+        let grid = (n / 8, n / 8);
+        let r = match k {
+            "matmul_tiled" => go(rt.launch(matmul_tiled, grid, (&a, &b, &mut c, n)), how),
+            "matmul_no_load_barrier" => go(rt.launch(matmul_no_load_barrier, grid, (&a, &b, &mut c, n)), how),
+            "matmul_no_compute_barrier" => go(rt.launch(matmul_no_compute_barrier, grid, (&a, &b, &mut c, n)), how),
+            _ => unreachable!(),
+        };
+        (r, c.to_vec().unwrap().iter().map(|x| x.to_bits()).collect())
+    }
+}
+
+#[test]
+fn tiled_matmul_is_clean() {
+    expect_clean("matmul_tiled", 32, &matmul("matmul_tiled"));
+}
+
+#[test]
+fn tiled_matmul_without_the_load_barrier_races_into_a_register() {
+    expect_race("matmul_no_load_barrier", 32, &matmul("matmul_no_load_barrier"), &[rw(WG, WARP, "tb").read().note(&["registers"])]);
+}
+
+#[test]
+fn tiled_matmul_without_the_compute_barrier_races_into_a_register() {
+    expect_race("matmul_no_compute_barrier", 32, &matmul("matmul_no_compute_barrier"), &[rw(WG, WARP, "tb").read().note(&["registers"])]);
+}
+
+/// RACY (rw, workgroup memory, inter-warp): warp 1 reads what warp 0
+/// writes in the same region into a local, which reaches `out` after the
+/// barrier.
+#[ld::kernel(workgroup_size = 64)]
+fn into_register(input: &[u32], out: &mut [u32]) {
+    let s = shared::<[u32; 64]>();
+    let lid = local_index();
+    let mut v = 0u32;
+    if lid < 32 {
+        s[lid] = input[global_id().x] + 1;
+    } else {
+        v = s[lid - 32];
+    }
+    barrier();
+    out[global_id().x] = v;
+}
+
+/// RACE-FREE twin: the barrier comes between the write and the read.
+#[ld::kernel(workgroup_size = 64)]
+fn into_register_fixed(input: &[u32], out: &mut [u32]) {
+    let s = shared::<[u32; 64]>();
+    let lid = local_index();
+    let mut v = 0u32;
+    if lid < 32 {
+        s[lid] = input[global_id().x] + 1;
+    }
+    barrier();
+    if lid >= 32 {
+        v = s[lid - 32];
+    }
+    barrier();
+    out[global_id().x] = v;
+}
+
+/// RACY (rw, workgroup memory, inter-warp; the WebGPU CTS's barrier tests):
+/// every invocation stores to its word of `s`, then, with no barrier, loads
+/// the word of the invocation 32 ahead (the other warp) and passes it to
+/// an atomic store. Atomics are never compared; the read is.
+#[ld::kernel(workgroup_size = 64)]
+fn into_atomic(out: &[AtomicU32]) {
+    let s = shared::<[u32; 64]>();
+    let lid = local_index();
+    s[lid] = lid + 1;
+    let v = s[(lid + 32) % 64];
+    out[global_id().x].store(v);
+}
+
+/// RACE-FREE twin: a barrier between the stores and the loads.
+#[ld::kernel(workgroup_size = 64)]
+fn into_atomic_fixed(out: &[AtomicU32]) {
+    let s = shared::<[u32; 64]>();
+    let lid = local_index();
+    s[lid] = lid + 1;
+    barrier();
+    let v = s[(lid + 32) % 64];
+    out[global_id().x].store(v);
+}
+
+/// RACY (rw, workgroup memory, inter-warp): a flag written by warp 0 decides,
+/// in the same region, whether warp 1 counts itself with an atomic: the
+/// value goes only into a branch.
+#[ld::kernel(workgroup_size = 64)]
+fn into_branch(count: &[AtomicU32]) {
+    let s = shared::<[u32; 64]>();
+    let lid = local_index();
+    if lid < 32 {
+        s[lid] = 1;
+    } else if s[lid - 32] == 1 {
+        count[workgroup_id().x].fetch_add(1);
+    }
+}
+
+/// RACE-FREE twin: the flag is read after a barrier.
+#[ld::kernel(workgroup_size = 64)]
+fn into_branch_fixed(count: &[AtomicU32]) {
+    let s = shared::<[u32; 64]>();
+    let lid = local_index();
+    if lid < 32 {
+        s[lid] = 1;
+    }
+    barrier();
+    if lid >= 32 && s[lid - 32] == 1 {
+        count[workgroup_id().x].fetch_add(1);
+    }
+}
+
+fn sinks(k: &'static str) -> impl Fn(&Runtime, How) -> (Option<Report>, Vec<u32>) {
+    move |rt, how| {
+        let i = rt.upload(&iota(256, 3)).unwrap();
+        let mut o = rt.zeros::<u32>(256).unwrap();
+        let r = match k {
+            "into_register" => go(rt.launch(into_register, 4, (&i, &mut o)), how),
+            "into_register_fixed" => go(rt.launch(into_register_fixed, 4, (&i, &mut o)), how),
+            "into_atomic" => go(rt.launch(into_atomic, 4, (&mut o,)), how),
+            "into_atomic_fixed" => go(rt.launch(into_atomic_fixed, 4, (&mut o,)), how),
+            "into_branch" => go(rt.launch(into_branch, 4, (&mut o,)), how),
+            "into_branch_fixed" => go(rt.launch(into_branch_fixed, 4, (&mut o,)), how),
+            _ => unreachable!(),
+        };
+        (r, o.to_vec().unwrap())
+    }
+}
+
+#[test]
+fn racy_value_into_a_register_is_found() {
+    expect_race("into_register", 32, &sinks("into_register"), &[rw(WG, WARP, "s").read().note(&["registers"])]);
+}
+
+#[test]
+fn value_into_a_register_after_a_barrier_is_clean() {
+    expect_clean("into_register_fixed", 32, &sinks("into_register_fixed"));
+}
+
+#[test]
+fn racy_value_into_an_atomic_is_found() {
+    let outs = expect_race("into_atomic", 32, &sinks("into_atomic"), &[rw(WG, WARP, "s").read()]);
+    for o in &outs {
+        // Both warps read the other's words: each is reader and writer once.
+        let pairs: Vec<_> = o.report.races.iter().map(|r| (r.units[0].warp, r.units[1].warp, r.words.clone())).collect();
+        assert_eq!(pairs, vec![(Some(0), Some(1), vec![(32, 64)]), (Some(1), Some(0), vec![(0, 32)])], "{}", o.report);
+    }
+}
+
+#[test]
+fn value_into_an_atomic_after_a_barrier_is_clean() {
+    expect_clean("into_atomic_fixed", 32, &sinks("into_atomic_fixed"));
+}
+
+#[test]
+fn racy_value_into_a_branch_is_found() {
+    expect_race("into_branch", 32, &sinks("into_branch"), &[rw(WG, WARP, "s").read().note(&["registers, atomics or a branch"])]);
+}
+
+#[test]
+fn value_into_a_branch_after_a_barrier_is_clean() {
+    expect_clean("into_branch_fixed", 32, &sinks("into_branch_fixed"));
 }

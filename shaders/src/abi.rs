@@ -214,6 +214,9 @@ pub mod record {
     pub const RW: u32 = 1;
     pub const CROSS: u32 = 2;
     pub const LEVEL1: u32 = 4;
+    /// Read-write, seen at the read: a read in pass 2 returned another
+    /// unit's write (`A` the reader, `B` the writer).
+    pub const READ: u32 = 8;
     pub const NO_BARRIER: u32 = 0xffff;
 }
 
@@ -405,6 +408,7 @@ pub fn prelude(view: View) -> String {
         ("LD_K_RW", record::RW),
         ("LD_K_CROSS", record::CROSS),
         ("LD_K_LEVEL1", record::LEVEL1),
+        ("LD_K_READ", record::READ),
         ("LD_L1_TARGET", l1::TARGET),
         ("LD_L1_PAGE", l1::PAGE),
         ("LD_L1_WG", l1::WG),

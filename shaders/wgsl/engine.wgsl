@@ -262,7 +262,9 @@ fn ld_storage_read(t: u32, k: u32) -> u32 {
     if e == LD_NONE {
         return ld_under(t, k);
     }
-    return ld_get(t, e, ld_cur_role, ld_cur_flag, k % LD_PAGE, k);
+    let v = ld_get(t, e, ld_cur_role, ld_cur_flag, k % LD_PAGE, k);
+    ld_check_read(t, e, k % LD_PAGE, k, v);
+    return v;
 }
 
 fn ld_storage_write(t: u32, k: u32, v: u32) {
@@ -275,9 +277,58 @@ fn ld_storage_write(t: u32, k: u32, v: u32) {
     }
 }
 
+// ------------------------------------------------------------ reads that saw a race
+
+// Whether this invocation recorded a racy read in this region's pass 2
+// (its first only: what follows may already be on a path the race chose).
+var<private> ld_read_seen: bool;
+
+// Pass 2 of check mode reads word k (word w of entry e) and gets v. The
+// pass re-runs the region on the others' writes: a read returning a value
+// that no write of its own copy made (the copy left the word at the base)
+// but the union holds came from another copy's write in this epoch, which
+// no barrier ordered: a read-write race, wherever the value went next (a
+// register, an atomic, a branch, memory). Entries written in pass 1 of
+// this epoch (DIRTY1) were merged at this region's end: every role stored.
+fn ld_check_read(t: u32, e: u32, w: u32, k: u32, v: u32) {
+    if !LD_MACHINE || ld_pass != 2u || ld_read_seen {
+        return;
+    }
+    let f = ld_flags(t, e);
+    if (f & LD_DIRTY1) == 0u {
+        return;
+    }
+    let stride = ld_cfg.t[t].entries * LD_PAGE;
+    let a = ld_sv + ld_cfg.t[t].values_off + e * LD_PAGE + w;
+    let b = ld_val[a];
+    let u = ld_val[a + ld_cfg.role_u * stride];
+    let p = ld_val[a + (ld_cfg.role_p + ld_copy) * stride];
+    if v != b && v == u && p == b {
+        ld_read_seen = true;
+        ld_record_read(t, a, stride, b, k);
+    }
+}
+
+// The racy read's record: the reader's copy, and the writer whose value
+// the union holds (the last copy that changed the word). CROSS: the writer
+// wrote nothing in this region, so a barrier that does not order this
+// memory lies between its write and the read.
+fn ld_record_read(t: u32, a: u32, stride: u32, b: u32, k: u32) {
+    var d = LD_NONE;
+    var c = 0u;
+    for (; c < ld_cfg.copies; c++) {
+        if ld_val[a + (ld_cfg.role_p + c) * stride] != b {
+            d = c;
+        }
+    }
+    let cross = ld_target_spans(t) && d != LD_NONE && ld_wrote_bit(d) == 0u;
+    ld_record(LD_K_RW | LD_K_READ | select(0u, LD_K_CROSS, cross), t, ld_copy, d, k);
+}
+
 // Sets up a pass: pass 1 writes P_c, pass 2 writes Q_c.
 fn ld_begin_pass(which: u32) {
     ld_pass = which;
+    ld_read_seen = false;
     if which == 1u {
         ld_cur_role = ld_cfg.role_p + ld_copy;
         ld_cur_flag = ld_cfg.set_pages + ld_copy;

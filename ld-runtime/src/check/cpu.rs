@@ -146,7 +146,10 @@ impl<'l, 'a> CpuBackend<'l, 'a> {
                 g.restore(&before);
                 logs.replay_from(&starts);
                 mem.pass = 2;
+                mem.wrote = wrote.clone();
+                mem.read_seen.iter_mut().for_each(|s| *s = false);
                 g.run_region(l, &l.storage, &mut shared, &mut logs, Some(&mut mem))?;
+                seen.append(&mut mem.reads);
                 mem.compare(kind, &wrote, &mut seen);
                 g.restore(&after);
                 logs.record();
@@ -384,6 +387,13 @@ struct Copies<'x> {
     /// Table capacities (storage targets), and which ran full.
     caps: Vec<u32>,
     full: u32,
+    /// The running invocation, and the copies that wrote in this region (from the merge).
+    local: usize,
+    wrote: Vec<bool>,
+    /// Pass 2: the invocations that recorded a racy read (their first only),
+    /// and the records.
+    read_seen: Vec<bool>,
+    reads: Vec<(u32, Seen)>,
 }
 
 impl<'x> Copies<'x> {
@@ -407,7 +417,22 @@ impl<'x> Copies<'x> {
             targets.push(TargetMem { storage, words, spans: has(if storage { BarrierKind::Workgroup } else { BarrierKind::Storage }), entries });
             mems.push(mem);
         }
-        Copies { roles: lay.roles, targets, mems, copy_of, under, pass: 1, role: 0, caps: lay.caps.entries.clone(), full: 0 }
+        let n = copy_of.len();
+        Copies {
+            roles: lay.roles,
+            targets,
+            mems,
+            copy_of,
+            under,
+            pass: 1,
+            role: 0,
+            caps: lay.caps.entries.clone(),
+            full: 0,
+            local: 0,
+            wrote: vec![],
+            read_seen: vec![false; n],
+            reads: vec![],
+        }
     }
 
     fn target(&self, mem: Mem) -> Option<usize> {
@@ -510,6 +535,7 @@ fn orders(kind: Option<BarrierKind>, storage: bool) -> bool {
 
 impl Targets for Copies<'_> {
     fn enter(&mut self, local_index: u32) {
+        self.local = local_index as usize;
         let c = self.copy_of[local_index as usize];
         self.role = if self.pass == 1 { self.roles.p + c } else { self.roles.q + c } as usize;
     }
@@ -520,10 +546,19 @@ impl Targets for Copies<'_> {
 
     fn read(&mut self, mem: Mem, word: u32) -> u32 {
         let t = self.target(mem).unwrap();
-        match self.targets[t].entries.get(&(word / PAGE)) {
-            Some(e) => e.roles[self.role][(word % PAGE) as usize],
-            None => (self.under)(t as u32, word),
+        let Some(e) = self.targets[t].entries.get(&(word / PAGE)) else {
+            return (self.under)(t as u32, word);
+        };
+        let w = (word % PAGE) as usize;
+        let v = e.roles[self.role][w];
+        if self.pass == 2 && !self.read_seen[self.local] {
+            let c = self.copy_of[self.local];
+            if let Some(seen) = sweep::read_seen(e, self.roles, w, word, c, v, self.targets[t].spans, &self.wrote) {
+                self.read_seen[self.local] = true;
+                self.reads.push((t as u32, seen));
+            }
         }
+        v
     }
 
     fn write(&mut self, mem: Mem, word: u32, value: u32) {

@@ -4,7 +4,7 @@
 //! counts units, words and regions.
 
 use super::plan::Plan;
-use super::report::{self, Level, Memory, RaceKind, Record, Region, Report, Unit};
+use super::report::{self, Evidence, Level, Memory, RaceKind, Record, Region, Report, Unit};
 use super::Target;
 use crate::cpu::executor::unlinear;
 use crate::cpu::twin::BarrierKind;
@@ -92,6 +92,7 @@ pub(crate) fn report(
             let kind = r[record::KIND as usize];
             Record {
                 kind: if kind & record::RW != 0 { RaceKind::ReadWrite } else { RaceKind::WriteWrite },
+                evidence: if kind & record::READ != 0 { Evidence::Read } else { Evidence::Writes },
                 level: if level1 { Level::InterWorkgroup } else { Level::InterWarp },
                 target: r[record::TARGET as usize],
                 region: if level1 { 0 } else { regions.id(r[record::REGION as usize], nb) },
@@ -109,7 +110,20 @@ pub(crate) fn report(
     records.truncate(max_records);
     let has_sb = info.barriers.iter().any(|b| b.kind == BarrierKind::Storage);
     let names: Vec<(String, Memory)> = targets.iter().map(|t| (t.name.to_string(), t.memory)).collect();
-    let races = report::aggregate(&records, &names, &regions.list, &|r| super::note(r.level, names[r.target as usize].1, r.cross, r.kind, has_sb));
+    // Readers whose written words changed too: their racy value reached memory.
+    let changed: std::collections::BTreeSet<(Level, u32, u32, Unit)> =
+        records.iter().filter(|r| r.kind == RaceKind::ReadWrite && r.evidence == Evidence::Writes).map(|r| (r.level, r.round, r.region, r.unit_a)).collect();
+    let note = |r: &Record| {
+        let barrier = super::note(r.level, names[r.target as usize].1, r.cross, r.kind, has_sb);
+        let hidden = r.evidence == Evidence::Read && !changed.contains(&(r.level, r.round, r.region, r.unit_a));
+        let value =
+            hidden.then_some("the value read reached no memory the region wrote (it went into registers, atomics or a branch): only the read shows this race");
+        match (barrier, value) {
+            (Some(b), Some(v)) => Some(format!("{b}; {v}")),
+            (b, v) => b.or(v.map(String::from)),
+        }
+    };
+    let races = report::aggregate(&records, &names, &regions.list, &note);
     let mut units = std::collections::BTreeSet::new();
     let mut words = std::collections::BTreeSet::new();
     let mut raced = std::collections::BTreeSet::new();

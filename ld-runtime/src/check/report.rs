@@ -27,6 +27,21 @@ pub enum Level {
     InterWarp,
 }
 
+/// How value comparison saw a race.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Evidence {
+    /// The paper's check: what a unit wrote differs when it runs on the
+    /// others' writes (ww: two units wrote a word; rw: a unit's written
+    /// words changed). `words` are the words written.
+    Writes,
+    /// A read in the second pass returned another unit's write of the same
+    /// epoch, whatever the value went into next (registers, atomics,
+    /// branches, memory). `words` are the words read; `units` are the
+    /// reader, then the writer.
+    Read,
+}
+
 /// A static AP region: from one barrier (or the kernel's start) to the next.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 pub struct Region {
@@ -74,6 +89,7 @@ impl fmt::Display for Unit {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Race {
     pub kind: RaceKind,
+    pub evidence: Evidence,
     pub memory: Memory,
     pub variable: String,
     pub level: Level,
@@ -172,28 +188,32 @@ impl fmt::Display for Report {
                     Level::InterWarp => r.units.iter().map(|u| format!("warp {}", u.warp.unwrap_or(0))).collect(),
                     Level::InterWorkgroup => r.units.iter().map(|u| u.to_string()).collect(),
                 };
+                // A racy read names its reader, then the writer it read.
+                let who = match (r.evidence, units.as_slice()) {
+                    (Evidence::Read, [reader, writer]) => format!("{reader} read what {writer} wrote"),
+                    _ => units.join(" and "),
+                };
                 let units = match r.workgroups.len() {
-                    0 => units.join(" and "),
-                    1 => format!("{} of {}", units.join(" and "), Unit { workgroup: r.workgroups[0], warp: None }),
+                    0 => who,
+                    1 => format!("{who}, in {}", Unit { workgroup: r.workgroups[0], warp: None }),
                     n => format!(
-                        "{} in {n} workgroups ({}{})",
-                        units.join(" and "),
+                        "{who}, in {n} workgroups ({}{})",
                         r.workgroups.iter().take(3).map(|w| Unit { workgroup: *w, warp: None }.to_string()).collect::<Vec<_>>().join(", "),
                         if n > 3 { ", ..." } else { "" }
                     ),
                 };
+                let (kind, words) = match (r.kind, r.evidence) {
+                    (RaceKind::WriteWrite, _) => ("write-write", "words"),
+                    (RaceKind::ReadWrite, Evidence::Writes) => ("read-write", "words written"),
+                    (RaceKind::ReadWrite, Evidence::Read) => ("read-write", "words read"),
+                };
                 writeln!(
                     f,
-                    "  - {} race on {} `{}` ({}), {}: {}, words {}",
-                    match r.kind {
-                        RaceKind::WriteWrite => "write-write",
-                        RaceKind::ReadWrite => "read-write",
-                    },
+                    "  - {kind} race on {} `{}` ({}), {}: {units}, {words} {}",
                     r.memory.name(),
                     r.variable,
                     r.level.name(),
                     r.region,
-                    units,
                     ranges(&r.words)
                 )?;
                 if let Some(n) = &r.note {
@@ -243,6 +263,7 @@ fn ranges(words: &[(u32, u32)]) -> String {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Record {
     pub kind: RaceKind,
+    pub evidence: Evidence,
     pub level: Level,
     /// Index into the check's list of targets.
     pub target: u32,
@@ -261,15 +282,17 @@ pub struct Record {
 
 /// Groups records into races with word ranges, in canonical order.
 pub fn aggregate(records: &[Record], targets: &[(String, Memory)], regions: &[Region], note: &dyn Fn(&Record) -> Option<String>) -> Vec<Race> {
-    type Key = (Level, u32, u32, u32, bool, RaceKind, Unit, Option<Unit>);
+    type Key = (Level, u32, u32, u32, bool, RaceKind, Evidence, Unit, Option<Unit>);
     let mut groups: BTreeMap<Key, (BTreeSet<u32>, Option<String>)> = BTreeMap::new();
     for r in records {
-        let g = groups.entry((r.level, r.round, r.region, r.target, r.grouped, r.kind, r.unit_a, r.unit_b)).or_insert_with(|| (BTreeSet::new(), note(r)));
+        let g = groups
+            .entry((r.level, r.round, r.region, r.target, r.grouped, r.kind, r.evidence, r.unit_a, r.unit_b))
+            .or_insert_with(|| (BTreeSet::new(), note(r)));
         g.0.insert(r.word);
     }
     groups
         .into_iter()
-        .map(|((level, round, region, target, grouped, kind, a, b), (words, note))| {
+        .map(|((level, round, region, target, grouped, kind, evidence, a, b), (words, note))| {
             let (variable, memory) = targets[target as usize].clone();
             let mut ranges: Vec<(u32, u32)> = Vec::new();
             for w in words {
@@ -280,6 +303,7 @@ pub fn aggregate(records: &[Record], targets: &[(String, Memory)], regions: &[Re
             }
             Race {
                 kind,
+                evidence,
                 memory,
                 variable,
                 level,
@@ -300,7 +324,13 @@ fn merge_workgroups(mut acc: Vec<Race>, r: Race) -> Vec<Race> {
     if r.level == Level::InterWarp {
         let warps = |x: &Race| x.units.iter().map(|u| u.warp).collect::<Vec<_>>();
         let same = acc.iter_mut().find(|x| {
-            x.level == r.level && x.kind == r.kind && x.variable == r.variable && x.region == r.region && x.words == r.words && warps(x) == warps(&r)
+            x.level == r.level
+                && x.kind == r.kind
+                && x.evidence == r.evidence
+                && x.variable == r.variable
+                && x.region == r.region
+                && x.words == r.words
+                && warps(x) == warps(&r)
         });
         match same {
             Some(x) => x.workgroups.push(r.units[0].workgroup),

@@ -87,6 +87,23 @@ pub(crate) fn compare_word(e: &mut Entry, r: Roles, w: usize, k: u32, spans: boo
     e.roles[0][w] = if commit { u } else { b };
 }
 
+/// Pass 2 read word w of entry `e` as copy c and got `v` (see
+/// `ld_check_read`): a value no write of c made but the union holds came
+/// from another copy's write in this epoch. The record: kind bits, reader,
+/// writer (the last copy that changed the word), word. `wrote[d]`: copy d
+/// wrote something in this region (else a barrier lies between).
+pub(crate) fn read_seen(e: &Entry, r: Roles, w: usize, k: u32, c: u32, v: u32, spans: bool, wrote: &[bool]) -> Option<Seen> {
+    let b = e.roles[0][w];
+    let u = e.roles[r.u as usize][w];
+    let p = e.roles[(r.p + c) as usize][w];
+    if !e.dirty1 || v == b || v != u || p != b {
+        return None;
+    }
+    let d = (0..r.copies).rev().find(|&d| e.roles[(r.p + d) as usize][w] != b).unwrap_or(NONE);
+    let cross = spans && d != NONE && !wrote[d as usize];
+    Some((record::RW | record::READ | if cross { record::CROSS } else { 0 }, c, d, k))
+}
+
 /// Deterministic mode at an epoch's end (see `ld_fold_word`): the copies'
 /// writes in copy order, a later copy winning.
 pub(crate) fn fold_word(e: &mut Entry, r: Roles, w: usize) {
