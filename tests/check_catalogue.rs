@@ -28,6 +28,8 @@ enum How {
     /// Check mode with warp size `.0` and at most `.1` copies per workgroup:
     /// the warps are checked in memory-adaptive rounds.
     Capped(u32, u32),
+    /// Deterministic mode at the default settings.
+    Deterministic,
 }
 
 /// Runs a launch natively or in check mode with warp size `w`.
@@ -40,6 +42,10 @@ fn go(l: ld::Launch<'_>, how: How) -> Option<Report> {
         How::Check(w) => {
             let run = l.mode(ld::Mode::Check).check_options(ld::CheckOptions { warp_size: Some(w), ..Default::default() }).run().unwrap();
             Some(run.report.expect("check mode gives a report"))
+        }
+        How::Deterministic => {
+            l.mode(ld::Mode::Deterministic).run().unwrap();
+            None
         }
         How::Capped(w, copies) => {
             let run = l.mode(ld::Mode::Check).check_options(ld::CheckOptions { warp_size: Some(w), copies: Some(copies), ..Default::default() }).run().unwrap();
@@ -60,6 +66,8 @@ struct Outcome {
     /// (every pair of warps checked in rounds).
     capped: Report,
     capped_checked: Vec<u32>,
+    /// The buffers after a deterministic run at the default settings.
+    deterministic: Vec<u32>,
 }
 
 /// A case: builds fresh buffers on `rt`, launches (natively or checked) and
@@ -69,14 +77,19 @@ type Case<'a> = &'a dyn Fn(&Runtime, How) -> (Option<Report>, Vec<u32>);
 /// Runs the case in check mode and natively on the CPU and on the GPU (when
 /// there is one), prints the reports and asserts the GPU's verdict equals
 /// the CPU's.
-fn check_both(name: &str, warp: u32, case: Case) -> Vec<Outcome> {
+/// `normalize` maps outputs that depend on the order atomics are served in
+/// to a canonical form (deterministic mode fixes the order of plain writes,
+/// not of atomics).
+fn check_both(name: &str, warp: u32, case: Case, normalize: fn(&mut Vec<u32>)) -> Vec<Outcome> {
     let one = |rt: &Runtime| {
         let (report, checked) = case(rt, How::Check(warp));
         let (_, native) = case(rt, How::Native);
         let (capped, capped_checked) = case(rt, How::Capped(warp, 2));
+        let (_, deterministic) = case(rt, How::Deterministic);
         let report = report.expect("check mode gives a report");
         eprintln!("--- {name} (warp size {warp}) on {:?}:\n{report}", rt.backend());
-        Outcome { backend: format!("{:?}", rt.backend()), report, checked, native, capped: capped.expect("check mode gives a report"), capped_checked }
+        let capped = capped.expect("check mode gives a report");
+        Outcome { backend: format!("{:?}", rt.backend()), report, checked, native, capped, capped_checked, deterministic }
     };
     let mut outs = vec![one(&common::cpu())];
     if let Some(g) = common::gpu() {
@@ -97,6 +110,24 @@ fn check_both(name: &str, warp: u32, case: Case) -> Vec<Outcome> {
         );
     }
     for o in &outs[1..] {
+        // Deterministic mode gives the same bits on every backend, racy or not.
+        let (mut mine, mut cpus) = (o.deterministic.clone(), cpu.deterministic.clone());
+        normalize(&mut mine);
+        normalize(&mut cpus);
+        assert!(mine == cpus, "{name}: deterministic output on {} differs from the CPU's", o.backend);
+        // Where lanes of one warp race, what the warp computes depends on
+        // the order the device runs its lanes in: both backends must say
+        // so; the rest of the report may differ.
+        assert_eq!(
+            o.report.lane_order_dependent(),
+            cpu.report.lane_order_dependent(),
+            "{name}: only one backend saw lanes of a warp race\n{}\n--- CPU:\n{}",
+            o.report,
+            cpu.report
+        );
+        if cpu.report.lane_order_dependent() {
+            continue;
+        }
         assert_eq!(
             o.report.verdict(),
             cpu.report.verdict(),
@@ -113,7 +144,7 @@ fn check_both(name: &str, warp: u32, case: Case) -> Vec<Outcome> {
 /// check equal a native run's (after `normalize`, for kernels whose native
 /// result depends on the order atomics are served in).
 fn expect_clean_by(name: &str, warp: u32, case: Case, normalize: fn(&mut Vec<u32>)) {
-    let outs = check_both(name, warp, case);
+    let outs = check_both(name, warp, case, normalize);
     for o in &outs {
         assert!(!o.report.has_races() && o.report.races.is_empty(), "{name}: FALSE POSITIVE on {}: a race-free kernel reported races\n{}", o.backend, o.report);
         let (mut c, mut n, mut k) = (o.checked.clone(), o.native.clone(), o.capped_checked.clone());
@@ -158,6 +189,7 @@ const WG: &str = "Workgroup";
 const ST: &str = "Storage";
 const WARP: &str = "InterWarp";
 const WGS: &str = "InterWorkgroup";
+const INTRA: &str = "IntraWarp";
 
 fn ww(memory: &'static str, level: &'static str, variable: &'static str) -> Want {
     Want { kind: RaceKind::WriteWrite, memory, level, variable, note: &[], evidence: None }
@@ -190,7 +222,7 @@ fn matches(r: &ld::Race, w: &Want) -> bool {
 /// A racy kernel: races on both backends, and for every `Want` at least one
 /// race matching it.
 fn expect_race(name: &str, warp: u32, case: Case, wants: &[Want]) -> Vec<Outcome> {
-    let outs = check_both(name, warp, case);
+    let outs = check_both(name, warp, case, |_| ());
     for o in &outs {
         assert!(o.report.has_races() && !o.report.races.is_empty(), "{name}: MISSED RACE on {}\n{}", o.backend, o.report);
     }
@@ -205,7 +237,7 @@ fn expect_race(name: &str, warp: u32, case: Case, wants: &[Want]) -> Vec<Outcome
 /// A racy kernel whose race the check cannot see by construction (the
 /// racing invocations share a unit): no race reported on either backend.
 fn expect_silent(name: &str, warp: u32, case: Case) {
-    for o in check_both(name, warp, case) {
+    for o in check_both(name, warp, case, |_| ()) {
         assert!(!o.report.has_races(), "{name} on {}: expected no report at warp size {warp}\n{}", o.backend, o.report);
     }
 }
@@ -1177,9 +1209,10 @@ fn helper_writing_shared_races() {
 
 /// RACY, but inside one warp: invocations 0 and 1 (and 5) write `s[0]`.
 /// With warp size 32 all three belong to warp 0, and units are warps:
-/// invocations inside a warp share one private copy and are not separated
-/// at this stage, so the check cannot see it (no report). With warp size 1
-/// (or 4, which puts invocation 5 in another warp) it is found.
+/// invocations inside a warp share one private copy, so values cannot
+/// separate them; the lane tags see two lanes write one word (an intra-warp
+/// race, the same on every backend). With warp size 1 (or 4, which puts
+/// invocation 5 in another warp) value comparison finds it too.
 #[ld::kernel(workgroup_size = 64)]
 fn intra_warp(out: &mut [u32]) {
     let s = shared::<[u32; 64]>();
@@ -1200,8 +1233,13 @@ fn intra(rt: &Runtime, how: How) -> (Option<Report>, Vec<u32>) {
 }
 
 #[test]
-fn intra_warp_race_is_invisible_at_warp_size_32() {
-    expect_silent("intra_warp", 32, &intra);
+fn intra_warp_race_is_found_by_the_lane_tags_at_warp_size_32() {
+    let outs = expect_race("intra_warp", 32, &intra, &[Want { kind: RaceKind::WriteWrite, ..ww(WG, INTRA, "s") }]);
+    for o in &outs {
+        assert!(o.report.lane_order_dependent(), "{}", o.report);
+        let r = &o.report.races[0];
+        assert_eq!((r.words.clone(), r.evidence, r.workgroups.len()), (vec![(0, 1)], Evidence::Lanes, 4), "{}", o.report);
+    }
 }
 
 #[test]
@@ -1416,7 +1454,7 @@ fn atomic_slots_in_a_loop_with_barriers_are_clean() {
 /// after a ww race; ld goes on and misreports the kind.
 #[test]
 fn pure_write_write_race_reports_no_read_write() {
-    let outs = check_both("ww_storage_wgs", 32, &data_out("ww_storage_wgs"));
+    let outs = check_both("ww_storage_wgs", 32, &data_out("ww_storage_wgs"), |_| ());
     for o in &outs {
         assert!(!o.report.races.iter().any(|r| r.kind == RaceKind::ReadWrite), "{} reports rw races in a kernel that reads nothing\n{}", o.backend, o.report);
     }
@@ -1431,7 +1469,7 @@ fn pure_write_write_race_reports_no_read_write() {
 #[test]
 fn note_does_not_blame_a_missing_barrier() {
     for k in ["rw_shared", "rw_shared_priv"] {
-        for o in check_both(k, 32, &in_out(k)) {
+        for o in check_both(k, 32, &in_out(k), |_| ()) {
             assert!(o.report.has_races());
             assert!(
                 o.report.races.iter().all(|r| !r.note.as_deref().unwrap_or("").contains("workgroupBarrier")),
@@ -1876,4 +1914,120 @@ fn racy_value_into_a_branch_is_found() {
 #[test]
 fn value_into_a_branch_after_a_barrier_is_clean() {
     expect_clean("into_branch_fixed", 32, &sinks("into_branch_fixed"));
+}
+
+// ============================================ lanes of one warp racing
+//
+// At the default warp size the lanes of a warp share a copy; the lane tags
+// see them race, identically on every backend (the other entries of such a
+// report may differ: they depend on the device's lane order).
+
+/// RACY (intra-warp and inter-warp, rw): an in-place Jacobi step reads the
+/// neighbours other invocations overwrite.
+#[ld::kernel(workgroup_size = 64)]
+fn jacobi_in_place(u: &mut [f32]) {
+    let i = global_id().x;
+    if i > 0 && i + 1 < u.len() {
+        u[i] = 0.5 * (u[i - 1] + u[i + 1]);
+    }
+}
+
+/// RACE-FREE twin: the step reads one buffer and writes another.
+#[ld::kernel(workgroup_size = 64)]
+fn jacobi(u: &[f32], v: &mut [f32]) {
+    let i = global_id().x;
+    if i > 0 && i + 1 < u.len() {
+        v[i] = 0.5 * (u[i - 1] + u[i + 1]);
+    }
+}
+
+#[ld::kernels]
+mod bodies {
+    pub struct Body {
+        pub pos: f32,
+        pub force: f32,
+        pub mass: f32,
+        pub id: u32,
+    }
+
+    /// RACY (intra-warp and inter-warp): each body writes its right
+    /// neighbour's force while that neighbour reads it.
+    #[kernel(workgroup_size = 64)]
+    pub fn push_neighbour(bs: &mut [Body]) {
+        let i = global_id().x;
+        if i + 1 < bs.len() {
+            let f = bs[i].pos * bs[i].mass;
+            bs[i + 1].force = f;
+            bs[i].pos = bs[i].pos + bs[i].force;
+        }
+    }
+
+    /// RACE-FREE twin: each body reads its left neighbour and writes only
+    /// its own force.
+    #[kernel(workgroup_size = 64)]
+    pub fn pull_neighbour(bs: &[Body], out: &mut [Body]) {
+        let i = global_id().x;
+        if i < bs.len() {
+            let mut b = bs[i];
+            if i > 0 {
+                b.force = bs[i - 1].pos * bs[i - 1].mass;
+            }
+            b.pos = b.pos + b.force;
+            out[i] = b;
+        }
+    }
+}
+
+fn neighbours(k: &'static str) -> impl Fn(&Runtime, How) -> (Option<Report>, Vec<u32>) {
+    move |rt, how| {
+        let init: Vec<f32> = (0..256).map(|i| ((i * 37) % 101) as f32).collect();
+        let bodies: Vec<bodies::Body> = (0..256).map(|i| bodies::Body { pos: i as f32, force: 0.5, mass: 1.0 + (i % 3) as f32, id: i }).collect();
+        let words = |b: &[bodies::Body]| b.iter().flat_map(|b| [b.pos.to_bits(), b.force.to_bits(), b.mass.to_bits(), b.id]).collect::<Vec<u32>>();
+        match k {
+            "jacobi_in_place" | "jacobi" => {
+                let mut u = rt.upload(&init).unwrap();
+                let mut v = rt.zeros::<f32>(256).unwrap();
+                let r = if k == "jacobi" { go(rt.launch(jacobi, 4, (&u, &mut v)), how) } else { go(rt.launch(jacobi_in_place, 4, (&mut u,)), how) };
+                (r, u.to_vec().unwrap().iter().chain(&v.to_vec().unwrap()).map(|x| x.to_bits()).collect())
+            }
+            "push_neighbour" => {
+                let mut b = rt.upload(&bodies).unwrap();
+                let r = go(rt.launch(bodies::push_neighbour, 4, (&mut b,)), how);
+                (r, words(&b.to_vec().unwrap()))
+            }
+            "pull_neighbour" => {
+                let b = rt.upload(&bodies).unwrap();
+                let mut o = rt.upload(&bodies).unwrap();
+                let r = go(rt.launch(bodies::pull_neighbour, 4, (&b, &mut o)), how);
+                (r, words(&o.to_vec().unwrap()))
+            }
+            _ => unreachable!(),
+        }
+    }
+}
+
+#[test]
+fn in_place_jacobi_races_inside_and_between_warps() {
+    let outs = expect_race("jacobi_in_place", 32, &neighbours("jacobi_in_place"), &[rw(ST, INTRA, "u"), rw(ST, WARP, "u").read()]);
+    for o in &outs {
+        assert!(o.report.lane_order_dependent(), "{}", o.report);
+    }
+}
+
+#[test]
+fn jacobi_into_another_buffer_is_clean() {
+    expect_clean("jacobi", 32, &neighbours("jacobi"));
+}
+
+#[test]
+fn body_writing_its_neighbours_field_races_inside_and_between_warps() {
+    let outs = expect_race("push_neighbour", 32, &neighbours("push_neighbour"), &[rw(ST, INTRA, "bs")]);
+    for o in &outs {
+        assert!(o.report.lane_order_dependent(), "{}", o.report);
+    }
+}
+
+#[test]
+fn body_reading_its_neighbour_is_clean() {
+    expect_clean("pull_neighbour", 32, &neighbours("pull_neighbour"));
 }

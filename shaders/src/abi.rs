@@ -86,6 +86,10 @@ abi_struct! {
         /// Always 2: the iterations of the loop that tells whether the device
         /// cut loops short (see `engine.wgsl`).
         pub canary,
+        /// Check mode: tag pages per copy (one per 32 lanes of a warp; 0 at
+        /// warp size 1): which lanes of the copy wrote each word in the
+        /// region's first pass ([`TargetConfig::tags_off`]).
+        pub tag_groups,
     }
     tail "    t: array<LdTarget>,\n"
 }
@@ -116,6 +120,9 @@ abi_struct! {
         pub heads_off,
         /// Storage: 1 when entry e is page e (no hashing, nothing claimed).
         pub direct,
+        /// Check mode: the entries' lane tags inside the slot's meta area
+        /// (atomic words), page `(copy * tag_groups + group) * entries + e`.
+        pub tags_off,
     }
 }
 
@@ -196,6 +203,10 @@ pub mod status {
     pub const DIVERGENCE: u32 = 8;
     /// The device cut a loop short (lavapipe's limit on loop iterations).
     pub const LOOP_LIMIT: u32 = 16;
+    /// Deterministic mode: lanes of one warp touched a word in one region,
+    /// one of them writing, so the result depends on the device's lane
+    /// order: the host runs again with one invocation per warp.
+    pub const LANES: u32 = 32;
 }
 
 /// A race record: [`record::WORDS`] words.
@@ -217,6 +228,9 @@ pub mod record {
     /// Read-write, seen at the read: a read in pass 2 returned another
     /// unit's write (`A` the reader, `B` the writer).
     pub const READ: u32 = 8;
+    /// Lanes of one warp (`A` the copy) touched the word in one region, one
+    /// of them writing: seen by the lane tags, whatever the values.
+    pub const INTRA: u32 = 16;
     pub const NO_BARRIER: u32 = 0xffff;
 }
 
@@ -241,20 +255,45 @@ pub struct Roles {
     pub q: u32,
     /// Written-flag pages a storage entry adds (one per copy per pass).
     pub flags: u32,
+    /// Lane-tag pages per copy (in the meta area; see [`Config::tag_groups`]).
+    pub tag_groups: u32,
 }
 
 impl Roles {
     /// Check mode: base, union, `M` pass-1 copies, `M` pass-2 copies (which
     /// hold the region's start between regions).
     pub fn check(copies: u32) -> Roles {
-        Roles { copies, pages: 2 + 2 * copies, u: 1, p: 2, q: 2 + copies, flags: 2 * copies }
+        Roles { copies, pages: 2 + 2 * copies, u: 1, p: 2, q: 2 + copies, flags: 2 * copies, tag_groups: 0 }
     }
 
     /// Deterministic mode: base and `M` copies; no union, no second pass.
     pub fn deterministic(copies: u32) -> Roles {
-        Roles { copies, pages: 1 + copies, u: 0, p: 1, q: 0, flags: copies }
+        Roles { copies, pages: 1 + copies, u: 0, p: 1, q: 0, flags: copies, tag_groups: 0 }
+    }
+
+    /// With lane tags for warps of `warp_size` invocations (none at 1: a
+    /// warp of one invocation has no lanes to race). A tag word holds the
+    /// writers of 32 lanes in check mode, the writers and readers of 16 in
+    /// deterministic mode ([`TAG_LANES_CHECK`], [`TAG_LANES_DETERMINISTIC`]).
+    pub fn tagged(self, warp_size: u32) -> Roles {
+        let lanes = if self.u == 0 { TAG_LANES_DETERMINISTIC } else { TAG_LANES_CHECK };
+        Roles { tag_groups: if warp_size > 1 { warp_size.div_ceil(lanes).min(TAG_GROUPS_MAX) } else { 0 }, ..self }
     }
 }
+
+/// Tag words per copy at most (the engine reads them without a loop):
+/// lanes further apart than the words hold share a bit, which can only
+/// hide a race between them.
+pub const TAG_GROUPS_MAX: u32 = 4;
+
+/// Lanes per tag word: check mode tags writers (one bit per lane), pass 2
+/// reads them complete; deterministic mode tags writers (low half) and
+/// readers (high half) in one word, so whichever of two accesses comes
+/// second sees the first, in any order.
+pub const TAG_LANES_CHECK: u32 = 32;
+pub const TAG_LANES_DETERMINISTIC: u32 = 16;
+
+impl Roles {}
 
 /// A privatized memory as the planner sees it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -333,6 +372,8 @@ pub fn slot_layout(shapes: &[Shape], roles: Roles) -> SlotLayout {
             t.heads_off = heads as u32;
             heads += s.pages() as u64;
         }
+        t.tags_off = meta as u32;
+        meta += e * (roles.copies * roles.tag_groups) as u64 * PAGE as u64;
         first += e;
         targets.push(t);
     }
@@ -374,6 +415,7 @@ pub fn prelude(view: View) -> String {
     let consts: &[(&str, u32)] = &[
         ("LD_MODE_CHECK", MODE_CHECK),
         ("LD_MODE_SECOND", MODE_SECOND),
+        ("LD_MODE_DETERMINISTIC", MODE_DETERMINISTIC),
         ("LD_MODE_DET", MODE_DETERMINISTIC),
         ("LD_PAGE", PAGE),
         ("LD_NONE", NONE),
@@ -396,6 +438,10 @@ pub fn prelude(view: View) -> String {
         ("LD_S_L1_FULL", status::L1_FULL),
         ("LD_S_DIVERGENCE", status::DIVERGENCE),
         ("LD_S_LOOP_LIMIT", status::LOOP_LIMIT),
+        ("LD_S_LANES", status::LANES),
+        ("LD_TAG_LANES_CHECK", TAG_LANES_CHECK),
+        ("LD_TAG_LANES_DETERMINISTIC", TAG_LANES_DETERMINISTIC),
+        ("LD_TAG_GROUPS_MAX", TAG_GROUPS_MAX),
         ("LD_R_KIND", record::KIND),
         ("LD_R_TARGET", record::TARGET),
         ("LD_R_WG", record::WG),
@@ -409,6 +455,7 @@ pub fn prelude(view: View) -> String {
         ("LD_K_CROSS", record::CROSS),
         ("LD_K_LEVEL1", record::LEVEL1),
         ("LD_K_READ", record::READ),
+        ("LD_K_INTRA", record::INTRA),
         ("LD_L1_TARGET", l1::TARGET),
         ("LD_L1_PAGE", l1::PAGE),
         ("LD_L1_WG", l1::WG),

@@ -258,12 +258,15 @@ fn ld_shared_write(t: u32, k: u32, v: u32) {
 }
 
 fn ld_storage_read(t: u32, k: u32) -> u32 {
-    let e = ld_find(t, k / LD_PAGE);
+    var e = ld_find(t, k / LD_PAGE);
+    if e == LD_NONE && ld_det_tags() {
+        e = ld_insert(t, k / LD_PAGE);
+    }
     if e == LD_NONE {
         return ld_under(t, k);
     }
     let v = ld_get(t, e, ld_cur_role, ld_cur_flag, k % LD_PAGE, k);
-    ld_check_read(t, e, k % LD_PAGE, k, v);
+    ld_on_read(t, e, k % LD_PAGE, k, v);
     return v;
 }
 
@@ -274,14 +277,171 @@ fn ld_storage_write(t: u32, k: u32, v: u32) {
         ld_val[ld_vaddr(t, ld_cur_role, e, w)] = v;
         ld_val[ld_vaddr(t, ld_cur_flag, e, w)] = ld_cfg.stamp;
         ld_val[ld_taddr(t, e)] = 1u;
+        ld_on_write(t, e, w);
     }
 }
 
 // ------------------------------------------------------------ reads that saw a race
 
 // Whether this invocation recorded a racy read in this region's pass 2
-// (its first only: what follows may already be on a path the race chose).
+// (its first only: what follows may already be on a path the race chose),
+// and a read of a word another lane of its warp wrote.
 var<private> ld_read_seen: bool;
+var<private> ld_intra_seen: bool;
+
+// ------------------------------------------------------------ lane tags
+//
+// Lanes of one warp share its copy, so what one lane reads of another's
+// write in a region depends on the order the hardware runs them in (in
+// lockstep or not, a SIMD group at a time or all at once): value
+// comparison cannot see it, and backends may differ. Pass 1 tags every
+// word a lane writes (an atomic or: the set of writers is the same in any
+// order); pass 2, which runs after pass 1 has finished, checks every read
+// against the complete tags; the compare step finds words two lanes wrote,
+// and clears the tags for the next region.
+
+// The lane's index in its warp, up to the lanes the tags hold (four tag
+// words per copy: beyond that, lanes alias and only hide races).
+fn ld_lane() -> u32 {
+    let lanes = select(LD_TAG_LANES_CHECK, LD_TAG_LANES_DETERMINISTIC, !LD_MACHINE) * LD_TAG_GROUPS_MAX;
+    return (ld_li % ld_cfg.warp_size) % lanes;
+}
+
+// The tag word of copy c, lane group g (32 lanes each), entry e, word w.
+fn ld_tag_addr(t: u32, c: u32, g: u32, e: u32, w: u32) -> u32 {
+    return ld_sm + ld_cfg.t[t].tags_off + ((c * ld_cfg.tag_groups + g) * ld_cfg.t[t].entries + e) * LD_PAGE + w;
+}
+
+fn ld_tag_write(t: u32, e: u32, w: u32) {
+    if !LD_MACHINE || ld_pass != 1u || ld_cfg.tag_groups == 0u {
+        return;
+    }
+    let lane = ld_lane();
+    atomicOr(&ld_meta[ld_tag_addr(t, ld_copy, lane / 32u, e, w)], 1u << (lane % 32u));
+}
+
+// The kernel's hooks on every access to a target.
+fn ld_on_read(t: u32, e: u32, w: u32, k: u32, v: u32) {
+    ld_check_read(t, e, w, k, v);
+    ld_det_access(t, e, w, false);
+}
+
+fn ld_on_write(t: u32, e: u32, w: u32) {
+    ld_tag_write(t, e, w);
+    ld_det_access(t, e, w, true);
+}
+
+// Deterministic mode has one pass: a tag word per 16 lanes holds writers
+// (low half) and readers (high half), set by an atomic or whose old value
+// shows whichever access of two came first. Two lanes of a copy touching a
+// word in a region, one writing, make the result depend on the device's
+// lane order: the status says so and the host runs again at warp size 1.
+// Reads claim their storage pages too (a tag needs an entry), and mark
+// them, so the fold clears their tags at the region's end.
+fn ld_det_tags() -> bool {
+    return !LD_MACHINE && ld_cfg.mode == LD_MODE_DETERMINISTIC && ld_cfg.tag_groups != 0u;
+}
+
+fn ld_det_access(t: u32, e: u32, w: u32, write: bool) {
+    if !ld_det_tags() {
+        return;
+    }
+    let lane = ld_lane();
+    let g = lane / 16u;
+    let me = 1u << (lane % 16u);
+    let old = atomicOr(&ld_meta[ld_tag_addr(t, ld_copy, g, e, w)], select(me << 16u, me, write));
+    // The other groups' words (no loop on the access path: see `ld_other_writers`).
+    let a = ld_tag_addr(t, ld_copy, 0u, e, w);
+    let stride = ld_cfg.t[t].entries * LD_PAGE;
+    var o = 0u;
+    if ld_cfg.tag_groups > 1u {
+        o = ld_det_other(a, stride, 0u, g) | ld_det_other(a, stride, 1u, g);
+    }
+    if ld_cfg.tag_groups > 2u {
+        o |= ld_det_other(a, stride, 2u, g) | ld_det_other(a, stride, 3u, g);
+    }
+    let writers = ((old & 0xffffu) & ~me) | (o & 0xffffu);
+    let readers = ((old >> 16u) & ~me) | (o >> 16u);
+    if writers != 0u || (write && readers != 0u) {
+        ld_status(LD_S_LANES);
+    }
+    if !write {
+        ld_val[ld_taddr(t, e)] = 1u;
+    }
+}
+
+fn ld_det_other(a: u32, stride: u32, h: u32, g: u32) -> u32 {
+    if h == g || h >= ld_cfg.tag_groups {
+        return 0u;
+    }
+    return atomicLoad(&ld_meta[a + h * stride]);
+}
+
+// The fold, per word of every listed entry: the region's tags are done.
+fn ld_det_clear(t: u32, e: u32, w: u32) {
+    let n = ld_cfg.copies * ld_cfg.tag_groups;
+    var i = 0u;
+    for (; i < n; i += 4u) {
+        atomicStore(&ld_meta[ld_sm + ld_cfg.t[t].tags_off + (i * ld_cfg.t[t].entries + e) * LD_PAGE + w], 0u);
+        if i + 1u < n {
+            atomicStore(&ld_meta[ld_sm + ld_cfg.t[t].tags_off + ((i + 1u) * ld_cfg.t[t].entries + e) * LD_PAGE + w], 0u);
+        }
+        if i + 2u < n {
+            atomicStore(&ld_meta[ld_sm + ld_cfg.t[t].tags_off + ((i + 2u) * ld_cfg.t[t].entries + e) * LD_PAGE + w], 0u);
+        }
+        if i + 3u < n {
+            atomicStore(&ld_meta[ld_sm + ld_cfg.t[t].tags_off + ((i + 3u) * ld_cfg.t[t].entries + e) * LD_PAGE + w], 0u);
+        }
+    }
+}
+
+// Pass 2: the lanes of this invocation's warp, other than itself, that
+// wrote word w of entry e in pass 1.
+fn ld_other_writers(t: u32, e: u32, w: u32) -> u32 {
+    let lane = ld_lane();
+    let a = ld_tag_addr(t, ld_copy, 0u, e, w);
+    let stride = ld_cfg.t[t].entries * LD_PAGE;
+    // No loop: lavapipe charges every loop an access passes through.
+    var others = ld_others_in(a, stride, 0u, lane);
+    if ld_cfg.tag_groups > 1u {
+        others |= ld_others_in(a, stride, 1u, lane);
+    }
+    if ld_cfg.tag_groups > 2u {
+        others |= ld_others_in(a, stride, 2u, lane) | ld_others_in(a, stride, 3u, lane);
+    }
+    return others;
+}
+
+fn ld_others_in(a: u32, stride: u32, g: u32, lane: u32) -> u32 {
+    if g >= ld_cfg.tag_groups {
+        return 0u;
+    }
+    let tag = atomicLoad(&ld_meta[a + g * stride]);
+    return select(tag, tag & ~(1u << (lane % 32u)), g == lane / 32u);
+}
+
+// The compare step, per word and copy (inside its per-copy loop, which
+// lavapipe's loop cap already pays for): two lanes of copy c wrote the word
+// (a write-write race inside the warp). Clears the copy's tags.
+fn ld_copy_lanes(x: LdWord, c: u32) {
+    if ld_cfg.tag_groups == 0u {
+        return;
+    }
+    let a = x.tag + c * ld_cfg.tag_groups * x.tag_stride;
+    var n = countOneBits(atomicExchange(&ld_meta[a], 0u));
+    if ld_cfg.tag_groups > 1u {
+        n += countOneBits(atomicExchange(&ld_meta[a + x.tag_stride], 0u));
+    }
+    if ld_cfg.tag_groups > 2u {
+        n += countOneBits(atomicExchange(&ld_meta[a + 2u * x.tag_stride], 0u));
+        if ld_cfg.tag_groups > 3u {
+            n += countOneBits(atomicExchange(&ld_meta[a + 3u * x.tag_stride], 0u));
+        }
+    }
+    if n >= 2u {
+        ld_record(LD_K_INTRA, x.t, c, LD_NONE, x.k);
+    }
+}
 
 // Pass 2 of check mode reads word k (word w of entry e) and gets v. The
 // pass re-runs the region on the others' writes: a read returning a value
@@ -291,11 +451,19 @@ var<private> ld_read_seen: bool;
 // register, an atomic, a branch, memory). Entries written in pass 1 of
 // this epoch (DIRTY1) were merged at this region's end: every role stored.
 fn ld_check_read(t: u32, e: u32, w: u32, k: u32, v: u32) {
-    if !LD_MACHINE || ld_pass != 2u || ld_read_seen {
+    if !LD_MACHINE || ld_pass != 2u || (ld_read_seen && ld_intra_seen) {
         return;
     }
     let f = ld_flags(t, e);
     if (f & LD_DIRTY1) == 0u {
+        return;
+    }
+    if ld_cfg.tag_groups != 0u && !ld_intra_seen && ld_other_writers(t, e, w) != 0u {
+        // Another lane of this warp wrote what this lane reads.
+        ld_intra_seen = true;
+        ld_record(LD_K_RW | LD_K_INTRA, t, ld_copy, LD_NONE, k);
+    }
+    if ld_read_seen {
         return;
     }
     let stride = ld_cfg.t[t].entries * LD_PAGE;
@@ -329,6 +497,7 @@ fn ld_record_read(t: u32, a: u32, stride: u32, b: u32, k: u32) {
 fn ld_begin_pass(which: u32) {
     ld_pass = which;
     ld_read_seen = false;
+    ld_intra_seen = false;
     if which == 1u {
         ld_cur_role = ld_cfg.role_p + ld_copy;
         ld_cur_flag = ld_cfg.set_pages + ld_copy;
@@ -545,6 +714,10 @@ fn ld_wrote_bit(c: u32) -> u32 {
 struct LdWord {
     a: u32,
     stride: u32,
+    // The target, and its lane tags (copy c, group g at `tag + (c * groups + g) * tag_stride`).
+    t: u32,
+    tag: u32,
+    tag_stride: u32,
     // The word of the memory, whether every role is stored, and the base.
     k: u32,
     mat: bool,
@@ -555,6 +728,9 @@ fn ld_word_at(t: u32, e: u32, w: u32, storage: bool) -> LdWord {
     var x: LdWord;
     x.stride = ld_cfg.t[t].entries * LD_PAGE;
     x.a = ld_sv + ld_cfg.t[t].values_off + e * LD_PAGE + w;
+    x.t = t;
+    x.tag = ld_tag_addr(t, 0u, 0u, e, w);
+    x.tag_stride = ld_cfg.t[t].entries * LD_PAGE;
     x.k = ld_word(t, e, w, storage);
     let f = ld_flags(t, e);
     x.mat = (f & LD_MAT) != 0u;
@@ -740,6 +916,7 @@ fn ld_compare_word(t: u32, e: u32, w: u32, storage: bool, spans: bool, commit: b
     if changed != 0u {
         ld_record_changes(t, x, m, d1, u, spans, writers);
     }
+
     for (var c = 0u; c < m; c += 8u) {
         ld_copy_settle(x, c, d1, u, commit);
         if c + 1u < m {
@@ -777,6 +954,7 @@ fn ld_copy_changed(x: LdWord, c: u32, m: u32, d1: bool, u: u32) -> u32 {
 }
 
 fn ld_copy_settle(x: LdWord, c: u32, d1: bool, u: u32, commit: bool) {
+    ld_copy_lanes(x, c);
     let pa = x.a + (ld_cfg.role_p + c) * x.stride;
     let next = select(select(x.b, ld_val[pa], d1), u, commit);
     ld_val[pa] = next;
@@ -905,6 +1083,9 @@ fn ld_fold_region(close: u32) {
         let storage = ld_target_storage(t);
         if ld_orders(close, storage) {
             ld_fold_word(t, item & 0xffffffu, j % LD_PAGE, storage);
+        }
+        if ld_det_tags() {
+            ld_det_clear(t, item & 0xffffffu, j % LD_PAGE);
         }
     }
     ld_sync();

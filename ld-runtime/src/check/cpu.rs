@@ -148,6 +148,7 @@ impl<'l, 'a> CpuBackend<'l, 'a> {
                 mem.pass = 2;
                 mem.wrote = wrote.clone();
                 mem.read_seen.iter_mut().for_each(|s| *s = false);
+                mem.intra_seen.iter_mut().for_each(|s| *s = false);
                 g.run_region(l, &l.storage, &mut shared, &mut logs, Some(&mut mem))?;
                 seen.append(&mut mem.reads);
                 mem.compare(kind, &wrote, &mut seen);
@@ -155,6 +156,9 @@ impl<'l, 'a> CpuBackend<'l, 'a> {
                 logs.record();
             } else if mode != MODE_CHECK {
                 mem.fold(kind);
+                if mem.det_tags {
+                    mem.det_clear();
+                }
             }
             for (t, (kind, a, b, k)) in seen {
                 out.records.push([kind, t, wgl, a, b, k, region, round]);
@@ -175,6 +179,7 @@ impl<'l, 'a> CpuBackend<'l, 'a> {
             out.logs = logs.logs;
         }
         out.full = mem.full;
+        out.lanes = mem.lanes;
         Ok(out)
     }
 
@@ -218,6 +223,8 @@ struct WorkgroupRun {
     logs: Vec<Vec<u32>>,
     /// Bit t: target t's table was full (as the GPU's would be).
     full: u32,
+    /// Deterministic mode: lanes of a warp shared a word in a region.
+    lanes: bool,
 }
 
 impl Backend for CpuBackend<'_, '_> {
@@ -264,6 +271,9 @@ impl Backend for CpuBackend<'_, '_> {
             if r.full != 0 {
                 self.status.bits |= status::TABLE_FULL;
                 self.status.full_tables |= r.full;
+            }
+            if r.lanes {
+                self.status.bits |= status::LANES;
             }
             if mode == MODE_CHECK {
                 let need = r.logs.iter().map(|l| l.len()).max().unwrap_or(0) as u32;
@@ -390,10 +400,16 @@ struct Copies<'x> {
     /// The running invocation, and the copies that wrote in this region (from the merge).
     local: usize,
     wrote: Vec<bool>,
-    /// Pass 2: the invocations that recorded a racy read (their first only),
-    /// and the records.
+    /// Pass 2: the invocations that recorded a racy read (their first only)
+    /// and a read of another lane's write, and the records.
     read_seen: Vec<bool>,
+    intra_seen: Vec<bool>,
     reads: Vec<(u32, Seen)>,
+    warp_size: u32,
+    /// Deterministic mode's lane tags (see `ld_det_access`), and whether
+    /// two lanes of a copy shared a word in a region.
+    det_tags: bool,
+    lanes: bool,
 }
 
 impl<'x> Copies<'x> {
@@ -431,12 +447,53 @@ impl<'x> Copies<'x> {
             local: 0,
             wrote: vec![],
             read_seen: vec![false; n],
+            intra_seen: vec![false; n],
             reads: vec![],
+            warp_size: lay.warp_size,
+            det_tags: lay.deterministic && lay.roles.tag_groups != 0,
+            lanes: false,
         }
     }
 
     fn target(&self, mem: Mem) -> Option<usize> {
         self.mems.iter().position(|m| *m == mem)
+    }
+
+    /// The entry of a page, claimed if new; `None` (and the table marked
+    /// full) when a storage table has no room, as on the GPU, where the
+    /// engine then grows it.
+    fn claim(&mut self, t: usize, page: u32) -> Option<&mut Entry> {
+        let (roles, under, words) = (self.roles, self.under, self.targets[t].words);
+        if self.targets[t].storage && !self.targets[t].entries.contains_key(&page) && self.targets[t].entries.len() >= self.caps[t] as usize {
+            self.full |= 1 << t;
+            return None;
+        }
+        Some(self.targets[t].entries.entry(page).or_insert_with(|| {
+            Entry::new(roles, std::array::from_fn(|w| if page * PAGE + (w as u32) < words { under(t as u32, page * PAGE + w as u32) } else { 0 }))
+        }))
+    }
+
+    /// Deterministic mode's read (see `ld_storage_read`): the page is
+    /// claimed, the access tagged, the entry marked for the region's end.
+    fn det_read(&mut self, t: usize, word: u32) -> u32 {
+        let (roles, role) = (self.roles, self.role);
+        let (c, lane) = (self.copy_of[self.local], sweep::tag_lane(self.local as u32, self.warp_size, true));
+        let Some(e) = self.claim(t, word / PAGE) else {
+            return (self.under)(t as u32, word);
+        };
+        let w = (word % PAGE) as usize;
+        let conflict = sweep::det_access(e, roles, w, c, lane, false);
+        e.dirty1 = true;
+        let v = e.roles[role][w];
+        self.lanes |= conflict;
+        v
+    }
+
+    /// Deterministic mode at a region's end.
+    fn det_clear(&mut self) {
+        for tm in &mut self.targets {
+            tm.entries.values_mut().for_each(sweep::det_clear);
+        }
     }
 
     /// The base role of word k, if the workgroup has its page.
@@ -546,16 +603,26 @@ impl Targets for Copies<'_> {
 
     fn read(&mut self, mem: Mem, word: u32) -> u32 {
         let t = self.target(mem).unwrap();
+        if self.det_tags {
+            return self.det_read(t, word);
+        }
         let Some(e) = self.targets[t].entries.get(&(word / PAGE)) else {
             return (self.under)(t as u32, word);
         };
         let w = (word % PAGE) as usize;
         let v = e.roles[self.role][w];
-        if self.pass == 2 && !self.read_seen[self.local] {
+        if self.pass == 2 && e.dirty1 {
             let c = self.copy_of[self.local];
-            if let Some(seen) = sweep::read_seen(e, self.roles, w, word, c, v, self.targets[t].spans, &self.wrote) {
-                self.read_seen[self.local] = true;
-                self.reads.push((t as u32, seen));
+            let lane = sweep::tag_lane(self.local as u32, self.warp_size, false);
+            if !self.intra_seen[self.local] && sweep::other_writers(e, self.roles, w, c, lane) {
+                self.intra_seen[self.local] = true;
+                self.reads.push((t as u32, (record::RW | record::INTRA, c, NONE, word)));
+            }
+            if !self.read_seen[self.local] {
+                if let Some(seen) = sweep::read_seen(e, self.roles, w, word, c, v, self.targets[t].spans, &self.wrote) {
+                    self.read_seen[self.local] = true;
+                    self.reads.push((t as u32, seen));
+                }
             }
         }
         v
@@ -563,18 +630,19 @@ impl Targets for Copies<'_> {
 
     fn write(&mut self, mem: Mem, word: u32, value: u32) {
         let t = self.target(mem).unwrap();
-        let (page, roles, under) = (word / PAGE, self.roles, self.under);
-        let words = self.targets[t].words;
-        if self.targets[t].storage && !self.targets[t].entries.contains_key(&page) && self.targets[t].entries.len() >= self.caps[t] as usize {
-            // As on the GPU: a full table drops the write, and the engine grows it.
-            self.full |= 1 << t;
+        let roles = self.roles;
+        let (c, lane, det) = (self.copy_of[self.local], sweep::tag_lane(self.local as u32, self.warp_size, true), self.det_tags);
+        let Some(e) = self.claim(t, word / PAGE) else {
             return;
+        };
+        if det && sweep::det_access(e, roles, (word % PAGE) as usize, c, lane, true) {
+            self.lanes = true;
         }
-        let e = self.targets[t].entries.entry(page).or_insert_with(|| {
-            Entry::new(roles, std::array::from_fn(|w| if page * PAGE + (w as u32) < words { under(t as u32, page * PAGE + w as u32) } else { 0 }))
-        });
+        let e = self.targets[t].entries.get_mut(&(word / PAGE)).unwrap();
         e.roles[self.role][(word % PAGE) as usize] = value;
         if self.pass == 1 {
+            let c = self.copy_of[self.local];
+            sweep::tag_write(e, roles, (word % PAGE) as usize, c, sweep::tag_lane(self.local as u32, self.warp_size, false));
             e.dirty1 = true;
         } else {
             e.dirty2 = true;

@@ -133,20 +133,34 @@ pub(crate) fn check(b: &mut dyn Backend, mut l: Layout, words: &[u64], opts: &Ch
 /// barriers and in workgroup order at the end.
 pub(crate) fn deterministic(b: &mut dyn Backend, mut l: Layout, words: &[u64], opts: &CheckOptions, limits: Limits) -> Result<Stats> {
     let mut retries = 0;
+    let mut opts = *opts;
     b.atomics(false)?;
     loop {
         b.prepare(&l)?;
         b.run(MODE_DETERMINISTIC, 1)?;
         let st = b.status()?;
-        if let Some(grown) = grow(&l, &st, words, opts, limits)? {
+        if let Some(grown) = grow(&l, &st, words, &opts, limits)? {
             (l, retries) = (grown, retries + 1);
+            b.atomics(true)?;
+            continue;
+        }
+        if st.bits & status::LANES != 0 {
+            // Lanes of a warp shared a word: at this warp size the result
+            // would be the device's lane order. One invocation per warp
+            // makes it the same everywhere.
+            log::info!(
+                "ld: deterministic `{}`: lanes of one warp touched the same word in a region (one writing); running again with one invocation per warp so the result does not depend on the device's lane order",
+                l.info.name
+            );
+            opts.warp_size = Some(1);
+            (l, retries) = (layout::layout(l.info, l.grid, words, &opts, l.caps.clone(), limits, true)?, retries + 1);
             b.atomics(true)?;
             continue;
         }
         if l.has_storage_targets() {
             b.level1(MODE_DETERMINISTIC)?;
             let st = b.status()?;
-            grow(&l, &st, words, opts, limits)?;
+            grow(&l, &st, words, &opts, limits)?;
         }
         let mut stats = b.stats();
         stats.retries = retries;

@@ -315,6 +315,11 @@ impl Backend for GpuBackend<'_> {
         for off in (0..n).step_by(lay.batch as usize) {
             let count = lay.batch.min(n - off);
             self.zero_shared(&lay, count);
+            if mode != MODE_SECOND && lay.roles.tag_groups != 0 {
+                // Lane tags start every dispatch empty.
+                let meta = self.bufs.as_ref().unwrap().meta.clone();
+                self.enc().clear_buffer(&meta, 0, None);
+            }
             let stamp = self.ctx.stamp.fetch_add(1, std::sync::atomic::Ordering::Relaxed).wrapping_add(1).max(1);
             self.slots_pass(|s| &s.prepare, mode, round, off, count, stamp)?;
             let cfg = self.config(&lay.config(mode, round, off, count, 0, stamp));

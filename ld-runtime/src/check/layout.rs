@@ -138,6 +138,7 @@ impl Layout {
             l1_cap: self.caps.l1,
             l1_wg_heads: self.slot.heads as u32,
             l1_headers: (self.slot.heads + self.workgroups() as u64) as u32,
+            tag_groups: self.roles.tag_groups,
             target_id,
             canary: 2,
         };
@@ -250,7 +251,7 @@ pub(crate) fn layout(
     let want = if deterministic { warps } else { opts.copies.map_or(warps, |c| (c as u64).clamp(2.min(warps), warps)) } as u32;
     let mut copies = want;
     let mut layout = loop {
-        let roles = if deterministic { Roles::deterministic(copies) } else { Roles::check(copies) };
+        let roles = if deterministic { Roles::deterministic(copies) } else { Roles::check(copies) }.tagged(opts.warp_size_for(wg));
         let l = probe(roles, rec_cap);
         let fits = fixed(&l) + slot_bytes(&l) <= budget && 4 * l.slot.slot_values.max(l.slot.slot_meta) <= limits.binding;
         if fits || deterministic || copies <= 2 || opts.copies.is_some() {

@@ -155,6 +155,10 @@ pub(crate) fn note(level: report::Level, memory: Memory, cross: bool, kind: repo
             "no barrier orders memory between workgroups of one dispatch: storage_barrier() (storageBarrier) only orders storage within a workgroup".into(),
         ),
         Level::InterWorkgroup => Some("no barrier orders memory between workgroups of one dispatch".into()),
+        Level::IntraWarp => Some(
+            "lanes of one warp share its copy: what the warp computes depends on the order the device runs its lanes in, so other entries of this report and deterministic output at this warp size may differ between devices (check with warp_size 1 to see every invocation on its own)"
+                .into(),
+        ),
         Level::InterWarp if !cross => None,
         Level::InterWarp => Some(match (memory, kind) {
             (Memory::Storage, RaceKind::ReadWrite) => {

@@ -92,8 +92,20 @@ pub(crate) fn report(
             let kind = r[record::KIND as usize];
             Record {
                 kind: if kind & record::RW != 0 { RaceKind::ReadWrite } else { RaceKind::WriteWrite },
-                evidence: if kind & record::READ != 0 { Evidence::Read } else { Evidence::Writes },
-                level: if level1 { Level::InterWorkgroup } else { Level::InterWarp },
+                evidence: if kind & record::INTRA != 0 {
+                    Evidence::Lanes
+                } else if kind & record::READ != 0 {
+                    Evidence::Read
+                } else {
+                    Evidence::Writes
+                },
+                level: if level1 {
+                    Level::InterWorkgroup
+                } else if kind & record::INTRA != 0 {
+                    Level::IntraWarp
+                } else {
+                    Level::InterWarp
+                },
                 target: r[record::TARGET as usize],
                 region: if level1 { 0 } else { regions.id(r[record::REGION as usize], nb) },
                 unit_a: unit(r[record::A as usize]).unwrap(),

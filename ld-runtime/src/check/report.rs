@@ -25,6 +25,11 @@ pub enum Memory {
 pub enum Level {
     InterWorkgroup,
     InterWarp,
+    /// Between lanes of one warp, which share its copy: seen by the lane
+    /// tags. What such a warp computes depends on the order the hardware
+    /// runs its lanes in, so the rest of the report (and deterministic
+    /// mode's output at this warp size) may differ between devices.
+    IntraWarp,
 }
 
 /// How value comparison saw a race.
@@ -40,6 +45,10 @@ pub enum Evidence {
     /// branches, memory). `words` are the words read; `units` are the
     /// reader, then the writer.
     Read,
+    /// Two lanes of one warp accessed the word in one region, at least one
+    /// writing (ww: both wrote; rw: one read what another wrote), whatever
+    /// the values: lanes share their warp's copy, so values cannot tell.
+    Lanes,
 }
 
 /// A static AP region: from one barrier (or the kernel's start) to the next.
@@ -155,6 +164,14 @@ impl Report {
         self.race_records > 0
     }
 
+    /// Lanes of one warp raced ([`Level::IntraWarp`]): the other entries
+    /// and deterministic mode's output at this warp size depend on the
+    /// order the hardware runs a warp's lanes in. Warp size 1 checks every
+    /// invocation on its own.
+    pub fn lane_order_dependent(&self) -> bool {
+        self.races.iter().any(|r| r.level == Level::IntraWarp)
+    }
+
     /// The parts that must agree between backends (not timing or adapter).
     pub fn verdict(&self) -> (Vec<Race>, u32, u32, u32, u64, u64) {
         (self.races.clone(), self.regions_analyzed, self.regions_with_races, self.units_with_races, self.words_with_races, self.race_records)
@@ -186,6 +203,7 @@ impl fmt::Display for Report {
             for r in &self.races {
                 let units: Vec<String> = match r.level {
                     Level::InterWarp => r.units.iter().map(|u| format!("warp {}", u.warp.unwrap_or(0))).collect(),
+                    Level::IntraWarp => r.units.iter().map(|u| format!("lanes of warp {}", u.warp.unwrap_or(0))).collect(),
                     Level::InterWorkgroup => r.units.iter().map(|u| u.to_string()).collect(),
                 };
                 // A racy read names its reader, then the writer it read.
@@ -206,6 +224,7 @@ impl fmt::Display for Report {
                     (RaceKind::WriteWrite, _) => ("write-write", "words"),
                     (RaceKind::ReadWrite, Evidence::Writes) => ("read-write", "words written"),
                     (RaceKind::ReadWrite, Evidence::Read) => ("read-write", "words read"),
+                    (RaceKind::ReadWrite, Evidence::Lanes) => ("read-write", "words read"),
                 };
                 writeln!(
                     f,
@@ -249,6 +268,7 @@ impl Level {
         match self {
             Level::InterWorkgroup => "inter-workgroup",
             Level::InterWarp => "inter-warp",
+            Level::IntraWarp => "intra-warp",
         }
     }
 }
@@ -321,7 +341,7 @@ pub fn aggregate(records: &[Record], targets: &[(String, Memory)], regions: &[Re
 
 /// Level-2 races that differ only in their workgroup become one entry.
 fn merge_workgroups(mut acc: Vec<Race>, r: Race) -> Vec<Race> {
-    if r.level == Level::InterWarp {
+    if r.level != Level::InterWorkgroup {
         let warps = |x: &Race| x.units.iter().map(|u| u.warp).collect::<Vec<_>>();
         let same = acc.iter_mut().find(|x| {
             x.level == r.level

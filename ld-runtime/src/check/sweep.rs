@@ -12,6 +12,9 @@ use ld_shaders::abi::{record, Roles, NONE, PAGE};
 #[derive(Clone, Debug)]
 pub(crate) struct Entry {
     pub roles: Vec<[u32; PAGE as usize]>,
+    /// Check mode: per copy and group of 32 lanes, the lanes that wrote each
+    /// word in this region's first pass (see `engine.wgsl`'s lane tags).
+    pub tags: Vec<[u32; PAGE as usize]>,
     /// Written since the memory's epoch began (pass 1), and in this region's pass 2.
     pub dirty1: bool,
     pub dirty2: bool,
@@ -20,7 +23,12 @@ pub(crate) struct Entry {
 impl Entry {
     /// Every role holding `page`.
     pub fn new(roles: Roles, page: [u32; PAGE as usize]) -> Self {
-        Entry { roles: vec![page; roles.pages as usize], dirty1: false, dirty2: false }
+        Entry {
+            roles: vec![page; roles.pages as usize],
+            tags: vec![[0; PAGE as usize]; (roles.copies * roles.tag_groups) as usize],
+            dirty1: false,
+            dirty2: false,
+        }
     }
 }
 
@@ -85,6 +93,72 @@ pub(crate) fn compare_word(e: &mut Entry, r: Roles, w: usize, k: u32, spans: boo
         e.roles[q0 + c][w] = p;
     }
     e.roles[0][w] = if commit { u } else { b };
+    lanes(e, r, w, k, out);
+}
+
+/// The lane's index as the tags see it (see `ld_lane`): lanes further apart
+/// than the tag words hold share a bit.
+pub(crate) fn tag_lane(local: u32, warp_size: u32, deterministic: bool) -> u32 {
+    let per_word = if deterministic { ld_shaders::abi::TAG_LANES_DETERMINISTIC } else { ld_shaders::abi::TAG_LANES_CHECK };
+    (local % warp_size) % (per_word * ld_shaders::abi::TAG_GROUPS_MAX)
+}
+
+/// Pass 1: `lane` of copy c wrote word w (see `ld_tag_write`).
+pub(crate) fn tag_write(e: &mut Entry, r: Roles, w: usize, c: u32, lane: u32) {
+    if r.tag_groups != 0 {
+        e.tags[(c * r.tag_groups + lane / 32) as usize][w] |= 1 << (lane % 32);
+    }
+}
+
+/// Deterministic mode (see `ld_det_access`): tags `lane`'s access to word w
+/// of copy c; whether another lane of c wrote it, or (`write`) read it, in
+/// this region.
+pub(crate) fn det_access(e: &mut Entry, r: Roles, w: usize, c: u32, lane: u32, write: bool) -> bool {
+    let me = 1u32 << (lane % 16);
+    let mut others = 0;
+    for g in 0..r.tag_groups {
+        let tag = &mut e.tags[(c * r.tag_groups + g) as usize][w];
+        let old = *tag;
+        if g == lane / 16 {
+            *tag |= if write { me } else { me << 16 };
+            others |= old & !(me | me << 16);
+        } else {
+            others |= old;
+        }
+    }
+    others & 0xffff != 0 || (write && others >> 16 != 0)
+}
+
+/// Deterministic mode at a region's end: every tag is done.
+pub(crate) fn det_clear(e: &mut Entry) {
+    e.tags.iter_mut().for_each(|t| *t = [0; PAGE as usize]);
+}
+
+/// Pass 2: whether lanes of copy c other than `lane` wrote word w in pass 1
+/// (see `ld_other_writers`).
+pub(crate) fn other_writers(e: &Entry, r: Roles, w: usize, c: u32, lane: u32) -> bool {
+    (0..r.tag_groups).any(|g| {
+        let tag = e.tags[(c * r.tag_groups + g) as usize][w];
+        if g == lane / 32 {
+            tag & !(1 << (lane % 32)) != 0
+        } else {
+            tag != 0
+        }
+    })
+}
+
+/// The compare step (see `ld_copy_lanes`): copies two of whose lanes wrote
+/// word w race inside the warp; the tags are cleared for the next region.
+fn lanes(e: &mut Entry, r: Roles, w: usize, k: u32, out: &mut Vec<Seen>) {
+    for c in 0..r.copies {
+        let mut n = 0;
+        for g in 0..r.tag_groups {
+            n += std::mem::take(&mut e.tags[(c * r.tag_groups + g) as usize][w]).count_ones();
+        }
+        if n >= 2 {
+            out.push((record::INTRA, c, NONE, k));
+        }
+    }
 }
 
 /// Pass 2 read word w of entry `e` as copy c and got `v` (see
@@ -92,6 +166,7 @@ pub(crate) fn compare_word(e: &mut Entry, r: Roles, w: usize, k: u32, spans: boo
 /// from another copy's write in this epoch. The record: kind bits, reader,
 /// writer (the last copy that changed the word), word. `wrote[d]`: copy d
 /// wrote something in this region (else a barrier lies between).
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn read_seen(e: &Entry, r: Roles, w: usize, k: u32, c: u32, v: u32, spans: bool, wrote: &[bool]) -> Option<Seen> {
     let b = e.roles[0][w];
     let u = e.roles[r.u as usize][w];
@@ -165,6 +240,36 @@ mod tests {
         compare_word(&mut e, r, 1, 1, false, true, &wrote, 1, &mut out);
         assert_eq!(out, vec![(record::RW, 1, NONE, 1)]);
         assert_eq!(e.roles[0][0], 3, "committed");
+    }
+
+    #[test]
+    fn lane_tags_see_a_conflict_in_either_order() {
+        let r = Roles::deterministic(2).tagged(32);
+        // (lane, write) pairs of copy 1 on word 3, in both orders.
+        for accesses in [[(4, false), (20, true)], [(20, true), (4, false)], [(7, true), (7, false)], [(2, false), (9, false)]] {
+            let mut e = entry(r);
+            let seen: Vec<bool> = accesses.iter().map(|&(lane, write)| det_access(&mut e, r, 3, 1, lane, write)).collect();
+            let conflict = accesses[0].0 != accesses[1].0 && (accesses[0].1 || accesses[1].1);
+            assert_eq!(seen.iter().any(|s| *s), conflict, "{accesses:?}");
+            det_clear(&mut e);
+            assert!(e.tags.iter().all(|t| t.iter().all(|w| *w == 0)));
+        }
+    }
+
+    #[test]
+    fn two_writer_lanes_race_inside_the_warp() {
+        let r = Roles::check(2).tagged(32);
+        let mut e = entry(r);
+        tag_write(&mut e, r, 0, 1, 3);
+        tag_write(&mut e, r, 0, 1, 3);
+        tag_write(&mut e, r, 1, 1, 3);
+        tag_write(&mut e, r, 1, 1, 30);
+        assert!(!other_writers(&e, r, 0, 1, 3) && other_writers(&e, r, 0, 1, 5) && other_writers(&e, r, 1, 1, 3));
+        let mut out = vec![];
+        lanes(&mut e, r, 0, 0, &mut out);
+        lanes(&mut e, r, 1, 1, &mut out);
+        assert_eq!(out, vec![(record::INTRA, 1, NONE, 1)]);
+        assert!(e.tags.iter().all(|t| t.iter().all(|w| *w == 0)), "cleared for the next region");
     }
 
     #[test]
