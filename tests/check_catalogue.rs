@@ -361,6 +361,17 @@ fn rw_on_shared_between_warps() {
 }
 
 #[test]
+fn barrier_notes_only_where_a_barrier_of_the_other_kind_lies_between() {
+    // No barrier at all: no race may blame one, at any warp size.
+    for warp in [1, 32] {
+        for o in expect_race("rw_shared", warp, &in_out("rw_shared"), &[rw(WG, WARP, "s").read()]) {
+            let blamed: Vec<_> = o.report.races.iter().filter(|r| r.note.as_deref().unwrap_or("").contains("Barrier")).collect();
+            assert!(blamed.is_empty(), "warp size {warp} on {}: a note blames a barrier the kernel does not have\n{}", o.backend, o.report);
+        }
+    }
+}
+
+#[test]
 fn rw_on_shared_between_warps_privatized_out() {
     let outs = expect_race("rw_shared_priv", 32, &in_out("rw_shared_priv"), &[]);
     for o in &outs {
@@ -572,7 +583,14 @@ fn storage_by_storage_barrier(data: &mut [u32], out: &mut [u32]) {
 
 #[test]
 fn storage_ordered_only_by_workgroup_barrier_races() {
-    let outs = expect_race("storage_by_wg_barrier", 32, &data_out("storage_by_wg_barrier"), &[rw(ST, WARP, "out").note(&["workgroupBarrier"])]);
+    // The read itself is seen too: warp 1 reads what warp 0 wrote before
+    // the barrier (which does not order storage).
+    let outs = expect_race(
+        "storage_by_wg_barrier",
+        32,
+        &data_out("storage_by_wg_barrier"),
+        &[rw(ST, WARP, "out").note(&["workgroupBarrier"]), rw(ST, WARP, "data").read().note(&["written before a workgroupBarrier and read after it"])],
+    );
     for o in &outs {
         assert!(o.report.races.iter().all(|r| format!("{:?}", r.level) == WARP), "no level-1 race here\n{}", o.report);
     }
@@ -2030,4 +2048,66 @@ fn body_writing_its_neighbours_field_races_inside_and_between_warps() {
 #[test]
 fn body_reading_its_neighbour_is_clean() {
     expect_clean("pull_neighbour", 32, &neighbours("pull_neighbour"));
+}
+
+// ===================================== values between workgroups into registers
+
+/// RACY (rw, storage, inter-workgroup): workgroup 0 stores `data[0]`; every
+/// other workgroup reads it in the same dispatch and counts, with an
+/// atomic, whether it saw 42. The value goes only into a branch and an
+/// atomic: no memory any workgroup writes depends on it.
+#[ld::kernel(workgroup_size = 64)]
+fn wg_flag_into_atomic(data: &mut [u32], count: &[AtomicU32]) {
+    let wg = workgroup_id().x;
+    if local_index() == 0 {
+        if wg == 0 {
+            data[0] = 42;
+        } else if data[0] == 42 {
+            count[0].fetch_add(1);
+        }
+    }
+}
+
+/// RACE-FREE twin: workgroup 0 stores a word no workgroup reads (on another
+/// page), the others read a word nobody writes in this dispatch.
+#[ld::kernel(workgroup_size = 64)]
+fn wg_flag_untouched(data: &mut [u32], count: &[AtomicU32]) {
+    let wg = workgroup_id().x;
+    if local_index() == 0 {
+        if wg == 0 {
+            data[64] = 42;
+        } else if data[0] == 42 {
+            count[0].fetch_add(1);
+        }
+    }
+}
+
+fn wg_flags(k: &'static str) -> impl Fn(&Runtime, How) -> (Option<Report>, Vec<u32>) {
+    move |rt, how| {
+        let mut d = rt.zeros::<u32>(128).unwrap();
+        let mut c = rt.zeros::<u32>(1).unwrap();
+        let r = match k {
+            "wg_flag_into_atomic" => go(rt.launch(wg_flag_into_atomic, 4, (&mut d, &mut c)), how),
+            "wg_flag_untouched" => go(rt.launch(wg_flag_untouched, 4, (&mut d, &mut c)), how),
+            _ => unreachable!(),
+        };
+        let mut v = d.to_vec().unwrap();
+        v.extend(c.to_vec().unwrap());
+        (r, v)
+    }
+}
+
+#[test]
+fn another_workgroups_value_into_an_atomic_is_found() {
+    let outs = expect_race("wg_flag_into_atomic", 32, &wg_flags("wg_flag_into_atomic"), &[rw(ST, WGS, "data").read().note(&["between workgroups"])]);
+    for o in &outs {
+        // Workgroups 1, 2 and 3 each read word 0.
+        let readers: Vec<_> = o.report.races.iter().filter(|r| r.evidence == Evidence::Read).map(|r| (r.units[0].workgroup[0], r.words.clone())).collect();
+        assert_eq!(readers, vec![(1, vec![(0, 1)]), (2, vec![(0, 1)]), (3, vec![(0, 1)])], "{}", o.report);
+    }
+}
+
+#[test]
+fn a_word_no_workgroup_writes_is_clean() {
+    expect_clean("wg_flag_untouched", 32, &wg_flags("wg_flag_untouched"));
 }

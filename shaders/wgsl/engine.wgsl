@@ -263,10 +263,17 @@ fn ld_storage_read(t: u32, k: u32) -> u32 {
         e = ld_insert(t, k / LD_PAGE);
     }
     if e == LD_NONE {
-        return ld_under(t, k);
+        let v = ld_under(t, k);
+        ld_l1_check_read(t, k, v);
+        return v;
     }
     let v = ld_get(t, e, ld_cur_role, ld_cur_flag, k % LD_PAGE, k);
     ld_on_read(t, e, k % LD_PAGE, k, v);
+    // A direct table has an entry for every page: one the workgroup has
+    // not written (not its own, not marked) still holds the others' values.
+    if !LD_MACHINE && ld_cfg.mode == LD_MODE_SECOND && (ld_flags(t, e) & (LD_USED | LD_MAT)) == 0u && ld_val[ld_taddr(t, e)] == 0u {
+        ld_l1_check_read(t, k, v);
+    }
     return v;
 }
 
@@ -491,6 +498,24 @@ fn ld_record_read(t: u32, a: u32, stride: u32, b: u32, k: u32) {
     }
     let cross = ld_target_spans(t) && d != LD_NONE && ld_wrote_bit(d) == 0u;
     ld_record(LD_K_RW | LD_K_READ | select(0u, LD_K_CROSS, cross), t, ld_copy, d, k);
+}
+
+// Level 1's second pass reads word k of a page the workgroup did not write
+// in its first pass (its own pages are in its table) and gets v: a value
+// other than the dispatch's input came from another workgroup's write, which
+// nothing orders before this read: a read-write race between workgroups,
+// wherever the value goes next. (Reads of pages it wrote too are left to
+// the compare, which sees only memory.)
+var<private> ld_l1_read_seen: bool;
+
+fn ld_l1_check_read(t: u32, k: u32, v: u32) {
+    if LD_MACHINE || ld_cfg.mode != LD_MODE_SECOND || ld_l1_read_seen {
+        return;
+    }
+    if v != ld_user(t, k) {
+        ld_l1_read_seen = true;
+        ld_record(LD_K_RW | LD_K_LEVEL1 | LD_K_READ, t, ld_wg, LD_NONE, k);
+    }
 }
 
 // Sets up a pass: pass 1 writes P_c, pass 2 writes Q_c.

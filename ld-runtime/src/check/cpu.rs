@@ -116,7 +116,16 @@ impl<'l, 'a> CpuBackend<'l, 'a> {
                 self.user(t, k)
             }
         };
+        // Level 1's second pass: a read of a page the workgroup did not write
+        // in its first pass that returns another workgroup's value (see
+        // `ld_l1_check_read`).
+        let l1_read = |t: u32, k: u32, v: u32| {
+            (self.own(t, k / PAGE, wgl).is_none() && v != self.user(t, k)).then_some((record::RW | record::LEVEL1 | record::READ, wgl, NONE, k))
+        };
         let mut mem = Copies::new(lay, &copy_of, &under);
+        if mode == MODE_SECOND {
+            mem.l1_read = Some(&l1_read);
+        }
         let mut g = Workgroup::new(l, wg);
         let mut shared = SharedSet::native(info);
         let mut logs = AtomicLogs::new(n as usize);
@@ -159,6 +168,9 @@ impl<'l, 'a> CpuBackend<'l, 'a> {
                 if mem.det_tags {
                     mem.det_clear();
                 }
+            }
+            if mode == MODE_SECOND {
+                seen.append(&mut mem.reads);
             }
             for (t, (kind, a, b, k)) in seen {
                 out.records.push([kind, t, wgl, a, b, k, region, round]);
@@ -410,6 +422,9 @@ struct Copies<'x> {
     /// two lanes of a copy shared a word in a region.
     det_tags: bool,
     lanes: bool,
+    /// Level 1's second pass: whether a read of a page the workgroup has no
+    /// entry for saw another workgroup's write (its first only).
+    l1_read: Option<&'x dyn Fn(u32, u32, u32) -> Option<Seen>>,
 }
 
 impl<'x> Copies<'x> {
@@ -452,6 +467,7 @@ impl<'x> Copies<'x> {
             warp_size: lay.warp_size,
             det_tags: lay.deterministic && lay.roles.tag_groups != 0,
             lanes: false,
+            l1_read: None,
         }
     }
 
@@ -607,7 +623,14 @@ impl Targets for Copies<'_> {
             return self.det_read(t, word);
         }
         let Some(e) = self.targets[t].entries.get(&(word / PAGE)) else {
-            return (self.under)(t as u32, word);
+            let v = (self.under)(t as u32, word);
+            if let (Some(f), false) = (self.l1_read, self.read_seen[self.local]) {
+                if let Some(seen) = f(t as u32, word, v) {
+                    self.read_seen[self.local] = true;
+                    self.reads.push((t as u32, seen));
+                }
+            }
+            return v;
         };
         let w = (word % PAGE) as usize;
         let v = e.roles[self.role][w];
