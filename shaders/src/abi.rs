@@ -271,13 +271,14 @@ impl Roles {
         Roles { copies, pages: 1 + copies, u: 0, p: 1, q: 0, flags: copies, tag_groups: 0 }
     }
 
-    /// With lane tags for warps of `warp_size` invocations (none at 1: a
-    /// warp of one invocation has no lanes to race). A tag word holds the
-    /// writers of 32 lanes in check mode, the writers and readers of 16 in
-    /// deterministic mode ([`TAG_LANES_CHECK`], [`TAG_LANES_DETERMINISTIC`]).
+    /// With lane tags for warps of `warp_size` invocations: per copy and
+    /// word, at most [`TAG_GROUPS_MAX`] words of [`TAG_LANES`] lanes each.
+    /// Check mode always tags (its read checks use them); deterministic
+    /// mode needs none at warp size 1, where no two lanes share a copy.
     pub fn tagged(self, warp_size: u32) -> Roles {
-        let lanes = if self.u == 0 { TAG_LANES_DETERMINISTIC } else { TAG_LANES_CHECK };
-        Roles { tag_groups: if warp_size > 1 { warp_size.div_ceil(lanes).min(TAG_GROUPS_MAX) } else { 0 }, ..self }
+        let deterministic = self.u == 0;
+        let groups = if deterministic && warp_size == 1 { 0 } else { warp_size.div_ceil(TAG_LANES).min(TAG_GROUPS_MAX) };
+        Roles { tag_groups: groups, ..self }
     }
 }
 
@@ -286,14 +287,12 @@ impl Roles {
 /// hide a race between them.
 pub const TAG_GROUPS_MAX: u32 = 4;
 
-/// Lanes per tag word: check mode tags writers (one bit per lane), pass 2
-/// reads them complete; deterministic mode tags writers (low half) and
-/// readers (high half) in one word, so whichever of two accesses comes
-/// second sees the first, in any order.
-pub const TAG_LANES_CHECK: u32 = 32;
-pub const TAG_LANES_DETERMINISTIC: u32 = 16;
-
-impl Roles {}
+/// Lanes per tag word: the lanes that wrote the word (low half) and that
+/// read it (high half). Check mode tags writes in pass 1 and reads in pass
+/// 2, and its compare step reads the tags complete; deterministic mode tags
+/// both in its one pass, where the old value of the atomic or shows
+/// whichever of two accesses came first.
+pub const TAG_LANES: u32 = 16;
 
 /// A privatized memory as the planner sees it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -439,8 +438,7 @@ pub fn prelude(view: View) -> String {
         ("LD_S_DIVERGENCE", status::DIVERGENCE),
         ("LD_S_LOOP_LIMIT", status::LOOP_LIMIT),
         ("LD_S_LANES", status::LANES),
-        ("LD_TAG_LANES_CHECK", TAG_LANES_CHECK),
-        ("LD_TAG_LANES_DETERMINISTIC", TAG_LANES_DETERMINISTIC),
+        ("LD_TAG_LANES", TAG_LANES),
         ("LD_TAG_GROUPS_MAX", TAG_GROUPS_MAX),
         ("LD_R_KIND", record::KIND),
         ("LD_R_TARGET", record::TARGET),

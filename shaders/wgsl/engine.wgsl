@@ -268,7 +268,7 @@ fn ld_storage_read(t: u32, k: u32) -> u32 {
         return v;
     }
     let v = ld_get(t, e, ld_cur_role, ld_cur_flag, k % LD_PAGE, k);
-    ld_on_read(t, e, k % LD_PAGE, k, v);
+    ld_on_read(t, e, k % LD_PAGE);
     // A direct table has an entry for every page: one the workgroup has
     // not written (not its own, not marked) still holds the others' values.
     if !LD_MACHINE && ld_cfg.mode == LD_MODE_SECOND && (ld_flags(t, e) & (LD_USED | LD_MAT)) == 0u && ld_val[ld_taddr(t, e)] == 0u {
@@ -290,61 +290,118 @@ fn ld_storage_write(t: u32, k: u32, v: u32) {
 
 // ------------------------------------------------------------ reads that saw a race
 
-// Whether this invocation recorded a racy read in this region's pass 2
-// (its first only: what follows may already be on a path the race chose),
-// and a read of a word another lane of its warp wrote.
-var<private> ld_read_seen: bool;
-var<private> ld_intra_seen: bool;
-
 // ------------------------------------------------------------ lane tags
 //
-// Lanes of one warp share its copy, so what one lane reads of another's
-// write in a region depends on the order the hardware runs them in (in
-// lockstep or not, a SIMD group at a time or all at once): value
-// comparison cannot see it, and backends may differ. Pass 1 tags every
-// word a lane writes (an atomic or: the set of writers is the same in any
-// order); pass 2, which runs after pass 1 has finished, checks every read
-// against the complete tags; the compare step finds words two lanes wrote,
-// and clears the tags for the next region.
+// Per copy and word, a tag word per 16 lanes: the lanes that wrote it (low
+// half) and read it (high half), set by an atomic or, so the sets do not
+// depend on the order the lanes ran in.
+//
+// Check mode tags writes in pass 1 and reads in pass 2 (of entries written
+// in the epoch: those the compare step visits, which checks and clears
+// them). Per copy and word it finds (`ld_copy_lanes`): a read of a value
+// another copy wrote in the epoch (the read saw another warp's write,
+// wherever the value went next: a register, an atomic, a branch); and, as
+// lanes of one warp share its copy and values cannot separate them, two
+// lanes of the copy writing the word, or one reading what another wrote
+// (an intra-warp race). An access pays one atomic or: the checks run once
+// per word in the sweep, not at every read.
 
-// The lane's index in its warp, up to the lanes the tags hold (four tag
-// words per copy: beyond that, lanes alias and only hide races).
+// The lane's index in its warp, up to the lanes the tags hold (beyond that,
+// lanes alias, which can only hide a race).
 fn ld_lane() -> u32 {
-    let lanes = select(LD_TAG_LANES_CHECK, LD_TAG_LANES_DETERMINISTIC, !LD_MACHINE) * LD_TAG_GROUPS_MAX;
-    return (ld_li % ld_cfg.warp_size) % lanes;
+    return (ld_li % ld_cfg.warp_size) % (LD_TAG_LANES * LD_TAG_GROUPS_MAX);
 }
 
-// The tag word of copy c, lane group g (32 lanes each), entry e, word w.
+// The tag word of copy c, lane group g, entry e, word w.
 fn ld_tag_addr(t: u32, c: u32, g: u32, e: u32, w: u32) -> u32 {
     return ld_sm + ld_cfg.t[t].tags_off + ((c * ld_cfg.tag_groups + g) * ld_cfg.t[t].entries + e) * LD_PAGE + w;
 }
 
-fn ld_tag_write(t: u32, e: u32, w: u32) {
-    if !LD_MACHINE || ld_pass != 1u || ld_cfg.tag_groups == 0u {
-        return;
-    }
-    let lane = ld_lane();
-    atomicOr(&ld_meta[ld_tag_addr(t, ld_copy, lane / 32u, e, w)], 1u << (lane % 32u));
+// This lane's bit in its tag word: writer, or reader.
+fn ld_tag_bit(write: bool) -> u32 {
+    let me = 1u << (ld_lane() % LD_TAG_LANES);
+    return select(me << 16u, me, write);
 }
 
 // The kernel's hooks on every access to a target.
-fn ld_on_read(t: u32, e: u32, w: u32, k: u32, v: u32) {
-    ld_check_read(t, e, w, k, v);
+fn ld_on_read(t: u32, e: u32, w: u32) {
+    if LD_MACHINE && ld_pass == 2u && ld_cfg.tag_groups != 0u && (ld_flags(t, e) & LD_DIRTY1) != 0u {
+        atomicOr(&ld_meta[ld_tag_addr(t, ld_copy, ld_lane() / LD_TAG_LANES, e, w)], ld_tag_bit(false));
+    }
     ld_det_access(t, e, w, false);
 }
 
 fn ld_on_write(t: u32, e: u32, w: u32) {
-    ld_tag_write(t, e, w);
+    if LD_MACHINE && ld_pass == 1u && ld_cfg.tag_groups != 0u {
+        atomicOr(&ld_meta[ld_tag_addr(t, ld_copy, ld_lane() / LD_TAG_LANES, e, w)], ld_tag_bit(true));
+    }
     ld_det_access(t, e, w, true);
 }
 
-// Deterministic mode has one pass: a tag word per 16 lanes holds writers
-// (low half) and readers (high half), set by an atomic or whose old value
-// shows whichever access of two came first. Two lanes of a copy touching a
-// word in a region, one writing, make the result depend on the device's
-// lane order: the status says so and the host runs again at warp size 1.
-// Reads claim their storage pages too (a tag needs an entry), and mark
-// them, so the fold clears their tags at the region's end.
+// Copy c's tags of a word, cleared: whether a lane read it, whether two
+// lanes wrote it, whether two lanes touched it with one writing.
+struct LdLanes {
+    read: bool,
+    ww: bool,
+    rw: bool,
+}
+
+fn ld_take_lanes(x: LdWord, c: u32) -> LdLanes {
+    let a = x.tag + c * ld_cfg.tag_groups * x.tag_stride;
+    var v = atomicExchange(&ld_meta[a], 0u);
+    var wrote = countOneBits(v & 0xffffu);
+    var all = countOneBits((v | (v >> 16u)) & 0xffffu);
+    var read = v >> 16u;
+    // Up to four words, without a loop (lavapipe charges every loop the
+    // sweep passes through, for every word).
+    if ld_cfg.tag_groups > 1u {
+        v = atomicExchange(&ld_meta[a + x.tag_stride], 0u);
+        wrote += countOneBits(v & 0xffffu);
+        all += countOneBits((v | (v >> 16u)) & 0xffffu);
+        read |= v >> 16u;
+    }
+    if ld_cfg.tag_groups > 2u {
+        v = atomicExchange(&ld_meta[a + 2u * x.tag_stride], 0u);
+        wrote += countOneBits(v & 0xffffu);
+        all += countOneBits((v | (v >> 16u)) & 0xffffu);
+        read |= v >> 16u;
+        if ld_cfg.tag_groups > 3u {
+            v = atomicExchange(&ld_meta[a + 3u * x.tag_stride], 0u);
+            wrote += countOneBits(v & 0xffffu);
+            all += countOneBits((v | (v >> 16u)) & 0xffffu);
+            read |= v >> 16u;
+        }
+    }
+    return LdLanes(read != 0u, wrote >= 2u, wrote != 0u && all >= 2u);
+}
+
+// The compare step, per word and copy (inside its per-copy loop).
+fn ld_copy_lanes(x: LdWord, c: u32, d1: bool, u: u32, writers: u32) {
+    if ld_cfg.tag_groups == 0u {
+        return;
+    }
+    let l = ld_take_lanes(x, c);
+    if l.ww {
+        ld_record(LD_K_INTRA, x.t, c, LD_NONE, x.k);
+    } else if l.rw {
+        ld_record(LD_K_RW | LD_K_INTRA, x.t, c, LD_NONE, x.k);
+    }
+    // Read, left at the base by the copy, changed by another: the read saw
+    // another warp's write. CROSS: no other copy wrote anything in this
+    // region, so a barrier that does not order this memory lies between.
+    let p = select(x.b, ld_val[x.a + (ld_cfg.role_p + c) * x.stride], d1);
+    if l.read && d1 && p == x.b && u != x.b {
+        let cross = ld_target_spans(x.t) && writers == ld_wrote_bit(c);
+        ld_record(LD_K_RW | LD_K_READ | select(0u, LD_K_CROSS, cross), x.t, c, LD_NONE, x.k);
+    }
+}
+
+// Deterministic mode has one pass: every access tags, and the old value of
+// the atomic or shows whichever access of two came first. Two lanes of a
+// copy touching a word in a region, one writing, make the result depend on
+// the device's lane order: the status says so and the host runs again at
+// warp size 1. Reads claim their storage pages too (a tag needs an entry),
+// and mark them, so the fold clears their tags at the region's end.
 fn ld_det_tags() -> bool {
     return !LD_MACHINE && ld_cfg.mode == LD_MODE_DETERMINISTIC && ld_cfg.tag_groups != 0u;
 }
@@ -353,11 +410,11 @@ fn ld_det_access(t: u32, e: u32, w: u32, write: bool) {
     if !ld_det_tags() {
         return;
     }
-    let lane = ld_lane();
-    let g = lane / 16u;
-    let me = 1u << (lane % 16u);
-    let old = atomicOr(&ld_meta[ld_tag_addr(t, ld_copy, g, e, w)], select(me << 16u, me, write));
-    // The other groups' words (no loop on the access path: see `ld_other_writers`).
+    let g = ld_lane() / LD_TAG_LANES;
+    let bit = ld_tag_bit(write);
+    let me = bit | (bit >> 16u) | (bit << 16u);
+    let old = atomicOr(&ld_meta[ld_tag_addr(t, ld_copy, g, e, w)], bit);
+    // The other groups' words (no loop on the access path).
     let a = ld_tag_addr(t, ld_copy, 0u, e, w);
     let stride = ld_cfg.t[t].entries * LD_PAGE;
     var o = 0u;
@@ -367,9 +424,8 @@ fn ld_det_access(t: u32, e: u32, w: u32, write: bool) {
     if ld_cfg.tag_groups > 2u {
         o |= ld_det_other(a, stride, 2u, g) | ld_det_other(a, stride, 3u, g);
     }
-    let writers = ((old & 0xffffu) & ~me) | (o & 0xffffu);
-    let readers = ((old >> 16u) & ~me) | (o >> 16u);
-    if writers != 0u || (write && readers != 0u) {
+    let others = (old & ~me) | o;
+    if (others & 0xffffu) != 0u || (write && (others >> 16u) != 0u) {
         ld_status(LD_S_LANES);
     }
     if !write {
@@ -402,104 +458,6 @@ fn ld_det_clear(t: u32, e: u32, w: u32) {
     }
 }
 
-// Pass 2: the lanes of this invocation's warp, other than itself, that
-// wrote word w of entry e in pass 1.
-fn ld_other_writers(t: u32, e: u32, w: u32) -> u32 {
-    let lane = ld_lane();
-    let a = ld_tag_addr(t, ld_copy, 0u, e, w);
-    let stride = ld_cfg.t[t].entries * LD_PAGE;
-    // No loop: lavapipe charges every loop an access passes through.
-    var others = ld_others_in(a, stride, 0u, lane);
-    if ld_cfg.tag_groups > 1u {
-        others |= ld_others_in(a, stride, 1u, lane);
-    }
-    if ld_cfg.tag_groups > 2u {
-        others |= ld_others_in(a, stride, 2u, lane) | ld_others_in(a, stride, 3u, lane);
-    }
-    return others;
-}
-
-fn ld_others_in(a: u32, stride: u32, g: u32, lane: u32) -> u32 {
-    if g >= ld_cfg.tag_groups {
-        return 0u;
-    }
-    let tag = atomicLoad(&ld_meta[a + g * stride]);
-    return select(tag, tag & ~(1u << (lane % 32u)), g == lane / 32u);
-}
-
-// The compare step, per word and copy (inside its per-copy loop, which
-// lavapipe's loop cap already pays for): two lanes of copy c wrote the word
-// (a write-write race inside the warp). Clears the copy's tags.
-fn ld_copy_lanes(x: LdWord, c: u32) {
-    if ld_cfg.tag_groups == 0u {
-        return;
-    }
-    let a = x.tag + c * ld_cfg.tag_groups * x.tag_stride;
-    var n = countOneBits(atomicExchange(&ld_meta[a], 0u));
-    if ld_cfg.tag_groups > 1u {
-        n += countOneBits(atomicExchange(&ld_meta[a + x.tag_stride], 0u));
-    }
-    if ld_cfg.tag_groups > 2u {
-        n += countOneBits(atomicExchange(&ld_meta[a + 2u * x.tag_stride], 0u));
-        if ld_cfg.tag_groups > 3u {
-            n += countOneBits(atomicExchange(&ld_meta[a + 3u * x.tag_stride], 0u));
-        }
-    }
-    if n >= 2u {
-        ld_record(LD_K_INTRA, x.t, c, LD_NONE, x.k);
-    }
-}
-
-// Pass 2 of check mode reads word k (word w of entry e) and gets v. The
-// pass re-runs the region on the others' writes: a read returning a value
-// that no write of its own copy made (the copy left the word at the base)
-// but the union holds came from another copy's write in this epoch, which
-// no barrier ordered: a read-write race, wherever the value went next (a
-// register, an atomic, a branch, memory). Entries written in pass 1 of
-// this epoch (DIRTY1) were merged at this region's end: every role stored.
-fn ld_check_read(t: u32, e: u32, w: u32, k: u32, v: u32) {
-    if !LD_MACHINE || ld_pass != 2u || (ld_read_seen && ld_intra_seen) {
-        return;
-    }
-    let f = ld_flags(t, e);
-    if (f & LD_DIRTY1) == 0u {
-        return;
-    }
-    if ld_cfg.tag_groups != 0u && !ld_intra_seen && ld_other_writers(t, e, w) != 0u {
-        // Another lane of this warp wrote what this lane reads.
-        ld_intra_seen = true;
-        ld_record(LD_K_RW | LD_K_INTRA, t, ld_copy, LD_NONE, k);
-    }
-    if ld_read_seen {
-        return;
-    }
-    let stride = ld_cfg.t[t].entries * LD_PAGE;
-    let a = ld_sv + ld_cfg.t[t].values_off + e * LD_PAGE + w;
-    let b = ld_val[a];
-    let u = ld_val[a + ld_cfg.role_u * stride];
-    let p = ld_val[a + (ld_cfg.role_p + ld_copy) * stride];
-    if v != b && v == u && p == b {
-        ld_read_seen = true;
-        ld_record_read(t, a, stride, b, k);
-    }
-}
-
-// The racy read's record: the reader's copy, and the writer whose value
-// the union holds (the last copy that changed the word). CROSS: the writer
-// wrote nothing in this region, so a barrier that does not order this
-// memory lies between its write and the read.
-fn ld_record_read(t: u32, a: u32, stride: u32, b: u32, k: u32) {
-    var d = LD_NONE;
-    var c = 0u;
-    for (; c < ld_cfg.copies; c++) {
-        if ld_val[a + (ld_cfg.role_p + c) * stride] != b {
-            d = c;
-        }
-    }
-    let cross = ld_target_spans(t) && d != LD_NONE && ld_wrote_bit(d) == 0u;
-    ld_record(LD_K_RW | LD_K_READ | select(0u, LD_K_CROSS, cross), t, ld_copy, d, k);
-}
-
 // Level 1's second pass reads word k of a page the workgroup did not write
 // in its first pass (its own pages are in its table) and gets v: a value
 // other than the dispatch's input came from another workgroup's write, which
@@ -521,8 +479,6 @@ fn ld_l1_check_read(t: u32, k: u32, v: u32) {
 // Sets up a pass: pass 1 writes P_c, pass 2 writes Q_c.
 fn ld_begin_pass(which: u32) {
     ld_pass = which;
-    ld_read_seen = false;
-    ld_intra_seen = false;
     if which == 1u {
         ld_cur_role = ld_cfg.role_p + ld_copy;
         ld_cur_flag = ld_cfg.set_pages + ld_copy;
@@ -943,27 +899,27 @@ fn ld_compare_word(t: u32, e: u32, w: u32, storage: bool, spans: bool, commit: b
     }
 
     for (var c = 0u; c < m; c += 8u) {
-        ld_copy_settle(x, c, d1, u, commit);
+        ld_copy_settle(x, c, d1, u, commit, writers);
         if c + 1u < m {
-            ld_copy_settle(x, c + 1u, d1, u, commit);
+            ld_copy_settle(x, c + 1u, d1, u, commit, writers);
         }
         if c + 2u < m {
-            ld_copy_settle(x, c + 2u, d1, u, commit);
+            ld_copy_settle(x, c + 2u, d1, u, commit, writers);
         }
         if c + 3u < m {
-            ld_copy_settle(x, c + 3u, d1, u, commit);
+            ld_copy_settle(x, c + 3u, d1, u, commit, writers);
         }
         if c + 4u < m {
-            ld_copy_settle(x, c + 4u, d1, u, commit);
+            ld_copy_settle(x, c + 4u, d1, u, commit, writers);
         }
         if c + 5u < m {
-            ld_copy_settle(x, c + 5u, d1, u, commit);
+            ld_copy_settle(x, c + 5u, d1, u, commit, writers);
         }
         if c + 6u < m {
-            ld_copy_settle(x, c + 6u, d1, u, commit);
+            ld_copy_settle(x, c + 6u, d1, u, commit, writers);
         }
         if c + 7u < m {
-            ld_copy_settle(x, c + 7u, d1, u, commit);
+            ld_copy_settle(x, c + 7u, d1, u, commit, writers);
         }
     }
     ld_val[x.a] = select(x.b, u, commit);
@@ -978,8 +934,8 @@ fn ld_copy_changed(x: LdWord, c: u32, m: u32, d1: bool, u: u32) -> u32 {
     return select(0u, 1u, q != want);
 }
 
-fn ld_copy_settle(x: LdWord, c: u32, d1: bool, u: u32, commit: bool) {
-    ld_copy_lanes(x, c);
+fn ld_copy_settle(x: LdWord, c: u32, d1: bool, u: u32, commit: bool, writers: u32) {
+    ld_copy_lanes(x, c, d1, u, writers);
     let pa = x.a + (ld_cfg.role_p + c) * x.stride;
     let next = select(select(x.b, ld_val[pa], d1), u, commit);
     ld_val[pa] = next;

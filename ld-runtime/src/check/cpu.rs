@@ -155,11 +155,7 @@ impl<'l, 'a> CpuBackend<'l, 'a> {
                 g.restore(&before);
                 logs.replay_from(&starts);
                 mem.pass = 2;
-                mem.wrote = wrote.clone();
-                mem.read_seen.iter_mut().for_each(|s| *s = false);
-                mem.intra_seen.iter_mut().for_each(|s| *s = false);
                 g.run_region(l, &l.storage, &mut shared, &mut logs, Some(&mut mem))?;
-                seen.append(&mut mem.reads);
                 mem.compare(kind, &wrote, &mut seen);
                 g.restore(&after);
                 logs.record();
@@ -409,13 +405,11 @@ struct Copies<'x> {
     /// Table capacities (storage targets), and which ran full.
     caps: Vec<u32>,
     full: u32,
-    /// The running invocation, and the copies that wrote in this region (from the merge).
+    /// The running invocation.
     local: usize,
-    wrote: Vec<bool>,
-    /// Pass 2: the invocations that recorded a racy read (their first only)
-    /// and a read of another lane's write, and the records.
+    /// Level 1's second pass: the invocations that recorded a racy read
+    /// (their first only), and the records.
     read_seen: Vec<bool>,
-    intra_seen: Vec<bool>,
     reads: Vec<(u32, Seen)>,
     warp_size: u32,
     /// Deterministic mode's lane tags (see `ld_det_access`), and whether
@@ -460,9 +454,7 @@ impl<'x> Copies<'x> {
             caps: lay.caps.entries.clone(),
             full: 0,
             local: 0,
-            wrote: vec![],
             read_seen: vec![false; n],
-            intra_seen: vec![false; n],
             reads: vec![],
             warp_size: lay.warp_size,
             det_tags: lay.deterministic && lay.roles.tag_groups != 0,
@@ -493,7 +485,7 @@ impl<'x> Copies<'x> {
     /// claimed, the access tagged, the entry marked for the region's end.
     fn det_read(&mut self, t: usize, word: u32) -> u32 {
         let (roles, role) = (self.roles, self.role);
-        let (c, lane) = (self.copy_of[self.local], sweep::tag_lane(self.local as u32, self.warp_size, true));
+        let (c, lane) = (self.copy_of[self.local], sweep::tag_lane(self.local as u32, self.warp_size));
         let Some(e) = self.claim(t, word / PAGE) else {
             return (self.under)(t as u32, word);
         };
@@ -634,19 +626,10 @@ impl Targets for Copies<'_> {
         };
         let w = (word % PAGE) as usize;
         let v = e.roles[self.role][w];
-        if self.pass == 2 && e.dirty1 {
-            let c = self.copy_of[self.local];
-            let lane = sweep::tag_lane(self.local as u32, self.warp_size, false);
-            if !self.intra_seen[self.local] && sweep::other_writers(e, self.roles, w, c, lane) {
-                self.intra_seen[self.local] = true;
-                self.reads.push((t as u32, (record::RW | record::INTRA, c, NONE, word)));
-            }
-            if !self.read_seen[self.local] {
-                if let Some(seen) = sweep::read_seen(e, self.roles, w, word, c, v, self.targets[t].spans, &self.wrote) {
-                    self.read_seen[self.local] = true;
-                    self.reads.push((t as u32, seen));
-                }
-            }
+        if self.pass == 2 {
+            let (c, lane, roles) = (self.copy_of[self.local], sweep::tag_lane(self.local as u32, self.warp_size), self.roles);
+            let e = self.targets[t].entries.get_mut(&(word / PAGE)).unwrap();
+            sweep::tag_access(e, roles, w, c, lane, false);
         }
         v
     }
@@ -654,7 +637,7 @@ impl Targets for Copies<'_> {
     fn write(&mut self, mem: Mem, word: u32, value: u32) {
         let t = self.target(mem).unwrap();
         let roles = self.roles;
-        let (c, lane, det) = (self.copy_of[self.local], sweep::tag_lane(self.local as u32, self.warp_size, true), self.det_tags);
+        let (c, lane, det) = (self.copy_of[self.local], sweep::tag_lane(self.local as u32, self.warp_size), self.det_tags);
         let Some(e) = self.claim(t, word / PAGE) else {
             return;
         };
@@ -665,7 +648,7 @@ impl Targets for Copies<'_> {
         e.roles[self.role][(word % PAGE) as usize] = value;
         if self.pass == 1 {
             let c = self.copy_of[self.local];
-            sweep::tag_write(e, roles, (word % PAGE) as usize, c, sweep::tag_lane(self.local as u32, self.warp_size, false));
+            sweep::tag_access(e, roles, (word % PAGE) as usize, c, sweep::tag_lane(self.local as u32, self.warp_size), true);
             e.dirty1 = true;
         } else {
             e.dirty2 = true;

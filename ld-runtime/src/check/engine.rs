@@ -171,6 +171,14 @@ pub(crate) fn deterministic(b: &mut dyn Backend, mut l: Layout, words: &[u64], o
 /// The layout to run again with, when a run found a capacity short; an
 /// error when a run failed for good.
 fn grow(l: &Layout, st: &Status, words: &[u64], opts: &CheckOptions, limits: Limits) -> Result<Option<Layout>> {
+    // A loop the device cut short explains any divergence it caused.
+    if st.bits & status::LOOP_LIMIT != 0 {
+        return Err(Error::LoopLimit {
+            kernel: l.info.name,
+            mode: if l.deterministic { "deterministic mode" } else { "check mode" },
+            adapter: "lavapipe".into(),
+        });
+    }
     if st.bits & status::DIVERGENCE != 0 {
         let at = |b: u32| {
             if b == 0 {
@@ -184,13 +192,6 @@ fn grow(l: &Layout, st: &Status, words: &[u64], opts: &CheckOptions, limits: Lim
             kernel: l.info.name,
             workgroup: [w.x, w.y, w.z],
             detail: format!("some invocations {} while others {}", at(st.diverge.0), at(st.diverge.1)),
-        });
-    }
-    if st.bits & status::LOOP_LIMIT != 0 {
-        return Err(Error::LoopLimit {
-            kernel: l.info.name,
-            mode: if l.deterministic { "deterministic mode" } else { "check mode" },
-            adapter: "lavapipe".into(),
         });
     }
     let short = status::TABLE_FULL | status::LOG_FULL | status::L1_FULL;

@@ -317,8 +317,9 @@ impl Backend for GpuBackend<'_> {
             self.zero_shared(&lay, count);
             if mode != MODE_SECOND && lay.roles.tag_groups != 0 {
                 // Lane tags start every dispatch empty.
+                // (Only this batch's slots: a kept buffer may be larger.)
                 let meta = self.bufs.as_ref().unwrap().meta.clone();
-                self.enc().clear_buffer(&meta, 0, None);
+                self.enc().clear_buffer(&meta, 0, Some(count as u64 * lay.slot.slot_meta * 4));
             }
             let stamp = self.ctx.stamp.fetch_add(1, std::sync::atomic::Ordering::Relaxed).wrapping_add(1).max(1);
             self.slots_pass(|s| &s.prepare, mode, round, off, count, stamp)?;

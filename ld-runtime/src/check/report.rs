@@ -42,8 +42,7 @@ pub enum Evidence {
     Writes,
     /// A read in the second pass returned another unit's write of the same
     /// epoch, whatever the value went into next (registers, atomics,
-    /// branches, memory). `words` are the words read; `units` are the
-    /// reader, then the writer.
+    /// branches, memory). `words` are the words read; `units` is the reader.
     Read,
     /// Two lanes of one warp accessed the word in one region, at least one
     /// writing (ww: both wrote; rw: one read what another wrote), whatever
@@ -208,7 +207,8 @@ impl fmt::Display for Report {
                 };
                 // A racy read names its reader, then the writer it read.
                 let who = match (r.evidence, units.as_slice()) {
-                    (Evidence::Read, [reader, writer]) => format!("{reader} read what {writer} wrote"),
+                    (Evidence::Read, [reader]) if r.level == Level::InterWarp => format!("{reader} read another warp's write"),
+                    (Evidence::Read, [reader]) => format!("{reader} read another workgroup's write"),
                     _ => units.join(" and "),
                 };
                 let units = match r.workgroups.len() {

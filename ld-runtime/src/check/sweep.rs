@@ -5,7 +5,7 @@
 //! one at a time, so a page can be filled when it is first written), which
 //! is what the GPU's masks and fallbacks amount to.
 
-use ld_shaders::abi::{record, Roles, NONE, PAGE};
+use ld_shaders::abi::{record, Roles, NONE, PAGE, TAG_GROUPS_MAX, TAG_LANES};
 
 /// One page of a target in a workgroup: its roles (base, union, pass-1 and
 /// pass-2 copies; see `ld_shaders::abi::Roles`).
@@ -82,10 +82,11 @@ pub(crate) fn compare_word(e: &mut Entry, r: Roles, w: usize, k: u32, spans: boo
     for (c, &wrote_c) in wrote.iter().enumerate().take(r.copies as usize) {
         let mut p = if e.dirty1 { e.roles[p0 + c][w] } else { b };
         let want = if p != b { p } else { u };
+        let cross = spans && writers == wrote_c as usize;
         if e.roles[q0 + c][w] != want {
-            let cross = spans && writers == wrote_c as usize;
             out.push((record::RW | if cross { record::CROSS } else { 0 }, c as u32, NONE, k));
         }
+        lanes(e, r, w, k, c as u32, p, u, cross, out);
         if commit {
             p = u;
         }
@@ -93,20 +94,56 @@ pub(crate) fn compare_word(e: &mut Entry, r: Roles, w: usize, k: u32, spans: boo
         e.roles[q0 + c][w] = p;
     }
     e.roles[0][w] = if commit { u } else { b };
-    lanes(e, r, w, k, out);
 }
 
 /// The lane's index as the tags see it (see `ld_lane`): lanes further apart
 /// than the tag words hold share a bit.
-pub(crate) fn tag_lane(local: u32, warp_size: u32, deterministic: bool) -> u32 {
-    let per_word = if deterministic { ld_shaders::abi::TAG_LANES_DETERMINISTIC } else { ld_shaders::abi::TAG_LANES_CHECK };
-    (local % warp_size) % (per_word * ld_shaders::abi::TAG_GROUPS_MAX)
+pub(crate) fn tag_lane(local: u32, warp_size: u32) -> u32 {
+    (local % warp_size) % (TAG_LANES * TAG_GROUPS_MAX)
 }
 
-/// Pass 1: `lane` of copy c wrote word w (see `ld_tag_write`).
-pub(crate) fn tag_write(e: &mut Entry, r: Roles, w: usize, c: u32, lane: u32) {
-    if r.tag_groups != 0 {
-        e.tags[(c * r.tag_groups + lane / 32) as usize][w] |= 1 << (lane % 32);
+/// `lane` of copy c wrote (`write`) or read word w: its bit in the tags
+/// (see `ld_tag_bit`); returns the tag word's old value.
+fn tag(e: &mut Entry, r: Roles, w: usize, c: u32, lane: u32, write: bool) -> u32 {
+    let me = 1u32 << (lane % TAG_LANES);
+    let word = &mut e.tags[(c * r.tag_groups + lane / TAG_LANES) as usize][w];
+    let old = *word;
+    *word |= if write { me } else { me << 16 };
+    old
+}
+
+/// Check mode: pass 1 tags writes, pass 2 reads of entries written in the
+/// epoch (see `ld_on_write`, `ld_on_read`).
+pub(crate) fn tag_access(e: &mut Entry, r: Roles, w: usize, c: u32, lane: u32, write: bool) {
+    if r.tag_groups != 0 && (write || e.dirty1) {
+        tag(e, r, w, c, lane, write);
+    }
+}
+
+/// The compare step, per word and copy (see `ld_copy_lanes`): copy c's tags,
+/// cleared, become an intra-warp race (two lanes wrote; two touched, one
+/// writing) and a racy read (a lane read what the copy left at the base and
+/// another copy changed).
+#[allow(clippy::too_many_arguments)]
+fn lanes(e: &mut Entry, r: Roles, w: usize, k: u32, c: u32, p: u32, u: u32, cross: bool, out: &mut Vec<Seen>) {
+    let (mut wrote, mut all, mut read) = (0, 0, 0);
+    for g in 0..r.tag_groups {
+        let v = std::mem::take(&mut e.tags[(c * r.tag_groups + g) as usize][w]);
+        wrote += (v & 0xffff).count_ones();
+        all += ((v | v >> 16) & 0xffff).count_ones();
+        read |= v >> 16;
+    }
+    if r.tag_groups == 0 {
+        return;
+    }
+    if wrote >= 2 {
+        out.push((record::INTRA, c, NONE, k));
+    } else if wrote != 0 && all >= 2 {
+        out.push((record::RW | record::INTRA, c, NONE, k));
+    }
+    let b = e.roles[0][w];
+    if read != 0 && e.dirty1 && p == b && u != b {
+        out.push((record::RW | record::READ | if cross { record::CROSS } else { 0 }, c, NONE, k));
     }
 }
 
@@ -114,17 +151,10 @@ pub(crate) fn tag_write(e: &mut Entry, r: Roles, w: usize, c: u32, lane: u32) {
 /// of copy c; whether another lane of c wrote it, or (`write`) read it, in
 /// this region.
 pub(crate) fn det_access(e: &mut Entry, r: Roles, w: usize, c: u32, lane: u32, write: bool) -> bool {
-    let me = 1u32 << (lane % 16);
-    let mut others = 0;
-    for g in 0..r.tag_groups {
-        let tag = &mut e.tags[(c * r.tag_groups + g) as usize][w];
-        let old = *tag;
-        if g == lane / 16 {
-            *tag |= if write { me } else { me << 16 };
-            others |= old & !(me | me << 16);
-        } else {
-            others |= old;
-        }
+    let me = 1u32 << (lane % TAG_LANES);
+    let mut others = tag(e, r, w, c, lane, write) & !(me | me << 16);
+    for g in (0..r.tag_groups).filter(|&g| g != lane / TAG_LANES) {
+        others |= e.tags[(c * r.tag_groups + g) as usize][w];
     }
     others & 0xffff != 0 || (write && others >> 16 != 0)
 }
@@ -132,51 +162,6 @@ pub(crate) fn det_access(e: &mut Entry, r: Roles, w: usize, c: u32, lane: u32, w
 /// Deterministic mode at a region's end: every tag is done.
 pub(crate) fn det_clear(e: &mut Entry) {
     e.tags.iter_mut().for_each(|t| *t = [0; PAGE as usize]);
-}
-
-/// Pass 2: whether lanes of copy c other than `lane` wrote word w in pass 1
-/// (see `ld_other_writers`).
-pub(crate) fn other_writers(e: &Entry, r: Roles, w: usize, c: u32, lane: u32) -> bool {
-    (0..r.tag_groups).any(|g| {
-        let tag = e.tags[(c * r.tag_groups + g) as usize][w];
-        if g == lane / 32 {
-            tag & !(1 << (lane % 32)) != 0
-        } else {
-            tag != 0
-        }
-    })
-}
-
-/// The compare step (see `ld_copy_lanes`): copies two of whose lanes wrote
-/// word w race inside the warp; the tags are cleared for the next region.
-fn lanes(e: &mut Entry, r: Roles, w: usize, k: u32, out: &mut Vec<Seen>) {
-    for c in 0..r.copies {
-        let mut n = 0;
-        for g in 0..r.tag_groups {
-            n += std::mem::take(&mut e.tags[(c * r.tag_groups + g) as usize][w]).count_ones();
-        }
-        if n >= 2 {
-            out.push((record::INTRA, c, NONE, k));
-        }
-    }
-}
-
-/// Pass 2 read word w of entry `e` as copy c and got `v` (see
-/// `ld_check_read`): a value no write of c made but the union holds came
-/// from another copy's write in this epoch. The record: kind bits, reader,
-/// writer (the last copy that changed the word), word. `wrote[d]`: copy d
-/// wrote something in this region (else a barrier lies between).
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn read_seen(e: &Entry, r: Roles, w: usize, k: u32, c: u32, v: u32, spans: bool, wrote: &[bool]) -> Option<Seen> {
-    let b = e.roles[0][w];
-    let u = e.roles[r.u as usize][w];
-    let p = e.roles[(r.p + c) as usize][w];
-    if !e.dirty1 || v == b || v != u || p != b {
-        return None;
-    }
-    let d = (0..r.copies).rev().find(|&d| e.roles[(r.p + d) as usize][w] != b).unwrap_or(NONE);
-    let cross = spans && d != NONE && !wrote[d as usize];
-    Some((record::RW | record::READ | if cross { record::CROSS } else { 0 }, c, d, k))
 }
 
 /// Deterministic mode at an epoch's end (see `ld_fold_word`): the copies'
@@ -257,18 +242,22 @@ mod tests {
     }
 
     #[test]
-    fn two_writer_lanes_race_inside_the_warp() {
+    fn lane_tags_find_intra_warp_races_and_racy_reads() {
         let r = Roles::check(2).tagged(32);
         let mut e = entry(r);
-        tag_write(&mut e, r, 0, 1, 3);
-        tag_write(&mut e, r, 0, 1, 3);
-        tag_write(&mut e, r, 1, 1, 3);
-        tag_write(&mut e, r, 1, 1, 30);
-        assert!(!other_writers(&e, r, 0, 1, 3) && other_writers(&e, r, 0, 1, 5) && other_writers(&e, r, 1, 1, 3));
+        e.dirty1 = true;
+        // Word 0: lanes 3 and 20 of copy 1 write. Word 1: lane 3 writes,
+        // lane 5 reads. Word 2: copy 0 changed it, lane 7 of copy 1 read it.
+        for (w, lane, write) in [(0, 3, true), (0, 20, true), (1, 3, true), (1, 5, false), (1, 3, false), (2, 7, false)] {
+            tag_access(&mut e, r, w, 1, lane, write);
+        }
+        e.roles[1][2] = 9; // the union
         let mut out = vec![];
-        lanes(&mut e, r, 0, 0, &mut out);
-        lanes(&mut e, r, 1, 1, &mut out);
-        assert_eq!(out, vec![(record::INTRA, 1, NONE, 1)]);
+        for w in 0..3 {
+            let u = e.roles[1][w];
+            lanes(&mut e, r, w, w as u32, 1, 0, u, false, &mut out);
+        }
+        assert_eq!(out, vec![(record::INTRA, 1, NONE, 0), (record::RW | record::INTRA, 1, NONE, 1), (record::RW | record::READ, 1, NONE, 2)]);
         assert!(e.tags.iter().all(|t| t.iter().all(|w| *w == 0)), "cleared for the next region");
     }
 
