@@ -92,6 +92,7 @@ pub(crate) fn compare_word(e: &mut Entry, r: Roles, w: usize, k: u32, spans: boo
 /// from another copy's write in this epoch. The record: kind bits, reader,
 /// writer (the last copy that changed the word), word. `wrote[d]`: copy d
 /// wrote something in this region (else a barrier lies between).
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn read_seen(e: &Entry, r: Roles, w: usize, k: u32, c: u32, v: u32, spans: bool, wrote: &[bool]) -> Option<Seen> {
     let b = e.roles[0][w];
     let u = e.roles[r.u as usize][w];
