@@ -182,7 +182,7 @@ fn faults_are_typed() {
     let flag = rt.zeros::<u32>(1).unwrap();
     let mut out = rt.zeros::<u32>(1).unwrap();
     let (e, _) = msg(rt.launch(spin, 1u32, (&flag, &mut out)).max_loop_iterations(500).run());
-    assert!(matches!(e, Error::Fault { kind: ld::FaultKind::NonTermination { fuel: 500 }, .. }), "{e:?}");
+    assert!(matches!(e, Error::Fault { kind: ld::FaultKind::NonTermination { fuel: 500, .. }, .. }), "{e:?}");
 }
 
 #[test]

@@ -204,14 +204,32 @@ fn scalar_kind(s: Scalar) -> TokenStream {
 
 fn kernel_impl(m: &Module, f: &syn::ItemFn) -> syn::Result<TokenStream> {
     analysis::uniformity::check(&m.kernel)?;
-    let native = wgsl::native(m);
+    let (native, native_sites) = wgsl::native(m);
     wgsl::validate(&native, m.kernel.span, "native")?;
     let twin = cpu::twin(m);
     let classes = analysis::targets::params(m);
-    let instrumented = wgsl::instrumented(m);
+    let (instrumented, instrumented_sites) = wgsl::instrumented(m);
     wgsl::validate(&instrumented, m.kernel.span, "instrumented (check mode)")?;
-    let folded = wgsl::folded(m);
+    let (folded, folded_sites) = wgsl::folded(m);
     wgsl::validate(&folded, m.kernel.span, "folded (deterministic mode)")?;
+    // The guard's sites, with the line and column the CPU twin's own
+    // `line!()` and `column!()` give the same spans.
+    let sites = [native_sites, instrumented_sites, folded_sites].map(|v| {
+        let v = v.iter().map(|s| {
+            let what = match s.what {
+                wgsl::SiteWhat::Buffer => quote!(__ld::SiteKind::Buffer),
+                wgsl::SiteWhat::Shared => quote!(__ld::SiteKind::Shared),
+                wgsl::SiteWhat::Array => quote!(__ld::SiteKind::Array),
+                wgsl::SiteWhat::Loop => quote!(__ld::SiteKind::Loop),
+            };
+            let (array, len) = (&s.array, s.len.unwrap_or(0));
+            let line = quote::quote_spanned!(s.span=> line!());
+            let column = quote::quote_spanned!(s.span=> column!());
+            quote!(__ld::Site { what: #what, array: #array, len: #len, line: #line, column: #column })
+        });
+        quote!(&[#(#v),*])
+    });
+    let [native_sites, instrumented_sites, folded_sites] = sites;
     let shared_targets = analysis::targets::shared(m);
     let k = &m.kernel;
     let name = &f.sig.ident;
@@ -264,6 +282,9 @@ fn kernel_impl(m: &Module, f: &syn::ItemFn) -> syn::Result<TokenStream> {
     let [x, y, z] = k.workgroup_size;
     Ok(quote! {
         #twin
+        // (The sites' `line!()` and `column!()` carry spans of the kernel's
+        // code, some of them literals that clippy's literal lints misread.)
+        #[allow(clippy::all)]
         static LD_INFO: __ld::KernelInfo = __ld::KernelInfo {
             name: #name_str,
             workgroup_size: [#x, #y, #z],
@@ -274,6 +295,7 @@ fn kernel_impl(m: &Module, f: &syn::ItemFn) -> syn::Result<TokenStream> {
             wgsl: #native,
             wgsl_instrumented: #instrumented,
             wgsl_folded: #folded,
+            sites: [#native_sites, #instrumented_sites, #folded_sites],
             atomic_results: #atomic_results,
             new_invocation: ld_new_invocation,
         };

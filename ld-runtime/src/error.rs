@@ -33,7 +33,7 @@ pub enum Error {
     #[error("{what} has {got} elements but {expected} were given; buffers keep their length, create a new one to resize")]
     LengthMismatch { what: String, got: usize, expected: usize },
 
-    #[error("kernel `{kernel}` faulted on the CPU executor in invocation {invocation}: {message}")]
+    #[error("kernel `{kernel}` faulted in invocation {invocation}: {message}")]
     Fault {
         kernel: &'static str,
         /// Global, workgroup and local id, in words.
@@ -44,10 +44,10 @@ pub enum Error {
         message: String,
     },
 
-    #[error("kernel `{kernel}` did not finish within {timeout:?} on {adapter}: either a loop never ends (run it with LD_BACKEND=cpu to find the looping invocation) or the launch is more work than the device does in that time (raise LD_GPU_TIMEOUT_SECS, or launch fewer workgroups at a time). The device may be unusable now; buffers written by this launch hold undefined contents")]
+    #[error("kernel `{kernel}` did not finish within {timeout:?} on {adapter}: the launch is more work than the device does in that time (raise LD_GPU_TIMEOUT_SECS, or launch fewer workgroups at a time; a loop that never ends is reported as such once it spends its fuel, see Launch::max_loop_iterations). The device may still be running it, so this runtime's GPU is unusable now: every later call on it fails; create a new Runtime")]
     Timeout { kernel: &'static str, timeout: Duration, adapter: String },
 
-    #[error("the GPU device was lost{during}: {reason}. Buffers on it are gone; create a new Runtime (or use LD_BACKEND=cpu)")]
+    #[error("the GPU device is lost{during}: {reason}. Its buffers cannot be used any more; create a new Runtime (or use LD_BACKEND=cpu)")]
     DeviceLost { during: String, reason: String },
 
     #[error("wgpu rejected {what}: {source}")]
@@ -63,8 +63,16 @@ pub enum Error {
     #[error("kernel `{kernel}`: barrier divergence in workgroup {workgroup:?}: {detail}; every invocation of a workgroup must reach the same barriers (on a GPU this hangs or corrupts memory)")]
     Divergence { kernel: &'static str, workgroup: [u32; 3], detail: String },
 
-    #[error("kernel `{kernel}` in {mode}: the device ({adapter}) cut loops short: lavapipe ends the loops of an invocation once they have run 65535 iterations in all, and {mode} runs each region twice and checks it with loops of its own; the results would be wrong, so none are given. Run it on a GPU, on the CPU reference (LD_BACKEND=cpu), or with less work per invocation")]
-    LoopLimit { kernel: &'static str, mode: &'static str, adapter: String },
+    #[error("{}", loop_limit(kernel, mode, adapter, *line))]
+    LoopLimit {
+        kernel: &'static str,
+        /// `native mode`, `check mode` or `deterministic mode`.
+        mode: &'static str,
+        adapter: String,
+        /// The source line of the kernel's loop the device ended, when it
+        /// was one of the kernel's (else one of the engine's).
+        line: Option<u32>,
+    },
 
     #[error("CheckOptions::{option} = {value}: {problem}")]
     BadOption { option: &'static str, value: String, problem: &'static str },
@@ -73,17 +81,35 @@ pub enum Error {
     Unsupported(String),
 }
 
-/// Why a kernel faulted on the CPU executor.
+/// Why a kernel faulted (on either backend: the generated WGSL checks
+/// itself as the CPU executor does).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum FaultKind {
     /// An index past the end of `array` (a parameter or a shared array) at
     /// the kernel's source line and column.
     OutOfBounds { array: String, index: i64, len: u32, line: u32, column: u32 },
-    /// An invocation ran `fuel` loop iterations without finishing.
-    NonTermination { fuel: u64 },
+    /// An invocation ran `fuel` loop iterations without finishing: the
+    /// loop at `line` and `column` of the kernel's source was to start one
+    /// more.
+    NonTermination { fuel: u64, line: u32, column: u32 },
     /// Invocations of one workgroup stopped at different barriers (`None`:
     /// finished); each side is (local index, barrier).
     BarrierDivergence { first: (u32, Option<u32>), other: (u32, Option<u32>) },
+}
+
+/// `Error::LoopLimit`'s message.
+fn loop_limit(kernel: &str, mode: &str, adapter: &str, line: Option<u32>) -> String {
+    let which = match line {
+        // The kernel's own loop: long, or never ending (a spin lock).
+        Some(l) => format!("ended the kernel's loop at line {l} before it finished: lavapipe ends the loops of an invocation once they have run 65535 iterations in all (a loop that never ends gets there too)"),
+        None => {
+            let engine = if mode == "check mode" { "runs each region twice and checks it" } else { "folds each region" };
+            format!("cut loops short: lavapipe ends the loops of an invocation once they have run 65535 iterations in all, and {mode} {engine} with loops of its own")
+        }
+    };
+    format!(
+        "kernel `{kernel}` in {mode}: the device ({adapter}) {which}; the results would be wrong, so none are given. Run it on the CPU reference (LD_BACKEND=cpu), on a GPU, or with fewer loop iterations per invocation"
+    )
 }
 
 impl Error {

@@ -32,6 +32,10 @@ pub struct KernelInfo {
     /// The folded kernel of deterministic mode and level 1's second pass:
     /// the instrumented kernel's bindings, each region run once.
     pub wgsl_folded: &'static str,
+    /// Where each guarded access and loop is in the kernel's source, by
+    /// the site number the guard records, one table per WGSL text (native,
+    /// instrumented, folded: `ld_shaders::abi::guard`'s variants).
+    pub sites: [&'static [Site]; 3],
     /// Whether the kernel uses the results of atomic operations (check
     /// mode logs them in pass 1 and replays them after).
     pub atomic_results: bool,
@@ -134,6 +138,29 @@ pub struct BarrierInfo {
     pub id: u32,
     pub kind: crate::cpu::twin::BarrierKind,
     pub line: u32,
+}
+
+/// A place in the kernel's source the generated WGSL guards: an indexed
+/// access (what it indexes) or a loop.
+pub struct Site {
+    pub what: SiteKind,
+    /// The buffer's or shared array's name (empty for arrays inside locals
+    /// or elements, and for loops), as the CPU executor names it.
+    pub array: &'static str,
+    /// The length the index is checked against: the array's; 0 for a
+    /// buffer (its length at launch).
+    pub len: u32,
+    pub line: u32,
+    pub column: u32,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SiteKind {
+    Buffer,
+    Shared,
+    /// A fixed-size array inside a local or an element.
+    Array,
+    Loop,
 }
 
 pub struct SharedInfo {

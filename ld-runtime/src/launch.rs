@@ -7,8 +7,9 @@ use crate::buffer::{Buffer, Element, Store};
 use crate::check::{self, engine, layout::Limits, plan::Plan, report::Report, CheckOptions};
 use crate::cpu::executor::{self, CpuLaunch};
 use crate::cpu::twin::StorageView;
-use crate::error::{Error, Result};
+use crate::error::{Error, FaultKind, Result};
 use crate::gpu::{self, GpuBinding};
+use crate::guard::Found;
 use crate::kernel::{KernelInfo, ParamKind, ScalarKind, TargetPlace};
 use crate::runtime::{Backend, Runtime};
 use crate::settings::Settings;
@@ -243,9 +244,10 @@ impl<'a> Launch<'a> {
         self
     }
 
-    /// CPU executor: loop iterations (and branches) one invocation may run
-    /// before the kernel is reported as not terminating. Default 2^28, or
-    /// `LD_CPU_FUEL`.
+    /// Loop iterations one invocation may start before the kernel is
+    /// reported as not terminating (`FaultKind::NonTermination`, naming the
+    /// loop), on either backend. Default 2^28, or `LD_CPU_FUEL`; the GPU
+    /// counts at most `u32::MAX`.
     pub fn max_loop_iterations(mut self, n: u64) -> Self {
         self.fuel = Some(n);
         self
@@ -272,7 +274,11 @@ impl<'a> Launch<'a> {
                         _ => None,
                     })
                     .collect();
-                gpu::dispatch(ctx, self.info, self.grid.0, &bindings, &uniforms)?
+                let (elapsed, guard) = gpu::dispatch(ctx, self.info, self.grid.0, &bindings, &uniforms, self.fuel()?)?;
+                if let Some(e) = self.guarded(&guard) {
+                    return Err(e);
+                }
+                elapsed
             }
             None => {
                 self.run_cpu(uniforms)?;
@@ -346,7 +352,7 @@ impl<'a> Launch<'a> {
                         _ => None,
                     })
                     .collect();
-                let mut b = check::gpu::GpuBackend::new(ctx, self.info, buffers, &uniforms);
+                let mut b = check::gpu::GpuBackend::new(ctx, self.info, buffers, &uniforms, self.fuel()?);
                 self.drive(&mut b, layout, &words, limits)?
             }
             None => {
@@ -383,10 +389,11 @@ impl<'a> Launch<'a> {
         words: &[u64],
         limits: Limits,
     ) -> Result<(Option<engine::Checked>, engine::Stats)> {
+        let on_fault = |words: &[u32]| self.guarded(words);
         if self.mode == Mode::Deterministic {
-            return Ok((None, engine::deterministic(b, layout, words, &self.check, limits)?));
+            return Ok((None, engine::deterministic(b, layout, words, &self.check, limits, &on_fault)?));
         }
-        let c = engine::check(b, layout, words, &self.check, limits)?;
+        let c = engine::check(b, layout, words, &self.check, limits, &on_fault)?;
         let stats = c.stats;
         Ok((Some(c), stats))
     }
@@ -408,37 +415,71 @@ impl<'a> Launch<'a> {
                 _ => None,
             })
             .collect();
-        let fuel = match self.fuel {
-            Some(n) => n,
-            None => Settings::get()?.cpu_fuel,
-        };
-        Ok(CpuLaunch { info: self.info, grid: self.grid.0, storage, uniforms, fuel })
+        Ok(CpuLaunch { info: self.info, grid: self.grid.0, storage, uniforms, fuel: self.fuel()? })
     }
 
+    /// Loop iterations each invocation may start, on either backend.
+    fn fuel(&self) -> Result<u64> {
+        Ok(match self.fuel {
+            Some(n) => n,
+            None => Settings::get()?.cpu_fuel,
+        })
+    }
+
+    /// A fault the CPU executor found.
     fn fault(&self, e: executor::WorkgroupError, fuel: u64) -> Error {
-        {
-            let written: Vec<&str> = self
-                .info
-                .params
-                .iter()
-                .filter(|p| matches!(p.kind, ParamKind::Storage { writable: true, .. } | ParamKind::Atomic { .. }))
-                .map(|p| p.name)
-                .collect();
-            let effects = if written.is_empty() {
-                "no buffer was written".to_string()
-            } else {
-                format!(
-                    "the buffers this kernel writes ({}) may hold partial results: other workgroups ran before and alongside the faulting one",
-                    written.join(", ")
-                )
-            };
-            Error::Fault {
-                kernel: self.info.name,
-                invocation: e.invocation(self.info),
-                kind: e.kind(self.info, fuel),
-                message: format!("{}\n  {effects}", e.describe(self.info, fuel)),
+        self.fault_error(e.invocation(self.info), e.kind(self.info, fuel), e.describe(self.info, fuel))
+    }
+
+    /// The fault the kernel's guard recorded on the GPU, if any.
+    fn guarded(&self, words: &[u32]) -> Option<Error> {
+        let lens: Vec<u32> = self.args.iter().map(|a| if let Arg::Buffer(b) = a { b.len as u32 } else { 0 }).collect();
+        Some(match crate::guard::read(self.info, self.grid.0, &lens, words)? {
+            Found::Fault { invocation, kind, text } => self.fault_error(invocation, kind, text),
+            Found::LoopLimit { line } => {
+                let adapter = self.rt.gpu.as_ref().map_or_else(String::new, |g| g.describe());
+                crate::guard::loop_limit(self.info, self.mode_name(), adapter, Some(line))
             }
+        })
+    }
+
+    fn mode_name(&self) -> &'static str {
+        match self.mode {
+            Mode::Native => "native mode",
+            Mode::Check => "check mode",
+            Mode::Deterministic => "deterministic mode",
         }
+    }
+
+    /// `Error::Fault`, saying what the launch left in the buffers: the same
+    /// words on both backends, for the same mode.
+    fn fault_error(&self, invocation: String, kind: FaultKind, text: String) -> Error {
+        let written: Vec<&str> = self
+            .info
+            .params
+            .iter()
+            .filter(|p| matches!(p.kind, ParamKind::Storage { writable: true, .. } | ParamKind::Atomic { .. }))
+            .map(|p| p.name)
+            .collect();
+        let effects = if written.is_empty() {
+            "no buffer was written".to_string()
+        } else if self.mode != Mode::Native {
+            format!(
+                "the buffers this kernel writes ({}) are as they were before the launch: {} writes them only once every workgroup has finished, and puts the atomic buffers back after a fault",
+                written.join(", "),
+                self.mode_name()
+            )
+        } else {
+            let faulting = match kind {
+                FaultKind::OutOfBounds { .. } => "the faulting access was not performed",
+                _ => "the faulting invocation stopped there",
+            };
+            format!(
+                "the buffers this kernel writes ({}) may hold partial results: other invocations ran before and alongside the faulting one, and {faulting}",
+                written.join(", ")
+            )
+        };
+        Error::Fault { kernel: self.info.name, invocation, kind, message: format!("{text}\n  {effects}") }
     }
 
     /// Validates arguments and grid; returns the packed scalar words.

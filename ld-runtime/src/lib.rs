@@ -13,6 +13,7 @@ pub(crate) mod check;
 pub(crate) mod cpu;
 pub(crate) mod error;
 pub(crate) mod gpu;
+pub(crate) mod guard;
 pub(crate) mod kernel;
 pub(crate) mod launch;
 pub(crate) mod runtime;
@@ -40,6 +41,6 @@ pub use check::bench::Level1Bench as __Level1Bench;
 pub mod __private {
     pub use crate::cpu::ops;
     pub use crate::cpu::twin::{idx, zeroed, AtomicOp, BarrierKind, Cx, Fault, Invocation, Mem, UVec3, Words, Yield};
-    pub use crate::kernel::{BarrierInfo, CheckClass, ElemInfo, KernelInfo, ParamInfo, ParamKind, ScalarKind, SharedInfo, TargetPlace};
+    pub use crate::kernel::{BarrierInfo, CheckClass, ElemInfo, KernelInfo, ParamInfo, ParamKind, ScalarKind, SharedInfo, Site, SiteKind, TargetPlace};
     pub use bytemuck;
 }

@@ -209,6 +209,45 @@ pub mod status {
     pub const LANES: u32 = 32;
 }
 
+/// The guard every kernel variant carries (native, instrumented, folded):
+/// `@group(0) @binding(guard::binding(params))`, one small buffer per
+/// launch (see `wgsl/guard.wgsl`). The host writes the loop budget; the
+/// first invocation that records a fault claims the record.
+pub mod guard {
+    /// Loop iterations each invocation may start (host-written).
+    pub const FUEL: u32 = 0;
+    /// 0 until an invocation claims the record (`atomicMax(.., 1)`).
+    pub const CLAIM: u32 = 1;
+    /// The record, one `vec4<u32>`: `HEAD` = `site << 8 | variant << 4 |
+    /// kind` (the site: an index into the variant's site table,
+    /// `KernelInfo::sites`), the index an access was out of bounds with,
+    /// the linear workgroup and the local index of the invocation. The
+    /// invocations that lose the claim write the second record's room.
+    pub const REC: u32 = 4;
+    pub const HEAD: u32 = REC;
+    pub const INDEX: u32 = REC + 1;
+    pub const WG: u32 = REC + 2;
+    pub const LOCAL: u32 = REC + 3;
+    pub const WORDS: u32 = REC + 8;
+    /// Kinds: an index past the end (`OOB_SIGNED`: the index is an `i32`),
+    /// a loop past the invocation's fuel, a loop the driver ended
+    /// (lavapipe's cap on loop iterations).
+    pub const OOB: u32 = 1;
+    pub const OOB_SIGNED: u32 = 2;
+    pub const FUEL_OUT: u32 = 3;
+    pub const CUT: u32 = 4;
+    /// Which WGSL text recorded it (its site table).
+    pub const NATIVE: u32 = 0;
+    pub const INSTRUMENTED: u32 = 1;
+    pub const FOLDED: u32 = 2;
+
+    /// The guard's binding in `@group(0)`: after the parameters and the
+    /// uniform block.
+    pub fn binding(params: usize) -> u32 {
+        params as u32 + 1
+    }
+}
+
 /// A race record: [`record::WORDS`] words.
 pub mod record {
     pub const KIND: u32 = 0;
@@ -387,6 +426,31 @@ pub fn slot_layout(shapes: &[Shape], roles: Roles) -> SlotLayout {
     }
 }
 
+/// The guard's WGSL for a kernel with `params` parameters, recorded as
+/// `variant`: its struct, binding, constants and functions
+/// (`wgsl/guard.wgsl`). Every kernel variant starts with it.
+pub fn guard_prelude(params: usize, variant: u32) -> String {
+    use std::fmt::Write;
+    // (The struct's words are `guard`'s: `FUEL`, `CLAIM`, two words of
+    // padding, the two records from `REC`.)
+    let mut s = format!(
+        "struct LdGuard {{\n    fuel: u32,\n    claim: atomic<u32>,\n    pad: vec2<u32>,\n    rec: array<vec4<u32>, 2>,\n}}\n\n@group(0) @binding({}) var<storage, read_write> ld_guard: LdGuard;\n",
+        guard::binding(params)
+    );
+    let consts: &[(&str, u32)] = &[
+        ("LD_G_OOB", guard::OOB),
+        ("LD_G_OOB_SIGNED", guard::OOB_SIGNED),
+        ("LD_G_FUEL", guard::FUEL_OUT),
+        ("LD_G_CUT", guard::CUT),
+        ("LD_G_VARIANT", variant),
+    ];
+    for (name, v) in consts {
+        writeln!(s, "const {name}: u32 = {v}u;").unwrap();
+    }
+    s.push_str(crate::GUARD);
+    s
+}
+
 /// The WGSL of the contract: structs, constants and the group-1 bindings
 /// every instrumented kernel and engine shader declares.
 pub fn wgsl_prelude() -> String {
@@ -493,6 +557,17 @@ mod tests {
         assert_eq!(std::mem::size_of::<TargetConfig>(), 4 * TargetConfig::WORDS);
         assert!(Config::WGSL.starts_with("struct LdConfig {\n    mode: u32,"));
         assert!(Config::WGSL.ends_with("    t: array<LdTarget>,\n}\n"));
+    }
+
+    /// The guard's struct is as large as `guard::WORDS` say, and its
+    /// WGSL validates.
+    #[test]
+    fn the_guard_is_its_words() {
+        let src = format!("{}\n@compute @workgroup_size(1) fn main() {{ ld_guard_enter(0u, 0u); _ = ld_idx(3u, 2u, 0u); if ld_ok_i(-1i, 2u, 1u) {{}} ld_stopped(2u); ld_guard_flush(); }}\n", guard_prelude(2, guard::NATIVE));
+        let module = naga::front::wgsl::parse_str(&src).unwrap_or_else(|e| panic!("{}", e.emit_to_string(&src)));
+        naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::all()).validate(&module).unwrap();
+        let ty = module.global_variables.iter().find(|(_, g)| g.name.as_deref() == Some("ld_guard")).unwrap().1.ty;
+        assert_eq!(module.types[ty].inner.size(module.to_ctx()), 4 * guard::WORDS);
     }
 
     #[test]

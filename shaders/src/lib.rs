@@ -20,6 +20,10 @@ pub mod abi;
 /// and `ld_user`.
 pub const ENGINE: &str = include_str!("../wgsl/engine.wgsl");
 
+/// The guard's functions (bounds checks, loop fuel), in every kernel
+/// variant after [`abi::guard_prelude`]'s declarations.
+pub const GUARD: &str = include_str!("../wgsl/guard.wgsl");
+
 /// Level 1's merge, fold and indirect-dispatch sizing (entry points `merge`,
 /// `fold`, `args`), after [`abi::prelude`] for [`abi::View::Level1`].
 pub const LEVEL1: &str = include_str!("../wgsl/level1.wgsl");

@@ -79,10 +79,15 @@ pub fn twin(m: &Module) -> TokenStream {
                 let t = *t as u32;
                 quote! { self.pc = #t; }
             }
-            Term::Branch(c, a, b) => {
+            Term::Branch(c, a, b, tick) => {
                 let c = e.expr(c);
                 let (a, b) = (*a as u32, *b as u32);
-                quote! { cx.tick()?; self.pc = if #c { #a } else { #b }; }
+                // A loop's head: the loop starts an iteration.
+                let tick = tick.map(|span| {
+                    let site = expr::site(span);
+                    quote!(cx.tick(#site)?;)
+                });
+                quote! { #tick self.pc = if #c { #a } else { #b }; }
             }
             Term::Barrier(kind, next, index, _) => {
                 let next = *next as u32;

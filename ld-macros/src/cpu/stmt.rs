@@ -1,6 +1,6 @@
-//! Statements of the CPU twin. Structured loops count iterations against
-//! the executor's fuel so a kernel that never terminates becomes an error
-//! naming the invocation instead of a hang.
+//! Statements of the CPU twin. Loops count the iterations they start
+//! against the invocation's fuel, so a kernel that never terminates becomes
+//! an error naming the invocation and the loop instead of a hang.
 
 use super::expr::{binary, CpuPlace};
 use super::{rust_type, Emitter};
@@ -51,9 +51,10 @@ impl Emitter<'_> {
                 let body = self.block(&l.body);
                 self.loops.pop();
                 let continuing = self.block(&l.continuing);
+                let site = super::expr::site(s.span);
                 quote! {
                     #brk: loop {
-                        cx.tick()?;
+                        cx.tick(#site)?;
                         #cond
                         #cont: { #body }
                         #continuing

@@ -27,7 +27,11 @@ pub enum Term {
     #[default]
     Return,
     Goto(BlockId),
-    Branch(Expr, BlockId, BlockId),
+    /// On the condition, to the first block or the second. A loop's head
+    /// carries the loop statement's span: each time it is reached, the
+    /// loop starts an iteration, which spends fuel (the loop guard; a
+    /// loop without a condition branches on `true`).
+    Branch(Expr, BlockId, BlockId, Option<proc_macro2::Span>),
     /// Suspend at a barrier, resume at the block. The barrier's index is
     /// its statement's position among the body's barriers in source order
     /// (how every back end numbers it); the span is the statement's.
@@ -73,7 +77,7 @@ impl Lowerer {
                 }
                 StmtKind::If(c, a, b) => {
                     let (ta, tb, join) = (self.new_block(), self.new_block(), self.new_block());
-                    self.blocks[cur].term = Term::Branch(c.clone(), ta, tb);
+                    self.blocks[cur].term = Term::Branch(c.clone(), ta, tb, None);
                     for (arm, start) in [(a, ta), (b, tb)] {
                         if let Some(end) = self.seq(arm, start) {
                             self.blocks[end].term = Term::Goto(join);
@@ -84,10 +88,9 @@ impl Lowerer {
                 StmtKind::Loop(lp) => {
                     let (head, body, cont, exit) = (self.new_block(), self.new_block(), self.new_block(), self.new_block());
                     self.blocks[cur].term = Term::Goto(head);
-                    self.blocks[head].term = match &lp.cond {
-                        Some(c) => Term::Branch(c.clone(), body, exit),
-                        None => Term::Goto(body),
-                    };
+                    let always = Expr { kind: ExprKind::Lit(Lit::Bool(true)), ty: Type::BOOL, span: s.span };
+                    let cond = lp.cond.clone().unwrap_or(always);
+                    self.blocks[head].term = Term::Branch(cond, body, exit, Some(s.span));
                     self.loops.push((exit, cont));
                     if let Some(end) = self.seq(&lp.body, body) {
                         self.blocks[end].term = Term::Goto(cont);

@@ -52,7 +52,9 @@ fn lowered(src: &str) -> String {
         let term = match &b.term {
             Term::Return => "return".to_string(),
             Term::Goto(t) => format!("goto b{t}"),
-            Term::Branch(_, t, f) => format!("branch b{t} b{f}"),
+            Term::Branch(_, t, f, None) => format!("branch b{t} b{f}"),
+            // A loop's head: each arrival starts an iteration (and spends fuel).
+            Term::Branch(_, t, f, Some(_)) => format!("loop b{t} b{f}"),
             Term::Barrier(kind, next, _, span) => {
                 let name = match kind {
                     BarrierKind::Workgroup => "barrier()",
@@ -119,7 +121,7 @@ fn k(data: &mut [u32], n: u32) {
 "#,
         r#"
 b0: let lid; let acc; let ld_ctr; let ld_end -> goto b1
-b1: -> branch b2 b4
+b1: -> loop b2 b4
 b2: let s; tile[..] = -> barrier() at line 8 then b5
 b3: ld_ctr = -> goto b1
 b4: data[..] = -> return
@@ -193,7 +195,7 @@ fn k(data: &mut [u32], n: u32) {
 "#,
         r#"
 b0: let ld_ctr; let ld_end -> goto b1
-b1: -> branch b2 b4
+b1: -> loop b2 b4
 b2: let i -> branch b5 b6
 b3: ld_ctr = -> goto b1
 b4: data[..] = -> return
@@ -212,8 +214,9 @@ b13: -> goto b12
 
 #[test]
 fn barrier_in_nested_loops() {
-    // `loop` has no condition: its head jumps straight to the body. The
-    // inner `while` holds the barrier, so both loops are exploded, and the
+    // `loop` has no condition: its head branches on `true` to the body
+    // (the arrival starts an iteration, as every loop head's). The inner
+    // `while` holds the barrier, so both loops are exploded, and the
     // inner `break` leaves only the inner loop.
     assert_lowers(
         r#"
@@ -239,11 +242,11 @@ fn k(data: &mut [u32], n: u32) {
 "#,
         r#"
 b0: let round -> goto b1
-b1: -> goto b2
+b1: -> loop b2 b4
 b2: let j -> goto b5
 b3: -> goto b1
 b4: data[..] = -> return
-b5: -> branch b6 b8
+b5: -> loop b6 b8
 b6: -> barrier() at line 7 then b9
 b7: -> goto b5
 b8: round op= -> branch b14 b15

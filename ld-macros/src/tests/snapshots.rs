@@ -14,13 +14,20 @@ fn snapshot_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/snapshots")
 }
 
-/// The native WGSL of every kernel in `src`.
+/// The native WGSL of every kernel in `src`; the guard's declarations,
+/// the same in every kernel (`ld_shaders::abi::guard_prelude`), as one line.
 fn native(src: &str) -> String {
+    let one = |m: &crate::ir::Module| {
+        let prelude = ld_shaders::abi::guard_prelude(m.kernel.params.len(), ld_shaders::abi::guard::NATIVE);
+        let got = wgsl::native(m).0;
+        assert!(got.contains(&prelude), "the guard is declared");
+        got.replace(&prelude, "// (the guard: ld_shaders::abi::guard_prelude)\n")
+    };
     let ms = modules(src);
     if let [(_, m)] = &ms[..] {
-        return wgsl::native(m);
+        return one(m);
     }
-    ms.iter().map(|(name, m)| format!("// kernel {name}\n{}", wgsl::native(m))).collect::<Vec<_>>().join("\n")
+    ms.iter().map(|(name, m)| format!("// kernel {name}\n{}", one(m))).collect::<Vec<_>>().join("\n")
 }
 
 /// Where `expected` and `got` first differ, as a few lines of context.

@@ -26,7 +26,7 @@ impl Writer<'_> {
             "{common}// The kernel body, its barriers folding the region they close.\n\
              fn ld_body() {{\n{body}}}\n\n\
              @compute @workgroup_size({n})\n\
-             fn main(@builtin(local_invocation_index) ld_b_li: u32, @builtin(workgroup_id) ld_b_wid: vec3<u32>, @builtin(num_workgroups) ld_b_nwg: vec3<u32>) {{\n    let ld_s = ld_b_wid.x + ld_b_wid.y * ld_b_nwg.x;\n    if ld_s >= ld_cfg.wg_count {{\n        return;\n    }}\n    ld_enter(ld_s, ld_b_li);\n{setup}    ld_vote_init();\n    ld_sync();\n    ld_begin_pass(1u);\n    ld_body();\n    ld_fold_region(LD_NONE);\n    ld_report();\n}}\n",
+             fn main(@builtin(local_invocation_index) ld_b_li: u32, @builtin(workgroup_id) ld_b_wid: vec3<u32>, @builtin(num_workgroups) ld_b_nwg: vec3<u32>) {{\n    let ld_s = ld_b_wid.x + ld_b_wid.y * ld_b_nwg.x;\n    if ld_s >= ld_cfg.wg_count {{\n        return;\n    }}\n    ld_enter(ld_s, ld_b_li);\n{setup}    ld_vote_init();\n    ld_sync();\n    ld_begin_pass(1u);\n    ld_body();\n    ld_fold_region(LD_NONE);\n    ld_guard_flush();\n    ld_report();\n}}\n",
             body = f.out,
             setup = steps.setup,
         )

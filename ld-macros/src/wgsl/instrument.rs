@@ -13,7 +13,7 @@
 //! copy, one 32-bit word at a time. The contract with the runtime (bindings,
 //! configuration, layouts) is `ld_shaders::abi`.
 
-use super::writer::{int_op, line_to, Func, Writer};
+use super::writer::{line_to, Func, SiteWhat, Writer};
 use crate::ir::*;
 use crate::lower::{self, Term};
 use std::fmt::Write;
@@ -34,19 +34,26 @@ impl Writer<'_> {
         }
     }
 
-    /// The first word of a place in its target, clamped to the memory as
-    /// the native kernel's bounds checks clamp, and the place's type.
-    fn word_addr(&mut self, f: &mut Func, p: &Place) -> (String, Type) {
+    /// The first word of a place in its target, and the place's type.
+    /// `idx`: the texts of its indices, already checked by the guard (see
+    /// `Writer::index_sites`); else each index is checked as it is read
+    /// (past the end: noted, and the last element read instead).
+    pub(super) fn word_addr(&mut self, f: &mut Func, p: &Place, idx: Option<&[String]>, span: proc_macro2::Span) -> (String, Type) {
         let Root::Mem { mem, index } = &p.root else { unreachable!("targets are memories") };
-        let (name, m) = self.mem_name(f, *mem);
+        let (_, m) = self.mem_name(f, *mem);
         let elem = self.mem_elem(f, *mem);
         let ew = elem.words(self.m);
-        let len = match m {
-            MemRef::Shared(a) => format!("{}u", self.m.kernel.shared[a].len),
-            _ => format!("(arrayLength(&{name}) / {ew}u)"),
+        let mut texts = idx.map(|v| v.iter());
+        let i = match texts.as_mut() {
+            Some(t) => format!("u32({})", t.next().unwrap()),
+            None => {
+                let len = self.mem_len(m);
+                let t = self.expr(f, index);
+                let site = self.mem_site(m, span);
+                self.checked_index(index, t, &len, site)
+            }
         };
-        let i = self.expr(f, index);
-        let mut addr = format!("min(u32({i}), {len} - 1u) * {ew}u");
+        let mut addr = format!("{i} * {ew}u");
         let mut ty = elem;
         for pr in &p.path {
             match (pr, ty.clone()) {
@@ -56,8 +63,15 @@ impl Writer<'_> {
                     ty = def.fields[*fi].1.clone();
                 }
                 (Proj::Index(e), Type::Array(el, n)) => {
-                    let x = self.expr(f, e);
-                    write!(addr, " + min(u32({x}), {}u) * {}u", n - 1, el.words(self.m)).unwrap();
+                    let x = match texts.as_mut() {
+                        Some(t) => format!("u32({})", t.next().unwrap()),
+                        None => {
+                            let x = self.expr(f, e);
+                            let site = self.site(SiteWhat::Array, "", Some(n), span);
+                            self.checked_index(e, x, &format!("{n}u"), site)
+                        }
+                    };
+                    write!(addr, " + {x} * {}u", el.words(self.m)).unwrap();
                     ty = *el;
                 }
                 (Proj::Component(c), _) => {
@@ -70,37 +84,15 @@ impl Writer<'_> {
         (format!("({addr})"), ty)
     }
 
-    pub(super) fn load_target(&mut self, f: &mut Func, p: &Place) -> String {
+    pub(super) fn load_target(&mut self, f: &mut Func, p: &Place, span: proc_macro2::Span) -> String {
         let t = self.target_place(f, p).unwrap();
-        let (addr, ty) = self.word_addr(f, p);
+        let (addr, ty) = self.word_addr(f, p, None, span);
         let load = self.accessor(t, &ty, false);
         format!("{load}({addr})")
     }
 
-    /// `place = v` or `place op= v` on a target, as one statement.
-    pub(super) fn store_target(&mut self, f: &mut Func, p: &Place, op: Option<BinOp>, v: &Expr) -> String {
-        let t = self.target_place(f, p).unwrap();
-        let value = match op {
-            Some(o) => self.int_operand(f, o, v),
-            None => self.expr(f, v),
-        };
-        let (addr, ty) = self.word_addr(f, p);
-        let store = self.accessor(t, &ty, true);
-        match op {
-            None => format!("{store}({addr}, {value});"),
-            Some(o) => {
-                let load = self.accessor(t, &ty, false);
-                let new = match (int_op(o, &ty), &ty) {
-                    (Some(_), Type::Scalar(s)) => format!("{}({load}(ld_a), ld_v)", self.int_op_call(o, *s)),
-                    _ => format!("({load}(ld_a) {} ld_v)", o.symbol()),
-                };
-                format!("{{ let ld_v = {value}; let ld_a = {addr}; {store}(ld_a, {new}); }}")
-            }
-        }
-    }
-
     /// A function loading (or storing) a value of `ty` at a word of target `t`.
-    fn accessor(&mut self, t: usize, ty: &Type, store: bool) -> String {
+    pub(super) fn accessor(&mut self, t: usize, ty: &Type, store: bool) -> String {
         let key = (t, self.ty(ty), store);
         if let Some(n) = self.accessor_names.get(&key) {
             return n.clone();
@@ -233,6 +225,15 @@ impl Writer<'_> {
             writeln!(load0, "    {name} = {s0};").unwrap();
             writeln!(load1, "    {name} = {s1};").unwrap();
         }
+        // The guard's fuel and stop travel with the locals: pass 2 runs the
+        // region again from its start, as the CPU twin does.
+        for (v, ty) in [("ld_fuel", "u32"), ("ld_halt", "bool")] {
+            writeln!(out, "var<private> {v}_0: {ty};\nvar<private> {v}_1: {ty};").unwrap();
+            writeln!(save0, "    {v}_0 = {v};").unwrap();
+            writeln!(save1, "    {v}_1 = {v};").unwrap();
+            writeln!(load0, "    {v} = {v}_0;").unwrap();
+            writeln!(load1, "    {v} = {v}_1;").unwrap();
+        }
         out.push_str("var<private> ld_pc_0: u32;\nvar<private> ld_pc_1: u32;\nvar<private> ld_acount_0: u32;\n\n");
         writeln!(
             out,
@@ -311,6 +312,7 @@ impl Writer<'_> {
         let mut f = self.func(&k.body.locals, vec![]);
         f.names = self.kernel_locals.clone();
         f.in_machine = true;
+        f.halt = "ld_pc = LD_DONE; ld_stop = LD_DONE; return;".into();
         f.indent = 3;
         let mut blocks = Vec::new();
         for b in &machine.blocks {
@@ -319,7 +321,14 @@ impl Writer<'_> {
             match &b.term {
                 Term::Return => line_to(&mut f, "ld_pc = LD_DONE;\n            ld_stop = LD_DONE;"),
                 Term::Goto(t) => line_to(&mut f, &format!("ld_pc = {t}u;")),
-                Term::Branch(c, a, e) => {
+                Term::Branch(c, a, e, tick) => {
+                    // A loop's head: the loop starts an iteration (see `Writer::stmt`'s loops).
+                    if let Some(span) = tick {
+                        let site = self.site(SiteWhat::Loop, "", None, *span);
+                        let line = format!("if ld_fuel == 0u {{ ld_stopped({site}u); {} }}", f.halt);
+                        line_to(&mut f, &line);
+                        line_to(&mut f, "ld_fuel -= 1u;");
+                    }
                     let c = self.expr(&mut f, c);
                     line_to(&mut f, &format!("if {c} {{ ld_pc = {a}u; }} else {{ ld_pc = {e}u; }}"));
                 }
@@ -343,7 +352,7 @@ impl Writer<'_> {
              fn ld_stopped_at() -> u32 {{\n    if ld_stop == LD_DONE {{\n        return LD_NONE;\n    }}\n    return ld_stop - 1u;\n}}\n\n\
              fn ld_pass_run() {{\n    ld_stop = select(0u, LD_DONE, ld_pc == LD_DONE);\n    ld_run();\n}}\n\n\
              @compute @workgroup_size({n})\n\
-             fn main(@builtin(local_invocation_index) ld_b_li: u32, @builtin(workgroup_id) ld_b_wid: vec3<u32>, @builtin(num_workgroups) ld_b_nwg: vec3<u32>) {{\n    let ld_s = ld_b_wid.x + ld_b_wid.y * ld_b_nwg.x;\n    if ld_s >= ld_cfg.wg_count {{\n        return;\n    }}\n    ld_enter(ld_s, ld_b_li);\n{setup}    ld_vote_init();\n    ld_sync();\n    var ld_open = LD_NO_BARRIER;\n    ld_begin_pass(1u);\n    ld_save0();\n    // One iteration per pass; a single call site each for the region's\n    // code and the engine's steps (see ld-shaders' engine.wgsl).\n    loop {{\n        ld_pass_run();\n        ld_sync();\n        ld_scan();\n        let ld_v = ld_vote(ld_stopped_at());\n        let ld_step_first = ld_v >> 24u;\n        let ld_close16 = ld_v & 0xffffu;\n        let ld_close = select(ld_close16, LD_NONE, ld_close16 == LD_NO_BARRIER);\n        if ld_pass == 1u {{\n            ld_note_region(ld_open, ld_close16);\n        }}\n        if ld_step_first == LD_STEP_MERGE {{\n            ld_save1();\n        }}\n        if ld_step_first != LD_STEP_NONE {{\n            ld_steps(ld_step_first, ld_close);\n        }}\n        if ld_step_first == LD_STEP_MERGE {{\n            ld_load0();\n            ld_begin_pass(2u);\n            continue;\n        }}\n        if ld_step_first == LD_STEP_COMPARE {{\n            ld_load1();\n            ld_begin_pass(1u);\n        }}\n        if ld_close == LD_NONE {{\n            break;\n        }}\n        ld_open = ld_close;\n        ld_save0();\n    }}\n    ld_report();\n}}\n",
+             fn main(@builtin(local_invocation_index) ld_b_li: u32, @builtin(workgroup_id) ld_b_wid: vec3<u32>, @builtin(num_workgroups) ld_b_nwg: vec3<u32>) {{\n    let ld_s = ld_b_wid.x + ld_b_wid.y * ld_b_nwg.x;\n    if ld_s >= ld_cfg.wg_count {{\n        return;\n    }}\n    ld_enter(ld_s, ld_b_li);\n{setup}    ld_vote_init();\n    ld_sync();\n    var ld_open = LD_NO_BARRIER;\n    ld_begin_pass(1u);\n    ld_save0();\n    // One iteration per pass; a single call site each for the region's\n    // code and the engine's steps (see ld-shaders' engine.wgsl).\n    loop {{\n        ld_pass_run();\n        ld_sync();\n        ld_scan();\n        let ld_v = ld_vote(ld_stopped_at());\n        let ld_step_first = ld_v >> 24u;\n        let ld_close16 = ld_v & 0xffffu;\n        let ld_close = select(ld_close16, LD_NONE, ld_close16 == LD_NO_BARRIER);\n        if ld_pass == 1u {{\n            ld_note_region(ld_open, ld_close16);\n        }}\n        if ld_step_first == LD_STEP_MERGE {{\n            ld_save1();\n        }}\n        if ld_step_first != LD_STEP_NONE {{\n            ld_steps(ld_step_first, ld_close);\n        }}\n        if ld_step_first == LD_STEP_MERGE {{\n            ld_load0();\n            ld_begin_pass(2u);\n            continue;\n        }}\n        if ld_step_first == LD_STEP_COMPARE {{\n            ld_load1();\n            ld_begin_pass(1u);\n        }}\n        if ld_close == LD_NONE {{\n            break;\n        }}\n        ld_open = ld_close;\n        ld_save0();\n    }}\n    ld_guard_flush();\n    ld_report();\n}}\n",
                         setup = steps.setup,
         )
     }
@@ -353,7 +362,7 @@ impl Writer<'_> {
     pub(super) fn entry_common(&self) -> String {
         let [x, y, z] = self.m.kernel.workgroup_size;
         format!(
-            "fn ld_enter(slot: u32, li: u32) {{\n    ld_slot = slot;\n    ld_sv = ld_cfg.val_base + slot * ld_cfg.slot_values;\n    ld_sm = slot * ld_cfg.slot_meta;\n    ld_li = li;\n    ld_wg = ld_cfg.wg_offset + slot;\n    let g = vec3<u32>(ld_cfg.grid_x, ld_cfg.grid_y, ld_cfg.grid_z);\n    ld_wid = vec3<u32>(ld_wg % g.x, (ld_wg / g.x) % g.y, ld_wg / (g.x * g.y));\n    ld_lid = vec3<u32>(li % {x}u, (li / {x}u) % {y}u, li / {xy}u);\n    ld_gid = ld_wid * vec3<u32>({x}u, {y}u, {z}u) + ld_lid;\n    ld_nwg = g;\n    ld_lidx = li;\n    ld_inv = ld_wg * LD_INVOCATIONS + li;\n    ld_warp = li / ld_cfg.warp_size;\n    ld_copy = (ld_warp / max(ld_cfg.copy_div, 1u)) % max(ld_cfg.copies, 1u);\n    ld_acount = 0u;\n    ld_pc = select(0u, LD_DONE, li >= LD_INVOCATIONS);\n}}\n\n\
+            "fn ld_enter(slot: u32, li: u32) {{\n    ld_slot = slot;\n    ld_sv = ld_cfg.val_base + slot * ld_cfg.slot_values;\n    ld_sm = slot * ld_cfg.slot_meta;\n    ld_li = li;\n    ld_wg = ld_cfg.wg_offset + slot;\n    let g = vec3<u32>(ld_cfg.grid_x, ld_cfg.grid_y, ld_cfg.grid_z);\n    ld_wid = vec3<u32>(ld_wg % g.x, (ld_wg / g.x) % g.y, ld_wg / (g.x * g.y));\n    ld_lid = vec3<u32>(li % {x}u, (li / {x}u) % {y}u, li / {xy}u);\n    ld_gid = ld_wid * vec3<u32>({x}u, {y}u, {z}u) + ld_lid;\n    ld_nwg = g;\n    ld_lidx = li;\n    ld_inv = ld_wg * LD_INVOCATIONS + li;\n    ld_warp = li / ld_cfg.warp_size;\n    ld_copy = (ld_warp / max(ld_cfg.copy_div, 1u)) % max(ld_cfg.copies, 1u);\n    ld_acount = 0u;\n    ld_pc = select(0u, LD_DONE, li >= LD_INVOCATIONS);\n    ld_guard_enter(ld_wg, li);\n}}\n\n\
              // Whether a region ending at `end` ends the epoch of a memory kind.\n\
              fn ld_orders(end: u32, storage: bool) -> bool {{\n    return end == LD_NONE || ld_storage_barrier(end) == storage;\n}}\n\n",
             xy = x * y,
@@ -377,36 +386,40 @@ impl Writer<'_> {
         Steps { setup: over(storage, all, "ld_setup_shared", "    ") }
     }
 
-    /// An atomic whose result the kernel uses: a function per call site that
-    /// runs it (logging the result in check mode) or replays the log.
-    pub(super) fn atomic_site(&mut self, f: &mut Func, op: AtomicOp, p: &Place, args: &[Expr], ty: &Type) -> String {
+    /// An atomic: a function per call site that checks the index (an
+    /// atomic past the end is noted and not performed) and runs it; with
+    /// `logged` (check and deterministic modes, a result the kernel uses),
+    /// logging the result in check mode or replaying the log.
+    pub(super) fn atomic_site(&mut self, f: &mut Func, e: &Expr, ty: &Type, logged: bool) -> String {
+        let ExprKind::Atomic(op, p, args) = &e.kind else { unreachable!("an atomic call") };
+        let (op, span) = (*op, e.span);
         let Root::Mem { mem, index } = &p.root else { unreachable!("atomics live in memory") };
         let (_, m) = self.mem_name(f, *mem);
         let i = self.expr(f, index);
         let xs: Vec<String> = args.iter().map(|a| self.expr(f, a)).collect();
-        let t = self.ty(ty);
+        let Type::Atomic(elem) = self.mem_elem(f, *mem) else { unreachable!("atomics live in atomic arrays") };
+        let et = self.ty(&Type::Scalar(elem));
         let n = self.atomic_sites.len();
         let target = self.mem_at(m, "ld_i");
         let call = atomic_op(op, &target, &["ld_x", "ld_y"][..xs.len()]);
-        let params: Vec<String> = ["ld_x", "ld_y"][..xs.len()].iter().map(|a| format!(", {a}: {t}")).collect();
-        self.atomic_sites.push(format!(
-            "fn ld_atomic_{n}(ld_i: u32{}) -> {t} {{\n    if !ld_atomics_live() {{\n        return bitcast<{t}>(ld_log_replay());\n    }}\n    let ld_r = {call};\n    if ld_atomics_logged() {{\n        ld_log_record(bitcast<u32>(ld_r));\n    }}\n    return ld_r;\n}}\n\n",
-            params.concat()
-        ));
-        let mut call_args = vec![format!("u32({i})")];
+        let params: Vec<String> = ["ld_x", "ld_y"][..xs.len()].iter().map(|a| format!(", {a}: {et}")).collect();
+        let len = self.mem_len(m);
+        let site = self.mem_site(m, span);
+        let ok = self.index_ok(&index.ty, "ld_i", &len, site);
+        let it = self.ty(&index.ty);
+        let body = if *ty == Type::Unit {
+            format!("    if {ok} {{\n        {call};\n    }}\n")
+        } else {
+            let t = self.ty(ty);
+            let replay = if logged { format!("    if !ld_atomics_live() {{\n        return bitcast<{t}>(ld_log_replay());\n    }}\n") } else { String::new() };
+            let log = if logged { "    if ld_atomics_logged() {\n        ld_log_record(bitcast<u32>(ld_r));\n    }\n" } else { "" };
+            format!("{replay}    if !{ok} {{\n        return {t}();\n    }}\n    let ld_r = {call};\n{log}    return ld_r;\n")
+        };
+        let ret = if *ty == Type::Unit { String::new() } else { format!(" -> {}", self.ty(ty)) };
+        self.atomic_sites.push(format!("fn ld_atomic_{n}(ld_i: {it}{}){ret} {{\n{body}}}\n\n", params.concat()));
+        let mut call_args = vec![i];
         call_args.extend(xs);
         format!("ld_atomic_{n}({})", call_args.join(", "))
-    }
-
-    /// The bare atomic call (native code, and statement position when instrumented).
-    pub(super) fn atomic_call(&mut self, f: &mut Func, op: AtomicOp, p: &Place, args: &[Expr]) -> String {
-        let Root::Mem { mem, index } = &p.root else { unreachable!("atomics live in memory") };
-        let (_, m) = self.mem_name(f, *mem);
-        let i = self.expr(f, index);
-        let xs: Vec<String> = args.iter().map(|a| self.expr(f, a)).collect();
-        let target = self.mem_at(m, &i);
-        let refs: Vec<&str> = xs.iter().map(|s| s.as_str()).collect();
-        atomic_op(op, &target, &refs)
     }
 }
 

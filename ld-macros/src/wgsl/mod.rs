@@ -13,24 +13,28 @@ mod writer;
 
 pub use instrument::barriers;
 pub use validate::validate;
+pub use writer::{Site, SiteWhat};
 
 use crate::ir::Module;
 
 /// Bind group layout shared with the runtime: storage and atomic parameters
 /// are bound at their parameter index, and the scalar parameters, packed in
 /// order as 32-bit words, at binding `params.len()`.
-pub fn native(m: &Module) -> String {
+/// Each emitter returns the WGSL and the guard's sites in it (see
+/// `ld_shaders`' `guard.wgsl`): the table the runtime names a fault's
+/// place from.
+pub fn native(m: &Module) -> (String, Vec<Site>) {
     writer::Writer::new(m, writer::Variant::Native).module()
 }
 
 /// The instrumented kernel: the same `@group(0)` as the native one (targets
 /// bound as their 32-bit words), the engine's buffers in `@group(1)`.
-pub fn instrumented(m: &Module) -> String {
+pub fn instrumented(m: &Module) -> (String, Vec<Site>) {
     writer::Writer::new(m, writer::Variant::Instrumented).module()
 }
 
 /// The folded kernel of deterministic mode and level 1's second pass: the
 /// same bindings as the instrumented one (see `folded`).
-pub fn folded(m: &Module) -> String {
+pub fn folded(m: &Module) -> (String, Vec<Site>) {
     writer::Writer::new(m, writer::Variant::Folded).module()
 }

@@ -55,6 +55,33 @@ pub struct Writer<'m> {
     pub(super) kernel_saves: Vec<(String, String)>,
     /// Folded: barrier statements emitted so far (their index, in source order).
     pub(super) next_barrier: usize,
+    /// The guard's sites: every checked index and every loop, numbered as
+    /// the WGSL records them (see `ld_shaders`' `guard.wgsl`).
+    pub(super) sites: Vec<Site>,
+    /// Helpers that may stop the invocation (they hold a loop, or call one
+    /// that may): their callers stop after the statement that called them.
+    may_halt: HashSet<FnId>,
+}
+
+/// A place in the kernel's source that the guard checks: an indexed access
+/// of a buffer, a shared array or an array inside a value; or a loop.
+pub struct Site {
+    pub what: SiteWhat,
+    /// The buffer's or shared array's name, as the CPU twin names it
+    /// (empty for arrays inside values and for loops).
+    pub array: String,
+    /// The length an index is checked against, where it is a constant
+    /// (shared and inner arrays; a buffer's is its length at launch).
+    pub len: Option<u32>,
+    pub span: proc_macro2::Span,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SiteWhat {
+    Buffer,
+    Shared,
+    Array,
+    Loop,
 }
 
 /// Per-function state: local names and the binding of slice parameters.
@@ -66,6 +93,13 @@ pub(super) struct Func<'a> {
     pub out: String,
     /// The instrumented kernel's body: `return` ends the invocation's region run.
     pub in_machine: bool,
+    /// What stops the invocation here (the guard's `ld_halt`): a return
+    /// from this function, with a zero value where it returns one.
+    pub halt: String,
+    /// The flags of the enclosing loops (innermost last): set where the
+    /// loop ends by its own hand (see `ld_shaders`' `guard.wgsl`).
+    pub loops: Vec<String>,
+    pub next_loop: usize,
 }
 
 fn uniform_field(name: &str) -> String {
@@ -119,6 +153,8 @@ impl<'m> Writer<'m> {
             kernel_locals: vec![],
             kernel_saves: vec![],
             next_barrier: 0,
+            sites: vec![],
+            may_halt: may_halt(m),
         };
         if variant != Variant::Native {
             w.targets = crate::analysis::targets::list(m).into_iter().enumerate().map(|(t, mem)| (mem, t)).collect();
@@ -130,7 +166,8 @@ impl<'m> Writer<'m> {
         w
     }
 
-    pub fn module(mut self) -> String {
+    /// The module's WGSL, and the guard's sites in it.
+    pub fn module(mut self) -> (String, Vec<Site>) {
         let entry = match self.variant {
             Variant::Native => self.entry(),
             Variant::Instrumented => self.entry_instrumented(),
@@ -186,6 +223,12 @@ impl<'m> Writer<'m> {
                 writeln!(out, "var<workgroup> {name}: array<{}, {}>;", self.ty(&sh.elem), sh.len).unwrap();
             }
         }
+        let variant = match self.variant {
+            Variant::Native => ld_shaders::abi::guard::NATIVE,
+            Variant::Instrumented => ld_shaders::abi::guard::INSTRUMENTED,
+            Variant::Folded => ld_shaders::abi::guard::FOLDED,
+        };
+        out.push_str(&ld_shaders::abi::guard_prelude(self.m.kernel.params.len(), variant));
         if self.variant != Variant::Native {
             out.push_str(&self.instrumented_prelude());
         }
@@ -208,7 +251,52 @@ impl<'m> Writer<'m> {
         }
         out.push_str(&helpers);
         out.push_str(&entry);
-        out
+        (out, self.sites)
+    }
+
+    /// The guard's number for a site.
+    pub(super) fn site(&mut self, what: SiteWhat, array: &str, len: Option<u32>, span: proc_macro2::Span) -> u32 {
+        self.sites.push(Site { what, array: array.to_string(), len, span });
+        self.sites.len() as u32 - 1
+    }
+
+    /// The site of an access to memory `m` (a buffer or a shared array).
+    pub(super) fn mem_site(&mut self, m: MemRef, span: proc_macro2::Span) -> u32 {
+        match m {
+            MemRef::Param(p) => {
+                let name = self.m.kernel.params[p].name.clone();
+                self.site(SiteWhat::Buffer, &name, None, span)
+            }
+            MemRef::Shared(a) => {
+                let (name, len) = (self.m.kernel.shared[a].name.clone(), self.m.kernel.shared[a].len);
+                self.site(SiteWhat::Shared, &name, Some(len), span)
+            }
+            MemRef::FnSlice(_) => unreachable!("slices are bound before rendering"),
+        }
+    }
+
+    /// The length of memory `m` in elements, as WGSL computes it.
+    pub(super) fn mem_len(&self, m: MemRef) -> String {
+        match m {
+            MemRef::Shared(a) => format!("{}u", self.m.kernel.shared[a].len),
+            // The instrumented kernels bind a target as its words.
+            MemRef::Param(p) if self.targets.contains_key(&m) => format!("(arrayLength(&{}) / {}u)", self.param_names[p], self.mem_elem_words(p)),
+            MemRef::Param(p) => format!("arrayLength(&{})", self.param_names[p]),
+            MemRef::FnSlice(_) => unreachable!("slices are bound before rendering"),
+        }
+    }
+
+    /// `i` checked against `len` (see `ld_idx`): in bounds, itself; past
+    /// the end, noted, and the last element.
+    pub(super) fn checked_index(&mut self, i: &Expr, text: String, len: &str, site: u32) -> String {
+        let f = if i.ty == Type::I32 { "ld_idx_i" } else { "ld_idx" };
+        format!("{f}({text}, {len}, {site}u)")
+    }
+
+    /// Whether a write at index `i` (a let) may go ahead (see `ld_ok`).
+    pub(super) fn index_ok(&self, ty: &Type, i: &str, len: &str, site: u32) -> String {
+        let f = if *ty == Type::I32 { "ld_ok_i" } else { "ld_ok" };
+        format!("{f}({i}, {len}, {site}u)")
     }
 
     /// The target number of a memory, in the instrumented kernel.
@@ -244,7 +332,7 @@ impl<'m> Writer<'m> {
     pub(super) fn func<'a>(&self, locals: &'a [Local], slices: Vec<Option<MemRef>>) -> Func<'a> {
         let mut names = self.globals.clone();
         let names = locals.iter().map(|l| names.fresh(&l.name)).collect();
-        Func { locals, names, slices, indent: 1, out: String::new(), in_machine: false }
+        Func { locals, names, slices, indent: 1, out: String::new(), in_machine: false, halt: "return;".into(), loops: vec![], next_loop: 0 }
     }
 
     pub(super) fn declare_locals(&self, f: &mut Func, skip: &[LocalId]) {
@@ -261,9 +349,13 @@ impl<'m> Writer<'m> {
         let mut f = self.func(&k.body.locals, vec![]);
         self.declare_locals(&mut f, &[]);
         self.block(&mut f, &k.body.block);
+        // The body is a function of its own, so that every way out of it
+        // (its end, a `return`, the guard stopping it) passes the guard's
+        // one recording of the invocation's fault.
         let [x, y, z] = k.workgroup_size;
         format!(
-            "@compute @workgroup_size({x}, {y}, {z})\nfn main(\n    @builtin(global_invocation_id) ld_gid: vec3<u32>,\n    @builtin(local_invocation_id) ld_lid: vec3<u32>,\n    @builtin(workgroup_id) ld_wid: vec3<u32>,\n    @builtin(num_workgroups) ld_nwg: vec3<u32>,\n    @builtin(local_invocation_index) ld_lidx: u32,\n) {{\n{}}}\n",
+            "fn ld_kernel(ld_gid: vec3<u32>, ld_lid: vec3<u32>, ld_wid: vec3<u32>, ld_nwg: vec3<u32>, ld_lidx: u32) {{\n{}}}\n\n\
+             @compute @workgroup_size({x}, {y}, {z})\nfn main(\n    @builtin(global_invocation_id) ld_gid: vec3<u32>,\n    @builtin(local_invocation_id) ld_lid: vec3<u32>,\n    @builtin(workgroup_id) ld_wid: vec3<u32>,\n    @builtin(num_workgroups) ld_nwg: vec3<u32>,\n    @builtin(local_invocation_index) ld_lidx: u32,\n) {{\n    ld_guard_enter(ld_wid.x + ld_nwg.x * (ld_wid.y + ld_nwg.y * ld_wid.z), ld_lidx);\n    ld_kernel(ld_gid, ld_lid, ld_wid, ld_nwg, ld_lidx);\n    ld_guard_flush();\n}}\n",
             f.out
         )
     }
@@ -281,6 +373,9 @@ impl<'m> Writer<'m> {
         let fun = &self.m.functions[inst.0];
         let name = self.instances[inst].clone();
         let mut f = self.func(&fun.body.locals, inst.1.clone());
+        if fun.ret != Type::Unit {
+            f.halt = format!("return {}();", self.ty(&fun.ret));
+        }
         let mut params = Vec::new();
         let mut copies = Vec::new();
         for (i, p) in fun.params.iter().enumerate() {
@@ -308,6 +403,16 @@ impl<'m> Writer<'m> {
     }
 
     fn stmt(&mut self, f: &mut Func, s: &Stmt) {
+        self.stmt_only(f, s);
+        // A helper that stopped the invocation returned a zero value: the
+        // caller stops after the statement that called it.
+        if own_exprs(s).iter().any(|e| calls_any(e, &self.may_halt)) {
+            let line = format!("if ld_halt {{ {} }}", f.halt);
+            line_to(f, &line);
+        }
+    }
+
+    fn stmt_only(&mut self, f: &mut Func, s: &Stmt) {
         match &s.kind {
             StmtKind::Let(id, Some(e)) => {
                 let v = self.expr(f, e);
@@ -315,8 +420,8 @@ impl<'m> Writer<'m> {
                 line_to(f, &line);
             }
             StmtKind::Let(_, None) => {}
-            StmtKind::Assign(p, op, v) if self.target_place(f, p).is_some() => {
-                let line = self.store_target(f, p, *op, v);
+            StmtKind::Assign(p, op, v) if !indices(p).is_empty() => {
+                let line = self.guarded_assign(f, p, *op, v, s.span);
                 line_to(f, &line);
             }
             StmtKind::Assign(p, Some(op), v) if int_op(*op, &self.place_type(f, p)).is_some() => {
@@ -324,7 +429,7 @@ impl<'m> Writer<'m> {
                 line_to(f, &line);
             }
             StmtKind::Assign(p, op, v) => {
-                let place = self.place(f, p);
+                let place = self.place(f, p, s.span);
                 let v = self.expr(f, v);
                 let op = match op {
                     None => "=".to_string(),
@@ -332,9 +437,9 @@ impl<'m> Writer<'m> {
                 };
                 line_to(f, &format!("{place} {op} {v};"));
             }
-            StmtKind::Expr(Expr { kind: ExprKind::Atomic(op, p, args), .. }) if self.variant != Variant::Native => {
+            StmtKind::Expr(e @ Expr { kind: ExprKind::Atomic(op, p, args), .. }) if self.variant != Variant::Native => {
                 // Replayed passes skip an atomic whose result is unused.
-                let x = self.atomic_call(f, *op, p, args);
+                let x = self.atomic_site(f, e, if *op == AtomicOp::Store { &Type::Unit } else { &e.ty }, false);
                 line_to(f, &format!("if ld_atomics_live() {{ {}; }}", if *op == AtomicOp::Store { x } else { format!("_ = {x}") }));
             }
             StmtKind::Expr(e) => {
@@ -362,24 +467,48 @@ impl<'m> Writer<'m> {
                 }
             }
             StmtKind::Loop(l) => {
+                // The guard (`ld_shaders`' guard.wgsl): every iteration the
+                // loop starts spends fuel; the flag says the loop ended by
+                // its own hand (its condition, a `break`). Without it, the
+                // loop ran out of fuel or the driver ended it: the
+                // invocation stops.
+                let site = self.site(SiteWhat::Loop, "", None, s.span);
+                let flag = format!("ld_e{}", f.next_loop);
+                f.next_loop += 1;
+                line_to(f, &format!("var {flag} = false;"));
                 line_to(f, "loop {");
                 f.indent += 1;
+                line_to(f, "if ld_fuel == 0u { break; }");
+                line_to(f, "ld_fuel -= 1u;");
                 if let Some(c) = &l.cond {
                     let c = self.expr(f, c);
-                    line_to(f, &format!("if !{c} {{ break; }}"));
+                    line_to(f, &format!("if !{c} {{ {flag} = true; break; }}"));
                 }
+                f.loops.push(flag.clone());
                 self.block(f, &l.body);
+                f.loops.pop();
                 if !l.continuing.is_empty() {
                     line_to(f, "continuing {");
                     f.indent += 1;
-                    self.block(f, &l.continuing);
+                    // (Generated counter updates: no call that could stop.)
+                    for c in &l.continuing {
+                        self.stmt_only(f, c);
+                    }
                     f.indent -= 1;
                     line_to(f, "}");
                 }
                 f.indent -= 1;
                 line_to(f, "}");
+                let line = format!("if !{flag} {{ ld_stopped({site}u); {} }}", f.halt);
+                line_to(f, &line);
             }
-            StmtKind::Break => line_to(f, "break;"),
+            StmtKind::Break => match f.loops.last() {
+                Some(flag) => {
+                    let line = format!("{flag} = true; break;");
+                    line_to(f, &line);
+                }
+                None => line_to(f, "break;"),
+            },
             StmtKind::Continue => line_to(f, "continue;"),
             // The instrumented kernel runs its body in `ld_run`: leaving it ends the invocation.
             StmtKind::Return(None) if f.in_machine => line_to(f, "ld_pc = LD_DONE; ld_stop = LD_DONE; return;"),
@@ -399,6 +528,91 @@ impl<'m> Writer<'m> {
         }
     }
 
+    /// An assignment to a place with indices, guarded: the value first, then
+    /// the indices (as the CPU twin evaluates them), each bound once; the
+    /// write happens only if every index is in bounds (else the guard notes
+    /// the first that is not, in the CPU twin's order: for a memory, the
+    /// indices inside its element before the element's).
+    fn guarded_assign(&mut self, f: &mut Func, p: &Place, op: Option<BinOp>, v: &Expr, span: proc_macro2::Span) -> String {
+        let ty = self.place_type(f, p);
+        let value = match op {
+            Some(o) => self.int_operand(f, o, v),
+            None => self.expr(f, v),
+        };
+        let mut lets = vec![format!("let ld_v = {value};")];
+        let mut texts = Vec::new();
+        let mut checks = Vec::new();
+        for (k, (i, len, site)) in self.index_sites(f, p, span).into_iter().enumerate() {
+            let t = self.expr(f, i);
+            lets.push(format!("let ld_i{k} = {t};"));
+            checks.push(self.index_ok(&i.ty, &format!("ld_i{k}"), &len, site));
+            texts.push(format!("ld_i{k}"));
+        }
+        if matches!(p.root, Root::Mem { .. }) {
+            checks.rotate_left(1);
+        }
+        // A helper that stopped the invocation gave a zero value: no write.
+        if std::iter::once(v).chain(indices(p)).any(|e| calls_any(e, &self.may_halt)) {
+            lets.push(format!("if ld_halt {{ {} }}", f.halt));
+        }
+        let write = match self.target_place(f, p) {
+            Some(t) => {
+                let (addr, ty) = self.word_addr(f, p, Some(&texts), span);
+                let store = self.accessor(t, &ty, true);
+                match op {
+                    None => format!("{store}({addr}, ld_v);"),
+                    Some(o) => {
+                        let load = self.accessor(t, &ty, false);
+                        let new = match (int_op(o, &ty), &ty) {
+                            (Some(_), Type::Scalar(s)) => format!("{}({load}(ld_a), ld_v)", self.int_op_call(o, *s)),
+                            _ => format!("({load}(ld_a) {} ld_v)", o.symbol()),
+                        };
+                        format!("let ld_a = {addr}; {store}(ld_a, {new});")
+                    }
+                }
+            }
+            None => {
+                let place = self.place_at(f, p, span, Some(&texts));
+                match (op, &ty) {
+                    (None, _) => format!("{place} = ld_v;"),
+                    (Some(o), Type::Scalar(s)) if int_op(o, &ty).is_some() => format!("{place} = {}({place}, ld_v);", self.int_op_call(o, *s)),
+                    (Some(o), _) => format!("{place} {}= ld_v;", o.symbol()),
+                }
+            }
+        };
+        format!("{{ {} if {} {{ {write} }} }}", lets.join(" "), checks.join(" && "))
+    }
+
+    /// Each index of a place, in evaluation order (the memory's, then
+    /// those inside the value), with the length it must be below and its
+    /// site.
+    fn index_sites<'p>(&mut self, f: &Func, p: &'p Place, span: proc_macro2::Span) -> Vec<(&'p Expr, String, u32)> {
+        let mut out = Vec::new();
+        let mut ty = match &p.root {
+            Root::Local(id) => f.locals[*id].ty.clone(),
+            Root::Mem { mem, index } => {
+                let (_, m) = self.mem_name(f, *mem);
+                let len = self.mem_len(m);
+                let site = self.mem_site(m, span);
+                out.push((&**index, len, site));
+                self.mem_elem(f, *mem)
+            }
+        };
+        for pr in &p.path {
+            ty = match (pr, ty) {
+                (Proj::Index(i), Type::Array(e, n)) => {
+                    let site = self.site(SiteWhat::Array, "", Some(n), span);
+                    out.push((&**i, format!("{n}u"), site));
+                    *e
+                }
+                (Proj::Field(i), Type::Struct(sid)) => self.m.structs[sid].fields[*i].1.clone(),
+                (Proj::Component(_), _) => Type::U32,
+                _ => unreachable!("ill-typed projection"),
+            };
+        }
+        out
+    }
+
     /// `place op= v` for an operation emitted as a helper call (see
     /// [`int_op`]): the place is evaluated once, before `v`, as `op=` does.
     fn assign_int_op(&mut self, f: &mut Func, p: &Place, op: BinOp, v: &Expr) -> String {
@@ -412,7 +626,7 @@ impl<'m> Writer<'m> {
         };
         let pure = matches!(p.root, Root::Local(_)) && !p.path.iter().any(|pr| matches!(pr, Proj::Index(_)));
         if pure {
-            let place = self.place(f, p);
+            let place = self.place(f, p, proc_macro2::Span::call_site());
             let v = self.int_operand(f, op, v);
             return format!("{place} = {call}({place}, {v});");
         }
@@ -420,7 +634,7 @@ impl<'m> Writer<'m> {
         if component.is_some() {
             whole.path.pop();
         }
-        let place = self.place(f, &whole);
+        let place = self.place(f, &whole, proc_macro2::Span::call_site());
         let v = self.int_operand(f, op, v);
         let at = match component {
             Some(c) => format!("(*ld_p).{c}"),
@@ -471,18 +685,33 @@ impl<'m> Writer<'m> {
         }
     }
 
-    pub(super) fn place(&mut self, f: &mut Func, p: &Place) -> String {
-        self.place_at(f, p, "")
+    /// A place to read, every index checked by the guard (see `ld_idx`).
+    pub(super) fn place(&mut self, f: &mut Func, p: &Place, span: proc_macro2::Span) -> String {
+        self.place_at(f, p, span, None)
     }
 
-    /// A place; a non-empty `index` replaces its memory index expression.
-    pub(super) fn place_at(&mut self, f: &mut Func, p: &Place, index_text: &str) -> String {
+    /// A place; `idx`: the texts of its indices, already checked (see
+    /// [`Writer::index_sites`]), else each index is checked as it is read.
+    pub(super) fn place_at(&mut self, f: &mut Func, p: &Place, span: proc_macro2::Span, idx: Option<&[String]>) -> String {
+        let mut next = 0;
+        let mut index = |w: &mut Self, f: &mut Func, i: &Expr, len: String, site: &dyn Fn(&mut Self) -> u32| match idx {
+            Some(texts) => {
+                next += 1;
+                texts[next - 1].clone()
+            }
+            None => {
+                let t = w.expr(f, i);
+                let site = site(w);
+                w.checked_index(i, t, &len, site)
+            }
+        };
         let mut s = match &p.root {
             Root::Local(id) => f.names[*id].clone(),
-            Root::Mem { mem, index } => {
+            Root::Mem { mem, index: i } => {
                 let (_, m) = self.mem_name(f, *mem);
-                let i = if index_text.is_empty() { self.expr(f, index) } else { index_text.to_string() };
-                self.mem_at(m, &i)
+                let len = self.mem_len(m);
+                let t = index(self, f, i, len, &|w: &mut Self| w.mem_site(m, span));
+                self.mem_at(m, &t)
             }
         };
         let mut ty = match &p.root {
@@ -491,9 +720,9 @@ impl<'m> Writer<'m> {
         };
         for pr in &p.path {
             match (pr, ty.clone()) {
-                (Proj::Index(i), Type::Array(e, _)) => {
-                    let i = self.expr(f, i);
-                    s = format!("{s}[{i}]");
+                (Proj::Index(i), Type::Array(e, n)) => {
+                    let t = index(self, f, i, format!("{n}u"), &|w: &mut Self| w.site(SiteWhat::Array, "", Some(n), span));
+                    s = format!("{s}[{t}]");
                     ty = *e;
                 }
                 (Proj::Field(i), Type::Struct(sid)) => {
@@ -543,8 +772,8 @@ impl<'m> Writer<'m> {
     pub(super) fn expr(&mut self, f: &mut Func, e: &Expr) -> String {
         match &e.kind {
             ExprKind::Lit(l) => lit(*l, &e.ty),
-            ExprKind::Load(p) if self.target_place(f, p).is_some() => self.load_target(f, p),
-            ExprKind::Load(p) => self.place(f, p),
+            ExprKind::Load(p) if self.target_place(f, p).is_some() => self.load_target(f, p, e.span),
+            ExprKind::Load(p) => self.place(f, p, e.span),
             ExprKind::Uniform(i) => format!("ld_uniforms.{}", uniform_field(&self.param_names[*i])),
             ExprKind::Builtin(b) => match b {
                 Builtin::GlobalId => "ld_gid".into(),
@@ -614,8 +843,7 @@ impl<'m> Writer<'m> {
                 let name = self.instance((*id, binding));
                 format!("{name}({})", xs.join(", "))
             }
-            ExprKind::Atomic(op, p, args) if self.variant != Variant::Native => self.atomic_site(f, *op, p, args, &e.ty),
-            ExprKind::Atomic(op, p, args) => self.atomic_call(f, *op, p, args),
+            ExprKind::Atomic(..) => self.atomic_site(f, e, &e.ty, self.variant != Variant::Native),
             ExprKind::Component(a, c) => {
                 let x = self.expr(f, a);
                 format!("{x}.{}", ["x", "y", "z"][*c as usize])
@@ -847,6 +1075,59 @@ fn is_const(e: &Expr) -> bool {
         // A workgroup array's length is a literal.
         ExprKind::Len(_, off) => off.as_deref().is_none_or(is_const),
         ExprKind::Load(_) | ExprKind::Uniform(_) | ExprKind::Builtin(_) | ExprKind::Call(..) | ExprKind::Atomic(..) => false,
+    }
+}
+
+/// The indices of a place, in evaluation order: the memory's element,
+/// then those of arrays inside the value.
+pub(super) fn indices(p: &Place) -> Vec<&Expr> {
+    let mut out = Vec::new();
+    if let Root::Mem { index, .. } = &p.root {
+        out.push(&**index);
+    }
+    for pr in &p.path {
+        if let Proj::Index(i) = pr {
+            out.push(&**i);
+        }
+    }
+    out
+}
+
+/// A statement's own expressions (not those of the blocks inside it).
+fn own_exprs(s: &Stmt) -> Vec<Expr> {
+    match &s.kind {
+        StmtKind::Let(_, Some(e)) | StmtKind::Expr(e) | StmtKind::Return(Some(e)) | StmtKind::If(e, _, _) => vec![e.clone()],
+        StmtKind::Assign(p, _, v) => indices(p).into_iter().cloned().chain([v.clone()]).collect(),
+        StmtKind::Loop(l) => l.cond.iter().cloned().collect(),
+        _ => vec![],
+    }
+}
+
+/// Whether `e` calls one of `fns`.
+fn calls_any(e: &Expr, fns: &HashSet<FnId>) -> bool {
+    let mut found = false;
+    crate::ir::visit::expr_mut(&mut e.clone(), &mut |x| found |= matches!(&x.kind, ExprKind::Call(id, _) if fns.contains(id)));
+    found
+}
+
+/// The helpers that may stop the invocation: those holding a loop (which
+/// the guard stops when it runs out of fuel or the driver ends it), and
+/// those calling one.
+fn may_halt(m: &Module) -> HashSet<FnId> {
+    let mut set: HashSet<FnId> = HashSet::new();
+    loop {
+        let before = set.len();
+        for (id, fun) in m.functions.iter().enumerate() {
+            let mut halts = false;
+            walk_stmts(&fun.body.block, &mut |s| halts |= matches!(s.kind, StmtKind::Loop(_)));
+            crate::ir::visit::exprs(&fun.body.block, &mut |x| halts |= matches!(&x.kind, ExprKind::Call(c, _) if set.contains(c)));
+            if halts {
+                set.insert(id);
+            }
+        }
+        if set.len() == before {
+            return set;
+        }
     }
 }
 

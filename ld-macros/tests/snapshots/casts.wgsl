@@ -2,6 +2,7 @@
 @group(0) @binding(1) var<storage, read_write> u: array<u32>;
 @group(0) @binding(2) var<storage, read_write> s: array<i32>;
 @group(0) @binding(3) var<storage, read_write> g: array<f32>;
+// (the guard: ld_shaders::abi::guard_prelude)
 
 fn ld_shr_u32(a: u32, b: u32) -> u32 {
     return a >> (b & 31u);
@@ -9,6 +10,27 @@ fn ld_shr_u32(a: u32, b: u32) -> u32 {
 
 fn ld_shr_i32(a: i32, b: u32) -> i32 {
     return a >> (b & 31u);
+}
+
+fn ld_kernel(ld_gid: vec3<u32>, ld_lid: vec3<u32>, ld_wid: vec3<u32>, ld_nwg: vec3<u32>, ld_lidx: u32) {
+    var i: u32;
+    var x: f32;
+    var bits: u32;
+    var signed: i32;
+    var positive: bool;
+    i = ld_gid.x;
+    x = f[ld_idx(i, arrayLength(&f), 0u)];
+    { let ld_v = u32(x); let ld_i0 = i; if ld_ok(ld_i0, arrayLength(&u), 1u) { u[ld_i0] = ld_v; } }
+    { let ld_v = i32(x); let ld_i0 = i; if ld_ok(ld_i0, arrayLength(&s), 2u) { s[ld_i0] = ld_v; } }
+    bits = bitcast<u32>(x);
+    { let ld_v = bitcast<f32>((bits ^ 2147483648u)); let ld_i0 = i; if ld_ok(ld_i0, arrayLength(&g), 3u) { g[ld_i0] = ld_v; } }
+    signed = i32(bits);
+    { let ld_v = ld_shr_i32(signed, 31u); let ld_i0 = i; if ld_ok(ld_i0, arrayLength(&s), 4u) { s[ld_i0] += ld_v; } }
+    { let ld_v = ld_shr_u32(u32(signed), 31u); let ld_i0 = i; if ld_ok(ld_i0, arrayLength(&u), 5u) { u[ld_i0] += ld_v; } }
+    { let ld_v = (f32(u[ld_idx(i, arrayLength(&u), 6u)]) * f32(s[ld_idx(i, arrayLength(&s), 7u)])); let ld_i0 = i; if ld_ok(ld_i0, arrayLength(&g), 8u) { g[ld_i0] += ld_v; } }
+    positive = (x > 0.0f);
+    { let ld_v = u32(positive); let ld_i0 = i; if ld_ok(ld_i0, arrayLength(&u), 9u) { u[ld_i0] += ld_v; } }
+    { let ld_v = f32(i32(abs(x))); let ld_i0 = i; if ld_ok(ld_i0, arrayLength(&g), 10u) { g[ld_i0] += ld_v; } }
 }
 
 @compute @workgroup_size(64, 1, 1)
@@ -19,22 +41,7 @@ fn main(
     @builtin(num_workgroups) ld_nwg: vec3<u32>,
     @builtin(local_invocation_index) ld_lidx: u32,
 ) {
-    var i: u32;
-    var x: f32;
-    var bits: u32;
-    var signed: i32;
-    var positive: bool;
-    i = ld_gid.x;
-    x = f[i];
-    u[i] = u32(x);
-    s[i] = i32(x);
-    bits = bitcast<u32>(x);
-    g[i] = bitcast<f32>((bits ^ 2147483648u));
-    signed = i32(bits);
-    s[i] += ld_shr_i32(signed, 31u);
-    u[i] += ld_shr_u32(u32(signed), 31u);
-    g[i] += (f32(u[i]) * f32(s[i]));
-    positive = (x > 0.0f);
-    u[i] += u32(positive);
-    g[i] += f32(i32(abs(x)));
+    ld_guard_enter(ld_wid.x + ld_nwg.x * (ld_wid.y + ld_nwg.y * ld_wid.z), ld_lidx);
+    ld_kernel(ld_gid, ld_lid, ld_wid, ld_nwg, ld_lidx);
+    ld_guard_flush();
 }

@@ -1,6 +1,7 @@
 @group(0) @binding(0) var<storage, read_write> s: array<i32>;
 @group(0) @binding(1) var<storage, read_write> u: array<u32>;
 @group(0) @binding(2) var<storage, read_write> f: array<f32>;
+// (the guard: ld_shaders::abi::guard_prelude)
 
 fn ld_div_i32(a: i32, b: i32) -> i32 {
     return a / select(b, 1i, b == 0i || (a == -2147483647i - 1i && b == -1i));
@@ -28,6 +29,26 @@ fn ld_opaque_f32(x: f32) -> f32 {
     return x;
 }
 
+fn ld_kernel(ld_gid: vec3<u32>, ld_lid: vec3<u32>, ld_wid: vec3<u32>, ld_nwg: vec3<u32>, ld_lidx: u32) {
+    var q: array<i32, 2>;
+    var r: u32;
+    { let ld_v = ld_div_i32((-2147483647i - 1i), (-1i)); let ld_i0 = 0i; if ld_ok_i(ld_i0, arrayLength(&s), 0u) { s[ld_i0] = ld_v; } }
+    { let ld_v = ld_rem_i32(7i, 0i); let ld_i0 = 1i; if ld_ok_i(ld_i0, arrayLength(&s), 1u) { s[ld_i0] = ld_v; } }
+    { let ld_v = ld_shl_i32(1i, 35u); let ld_i0 = 2i; if ld_ok_i(ld_i0, arrayLength(&s), 2u) { s[ld_i0] = ld_v; } }
+    { let ld_v = (2147483647i + 1i); let ld_i0 = 3i; if ld_ok_i(ld_i0, arrayLength(&s), 3u) { s[ld_i0] = ld_v; } }
+    { let ld_v = (-(-2147483647i - 1i)); let ld_i0 = 4i; if ld_ok_i(ld_i0, arrayLength(&s), 4u) { s[ld_i0] = ld_v; } }
+    { let ld_v = ld_shr_i32(s[ld_idx_i(4i, arrayLength(&s), 5u)], 40u); let ld_i0 = 5i; if ld_ok_i(ld_i0, arrayLength(&s), 6u) { s[ld_i0] = ld_v; } }
+    { let ld_v = 0i; let ld_i0 = 6i; if ld_ok_i(ld_i0, arrayLength(&s), 7u) { s[ld_i0] = ld_div_i32(s[ld_i0], ld_v); } }
+    q = array<i32, 2>(7i, 0i);
+    { let ld_v = 33u; let ld_i0 = 1i; if ld_ok_i(ld_i0, 2u, 8u) { q[ld_i0] = ld_shl_i32(q[ld_i0], ld_v); } }
+    r = 9u;
+    r = ld_rem_u32(r, 0u);
+    { let ld_v = (r + u32(q[ld_idx_i(1i, 2u, 9u)])); let ld_i0 = 0i; if ld_ok_i(ld_i0, arrayLength(&u), 10u) { u[ld_i0] = ld_v; } }
+    { let ld_v = (ld_opaque_f32(1.0f) / 0.0f); let ld_i0 = 0i; if ld_ok_i(ld_i0, arrayLength(&f), 11u) { f[ld_i0] = ld_v; } }
+    { let ld_v = sqrt(ld_opaque_f32((-1.0f))); let ld_i0 = 1i; if ld_ok_i(ld_i0, arrayLength(&f), 12u) { f[ld_i0] = ld_v; } }
+    { let ld_v = (9.5f * 0.5f); let ld_i0 = 2i; if ld_ok_i(ld_i0, arrayLength(&f), 13u) { f[ld_i0] = ld_v; } }
+}
+
 @compute @workgroup_size(1, 1, 1)
 fn main(
     @builtin(global_invocation_id) ld_gid: vec3<u32>,
@@ -36,21 +57,7 @@ fn main(
     @builtin(num_workgroups) ld_nwg: vec3<u32>,
     @builtin(local_invocation_index) ld_lidx: u32,
 ) {
-    var q: array<i32, 2>;
-    var r: u32;
-    s[0i] = ld_div_i32((-2147483647i - 1i), (-1i));
-    s[1i] = ld_rem_i32(7i, 0i);
-    s[2i] = ld_shl_i32(1i, 35u);
-    s[3i] = (2147483647i + 1i);
-    s[4i] = (-(-2147483647i - 1i));
-    s[5i] = ld_shr_i32(s[4i], 40u);
-    { let ld_p = &s[6i]; *ld_p = ld_div_i32(*ld_p, 0i); }
-    q = array<i32, 2>(7i, 0i);
-    { let ld_p = &q[1i]; *ld_p = ld_shl_i32(*ld_p, 33u); }
-    r = 9u;
-    r = ld_rem_u32(r, 0u);
-    u[0i] = (r + u32(q[1i]));
-    f[0i] = (ld_opaque_f32(1.0f) / 0.0f);
-    f[1i] = sqrt(ld_opaque_f32((-1.0f)));
-    f[2i] = (9.5f * 0.5f);
+    ld_guard_enter(ld_wid.x + ld_nwg.x * (ld_wid.y + ld_nwg.y * ld_wid.z), ld_lidx);
+    ld_kernel(ld_gid, ld_lid, ld_wid, ld_nwg, ld_lidx);
+    ld_guard_flush();
 }

@@ -10,7 +10,7 @@ use super::records::Raw;
 use super::CheckOptions;
 use crate::error::{Error, Result};
 use crate::kernel::KernelInfo;
-use ld_shaders::abi::{status, MODE_CHECK, MODE_DETERMINISTIC, MODE_SECOND};
+use ld_shaders::abi::{guard, status, MODE_CHECK, MODE_DETERMINISTIC, MODE_SECOND};
 
 /// What a run reports besides races.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -28,6 +28,9 @@ pub(crate) struct Status {
     pub log_need: u32,
     /// Divergence: the barrier indices (+1; 0: finished) seen.
     pub diverge: (u32, u32),
+    /// The kernel's guard record (`ld_shaders::abi::guard`; the CPU
+    /// reports its faults as errors of `run` instead).
+    pub guard: [u32; guard::WORDS as usize],
 }
 
 /// The cost of a run, as the backend counts it.
@@ -63,6 +66,10 @@ pub(crate) trait Backend {
     fn fold(&mut self) -> Result<()>;
     /// Waits for what was queued and reads the status.
     fn status(&mut self) -> Result<Status>;
+    /// Carries out what was queued (the GPU queues; the CPU runs at once).
+    fn flush(&mut self) -> Result<()> {
+        Ok(())
+    }
     fn records(&mut self) -> Result<Raw>;
     fn stats(&self) -> Stats;
 }
@@ -80,8 +87,44 @@ pub(crate) struct Checked {
     pub stats: Stats,
 }
 
+/// The error a kernel's guard words record, if any (the launch reads them:
+/// `crate::guard::read`).
+pub(crate) type OnFault<'f> = &'f dyn Fn(&[u32]) -> Option<Error>;
+
+/// A check or deterministic run that fails (a kernel fault, a limit)
+/// fails before anything is written to the user's buffers; the atomic
+/// buffers, which the kernel writes as it runs, are put back as they were
+/// (unless the device itself failed).
+fn faulted<T>(b: &mut dyn Backend, r: Result<T>) -> Result<T> {
+    match r {
+        Err(e @ (Error::Timeout { .. } | Error::DeviceLost { .. } | Error::Wgpu { .. })) => Err(e),
+        Err(e) => {
+            b.atomics(true)?;
+            b.flush()?;
+            Err(e)
+        }
+        ok => ok,
+    }
+}
+
+/// The status of what ran, or the fault the kernel's guard recorded (it
+/// comes first: what a faulting kernel did to the engine's capacities,
+/// such as an atomic log filled by a loop that never ends, says nothing).
+fn status(b: &mut dyn Backend, on_fault: OnFault) -> Result<Status> {
+    let st = b.status()?;
+    match on_fault(&st.guard) {
+        Some(e) => Err(e),
+        None => Ok(st),
+    }
+}
+
 /// Check mode: level 2 in rounds, then level 1.
-pub(crate) fn check(b: &mut dyn Backend, mut l: Layout, words: &[u64], opts: &CheckOptions, limits: Limits) -> Result<Checked> {
+pub(crate) fn check(b: &mut dyn Backend, l: Layout, words: &[u64], opts: &CheckOptions, limits: Limits, on_fault: OnFault) -> Result<Checked> {
+    let r = check_runs(b, l, words, opts, limits, on_fault);
+    faulted(b, r)
+}
+
+fn check_runs(b: &mut dyn Backend, mut l: Layout, words: &[u64], opts: &CheckOptions, limits: Limits, on_fault: OnFault) -> Result<Checked> {
     let mut retries = 0;
     b.atomics(false)?;
     'attempt: loop {
@@ -96,7 +139,7 @@ pub(crate) fn check(b: &mut dyn Backend, mut l: Layout, words: &[u64], opts: &Ch
                 b.atomics(true)?;
             }
             b.run(MODE_CHECK, round)?;
-            let st = b.status()?;
+            let st = status(b, on_fault)?;
             if let Some(grown) = grow(&l, &st, words, opts, limits)? {
                 (l, retries) = (grown, retries + 1);
                 b.atomics(true)?;
@@ -114,7 +157,7 @@ pub(crate) fn check(b: &mut dyn Backend, mut l: Layout, words: &[u64], opts: &Ch
             if plan.level1.is_some() {
                 b.run(MODE_SECOND, round)?;
             }
-            let st = b.status()?;
+            let st = status(b, on_fault)?;
             if let Some(grown) = grow(&l, &st, words, opts, limits)? {
                 (l, retries) = (grown, retries + 1);
                 b.atomics(true)?;
@@ -131,14 +174,19 @@ pub(crate) fn check(b: &mut dyn Backend, mut l: Layout, words: &[u64], opts: &Ch
 
 /// Deterministic mode: one pass per region, merges in warp order at
 /// barriers and in workgroup order at the end.
-pub(crate) fn deterministic(b: &mut dyn Backend, mut l: Layout, words: &[u64], opts: &CheckOptions, limits: Limits) -> Result<Stats> {
+pub(crate) fn deterministic(b: &mut dyn Backend, l: Layout, words: &[u64], opts: &CheckOptions, limits: Limits, on_fault: OnFault) -> Result<Stats> {
+    let r = deterministic_runs(b, l, words, opts, limits, on_fault);
+    faulted(b, r)
+}
+
+fn deterministic_runs(b: &mut dyn Backend, mut l: Layout, words: &[u64], opts: &CheckOptions, limits: Limits, on_fault: OnFault) -> Result<Stats> {
     let mut retries = 0;
     let mut opts = *opts;
     b.atomics(false)?;
     loop {
         b.prepare(&l)?;
         b.run(MODE_DETERMINISTIC, 1)?;
-        let st = b.status()?;
+        let st = status(b, on_fault)?;
         if let Some(grown) = grow(&l, &st, words, &opts, limits)? {
             (l, retries) = (grown, retries + 1);
             b.atomics(true)?;
@@ -159,7 +207,7 @@ pub(crate) fn deterministic(b: &mut dyn Backend, mut l: Layout, words: &[u64], o
         }
         if l.has_storage_targets() {
             b.level1(MODE_DETERMINISTIC)?;
-            let st = b.status()?;
+            let st = status(b, on_fault)?;
             grow(&l, &st, words, &opts, limits)?;
         }
         let mut stats = b.stats();
@@ -177,6 +225,7 @@ fn grow(l: &Layout, st: &Status, words: &[u64], opts: &CheckOptions, limits: Lim
             kernel: l.info.name,
             mode: if l.deterministic { "deterministic mode" } else { "check mode" },
             adapter: "lavapipe".into(),
+            line: None,
         });
     }
     if st.bits & status::DIVERGENCE != 0 {

@@ -7,10 +7,10 @@ use super::layout::{Layout, Limits};
 use super::records::Raw;
 use crate::error::Result;
 use crate::gpu::pipeline::{self, Variant};
-use crate::gpu::transfer::{read_range, wait};
+use crate::gpu::transfer::{read_range, read_ranges, wait};
 use crate::gpu::GpuContext;
 use crate::kernel::{KernelInfo, ParamKind, TargetPlace};
-use ld_shaders::abi::{binding, header, record, MODE_CHECK, MODE_SECOND, NONE};
+use ld_shaders::abi::{binding, guard, header, record, MODE_CHECK, MODE_SECOND, NONE};
 use wgpu::util::DeviceExt;
 
 pub(crate) struct GpuBackend<'a> {
@@ -19,6 +19,9 @@ pub(crate) struct GpuBackend<'a> {
     /// User buffers by parameter.
     buffers: Vec<Option<&'a wgpu::Buffer>>,
     uniforms: Option<wgpu::Buffer>,
+    /// The kernel's guard (`ld_shaders::abi::guard`): the fuel, and the
+    /// first fault any dispatch of the check recorded.
+    guard: wgpu::Buffer,
     layout: Option<Layout>,
     bufs: Option<Bufs>,
     atomics: Vec<(usize, wgpu::Buffer)>,
@@ -69,7 +72,8 @@ pub(crate) fn limits(ctx: &GpuContext) -> Limits {
 }
 
 impl<'a> GpuBackend<'a> {
-    pub fn new(ctx: &'a GpuContext, info: &'static KernelInfo, buffers: Vec<Option<&'a wgpu::Buffer>>, uniforms: &[u32]) -> Self {
+    /// `fuel`: the loop iterations each invocation may start.
+    pub fn new(ctx: &'a GpuContext, info: &'static KernelInfo, buffers: Vec<Option<&'a wgpu::Buffer>>, uniforms: &[u32], fuel: u64) -> Self {
         let uniforms = (!uniforms.is_empty()).then(|| {
             let mut u = uniforms.to_vec();
             u.resize(uniforms.len().div_ceil(4) * 4, 0);
@@ -79,7 +83,12 @@ impl<'a> GpuBackend<'a> {
                 usage: wgpu::BufferUsages::UNIFORM,
             })
         });
-        GpuBackend { ctx, info, buffers, uniforms, layout: None, bufs: None, atomics: vec![], enc: None, stats: Stats::default(), kept: vec![] }
+        let guard = ctx.device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("ld guard"),
+            contents: bytemuck::cast_slice(&crate::guard::initial(fuel)),
+            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+        });
+        GpuBackend { ctx, info, buffers, uniforms, guard, layout: None, bufs: None, atomics: vec![], enc: None, stats: Stats::default(), kept: vec![] }
     }
 
     fn dev(&self) -> &wgpu::Device {
@@ -142,6 +151,7 @@ impl<'a> GpuBackend<'a> {
         if let Some(u) = &self.uniforms {
             entries.push(wgpu::BindGroupEntry { binding: self.info.params.len() as u32, resource: u.as_entire_binding() });
         }
+        entries.push(wgpu::BindGroupEntry { binding: guard::binding(self.info.params.len()), resource: self.guard.as_entire_binding() });
         self.dev().create_bind_group(&wgpu::BindGroupDescriptor { label: Some(self.info.name), layout, entries: &entries })
     }
 
@@ -344,10 +354,20 @@ impl Backend for GpuBackend<'_> {
         self.flush()
     }
 
+    fn flush(&mut self) -> Result<()> {
+        GpuBackend::flush(self)
+    }
+
     fn status(&mut self) -> Result<Status> {
         let records = self.bufs.as_ref().unwrap().records.clone();
-        let h = self.read(&records, header::WORDS as u64)?;
+        // The guard's record comes back with the header, in one read-back.
+        self.flush()?;
+        self.stats.readbacks += 1;
+        let mut both = read_ranges(self.ctx, &[(&records, header::WORDS as u64 * 4), (&self.guard, guard::WORDS as u64 * 4)])?;
+        let g = both.pop().unwrap();
+        let h = both.pop().unwrap();
         Ok(Status {
+            guard: g.try_into().unwrap(),
             records: h[header::COUNT as usize] as u64,
             bits: h[header::STATUS as usize],
             workgroup: h[header::STATUS_WG as usize],

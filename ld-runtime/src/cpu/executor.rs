@@ -256,25 +256,13 @@ fn reborrow<'r>(t: &'r mut Option<&mut dyn Targets>) -> Option<&'r mut dyn Targe
 
 impl WorkgroupError {
     pub fn invocation(&self, info: &KernelInfo) -> String {
-        let wg = info.workgroup_size;
-        let lid = unlinear(self.local_index as u64, wg);
         let w = self.workgroup;
-        format!(
-            "global id ({}, {}, {}) (workgroup ({}, {}, {}), local id ({}, {}, {}))",
-            w.x * wg[0] + lid.x,
-            w.y * wg[1] + lid.y,
-            w.z * wg[2] + lid.z,
-            w.x,
-            w.y,
-            w.z,
-            lid.x,
-            lid.y,
-            lid.z
-        )
+        crate::guard::invocation(info, [w.x, w.y, w.z], self.local_index)
     }
 
     pub fn kind(&self, info: &KernelInfo, fuel: u64) -> crate::error::FaultKind {
         use crate::error::FaultKind;
+        // `column!()` counts from 1, as the WGSL's site tables do.
         match &self.kind {
             ErrorKind::Fault(Fault::OutOfBounds { mem, index, len, site }) => {
                 let array = match mem {
@@ -282,29 +270,23 @@ impl WorkgroupError {
                     Some(Mem::Shared(i)) => info.shared[*i].name.to_string(),
                     None => String::new(),
                 };
-                FaultKind::OutOfBounds { array, index: *index, len: *len, line: site.0, column: site.1 + 1 }
+                FaultKind::OutOfBounds { array, index: *index, len: *len, line: site.0, column: site.1 }
             }
-            ErrorKind::Fault(Fault::OutOfFuel) => FaultKind::NonTermination { fuel },
+            ErrorKind::Fault(Fault::OutOfFuel { site }) => FaultKind::NonTermination { fuel, line: site.0, column: site.1 },
             ErrorKind::Divergence { first, other } => FaultKind::BarrierDivergence { first: *first, other: *other },
         }
     }
 
     pub fn describe(&self, info: &KernelInfo, fuel: u64) -> String {
+        use crate::kernel::SiteKind;
         match &self.kind {
-            ErrorKind::Fault(Fault::OutOfBounds { mem, index, len, site }) => {
-                let what = match mem {
-                    Some(Mem::Storage(i)) => format!("buffer `{}`", info.params[*i].name),
-                    Some(Mem::Shared(i)) => format!("shared array `{}`", info.shared[*i].name),
-                    None => "an array".to_string(),
+            ErrorKind::Fault(f) => {
+                let what = match f {
+                    Fault::OutOfBounds { mem: Some(Mem::Storage(i)), .. } => crate::guard::what(SiteKind::Buffer, info.params[*i].name),
+                    Fault::OutOfBounds { mem: Some(Mem::Shared(i)), .. } => crate::guard::what(SiteKind::Shared, info.shared[*i].name),
+                    _ => crate::guard::what(SiteKind::Array, ""),
                 };
-                format!(
-                    "index {index} is out of bounds for {what} of length {len} (kernel source line {}, column {}); a GPU would silently clamp or drop this access",
-                    site.0,
-                    site.1 + 1
-                )
-            }
-            ErrorKind::Fault(Fault::OutOfFuel) => {
-                format!("it ran {fuel} loop iterations without finishing: the kernel probably never terminates (raise the limit with LD_CPU_FUEL or Launch::fuel if it is just long)")
+                crate::guard::describe(&self.kind(info, fuel), &what)
             }
             ErrorKind::Divergence { first, other } => {
                 let at = |s: Option<u32>| match s {

@@ -1,6 +1,6 @@
 //! What a kernel's generated CPU twin sees: `Cx`, the invocation's view of
 //! its ids and of memory. Every access goes through `Cx` so that it is
-//! bounds-checked (a GPU would clamp silently) and so the executor decides
+//! bounds-checked (as the generated WGSL checks itself) and so the executor decides
 //! which words back each buffer.
 
 use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
@@ -97,8 +97,16 @@ pub enum AtomicOp {
 /// Why an invocation stopped. `site` is the kernel source (line, column).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Fault {
-    OutOfBounds { mem: Option<Mem>, index: i64, len: u32, site: (u32, u32) },
-    OutOfFuel,
+    OutOfBounds {
+        mem: Option<Mem>,
+        index: i64,
+        len: u32,
+        site: (u32, u32),
+    },
+    /// The loop at `site` was to start an iteration with no fuel left.
+    OutOfFuel {
+        site: (u32, u32),
+    },
 }
 
 /// Check mode's treatment of atomics: pass 1 records the results an
@@ -220,11 +228,12 @@ impl<'a> Cx<'a> {
         self.fuel
     }
 
-    /// Counts one loop iteration or branch; runs out on non-terminating kernels.
+    /// Counts one loop iteration (the loop at `site` starts one); runs out
+    /// on non-terminating kernels.
     #[inline]
-    pub fn tick(&mut self) -> Result<(), Fault> {
+    pub fn tick(&mut self, site: (u32, u32)) -> Result<(), Fault> {
         if self.fuel == 0 {
-            return Err(Fault::OutOfFuel);
+            return Err(Fault::OutOfFuel { site });
         }
         self.fuel -= 1;
         Ok(())

@@ -3,6 +3,7 @@
 use super::{pipeline, transfer, GpuContext};
 use crate::error::{Error, Result};
 use crate::kernel::KernelInfo;
+use ld_shaders::abi::guard;
 use std::time::{Duration, Instant};
 use wgpu::util::DeviceExt;
 
@@ -13,8 +14,16 @@ pub struct GpuBinding<'a> {
 }
 
 /// Runs the kernel once and waits for it; returns the wall time from
-/// submission to completion.
-pub fn dispatch(ctx: &GpuContext, info: &'static KernelInfo, grid: [u32; 3], bindings: &[GpuBinding], uniforms: &[u32]) -> Result<Duration> {
+/// submission to completion, and the words of its guard (`fuel`: the loop
+/// iterations each invocation may start; see `crate::guard::read`).
+pub fn dispatch(
+    ctx: &GpuContext,
+    info: &'static KernelInfo,
+    grid: [u32; 3],
+    bindings: &[GpuBinding],
+    uniforms: &[u32],
+    fuel: u64,
+) -> Result<(Duration, Vec<u32>)> {
     ctx.check_alive(&format!("before launching `{}`", info.name))?;
     let p = pipeline::get(ctx, info, pipeline::Variant::Native)?;
     let scope = ctx.device.push_error_scope(wgpu::ErrorFilter::Validation);
@@ -33,6 +42,13 @@ pub fn dispatch(ctx: &GpuContext, info: &'static KernelInfo, grid: [u32; 3], bin
     if let Some(u) = &ubuf {
         entries.push(wgpu::BindGroupEntry { binding: info.params.len() as u32, resource: u.as_entire_binding() });
     }
+    let guard = ctx.device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+        label: Some("ld guard"),
+        contents: bytemuck::cast_slice(&crate::guard::initial(fuel)),
+        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+    });
+    entries.push(wgpu::BindGroupEntry { binding: guard::binding(info.params.len()), resource: guard.as_entire_binding() });
+    let staging = transfer::staging(ctx, guard.size());
     let bg = ctx.device.create_bind_group(&wgpu::BindGroupDescriptor { label: Some(info.name), layout: &p.layout, entries: &entries });
     let mut enc = ctx.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some(info.name) });
     {
@@ -41,14 +57,17 @@ pub fn dispatch(ctx: &GpuContext, info: &'static KernelInfo, grid: [u32; 3], bin
         pass.set_bind_group(0, &bg, &[]);
         pass.dispatch_workgroups(grid[0], grid[1], grid[2]);
     }
+    // The guard's record comes back with the kernel's completion.
+    enc.copy_buffer_to_buffer(&guard, 0, &staging, 0, guard.size());
     let start = Instant::now();
     ctx.queue.submit([enc.finish()]);
     if let Some(e) = pollster::block_on(scope.pop()) {
         return Err(Error::wgpu(format!("the launch of kernel `{}`", info.name), e));
     }
-    transfer::wait(ctx, &format!("running `{}`", info.name)).map_err(|e| match e {
+    let words = transfer::map_read(ctx, &staging, &format!("running `{}`", info.name)).map_err(|e| match e {
         Error::Timeout { timeout, adapter, .. } => Error::Timeout { kernel: info.name, timeout, adapter },
         e => e,
     })?;
-    Ok(start.elapsed())
+    let elapsed = start.elapsed();
+    Ok((elapsed, words))
 }

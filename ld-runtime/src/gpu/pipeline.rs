@@ -62,6 +62,8 @@ fn layout_entries(info: &KernelInfo) -> Vec<wgpu::BindGroupLayoutEntry> {
             count: None,
         });
     }
+    // The kernel's guard (`ld_shaders::abi::guard`), in every variant.
+    out.push(storage(ld_shaders::abi::guard::binding(info.params.len()), false));
     out
 }
 

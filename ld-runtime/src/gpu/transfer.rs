@@ -33,22 +33,49 @@ pub fn read_words(ctx: &GpuContext, buf: &wgpu::Buffer) -> Result<Vec<u32>> {
 
 /// Reads the first `size` bytes of a buffer back.
 pub fn read_range(ctx: &GpuContext, buf: &wgpu::Buffer, size: u64) -> Result<Vec<u32>> {
+    Ok(read_ranges(ctx, &[(buf, size)])?.pop().unwrap())
+}
+
+/// Reads the first bytes of several buffers back, in one submission and
+/// one mapping.
+pub fn read_ranges(ctx: &GpuContext, bufs: &[(&wgpu::Buffer, u64)]) -> Result<Vec<Vec<u32>>> {
     ctx.check_alive("while reading a buffer back")?;
-    let size = size.min(buf.size());
-    let staging = ctx.device.create_buffer(&wgpu::BufferDescriptor {
+    let sizes: Vec<u64> = bufs.iter().map(|(b, size)| (*size).min(b.size())).collect();
+    let staging = staging(ctx, sizes.iter().sum());
+    let mut enc = ctx.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("ld readback") });
+    let mut at = 0;
+    for ((buf, _), size) in bufs.iter().zip(&sizes) {
+        enc.copy_buffer_to_buffer(buf, 0, &staging, at, *size);
+        at += size;
+    }
+    ctx.queue.submit([enc.finish()]);
+    let words = map_read(ctx, &staging, "reading a buffer back")?;
+    let mut out = Vec::new();
+    let mut at = 0;
+    for size in sizes {
+        out.push(words[at..at + size as usize / 4].to_vec());
+        at += size as usize / 4;
+    }
+    Ok(out)
+}
+
+/// A buffer the host maps to read `size` bytes a copy puts there.
+pub fn staging(ctx: &GpuContext, size: u64) -> wgpu::Buffer {
+    ctx.device.create_buffer(&wgpu::BufferDescriptor {
         label: Some("ld readback"),
-        size,
+        size: size.max(4),
         usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
         mapped_at_creation: false,
-    });
-    let mut enc = ctx.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("ld readback") });
-    enc.copy_buffer_to_buffer(buf, 0, &staging, 0, size);
-    ctx.queue.submit([enc.finish()]);
+    })
+}
+
+/// Waits for what was submitted, then reads a staging buffer.
+pub fn map_read(ctx: &GpuContext, staging: &wgpu::Buffer, during: &str) -> Result<Vec<u32>> {
     let (tx, rx) = std::sync::mpsc::channel();
     staging.map_async(wgpu::MapMode::Read, .., move |r| {
         let _ = tx.send(r);
     });
-    wait(ctx, "reading a buffer back")?;
+    wait(ctx, during)?;
     match rx.try_recv() {
         Ok(Ok(())) => {}
         Ok(Err(e)) => return Err(Error::wgpu("mapping a buffer for reading", e)),
@@ -61,13 +88,20 @@ pub fn read_range(ctx: &GpuContext, buf: &wgpu::Buffer, size: u64) -> Result<Vec
     Ok(words)
 }
 
-/// Blocks until the queue is idle, within the context's timeout.
+/// Blocks until the queue is idle, within the context's timeout. A device
+/// that does not get there in time may still be running what it was
+/// given: it is marked unusable ([`crate::guard::poison`]), so every later
+/// call fails at once instead of waiting behind it.
 pub fn wait(ctx: &GpuContext, during: &str) -> Result<()> {
+    ctx.check_alive(&format!("while {during}"))?;
     let r = ctx.device.poll(wgpu::PollType::Wait { submission_index: None, timeout: Some(ctx.timeout) });
     ctx.check_alive(&format!("while {during}"))?;
     match r {
         Ok(_) => Ok(()),
-        Err(wgpu::PollError::Timeout) => Err(Error::Timeout { kernel: "(queue)", timeout: ctx.timeout, adapter: ctx.describe() }),
+        Err(wgpu::PollError::Timeout) => {
+            crate::guard::poison(ctx, during);
+            Err(Error::Timeout { kernel: "(queue)", timeout: ctx.timeout, adapter: ctx.describe() })
+        }
         Err(e) => Err(Error::wgpu(format!("waiting for the GPU while {during}"), e)),
     }
 }

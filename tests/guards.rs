@@ -1,0 +1,385 @@
+//! The kernel guards itself on the GPU as the CPU executor does: an index
+//! out of bounds, a loop that never ends and a loop the device ends early
+//! are errors that name the place in the source, on both backends and in
+//! every mode, and say what the launch left in the buffers; a device that
+//! timed out fails every later call at once instead of hanging.
+
+mod common;
+
+use common::runtimes;
+use ld::{Error, FaultKind, Mode, Runtime};
+use std::time::{Duration, Instant};
+
+const MODES: [Mode; 3] = [Mode::Native, Mode::Check, Mode::Deterministic];
+
+/// The line and column of `needle` in this file (the column of its first
+/// character, counted from 1, as `column!()` counts).
+fn at(needle: &str) -> (u32, u32) {
+    let src = include_str!("guards.rs");
+    let (n, line) = src.lines().enumerate().find(|(_, l)| l.contains(needle) && !l.contains("at(\"") && !l.contains("const ")).expect(needle);
+    (n as u32 + 1, line.find(needle).unwrap() as u32 + 1)
+}
+
+/// Where each kernel's loop is: the needles below are unique lines.
+const COUNT_LOOP: &str = "for k in 0..n {";
+const BARRIER_LOOP: &str = "for r in 0..n {";
+const LONG_LOOP: &str = "for j in 0..n {";
+
+/// The fault of a launch that must fail with one.
+fn fault(r: ld::Result<ld::Run>, what: &str) -> (String, FaultKind, String) {
+    match r {
+        Err(Error::Fault { invocation, kind, message, .. }) => (invocation, kind, message),
+        Err(e) => panic!("{what}: expected a fault, got: {e}"),
+        Ok(_) => panic!("{what}: expected a fault, the launch succeeded"),
+    }
+}
+
+fn is_lavapipe(rt: &Runtime) -> bool {
+    matches!(rt.backend(), ld::Backend::Gpu { adapter } if adapter.contains("llvmpipe"))
+}
+
+// ------------------------------------------------------------ bounds
+
+#[ld::kernel(workgroup_size = 64)]
+fn write_past_end(dst: &mut [u32]) {
+    let i = global_id().x;
+    dst[i + 1] = i;
+}
+
+#[ld::kernel(workgroup_size = 64)]
+fn read_past_end(src: &[u32], dst: &mut [u32]) {
+    let i = global_id().x;
+    dst[i] = src[i + 1] + 1;
+}
+
+#[ld::kernel(workgroup_size = 64)]
+fn shared_past_end(dst: &mut [u32]) {
+    let tile = shared::<[u32; 64]>();
+    let lid = local_index();
+    tile[lid] = lid;
+    barrier();
+    dst[global_id().x] = tile[lid / 63 * 64];
+}
+
+#[ld::kernel(workgroup_size = 64)]
+fn before_start(dst: &mut [u32]) {
+    let i = global_id().x as i32;
+    dst[i - 1] = 5;
+}
+
+#[ld::kernel(workgroup_size = 64)]
+fn local_past_end(dst: &mut [u32]) {
+    let i = global_id().x;
+    let mut a = [1u32; 4];
+    a[i / 63 * 4] = 2;
+    dst[i] = a[0];
+}
+
+#[ld::kernel(workgroup_size = 64)]
+fn atomic_past_end(bins: &[AtomicU32]) {
+    let i = global_id().x;
+    bins[i + 1].fetch_add(1);
+}
+
+/// Each case's fault, and the buffer it writes afterwards.
+fn bounds_cases(rt: &Runtime, mode: Mode) -> Vec<(String, FaultKind, String, Vec<u32>)> {
+    let mut out = Vec::new();
+    let mut push = |r, words: Vec<u32>, what: &str| {
+        let (inv, kind, msg) = fault(r, what);
+        out.push((inv, kind, msg, words));
+    };
+    let mut dst = rt.zeros::<u32>(64).unwrap();
+    let r = rt.launch(write_past_end, 1u32, (&mut dst,)).mode(mode).run();
+    push(r, dst.to_vec().unwrap(), "write_past_end");
+    let src = rt.upload(&(0..64u32).collect::<Vec<_>>()).unwrap();
+    let mut dst = rt.zeros::<u32>(64).unwrap();
+    let r = rt.launch(read_past_end, 1u32, (&src, &mut dst)).mode(mode).run();
+    push(r, dst.to_vec().unwrap(), "read_past_end");
+    let mut dst = rt.zeros::<u32>(64).unwrap();
+    let r = rt.launch(shared_past_end, 1u32, (&mut dst,)).mode(mode).run();
+    push(r, dst.to_vec().unwrap(), "shared_past_end");
+    let mut dst = rt.zeros::<u32>(64).unwrap();
+    let r = rt.launch(before_start, 1u32, (&mut dst,)).mode(mode).run();
+    push(r, dst.to_vec().unwrap(), "before_start");
+    let mut dst = rt.zeros::<u32>(64).unwrap();
+    let r = rt.launch(local_past_end, 1u32, (&mut dst,)).mode(mode).run();
+    push(r, dst.to_vec().unwrap(), "local_past_end");
+    let mut bins = rt.zeros::<u32>(64).unwrap();
+    let r = rt.launch(atomic_past_end, 1u32, (&mut bins,)).mode(mode).run();
+    push(r, bins.to_vec().unwrap(), "atomic_past_end");
+    out
+}
+
+#[test]
+fn an_index_out_of_bounds_is_the_same_fault_on_both_backends() {
+    let oob = |array: &str, index: i64, len: u32, (line, column): (u32, u32)| FaultKind::OutOfBounds { array: array.into(), index, len, line, column };
+    let expected = [
+        oob("dst", 64, 64, at("dst[i + 1] = i;")),
+        oob("src", 64, 64, at("src[i + 1] + 1")),
+        oob("tile", 64, 64, at("tile[lid / 63 * 64]")),
+        oob("dst", -1, 64, at("dst[i - 1] = 5;")),
+        oob("", 4, 4, at("a[i / 63 * 4] = 2;")),
+        oob("bins", 64, 64, at("bins[i + 1].fetch_add(1)")),
+    ];
+    // One invocation faults in each: the last (the first for `before_start`).
+    let last = "global id (63, 0, 0) (workgroup (0, 0, 0), local id (63, 0, 0))";
+    let first = "global id (0, 0, 0) (workgroup (0, 0, 0), local id (0, 0, 0))";
+    for mode in MODES {
+        let mut by_backend = Vec::new();
+        for rt in runtimes() {
+            let got = bounds_cases(&rt, mode);
+            for (k, ((inv, kind, msg, words), want)) in got.iter().zip(&expected).enumerate() {
+                let what = format!("{:?} {mode:?} case {k}", rt.backend());
+                assert_eq!(kind, want, "{what}: {msg}");
+                assert_eq!(inv, if k == 3 { first } else { last }, "{what}");
+                let FaultKind::OutOfBounds { line, column, .. } = kind else { unreachable!() };
+                assert!(msg.contains(&format!("line {line}, column {column}")), "{what}: {msg}");
+                if mode == Mode::Native {
+                    assert!(msg.contains("may hold partial results") && msg.contains("not performed"), "{what}: {msg}");
+                } else {
+                    // Nothing reaches the user's buffers; atomics are put back.
+                    assert!(msg.contains("as they were before the launch"), "{what}: {msg}");
+                    assert_eq!(words, &vec![0u32; 64], "{what}: the buffer is unchanged");
+                }
+            }
+            if mode == Mode::Native {
+                // The access out of bounds was not performed (a clamped
+                // write would have hit the last element), the others were.
+                let shifted: Vec<u32> = std::iter::once(0).chain(0..63).collect();
+                assert_eq!(got[0].3, shifted, "{:?}: write_past_end", rt.backend());
+                let ones: Vec<u32> = std::iter::once(0).chain(std::iter::repeat_n(1, 63)).collect();
+                assert_eq!(got[5].3, ones, "{:?}: atomic_past_end", rt.backend());
+            }
+            by_backend.push(got);
+        }
+        // The same faults, in the same words (the buffers differ where a
+        // read out of bounds let the GPU's invocation go on).
+        if let [cpu, gpu] = &by_backend[..] {
+            for (c, g) in cpu.iter().zip(gpu) {
+                assert_eq!((&c.0, &c.1, &c.2), (&g.0, &g.1, &g.2), "{mode:?}: the GPU's fault is the CPU's");
+            }
+        }
+    }
+}
+
+// ------------------------------------------------------------ loops
+
+#[ld::kernel(workgroup_size = 64)]
+fn spin_lock(flag: &[AtomicU32], out: &mut [u32]) {
+    let i = global_id().x;
+    while flag[0].load() == 0 {}
+    out[i] = 1;
+}
+
+#[ld::kernel(workgroup_size = 64)]
+fn spin_in_helper(flag: &[u32], out: &mut [u32]) {
+    fn wait_for(flag: &[u32]) -> u32 {
+        let mut n = 1u32;
+        while flag[0] == 0 {
+            n += 1;
+        }
+        n
+    }
+    let i = global_id().x;
+    out[i] = wait_for(flag);
+}
+
+#[test]
+fn a_spin_lock_is_non_termination_at_its_loop_in_every_mode() {
+    for rt in runtimes() {
+        for mode in MODES {
+            let what = format!("{:?} {mode:?}", rt.backend());
+            let start = Instant::now();
+            let mut flag = rt.zeros::<u32>(1).unwrap();
+            let mut out = rt.zeros::<u32>(64).unwrap();
+            let r = rt.launch(spin_lock, 1u32, (&mut flag, &mut out)).mode(mode).max_loop_iterations(2000).run();
+            let (_, kind, msg) = fault(r, &what);
+            let (line, column) = at("while flag[0].load() == 0 {}");
+            // Whatever the atomic log holds (check mode logs every load the
+            // loop makes), the error is the loop's.
+            assert_eq!(kind, FaultKind::NonTermination { fuel: 2000, line, column }, "{what}: {msg}");
+            assert!(msg.contains(&format!("line {line}")) && msg.contains("never terminates"), "{what}: {msg}");
+            // The spinning invocations stopped there: nothing after the loop ran.
+            assert_eq!(out.to_vec().unwrap(), vec![0; 64], "{what}");
+            let flag2 = rt.zeros::<u32>(1).unwrap();
+            let mut out = rt.zeros::<u32>(64).unwrap();
+            let r = rt.launch(spin_in_helper, 1u32, (&flag2, &mut out)).mode(mode).max_loop_iterations(2000).run();
+            let (_, kind, msg) = fault(r, &what);
+            let (line, column) = at("while flag[0] == 0 {");
+            assert_eq!(kind, FaultKind::NonTermination { fuel: 2000, line, column }, "{what}: {msg}");
+            // The caller stopped too: the helper's zero was not written.
+            assert_eq!(out.to_vec().unwrap(), vec![0; 64], "{what}");
+            assert!(start.elapsed() < Duration::from_secs(60), "{what}: {:?}", start.elapsed());
+        }
+    }
+}
+
+#[ld::kernel(workgroup_size = 64)]
+fn count_to(out: &mut [u32], n: u32) {
+    let i = global_id().x;
+    let mut s = 0u32;
+    for k in 0..n {
+        s += k;
+    }
+    out[i] = s;
+}
+
+#[ld::kernel(workgroup_size = 64)]
+fn count_with_barrier(out: &mut [u32], n: u32) {
+    let tile = shared::<[u32; 64]>();
+    let lid = local_index();
+    for r in 0..n {
+        tile[lid] += r;
+        barrier();
+    }
+    out[global_id().x] = tile[lid];
+}
+
+/// Fuel is one notion on both backends and in every mode: each time a loop
+/// starts an iteration (tests its condition) spends one unit. A loop of n
+/// iterations tests its condition n + 1 times.
+#[test]
+fn fuel_counts_loop_iterations_alike_everywhere() {
+    for rt in runtimes() {
+        for mode in MODES {
+            let what = format!("{:?} {mode:?}", rt.backend());
+            let mut out = rt.zeros::<u32>(64).unwrap();
+            rt.launch(count_to, 1u32, (&mut out, 10u32)).mode(mode).max_loop_iterations(11).run().unwrap_or_else(|e| panic!("{what}: {e}"));
+            assert_eq!(out.to_vec().unwrap(), vec![45; 64], "{what}");
+            let r = rt.launch(count_to, 1u32, (&mut out, 10u32)).mode(mode).max_loop_iterations(10).run();
+            let (line, column) = at(COUNT_LOOP);
+            assert_eq!(fault(r, &what).1, FaultKind::NonTermination { fuel: 10, line, column }, "{what}");
+            // A loop holding a barrier (a state machine on the CPU and in
+            // check mode, a plain loop natively and in deterministic mode).
+            let mut out = rt.zeros::<u32>(64).unwrap();
+            rt.launch(count_with_barrier, 1u32, (&mut out, 10u32)).mode(mode).max_loop_iterations(11).run().unwrap_or_else(|e| panic!("{what}: {e}"));
+            assert_eq!(out.to_vec().unwrap(), vec![45; 64], "{what}");
+            let r = rt.launch(count_with_barrier, 1u32, (&mut out, 10u32)).mode(mode).max_loop_iterations(10).run();
+            let (line, column) = at(BARRIER_LOOP);
+            assert_eq!(fault(r, &what).1, FaultKind::NonTermination { fuel: 10, line, column }, "{what}");
+        }
+    }
+}
+
+#[ld::kernel(workgroup_size = 1)]
+fn long_sum(out: &mut [u32], n: u32) {
+    let mut s = 0u32;
+    for j in 0..n {
+        s += j;
+    }
+    out[0] = s;
+}
+
+/// lavapipe ends the loops of an invocation once they ran 65535 iterations
+/// in all; the guard notices the loop that did not end by its own hand.
+#[test]
+fn a_loop_past_lavapipes_cap_is_named_not_cut_short() {
+    let sum = |n: u32| (0..n).fold(0u32, |s, k| s.wrapping_add(k));
+    for rt in runtimes() {
+        let what = format!("{:?}", rt.backend());
+        // Under the cap: the same result everywhere.
+        let mut out = rt.zeros::<u32>(1).unwrap();
+        rt.launch(long_sum, 1u32, (&mut out, 60000u32)).run().unwrap_or_else(|e| panic!("{what}: {e}"));
+        assert_eq!(out.to_vec().unwrap(), vec![sum(60000)], "{what}");
+        let mut out = rt.zeros::<u32>(1).unwrap();
+        let r = rt.launch(long_sum, 1u32, (&mut out, 100_000u32)).run();
+        if !is_lavapipe(&rt) {
+            r.unwrap_or_else(|e| panic!("{what}: {e}"));
+            assert_eq!(out.to_vec().unwrap(), vec![sum(100_000)], "{what}");
+            continue;
+        }
+        let e = r.expect_err("lavapipe cuts the loop at 65535 iterations");
+        let s = e.to_string();
+        let (line, _) = at(LONG_LOOP);
+        assert!(matches!(e, Error::LoopLimit { mode: "native mode", line: Some(l), .. } if l == line), "{s}");
+        assert!(s.contains("65535") && s.contains("LD_BACKEND=cpu") && s.contains(&format!("line {line}")), "{s}");
+        // The invocation stopped: the cut sum was not written.
+        assert_eq!(out.to_vec().unwrap(), vec![0], "{what}");
+    }
+}
+
+/// Check mode on lavapipe with the default fuel: the spin lock is cut at
+/// lavapipe's cap before its fuel runs out, and named as such.
+#[test]
+fn lavapipe_cutting_a_spin_lock_names_the_loop_in_check_mode() {
+    let Some(rt) = common::gpu() else { return };
+    if !is_lavapipe(&rt) {
+        return;
+    }
+    for mode in [Mode::Native, Mode::Check, Mode::Deterministic] {
+        let mut flag = rt.zeros::<u32>(1).unwrap();
+        let mut out = rt.zeros::<u32>(64).unwrap();
+        let e = rt.launch(spin_lock, 1u32, (&mut flag, &mut out)).mode(mode).run().expect_err("the lock is never released");
+        let s = e.to_string();
+        let (line, _) = at("while flag[0].load() == 0 {}");
+        assert!(matches!(e, Error::LoopLimit { line: Some(l), .. } if l == line), "{mode:?}: {s}");
+        assert!(s.contains("LD_BACKEND=cpu"), "{s}");
+    }
+}
+
+#[ld::kernel(workgroup_size = 64)]
+fn many_atomics(counter: &[AtomicU32], out: &mut [u32]) {
+    let mut last = 0u32;
+    for _ in 0..40u32 {
+        last = counter[0].fetch_add(1);
+    }
+    out[global_id().x] = last / 10000;
+}
+
+/// A kernel that uses more atomic results than the log holds at first is
+/// no fault: the log grows and the check runs again.
+#[test]
+fn the_atomic_log_grows_for_a_kernel_that_terminates() {
+    for rt in runtimes() {
+        let mut counter = rt.zeros::<u32>(1).unwrap();
+        let mut out = rt.zeros::<u32>(64).unwrap();
+        let run = rt.launch(many_atomics, 1u32, (&mut counter, &mut out)).mode(Mode::Check).run().unwrap_or_else(|e| panic!("{:?}: {e}", rt.backend()));
+        assert!(run.stats.unwrap().retries >= 1, "{:?}", rt.backend());
+        assert_eq!(counter.to_vec().unwrap(), vec![64 * 40], "{:?}", rt.backend());
+    }
+}
+
+// ------------------------------------------------------------ a lost device
+
+#[ld::kernel(workgroup_size = 64)]
+fn busy(out: &mut [f32], n: u32) {
+    let i = global_id().x;
+    let mut x = i as f32;
+    for _ in 0..n {
+        x = x * 0.999 + 1.0;
+    }
+    out[i] = x;
+}
+
+/// A launch that times out leaves the device running it: every later call
+/// on that runtime fails at once (a download no longer waits behind it).
+#[test]
+fn a_timed_out_device_fails_every_later_call_at_once() {
+    let Some(gpu) = common::gpu() else { return };
+    drop(gpu);
+    // About 0.4 s of work on lavapipe, against a timeout of 10 ms.
+    let settings = ld::Settings { gpu_timeout: Duration::from_millis(10), ..ld::Settings::get().unwrap().clone() };
+    let rt = Runtime::with_settings(&settings).unwrap();
+    assert!(rt.is_gpu());
+    let mut out = rt.zeros::<f32>(256 * 64).unwrap();
+    let r = rt.launch(busy, 256u32, (&mut out, 30000u32)).run();
+    match r {
+        Err(Error::Timeout { kernel: "busy", .. }) => {}
+        Ok(_) if !is_lavapipe(&rt) => {
+            eprintln!("note: {:?} ran `busy` within 10 ms; nothing timed out to test", rt.backend());
+            return;
+        }
+        r => panic!("expected a timeout: {:?}", r.map(|r| r.elapsed)),
+    }
+    let start = Instant::now();
+    let lost = |r: ld::Result<()>, what: &str| match r {
+        Err(Error::DeviceLost { reason, .. }) => assert!(reason.contains("did not finish within 10ms"), "{what}: {reason}"),
+        other => panic!("{what}: expected the device lost, got {other:?}"),
+    };
+    lost(out.to_vec().map(drop), "download");
+    lost(rt.launch(busy, 1u32, (&mut out, 1u32)).run().map(drop), "launch");
+    lost(rt.launch(busy, 1u32, (&mut out, 1u32)).mode(Mode::Check).run().map(drop), "check");
+    lost(rt.upload(&[1.0f32; 4]).map(drop), "upload");
+    lost(out.write(&vec![0.0; 256 * 64]), "write");
+    assert!(start.elapsed() < Duration::from_millis(500), "every call failed at once: {:?}", start.elapsed());
+}
