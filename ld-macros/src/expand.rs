@@ -279,6 +279,12 @@ fn kernel_impl(m: &Module, f: &syn::ItemFn) -> syn::Result<TokenStream> {
         quote!(__ld::BarrierInfo { id: #id, kind: #kind, line: #line })
     });
     let atomic_results = analysis::targets::uses_atomic_results(m);
+    // The body's text for report snippets; `line!()` at its opening brace
+    // numbers its first line as the twin's sites number theirs.
+    let body = f.block.brace_token.span.join();
+    let body_text = body.source_text().unwrap_or_default();
+    let body_line = quote::quote_spanned!(body=> line!());
+    let body_file = quote::quote_spanned!(body=> file!());
     let [x, y, z] = k.workgroup_size;
     Ok(quote! {
         #twin
@@ -298,6 +304,7 @@ fn kernel_impl(m: &Module, f: &syn::ItemFn) -> syn::Result<TokenStream> {
             sites: [#native_sites, #instrumented_sites, #folded_sites],
             atomic_results: #atomic_results,
             new_invocation: ld_new_invocation,
+            source: __ld::Source { file: #body_file, first_line: #body_line, text: #body_text },
         };
         impl ::ld::Kernel for #name {
             fn info(&self) -> &'static __ld::KernelInfo {

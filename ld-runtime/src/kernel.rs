@@ -41,6 +41,31 @@ pub struct KernelInfo {
     pub atomic_results: bool,
     /// A fresh invocation of the CPU twin.
     pub new_invocation: fn() -> Box<dyn Invocation>,
+    /// Where the kernel is written, for the snippets of reports.
+    pub source: Source,
+}
+
+/// A kernel's body as written: its file (`file!()`, relative to where
+/// cargo compiled it) and the text of its body from `first_line`, kept in
+/// the binary so reports show source lines wherever the program runs.
+pub struct Source {
+    pub file: &'static str,
+    pub first_line: u32,
+    pub text: &'static str,
+}
+
+impl Source {
+    /// The text of source line `line` (1-based), from the kernel's body, or
+    /// else from the file if it can be read (helpers outside the body).
+    pub fn line(&self, line: u32) -> Option<String> {
+        if let Some(i) = line.checked_sub(self.first_line) {
+            if let Some(l) = self.text.lines().nth(i as usize) {
+                return Some(l.to_string());
+            }
+        }
+        let text = std::fs::read_to_string(self.file).ok()?;
+        text.lines().nth(line.checked_sub(1)? as usize).map(String::from)
+    }
 }
 
 /// Where a target lives.

@@ -8,6 +8,10 @@ use crate::check::{self, engine, layout::Limits, plan::Plan, report::Report, Che
 use crate::cpu::executor::{self, CpuLaunch};
 use crate::cpu::twin::StorageView;
 use crate::error::{Error, FaultKind, Result};
+use crate::exact::{
+    self,
+    input::{self, Input},
+};
 use crate::gpu::{self, GpuBinding};
 use crate::guard::Found;
 use crate::kernel::{KernelInfo, ParamKind, ScalarKind, TargetPlace};
@@ -201,6 +205,13 @@ pub enum Mode {
     /// writes are merged in warp order at barriers, workgroup order at the
     /// end (later units win). See README.
     Deterministic,
+    /// Access monitoring on the CPU executor (on any runtime): every access
+    /// to a written memory is logged with its invocation and source line,
+    /// and every pair of unordered conflicting accesses is reported,
+    /// whatever the values. Slow (every access is watched), and exact: the
+    /// oracle value-based checks are measured against. The buffers end as
+    /// after a native run on the CPU.
+    Exact,
 }
 
 /// What a finished launch reports.
@@ -258,6 +269,9 @@ impl<'a> Launch<'a> {
         let uniforms = self.check()?;
         if matches!(self.mode, Mode::Check | Mode::Deterministic) {
             return self.run_check(uniforms);
+        }
+        if self.mode == Mode::Exact {
+            return self.run_exact(uniforms);
         }
         let start = Instant::now();
         let elapsed = match &self.rt.gpu {
@@ -342,6 +356,7 @@ impl<'a> Launch<'a> {
         let words = self.target_words();
         let limits = self.limits();
         let layout = engine::plan(self.info, self.grid.0, &words, &self.check, limits, deterministic)?;
+        let input = (!deterministic && self.check.sources).then(|| Input::keep(self.info, &self.args));
         let (checked, stats) = match &self.rt.gpu {
             Some(ctx) => {
                 let buffers = self
@@ -369,7 +384,7 @@ impl<'a> Launch<'a> {
                 self.grid.0,
                 &check::targets(self.info),
                 &c.raw,
-                &c.plan,
+                Some(&c.plan),
                 warp_size,
                 self.check.max_records,
                 self.rt.backend().to_string(),
@@ -378,7 +393,77 @@ impl<'a> Launch<'a> {
             r.stats = Some(stats);
             r
         });
+        let report = match (report, input) {
+            (Some(mut r), Some(input)) if r.has_races() => {
+                self.locate(&mut r, input, uniforms_of(&self.args, self.info), warp_size)?;
+                Some(r)
+            }
+            (r, _) => r,
+        };
         Ok(Run { backend: self.rt.backend(), mode: self.mode, elapsed, report, stats: Some(stats) })
+    }
+
+    /// The source locations of a check's races: its racing workgroups run
+    /// again on the CPU from the launch's input. A re-run that faults (its
+    /// control flow differs without the other workgroups) leaves the
+    /// report without them and says so in the log.
+    fn locate(&self, r: &mut Report, input: Input, uniforms: Vec<u32>, warp_size: u32) -> Result<()> {
+        let words = input.words(&self.args)?;
+        let l = CpuLaunch { info: self.info, grid: self.grid.0, storage: self.views(&words), uniforms, fuel: self.fuel()? };
+        if let Err(e) = exact::sources::locate(r, &l, &check::targets(self.info), warp_size) {
+            log::warn!(
+                "ld: the sources of `{}`'s races could not be found: re-running the racing workgroups on the CPU failed: {}",
+                self.info.name,
+                e.describe(self.info, l.fuel)
+            );
+        }
+        Ok(())
+    }
+
+    /// Views of host words for the CPU executor, shaped as the arguments.
+    fn views<'w>(&self, words: &'w input::Words) -> Vec<Option<StorageView<'w>>> {
+        self.args
+            .iter()
+            .zip(words)
+            .map(|(a, w)| match (a, w) {
+                (Arg::Buffer(b), Some(w)) => Some(StorageView { words: w, elem_words: b.elem_words, len: b.len as u32 }),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Exact mode: every access monitored on the CPU, from the buffers'
+    /// contents; the written buffers get the result once every workgroup
+    /// has finished (a fault leaves them as they were).
+    fn run_exact(self, uniforms: Vec<u32>) -> Result<Run> {
+        let warp_size = self.warp_size()?;
+        let start = Instant::now();
+        let mut words: input::Words = vec![None; self.args.len()];
+        for (p, a) in self.args.iter().enumerate() {
+            if let Arg::Buffer(b) = a {
+                let now = input::current(b.store)?;
+                words[p] = Some(now.iter().map(|w| std::sync::atomic::AtomicU32::new(w.load(std::sync::atomic::Ordering::Relaxed))).collect());
+            }
+        }
+        let l = CpuLaunch { info: self.info, grid: self.grid.0, storage: self.views(&words), uniforms, fuel: self.fuel()? };
+        let seen = exact::run(&l, warp_size, None).map_err(|e| self.fault(e, l.fuel))?;
+        for (p, a) in self.args.iter().enumerate() {
+            if let (Arg::Buffer(b), Some(w), true) = (a, &words[p], self.writes(p)) {
+                input::store(b.store, w)?;
+            }
+        }
+        let elapsed = start.elapsed();
+        let targets = check::targets(self.info);
+        let backend = format!("{} (exact mode: access monitoring on the CPU)", self.rt.backend());
+        let mut r =
+            check::records::report(self.info, self.grid.0, &targets, &seen.raw, None, warp_size, self.check.max_records, backend, elapsed.as_secs_f64() * 1e3);
+        exact::sources::attach(&mut r, &seen.pairs, self.info, self.grid.0, &targets, warp_size);
+        Ok(Run { backend: self.rt.backend(), mode: self.mode, elapsed, report: Some(r), stats: None })
+    }
+
+    /// Whether the kernel may write parameter `p`.
+    fn writes(&self, p: usize) -> bool {
+        matches!(self.info.params[p].kind, ParamKind::Storage { writable: true, .. } | ParamKind::Atomic { .. })
     }
 
     /// Check or deterministic mode over a backend.
@@ -448,6 +533,7 @@ impl<'a> Launch<'a> {
             Mode::Native => "native mode",
             Mode::Check => "check mode",
             Mode::Deterministic => "deterministic mode",
+            Mode::Exact => "exact mode",
         }
     }
 
@@ -567,6 +653,18 @@ impl<'a> Launch<'a> {
             None => Ok(()),
         }
     }
+}
+
+/// The packed scalar words of arguments already checked.
+fn uniforms_of(args: &[Arg], info: &KernelInfo) -> Vec<u32> {
+    info.params
+        .iter()
+        .zip(args)
+        .filter_map(|(p, a)| match p.kind {
+            ParamKind::Uniform { scalar } => scalar_word(scalar, a).ok(),
+            _ => None,
+        })
+        .collect()
 }
 
 /// A scalar argument as the word the uniform block holds. A non-negative

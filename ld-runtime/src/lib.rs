@@ -12,6 +12,7 @@ pub(crate) mod buffer;
 pub(crate) mod check;
 pub(crate) mod cpu;
 pub(crate) mod error;
+pub(crate) mod exact;
 pub(crate) mod gpu;
 pub(crate) mod guard;
 pub(crate) mod kernel;
@@ -22,7 +23,7 @@ pub(crate) mod settings;
 pub use buffer::{Buffer, Element};
 pub use check::engine::Stats;
 pub use check::plan::{LevelPlan, Plan};
-pub use check::report::{Checked, Evidence, Level, Memory, Race, RaceKind, Region, Report, Unit};
+pub use check::report::{Access, AccessKind, Checked, Evidence, Level, Memory, Race, RaceKind, Region, Report, Unit};
 pub use check::CheckOptions;
 pub use cpu::twin::UVec3;
 pub use error::{Error, FaultKind, Result};
@@ -41,6 +42,6 @@ pub use check::bench::Level1Bench as __Level1Bench;
 pub mod __private {
     pub use crate::cpu::ops;
     pub use crate::cpu::twin::{idx, zeroed, AtomicOp, BarrierKind, Cx, Fault, Invocation, Mem, UVec3, Words, Yield};
-    pub use crate::kernel::{BarrierInfo, CheckClass, ElemInfo, KernelInfo, ParamInfo, ParamKind, ScalarKind, SharedInfo, Site, SiteKind, TargetPlace};
+    pub use crate::kernel::{BarrierInfo, CheckClass, ElemInfo, KernelInfo, ParamInfo, ParamKind, ScalarKind, SharedInfo, Site, SiteKind, Source, TargetPlace};
     pub use bytemuck;
 }

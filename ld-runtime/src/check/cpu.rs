@@ -140,7 +140,7 @@ impl<'l, 'a> CpuBackend<'l, 'a> {
             let before = g.snapshot();
             let starts = logs.lens();
             mem.pass = 1;
-            let end = g.run_region(l, &l.storage, &mut shared, &mut logs, Some(&mut mem))?;
+            let end = g.run_region(l, &l.storage, &mut shared, &mut logs, Some(&mut mem), None)?;
             let (to, kind) = match end {
                 RegionEnd::Barrier { kind, id } => (id, Some(kind)),
                 RegionEnd::Done => (nb, None),
@@ -155,7 +155,7 @@ impl<'l, 'a> CpuBackend<'l, 'a> {
                 g.restore(&before);
                 logs.replay_from(&starts);
                 mem.pass = 2;
-                g.run_region(l, &l.storage, &mut shared, &mut logs, Some(&mut mem))?;
+                g.run_region(l, &l.storage, &mut shared, &mut logs, Some(&mut mem), None)?;
                 mem.compare(kind, &wrote, &mut seen);
                 g.restore(&after);
                 logs.record();

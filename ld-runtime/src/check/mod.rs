@@ -27,6 +27,7 @@ mod progress;
 pub(crate) mod records;
 pub mod report;
 pub(crate) mod sweep;
+mod text;
 
 use crate::kernel::{CheckClass, KernelInfo, ParamKind, TargetPlace};
 use report::{Checked, Memory};
@@ -59,6 +60,12 @@ pub struct CheckOptions {
     /// several rounds that take more than a second. Each round is also
     /// logged (`log` at info level) whatever this says.
     pub progress: bool,
+    /// After a check that found races, run the racing workgroups again on
+    /// the CPU from the launch's input to find the source line of every
+    /// racing access (`Race::accesses`). The input of the buffers the
+    /// kernel writes is kept for that, on the device, for the check's
+    /// duration.
+    pub sources: bool,
 }
 
 impl Default for CheckOptions {
@@ -72,6 +79,7 @@ impl Default for CheckOptions {
             max_rounds: None,
             all_rounds: false,
             progress: true,
+            sources: true,
         }
     }
 }

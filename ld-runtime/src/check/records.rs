@@ -55,14 +55,15 @@ impl Regions {
     }
 }
 
-/// The report of a check.
+/// The report of a check (`plan`), or of exact mode's access monitoring
+/// (no plan: every unit is itself, and the evidence is the accesses).
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn report(
     info: &KernelInfo,
     grid: [u32; 3],
     targets: &[Target],
     raw: &Raw,
-    plan: &Plan,
+    plan: Option<&Plan>,
     warp_size: u32,
     max_records: usize,
     backend: String,
@@ -70,7 +71,7 @@ pub(crate) fn report(
 ) -> Report {
     let nb = info.barriers.len() as u32;
     let regions = Regions::new(info, raw);
-    let p2 = plan.level2;
+    let p2 = plan.map(|p| p.level2);
     let mut records: Vec<Record> = raw
         .records
         .iter()
@@ -86,13 +87,15 @@ pub(crate) fn report(
                     Unit { workgroup: [w.x, w.y, w.z], warp: None }
                 } else {
                     let w = unlinear(r[record::WG as usize] as u64, grid);
-                    Unit { workgroup: [w.x, w.y, w.z], warp: Some(p2.first_unit(x as u64, round) as u32) }
+                    Unit { workgroup: [w.x, w.y, w.z], warp: Some(p2.map_or(x, |p2| p2.first_unit(x as u64, round) as u32)) }
                 })
             };
             let kind = r[record::KIND as usize];
             Record {
                 kind: if kind & record::RW != 0 { RaceKind::ReadWrite } else { RaceKind::WriteWrite },
-                evidence: if kind & record::INTRA != 0 {
+                evidence: if p2.is_none() {
+                    Evidence::Access
+                } else if kind & record::INTRA != 0 {
                     Evidence::Lanes
                 } else if kind & record::READ != 0 {
                     Evidence::Read
@@ -113,7 +116,7 @@ pub(crate) fn report(
                 word: r[record::WORD as usize],
                 cross: kind & record::CROSS != 0,
                 round,
-                grouped: !level1 && !p2.exact(round),
+                grouped: !level1 && p2.is_some_and(|p2| !p2.exact(round)),
             }
         })
         .collect();
@@ -147,7 +150,7 @@ pub(crate) fn report(
         words.insert((r.target, r.word));
         raced.insert(r.region);
     }
-    let level1_ran = plan.level1.is_some();
+    let level1_ran = plan.is_none_or(|p| p.level1.is_some());
     let buffers = if total == 0 {
         "as after a native run (no race: every unit saw what it would see natively)".to_string()
     } else {
@@ -170,7 +173,7 @@ pub(crate) fn report(
         races,
         buffers,
         elapsed_ms,
-        plan: Some(plan.clone()),
+        plan: plan.cloned(),
         stats: None,
     }
 }

@@ -48,6 +48,9 @@ pub enum Evidence {
     /// writing (ww: both wrote; rw: one read what another wrote), whatever
     /// the values: lanes share their warp's copy, so values cannot tell.
     Lanes,
+    /// Exact mode: access monitoring saw both accesses (any values, any
+    /// lanes). `units` are the first access's unit, then the second's.
+    Access,
 }
 
 /// A static AP region: from one barrier (or the kernel's start) to the next.
@@ -119,6 +122,37 @@ pub struct Race {
     /// Under a memory budget a round's copy holds a group of units: the
     /// units named are the first of their groups.
     pub grouped: bool,
+    /// The accesses that raced, in the source: the racing region of the
+    /// racing workgroups run again on the CPU, monitoring these words (exact
+    /// mode monitors every word). Writes first, then by line.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub accesses: Vec<Access>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AccessKind {
+    Write,
+    Read,
+}
+
+/// One racing access site: where in the source, and one invocation that
+/// made it (of `count` that made it to the race's words).
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub struct Access {
+    pub kind: AccessKind,
+    /// The memory accessed (where a racy value went elsewhere, the memory
+    /// raced on, which the race's own `variable` is not).
+    pub variable: String,
+    pub file: String,
+    pub line: u32,
+    pub column: u32,
+    /// The text of the source line (empty when it cannot be found).
+    pub source: String,
+    pub unit: Unit,
+    pub global_id: [u32; 3],
+    pub local_id: [u32; 3],
+    pub count: u32,
 }
 
 /// A memory check mode looked at, and how.
@@ -181,79 +215,6 @@ impl Report {
     }
 }
 
-impl fmt::Display for Report {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        writeln!(f, "ld check: kernel `{}` on {}", self.kernel, self.backend)?;
-        writeln!(f, "  units: {} workgroups x {} warps of {} invocations", self.workgroups, self.warps_per_workgroup, self.warp_size)?;
-        let checked: Vec<String> = self.checked.iter().map(|c| format!("{} ({}, {})", c.name, c.memory.name(), c.treatment)).collect();
-        writeln!(f, "  checked: {}", if checked.is_empty() { "nothing (no memory is written)".into() } else { checked.join(", ") })?;
-        if self.races.is_empty() {
-            writeln!(f, "  no races found ({} regions analysed)", self.regions_analyzed)?;
-        } else {
-            writeln!(
-                f,
-                "  RACES: {} in {} of {} regions analysed; {} units, {} words involved",
-                self.races.len(),
-                self.regions_with_races,
-                self.regions_analyzed,
-                self.units_with_races,
-                self.words_with_races
-            )?;
-            for r in &self.races {
-                let units: Vec<String> = match r.level {
-                    Level::InterWarp => r.units.iter().map(|u| format!("warp {}", u.warp.unwrap_or(0))).collect(),
-                    Level::IntraWarp => r.units.iter().map(|u| format!("lanes of warp {}", u.warp.unwrap_or(0))).collect(),
-                    Level::InterWorkgroup => r.units.iter().map(|u| u.to_string()).collect(),
-                };
-                // A racy read names its reader, then the writer it read.
-                let who = match (r.evidence, units.as_slice()) {
-                    (Evidence::Read, [reader]) if r.level == Level::InterWarp => format!("{reader} read another warp's write"),
-                    (Evidence::Read, [reader]) => format!("{reader} read another workgroup's write"),
-                    _ => units.join(" and "),
-                };
-                let units = match r.workgroups.len() {
-                    0 => who,
-                    1 => format!("{who}, in {}", Unit { workgroup: r.workgroups[0], warp: None }),
-                    n => format!(
-                        "{who}, in {n} workgroups ({}{})",
-                        r.workgroups.iter().take(3).map(|w| Unit { workgroup: *w, warp: None }.to_string()).collect::<Vec<_>>().join(", "),
-                        if n > 3 { ", ..." } else { "" }
-                    ),
-                };
-                let (kind, words) = match (r.kind, r.evidence) {
-                    (RaceKind::WriteWrite, _) => ("write-write", "words"),
-                    (RaceKind::ReadWrite, Evidence::Writes) => ("read-write", "words written"),
-                    (RaceKind::ReadWrite, Evidence::Read) => ("read-write", "words read"),
-                    (RaceKind::ReadWrite, Evidence::Lanes) => ("read-write", "words read"),
-                };
-                writeln!(
-                    f,
-                    "  - {kind} race on {} `{}` ({}), {}: {units}, {words} {}",
-                    r.memory.name(),
-                    r.variable,
-                    r.level.name(),
-                    r.region,
-                    ranges(&r.words)
-                )?;
-                if let Some(n) = &r.note {
-                    writeln!(f, "      {n}")?;
-                }
-                if r.grouped {
-                    writeln!(
-                        f,
-                        "      (found in round {} under the memory budget: each unit named stands for the group sharing its copy in that round)",
-                        r.round
-                    )?;
-                }
-            }
-            if self.records_dropped > 0 {
-                writeln!(f, "  ({} race records beyond the record buffer were counted but not detailed)", self.records_dropped)?;
-            }
-        }
-        write!(f, "  buffers: {}", self.buffers)
-    }
-}
-
 impl Memory {
     pub fn name(self) -> &'static str {
         match self {
@@ -271,12 +232,6 @@ impl Level {
             Level::IntraWarp => "intra-warp",
         }
     }
-}
-
-fn ranges(words: &[(u32, u32)]) -> String {
-    let shown: Vec<String> = words.iter().take(8).map(|(a, b)| if b - a == 1 { format!("{a}") } else { format!("{a}..{b}") }).collect();
-    let more = if words.len() > 8 { format!(" (+{} more ranges)", words.len() - 8) } else { String::new() };
-    format!("{}{more}", shown.join(", "))
 }
 
 /// One racing (unit, word) observation, as the sweeps produce them.
@@ -334,6 +289,7 @@ pub fn aggregate(records: &[Record], targets: &[(String, Memory)], regions: &[Re
                 note,
                 round,
                 grouped,
+                accesses: vec![],
             }
         })
         .fold(Vec::new(), merge_workgroups)

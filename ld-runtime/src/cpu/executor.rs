@@ -17,7 +17,7 @@
 //! `Workgroup` is also what check mode drives region by region, giving each
 //! warp its own memory.
 
-use super::twin::{AtomicLog, BarrierKind, Cx, Fault, Ids, Invocation, Mem, SharedMem, StorageView, Targets, UVec3, Yield};
+use super::twin::{AtomicLog, BarrierKind, Cx, Fault, Ids, Invocation, Mem, Monitor, SharedMem, StorageView, Targets, UVec3, Yield};
 use crate::kernel::KernelInfo;
 use rayon::prelude::*;
 
@@ -74,7 +74,7 @@ fn run_native(l: &CpuLaunch, wg: u64) -> Result<(), WorkgroupError> {
     let mut g = Workgroup::new(l, wg);
     let mut shared = SharedSet::native(l.info);
     loop {
-        let end = g.run_region(l, &l.storage, &mut shared, &mut AtomicLogs::off(), None)?;
+        let end = g.run_region(l, &l.storage, &mut shared, &mut AtomicLogs::off(), None, None)?;
         if end == RegionEnd::Done {
             return Ok(());
         }
@@ -208,6 +208,7 @@ impl Workgroup {
         shared: &mut SharedSet,
         atomics: &mut AtomicLogs,
         mut targets: Option<&mut dyn Targets>,
+        mut monitor: Option<&mut dyn Monitor>,
     ) -> Result<RegionEnd, WorkgroupError> {
         let n = self.invocations.len();
         let mut state: Vec<Option<(BarrierKind, u32)>> = vec![None; n];
@@ -219,7 +220,22 @@ impl Workgroup {
             if let Some(t) = targets.as_deref_mut() {
                 t.enter(li);
             }
-            let mut cx = Cx::new(ids(l, self.wid, li), storage, shared.all(), &l.uniforms, self.fuel[i], atomics.for_invocation(i), reborrow(&mut targets));
+            if let Some(m) = monitor.as_deref_mut() {
+                m.enter(li);
+            }
+            let mut cx = Cx::new(
+                ids(l, self.wid, li),
+                storage,
+                shared.all(),
+                &l.uniforms,
+                self.fuel[i],
+                atomics.for_invocation(i),
+                reborrow(&mut targets),
+                match monitor.as_deref_mut() {
+                    Some(m) => Some(m),
+                    None => None,
+                },
+            );
             let r = self.invocations[i].step(&mut cx);
             self.fuel[i] = cx.fuel_left();
             match r {

@@ -130,6 +130,15 @@ pub trait Targets {
     fn write(&mut self, mem: Mem, word: u32, value: u32);
 }
 
+/// Access monitoring (exact mode, and the source re-run of a check): told
+/// every access to a kernel memory with its source site, as it happens.
+pub trait Monitor {
+    /// The invocation whose accesses follow (by local index).
+    fn enter(&mut self, local_index: u32);
+    /// `words` words from `word` of `mem`, read or written at `site`.
+    fn access(&mut self, mem: Mem, word: u32, words: u32, write: bool, site: (u32, u32));
+}
+
 pub struct Cx<'a> {
     pub ids: Ids,
     pub(crate) storage: &'a [Option<StorageView<'a>>],
@@ -138,6 +147,7 @@ pub struct Cx<'a> {
     pub(crate) fuel: u64,
     pub(crate) atomics: AtomicLog<'a>,
     pub(crate) targets: Option<&'a mut dyn Targets>,
+    pub(crate) monitor: Option<&'a mut dyn Monitor>,
 }
 
 /// A value that lives in memory as consecutive 32-bit words.
@@ -220,8 +230,9 @@ impl<'a> Cx<'a> {
         fuel: u64,
         atomics: AtomicLog<'a>,
         targets: Option<&'a mut dyn Targets>,
+        monitor: Option<&'a mut dyn Monitor>,
     ) -> Self {
-        Cx { ids, storage, shared, uniforms, fuel, atomics, targets }
+        Cx { ids, storage, shared, uniforms, fuel, atomics, targets, monitor }
     }
 
     pub(crate) fn fuel_left(&self) -> u64 {
@@ -276,6 +287,9 @@ impl<'a> Cx<'a> {
     #[inline]
     pub fn read<T: Words>(&mut self, mem: Mem, index: i64, inner: u32, site: (u32, u32)) -> Result<T, Fault> {
         let w = self.word(mem, index, inner, site)?;
+        if let Some(m) = self.monitor.as_deref_mut() {
+            m.access(mem, w as u32, T::WORDS, false, site);
+        }
         if let Some(t) = self.targets.as_deref_mut().filter(|t| t.owns(mem)) {
             return Ok(T::from_words(&mut |k| t.read(mem, w as u32 + k)));
         }
@@ -294,6 +308,9 @@ impl<'a> Cx<'a> {
     #[inline]
     pub fn write<T: Words>(&mut self, mem: Mem, index: i64, inner: u32, value: T, site: (u32, u32)) -> Result<(), Fault> {
         let w = self.word(mem, index, inner, site)?;
+        if let Some(m) = self.monitor.as_deref_mut() {
+            m.access(mem, w as u32, T::WORDS, true, site);
+        }
         if let Some(t) = self.targets.as_deref_mut().filter(|t| t.owns(mem)) {
             value.to_words(&mut |k, x| t.write(mem, w as u32 + k, x));
             return Ok(());

@@ -1,0 +1,116 @@
+//! Exact mode: access monitoring on the CPU executor. Every access to a
+//! target word is logged with its invocation, source site and region, and
+//! two accesses race when different invocations made them, one writing,
+//! with no barrier between them that orders their memory (inside a
+//! workgroup), or from different workgroups (nothing orders those in a
+//! dispatch). It finds what value comparison cannot (a write of the value
+//! already there, a read that influences nothing, lanes of one warp at any
+//! warp size) at the cost of watching every access: it is the oracle of
+//! the tests and the access-monitoring baseline of `table6 --exact`.
+//!
+//! The same monitor, restricted to the words a check found racing and the
+//! workgroups that raced on them, gives every race of a check its source
+//! locations (`sources::locate`).
+
+pub(crate) mod input;
+mod log;
+pub(crate) mod sources;
+
+use crate::check::records::Raw;
+use crate::cpu::executor::{AtomicLogs, CpuLaunch, RegionEnd, SharedSet, Workgroup, WorkgroupError};
+use ld_shaders::abi::{record, NONE};
+pub(crate) use log::{Only, Pair};
+use log::{Summary, WorkgroupLog};
+use rayon::prelude::*;
+
+/// What a monitored run saw: race records in the engine's format (so one
+/// report builder serves both), and the pairs of accesses behind them.
+pub(crate) struct Monitored {
+    pub raw: Raw,
+    pub pairs: Vec<Pair>,
+}
+
+/// Runs the launch's workgroups (or `only`'s) natively on the CPU with
+/// every access to the targets monitored. The buffers end as after a
+/// native CPU run of those workgroups.
+pub(crate) fn run(l: &CpuLaunch, warp_size: u32, only: Option<&Only>) -> Result<Monitored, WorkgroupError> {
+    let nb = l.info.barriers.len() as u32;
+    let workgroups: Vec<u64> = match only {
+        Some(o) => o.workgroups.clone(),
+        None => (0..l.workgroup_count()).collect(),
+    };
+    let words = only.and_then(|o| o.words.as_ref());
+    let one = |&wg: &u64| -> Result<(u32, Vec<Pair>, Summary, Vec<(u32, u32)>), WorkgroupError> {
+        let log = workgroup(l, wg, words)?;
+        Ok((wg as u32, log.pairs, log.summary, log.regions))
+    };
+    // A few workgroups (a check's sources) run one after another, so what
+    // they see of each other's writes, and so their accesses, are the same
+    // on every run: the GPU's and the CPU's reports get the same sources.
+    let logs: Vec<_> = match only {
+        Some(_) => workgroups.iter().map(one).collect(),
+        None => workgroups.par_iter().map(one).collect(),
+    };
+    let mut raw = Raw::new(nb);
+    let mut pairs = Vec::new();
+    let mut summaries = Vec::new();
+    for r in logs {
+        let (wg, p, summary, regions) = r?;
+        for (from, to) in regions {
+            raw.regions[(from * (nb + 1) + to) as usize] = true;
+        }
+        pairs.extend(p);
+        summaries.push((wg, summary));
+    }
+    pairs.extend(log::across(&summaries));
+    let records: std::collections::BTreeSet<[u32; record::WORDS as usize]> = pairs.iter().map(|p| record_of(p, warp_size)).collect();
+    raw.records = records.into_iter().collect();
+    raw.total = raw.records.len() as u64;
+    Ok(Monitored { raw, pairs })
+}
+
+fn workgroup<'o>(l: &CpuLaunch, wg: u64, words: Option<&'o std::collections::HashSet<(u32, u32)>>) -> Result<WorkgroupLog<'o>, WorkgroupError> {
+    let mut g = Workgroup::new(l, wg);
+    let mut shared = SharedSet::native(l.info);
+    let mut log = WorkgroupLog::new(l.info, wg as u32, words);
+    loop {
+        match g.run_region(l, &l.storage, &mut shared, &mut AtomicLogs::off(), None, Some(&mut log))? {
+            RegionEnd::Barrier { kind, id } => log.barrier(kind, id),
+            RegionEnd::Done => {
+                log.finish();
+                return Ok(log);
+            }
+        }
+    }
+}
+
+/// A pair of accesses as a race record: level 1 names both workgroups,
+/// level 2 both warps, inside a warp the warp.
+fn record_of(p: &Pair, warp_size: u32) -> [u32; record::WORDS as usize] {
+    let mut r = [0u32; record::WORDS as usize];
+    let mut kind = if p.first.write && p.second.write { 0 } else { record::RW };
+    let (a, b) = if p.level1 {
+        kind |= record::LEVEL1;
+        p.workgroups
+    } else {
+        let (wa, wb) = (p.first.li / warp_size, p.second.li / warp_size);
+        if p.first.from != p.second.from {
+            kind |= record::CROSS;
+        }
+        if wa == wb {
+            kind |= record::INTRA;
+            (wa, NONE)
+        } else {
+            (wa, wb)
+        }
+    };
+    r[record::KIND as usize] = kind;
+    r[record::TARGET as usize] = p.target;
+    r[record::WG as usize] = p.workgroups.0;
+    r[record::A as usize] = a;
+    r[record::B as usize] = b;
+    r[record::WORD as usize] = p.word;
+    r[record::REGION as usize] = if p.level1 { 0 } else { p.region };
+    r[record::ROUND as usize] = 1;
+    r
+}

@@ -1,0 +1,167 @@
+//! Source locations of races: which accesses, where in the kernel, by
+//! which invocations. Exact mode has them from its own log; a check finds
+//! racing words by value and gets them by running the racing workgroups
+//! again on the CPU from the launch's input, monitoring only those words.
+
+use super::{Only, Pair};
+use crate::check::report::{Access, AccessKind, Evidence, Level, Race, RaceKind, Report, Unit};
+use crate::check::Target;
+use crate::cpu::executor::{unlinear, CpuLaunch, WorkgroupError};
+use crate::kernel::KernelInfo;
+use std::collections::BTreeMap;
+
+/// Racing words and workgroups re-run at most, however many raced: the
+/// sources of the first ones are what a person reads.
+const MAX_WORDS: usize = 1 << 16;
+const MAX_WORKGROUPS: usize = 64;
+/// Workgroups re-run to find the writer a racy read between workgroups
+/// read from (the check names only the reader).
+const MAX_SEARCH: u64 = 256;
+/// Access sites listed per race.
+const MAX_SITES: usize = 8;
+
+/// Finds the accesses behind a check's races: runs the racing workgroups
+/// on the CPU (`l` holds the launch's input) watching the racing words,
+/// and attaches them to the report's races.
+pub(crate) fn locate(report: &mut Report, l: &CpuLaunch, targets: &[Target], warp_size: u32) -> Result<(), WorkgroupError> {
+    let only = only(report, l, targets);
+    if only.workgroups.is_empty() {
+        return Ok(());
+    }
+    let seen = super::run(l, warp_size, Some(&only))?;
+    attach(report, &seen.pairs, l.info, l.grid, targets, warp_size);
+    Ok(())
+}
+
+fn only(report: &Report, l: &CpuLaunch, targets: &[Target]) -> Only {
+    let mut words = std::collections::HashSet::new();
+    let mut workgroups = Vec::new();
+    let linear = |w: [u32; 3]| w[0] as u64 + l.grid[0] as u64 * (w[1] as u64 + l.grid[1] as u64 * w[2] as u64);
+    // A read-write race seen in the words written names where the racy
+    // value went, not the words raced on: those need every word watched.
+    let everywhere = report.races.iter().any(|r| surfaced(r));
+    let mut search = false;
+    for r in &report.races {
+        let Some(t) = targets.iter().position(|t| t.name == r.variable) else { continue };
+        for &(a, b) in &r.words {
+            for w in a..b {
+                if words.len() < MAX_WORDS {
+                    words.insert((t as u32, w));
+                }
+            }
+        }
+        let wgs: Vec<[u32; 3]> = match r.level {
+            Level::InterWorkgroup => r.units.iter().map(|u| u.workgroup).collect(),
+            _ => r.workgroups.iter().copied().chain(r.units.iter().map(|u| u.workgroup)).take(2).collect(),
+        };
+        search |= r.level == Level::InterWorkgroup && r.units.len() < 2;
+        for w in wgs {
+            let w = linear(w);
+            if !workgroups.contains(&w) && workgroups.len() < MAX_WORKGROUPS {
+                workgroups.push(w);
+            }
+        }
+    }
+    if search {
+        workgroups.extend((0..l.workgroup_count().min(MAX_SEARCH)).filter(|w| !workgroups.contains(w)).collect::<Vec<_>>());
+    }
+    workgroups.sort();
+    Only { words: (!everywhere).then_some(words), workgroups }
+}
+
+/// A read-write race seen where the value a unit read went (the paper's
+/// comparison of written words), not at the read.
+fn surfaced(r: &Race) -> bool {
+    r.kind == RaceKind::ReadWrite && r.evidence == Evidence::Writes
+}
+
+/// Gives every race the access sites of the pairs on its words: those of
+/// its own units where the monitor saw them, else any on those words. A
+/// race seen where a racy value went gets the pairs of its units and
+/// region, on whatever memory they raced.
+pub(crate) fn attach(report: &mut Report, pairs: &[Pair], info: &KernelInfo, grid: [u32; 3], targets: &[Target], warp_size: u32) {
+    let names: Vec<&str> = targets.iter().map(|t| t.name).collect();
+    for race in &mut report.races {
+        let Some(t) = targets.iter().position(|t| t.name == race.variable) else { continue };
+        let on_words: Vec<&Pair> = pairs.iter().filter(|p| p.target == t as u32 && race.words.iter().any(|&(a, b)| (a..b).contains(&p.word))).collect();
+        let level1 = race.level == Level::InterWorkgroup;
+        let ww = race.kind == RaceKind::WriteWrite;
+        let same_level: Vec<&Pair> = on_words.iter().copied().filter(|p| p.level1 == level1).collect();
+        let same_kind: Vec<&Pair> = same_level.iter().copied().filter(|p| (p.first.write && p.second.write) == ww).collect();
+        let own: Vec<&Pair> = same_kind.iter().copied().filter(|p| own_units(race, p, grid, warp_size)).collect();
+        let elsewhere: Vec<&Pair> = if surfaced(race) {
+            pairs
+                .iter()
+                .filter(|p| p.level1 == level1 && !(p.first.write && p.second.write) && in_region(race, p, info) && own_units(race, p, grid, warp_size))
+                .collect()
+        } else {
+            vec![]
+        };
+        let chosen = [own, same_kind, elsewhere, same_level, on_words].into_iter().find(|v| !v.is_empty()).unwrap_or_default();
+        race.accesses = accesses(&chosen, info, grid, warp_size, &names);
+    }
+}
+
+/// Whether a pair's second access lies in the race's region.
+fn in_region(race: &Race, p: &Pair, info: &KernelInfo) -> bool {
+    if p.level1 {
+        return true;
+    }
+    let line = |b: u32| info.barriers.get(b as usize).map(|x| x.line);
+    (line(p.region >> 16), line(p.region & 0xffff)) == (race.region.from_line, race.region.to_line)
+}
+
+fn unit(wg: u32, li: u32, level1: bool, grid: [u32; 3], warp_size: u32) -> Unit {
+    let w = unlinear(wg as u64, grid);
+    Unit { workgroup: [w.x, w.y, w.z], warp: (!level1).then_some(li / warp_size) }
+}
+
+/// Whether a pair is between the race's own units.
+fn own_units(race: &Race, p: &Pair, grid: [u32; 3], ws: u32) -> bool {
+    let a = unit(p.workgroups.0, p.first.li, p.level1, grid, ws);
+    let b = unit(p.workgroups.1, p.second.li, p.level1, grid, ws);
+    match race.level {
+        Level::InterWorkgroup => race.units.iter().all(|u| *u == a || *u == b),
+        // The first workgroup the race names, and its warps.
+        _ => {
+            a.workgroup == race.units[0].workgroup
+                && [a, b].iter().all(|x| race.units.len() < 2 || race.units.iter().any(|u| u.warp == x.warp))
+                && race.units.iter().all(|u| u.warp == a.warp || u.warp == b.warp)
+        }
+    }
+}
+
+/// The distinct (kind, site, unit) of the pairs' accesses, each with one
+/// invocation that made it and how many accesses in the pairs it stands for.
+fn accesses(pairs: &[&Pair], info: &KernelInfo, grid: [u32; 3], ws: u32, names: &[&str]) -> Vec<Access> {
+    let level1 = pairs.first().is_some_and(|p| p.level1);
+    let mut sites: BTreeMap<(AccessKind, u32, u32, Unit, u32), (u32, u32)> = BTreeMap::new();
+    for p in pairs {
+        for (wg, acc) in [(p.workgroups.0, p.first), (p.workgroups.1, p.second)] {
+            let kind = if acc.write { AccessKind::Write } else { AccessKind::Read };
+            let u = unit(wg, acc.li, level1, grid, ws);
+            sites.entry((kind, acc.site.0, acc.site.1, u, p.target)).or_insert((acc.li, 0)).1 += 1;
+        }
+    }
+    let wg_size = info.workgroup_size;
+    sites
+        .into_iter()
+        .take(MAX_SITES)
+        .map(|((kind, line, column, u, target), (li, count))| {
+            let lid = unlinear(li as u64, wg_size);
+            let w = u.workgroup;
+            Access {
+                kind,
+                variable: names[target as usize].to_string(),
+                file: info.source.file.to_string(),
+                line,
+                column,
+                source: info.source.line(line).unwrap_or_default(),
+                unit: u,
+                global_id: [w[0] * wg_size[0] + lid.x, w[1] * wg_size[1] + lid.y, w[2] * wg_size[2] + lid.z],
+                local_id: [lid.x, lid.y, lid.z],
+                count,
+            }
+        })
+        .collect()
+}
