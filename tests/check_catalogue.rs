@@ -79,11 +79,6 @@ struct Outcome {
     exact_buffers: Vec<u32>,
 }
 
-/// The (variable, word) pairs a report names.
-fn racing_words(r: &Report) -> std::collections::BTreeSet<(String, u32)> {
-    r.races.iter().flat_map(|x| x.words.iter().flat_map(move |&(a, b)| (a..b).map(move |w| (x.variable.clone(), w)))).collect()
-}
-
 /// A case: builds fresh buffers on `rt`, launches (natively or checked) and
 /// returns the report (check mode) and every written buffer, concatenated.
 type Case<'a> = &'a dyn Fn(&Runtime, How) -> (Option<Report>, Vec<u32>);
@@ -115,19 +110,8 @@ fn check_both(name: &str, warp: u32, case: Case, normalize: fn(&mut Vec<u32>)) -
     for o in &outs {
         // Value comparison sees a subset of what access monitoring sees:
         // every word it reports racing, exact mode reports too.
-        let exact = racing_words(&o.exact);
-        for r in o.report.races.iter().chain(&o.capped.races) {
-            // A read-write race seen in the words written is where the racy
-            // value went: exact mode has a race of those units' level in
-            // that region, on whatever memory they raced.
-            let surfaced = r.kind == RaceKind::ReadWrite && r.evidence == Evidence::Writes;
-            let level = |x: &ld::Race| format!("{:?}", x.level);
-            let contained = if surfaced {
-                o.exact.races.iter().any(|e| level(e) == level(r) && (e.region == r.region || r.level == ld::Level::InterWorkgroup))
-            } else {
-                r.words.iter().all(|&(a, b)| (a..b).all(|w| exact.contains(&(r.variable.clone(), w))))
-            };
-            assert!(contained, "{name} on {}: exact mode does not contain {r:?}\n{}\n--- exact:\n{}", o.backend, o.report, o.exact);
+        for r in [&o.report, &o.capped] {
+            common::contained_in_exact(r, &o.exact).unwrap_or_else(|e| panic!("{name} on {}: {e}", o.backend));
         }
         // Every race of a check names the accesses behind it.
         for r in &o.report.races {
@@ -398,6 +382,34 @@ fn rw_on_shared_between_warps() {
     let outs = expect_race("rw_shared", 32, &in_out("rw_shared"), &[]);
     for o in &outs {
         assert!(o.report.races.iter().any(|r| r.kind == RaceKind::ReadWrite && format!("{:?}", r.level) == WARP), "{}", o.report);
+    }
+}
+
+/// A read-write race names both accesses in the source: the write and
+/// the read, each with its line, column, expression and an invocation that
+/// made it, and the text report marks them as rustc would.
+#[test]
+fn read_write_race_names_the_write_and_the_read() {
+    for o in expect_race("rw_shared", 32, &in_out("rw_shared"), &[rw(WG, WARP, "s").read()]) {
+        let races: Vec<&ld::Race> = o.report.races.iter().filter(|r| r.variable == "s").collect();
+        for r in &races {
+            let write = r.accesses.iter().find(|a| a.kind == ld::AccessKind::Write).unwrap_or_else(|| panic!("no write in {r:?}"));
+            let read = r.accesses.iter().find(|a| a.kind == ld::AccessKind::Read).unwrap_or_else(|| panic!("no read in {r:?}"));
+            assert!(write.source.contains("s[lid] = input[global_id().x] + 1;") && write.column == 9, "{write:?}");
+            assert!(read.source.contains("out[global_id().x] = s[lid - 32] + 5;") && read.column == 30, "{read:?}");
+            assert_eq!(read.line, write.line + 2, "{read:?} {write:?}");
+            assert!(write.file.ends_with("check_catalogue.rs"), "{write:?}");
+            // Warp 0 wrote, warp 1 read, in the same workgroup.
+            assert_eq!((write.unit.warp, read.unit.warp, write.unit.workgroup), (Some(0), Some(1), read.unit.workgroup), "{r:?}");
+            assert_eq!(read.local_id[0] - 32, write.local_id[0], "the reader reads its partner's word: {r:?}");
+        }
+        assert!(!races.is_empty(), "{}", o.report);
+        // `out` is where the racy value went: its race names the accesses
+        // to `s` it came from.
+        let out = o.report.races.iter().find(|r| r.variable == "out").expect("the value surfaces in `out`");
+        assert!(out.accesses.iter().any(|a| a.variable == "s" && a.kind == ld::AccessKind::Read), "{out:?}");
+        let text = o.report.to_string();
+        assert!(text.contains("s[lid - 32]") && text.contains("^^^^^^") && text.contains("read by wg 0 warp 1"), "{text}");
     }
 }
 

@@ -56,6 +56,18 @@ fn sample<A: App>(size: f64) {
             verdicts.push((fixed, reports.iter().map(|r| r.verdict()).collect::<Vec<_>>()));
         }
     }
+    // Exact mode (access monitoring) on the CPU: what the check found on
+    // the racy variant, it finds too.
+    let rt = testing::cpu();
+    let f = flags(false, size);
+    let mut app = A::new(&rt, &f).unwrap();
+    let checked = app.run(&rt, &f, Mode::Check).unwrap();
+    let mut app = A::new(&rt, &f).unwrap();
+    let exact = app.run(&rt, &f, Mode::Exact).unwrap();
+    assert_eq!(checked.len(), exact.len(), "{}: one exact report per launch", A::NAME);
+    for (c, e) in checked.iter().zip(&exact) {
+        testing::contained_in_exact(c, e).unwrap_or_else(|m| panic!("{}: {m}", A::NAME));
+    }
     let half = verdicts.len() / 2;
     for i in half..verdicts.len() {
         assert_eq!(verdicts[i], verdicts[i - half], "{}: GPU and CPU reports differ", A::NAME);
@@ -71,3 +83,26 @@ macro_rules! sample_test {
     };
 }
 apps::for_each_app!(sample_test);
+
+/// The paper's racy EM kernel: its report names the racing writes in
+/// samples/ by line and column, with the source line and a caret under the
+/// access, on every backend.
+#[test]
+fn em_report_points_at_the_racing_writes() {
+    for rt in runtimes() {
+        let f = flags(false, 0.05);
+        let mut app = apps::em::Em::new(&rt, &f).unwrap();
+        let reports = app.run(&rt, &f, Mode::Check).unwrap();
+        let racy: Vec<&ld::Report> = reports.iter().filter(|r| r.has_races()).collect();
+        assert!(!racy.is_empty(), "em races on {}", rt.backend());
+        for r in racy {
+            for race in &r.races {
+                let w = race.accesses.iter().find(|a| a.kind == ld::AccessKind::Write).unwrap_or_else(|| panic!("{race:?}"));
+                assert!(w.file.contains("samples/") && w.file.ends_with("kernels/em.rs") && w.line > 0 && w.column > 0, "{w:?}");
+                assert!(w.source.contains("dist[cnt] = ") || w.source.contains("temp1[cnt] = "), "{w:?}");
+            }
+            let text = r.to_string();
+            assert!(text.contains("kernels/em.rs:") && text.contains("dist[cnt] = data[i * DIM + cnt]") && text.contains("^^^^^^^^^"), "{text}");
+        }
+    }
+}

@@ -23,6 +23,10 @@ pub struct Flags {
     /// Run deterministically: the same output bits on every run and backend.
     #[arg(long, conflicts_with = "check")]
     pub deterministic: bool,
+    /// Check by access monitoring on the CPU (exact mode: every access
+    /// watched, slow); with table6, measure it beside check mode.
+    #[arg(long, conflicts_with = "deterministic")]
+    pub exact: bool,
     /// Print check reports as JSON.
     #[arg(long)]
     pub json: bool,
@@ -56,6 +60,7 @@ impl Flags {
             cpu: false,
             check: false,
             deterministic: false,
+            exact: false,
             json: false,
             warp_size: None,
             memory_budget: None,
@@ -190,7 +195,7 @@ fn run<A: App>(flags: &Flags) -> ld::Result<i32> {
         );
         return Ok(0);
     }
-    if !flags.check {
+    if !flags.check && !flags.exact {
         let v = app.verify()?;
         println!(
             "{}: backend={} | variant={variant} | native {:.3} ms (median of {}) | checksum {:016x} | output {}: {}",
@@ -204,7 +209,8 @@ fn run<A: App>(flags: &Flags) -> ld::Result<i32> {
         );
         return Ok(if v.ok { 0 } else { 1 });
     }
-    let (checked, reports) = timed(&mut app, &rt, flags, Mode::Check)?;
+    let mode = if flags.exact { Mode::Exact } else { Mode::Check };
+    let (checked, reports) = timed(&mut app, &rt, flags, mode)?;
     for r in &reports {
         if flags.json {
             println!("{}", r.to_json());
@@ -214,9 +220,10 @@ fn run<A: App>(flags: &Flags) -> ld::Result<i32> {
     }
     if !flags.json {
         println!(
-            "{}: native {:.3} ms, checked {:.3} ms, slowdown {:.1}x (median of {} runs each, same device, same process)",
+            "{}: native {:.3} ms, {} {:.3} ms, slowdown {:.1}x (median of {} runs each, same device, same process)",
             A::NAME,
             ms(native),
+            if flags.exact { "exact mode (CPU access monitoring)" } else { "checked" },
             ms(checked),
             checked.as_secs_f64() / native.as_secs_f64(),
             flags.runs.max(1)

@@ -20,6 +20,8 @@ pub struct Row {
     pub check_ms: f64,
     /// Deterministic mode on the same inputs, in the same process.
     pub det_ms: f64,
+    /// Exact mode (access monitoring on the CPU), when measured.
+    pub exact_ms: Option<f64>,
 }
 
 impl Row {
@@ -50,6 +52,7 @@ impl Row {
             native_ms,
             check_ms,
             det_ms,
+            exact_ms: None,
         }
     }
 
@@ -77,7 +80,12 @@ pub fn measure<A: App>(rt: &Runtime, flags: &Flags) -> ld::Result<Row> {
     let (native, _) = super::app::timed(&mut app, rt, flags, Mode::Native)?;
     let (check, reports) = super::app::timed(&mut app, rt, flags, Mode::Check)?;
     let (det, _) = super::app::timed(&mut app, rt, flags, Mode::Deterministic)?;
-    Ok(Row::from_reports::<A>(&reports, super::ms(native), super::ms(check), super::ms(det)))
+    let mut row = Row::from_reports::<A>(&reports, super::ms(native), super::ms(check), super::ms(det));
+    if flags.exact {
+        let (exact, _) = super::app::timed(&mut app, rt, flags, Mode::Exact)?;
+        row.exact_ms = Some(super::ms(exact));
+    }
+    Ok(row)
 }
 
 /// Geometric mean and maximum of ratios.
@@ -147,6 +155,14 @@ pub fn print(rows: &[Row], failed: &[(&str, String)], backend: &str) {
             r.det_ms / r.native_ms
         );
     }
+    if rows.iter().any(|r| r.exact_ms.is_some()) {
+        println!("\nexact mode (access monitoring on the CPU executor: every access watched) beside check mode (value comparison):");
+        println!("{:<13} {:>10} {:>10} {:>9} {:>12} {:>9}", "program", "native ms", "check ms", "check x", "exact ms", "exact x");
+        for r in rows {
+            let e = r.exact_ms.unwrap_or(f64::NAN);
+            println!("{:<13} {:>10.2} {:>10.2} {:>8.1}x {:>12.2} {:>8.1}x", r.name, r.native_ms, r.check_ms, r.check_ms / r.native_ms, e, e / r.native_ms);
+        }
+    }
     for r in rows.iter().filter(|r| !r.differs.is_empty()) {
         println!("  {}: {}", r.name, r.differs);
     }
@@ -156,5 +172,11 @@ pub fn print(rows: &[Row], failed: &[(&str, String)], backend: &str) {
     let (cg, cm) = geomean_max(rows.iter().map(|r| r.check_ms / r.native_ms));
     let (dg, dm) = geomean_max(rows.iter().map(|r| r.det_ms / r.native_ms));
     let over = if failed.is_empty() { String::new() } else { format!(" (over the {} programs measured)", rows.len()) };
-    println!("summary: check slowdown geomean {cg:.1}x max {cm:.1}x; deterministic slowdown geomean {dg:.1}x max {dm:.1}x{over}");
+    let exact = if rows.iter().all(|r| r.exact_ms.is_some()) && !rows.is_empty() {
+        let (eg, em) = geomean_max(rows.iter().map(|r| r.exact_ms.unwrap() / r.native_ms));
+        format!("; exact (access monitoring) slowdown geomean {eg:.1}x max {em:.1}x")
+    } else {
+        String::new()
+    };
+    println!("summary: check slowdown geomean {cg:.1}x max {cm:.1}x; deterministic slowdown geomean {dg:.1}x max {dm:.1}x{exact}{over}");
 }
