@@ -258,8 +258,10 @@ fn expect_race(name: &str, warp: u32, case: Case, wants: &[Want]) -> Vec<Outcome
     outs
 }
 
-/// A racy kernel whose race the check cannot see by construction (the
-/// racing invocations share a unit): no race reported on either backend.
+/// A racy kernel whose race value comparison cannot see by construction
+/// (the racing writes store the value already there, say): no race
+/// reported on either backend, and exact mode, which watches accesses,
+/// reports it.
 fn expect_silent(name: &str, warp: u32, case: Case) {
     for o in check_both(name, warp, case, |_| ()) {
         assert!(!o.report.has_races(), "{name} on {}: expected no report at warp size {warp}\n{}", o.backend, o.report);
@@ -272,6 +274,43 @@ fn iota(n: usize, k: u32) -> Vec<u32> {
 }
 
 // ============================================== workgroup memory, level 2
+
+/// RACY by the memory model, invisible to values (ww, storage, between
+/// workgroups and warps): every invocation writes `1` into `done[0]`, which
+/// already holds 1. No write changes a value, so value comparison reports
+/// nothing by construction; exact mode (access monitoring) reports it.
+#[ld::kernel(workgroup_size = 64)]
+fn same_value_flag(done: &mut [u32], out: &mut [u32]) {
+    done[0] = 1;
+    out[global_id().x] = global_id().x;
+}
+
+fn same_value(rt: &Runtime, how: How) -> (Option<Report>, Vec<u32>) {
+    let mut d = rt.upload(&[1u32]).unwrap();
+    let mut o = rt.zeros::<u32>(128).unwrap();
+    let r = go(rt.launch(same_value_flag, 2, (&mut d, &mut o)), how);
+    let mut v = d.to_vec().unwrap();
+    v.extend(o.to_vec().unwrap());
+    (r, v)
+}
+
+#[test]
+fn same_value_writes_are_seen_only_by_exact_mode() {
+    // At warp size 1 every unit is one invocation and only values speak.
+    // (At 32 the lane tags see two lanes of a warp write the word.)
+    expect_silent("same_value_flag", 1, &same_value);
+    let rt = common::cpu();
+    let (exact, _) = same_value(&rt, How::Exact(32));
+    let exact = exact.unwrap();
+    // Between the workgroups, between the two warps, and inside each warp.
+    for level in [ld::Level::InterWorkgroup, ld::Level::InterWarp, ld::Level::IntraWarp] {
+        let r = exact.races.iter().find(|r| r.level == level && r.variable == "done" && r.kind == RaceKind::WriteWrite);
+        let r = r.unwrap_or_else(|| panic!("no {level:?} race in\n{exact}"));
+        assert!(r.accesses.iter().all(|a| a.kind == ld::AccessKind::Write && a.source.contains("done[0] = 1;")), "{r:?}");
+        assert_eq!(r.evidence, Evidence::Access);
+    }
+    assert!(exact.races.iter().all(|r| r.variable == "done"), "{exact}");
+}
 
 /// RACY (ww, workgroup memory, inter-warp): `s[lid % 32]` makes invocation
 /// i of warp 0 and invocation i of warp 1 write the same word of `s` in the

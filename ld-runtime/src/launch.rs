@@ -458,6 +458,7 @@ impl<'a> Launch<'a> {
         let mut r =
             check::records::report(self.info, self.grid.0, &targets, &seen.raw, None, warp_size, self.check.max_records, backend, elapsed.as_secs_f64() * 1e3);
         exact::sources::attach(&mut r, &seen.pairs, self.info, self.grid.0, &targets, warp_size);
+        r.buffers = "as after a native run on the CPU executor (exact mode runs the kernel as written, watching every access)".into();
         Ok(Run { backend: self.rt.backend(), mode: self.mode, elapsed, report: Some(r), stats: None })
     }
 

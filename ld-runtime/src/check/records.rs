@@ -129,7 +129,12 @@ pub(crate) fn report(
     let changed: std::collections::BTreeSet<(Level, u32, u32, Unit)> =
         records.iter().filter(|r| r.kind == RaceKind::ReadWrite && r.evidence == Evidence::Writes).map(|r| (r.level, r.round, r.region, r.unit_a)).collect();
     let note = |r: &Record| {
-        let barrier = super::note(r.level, names[r.target as usize].1, r.cross, r.kind, has_sb);
+        // Exact mode watches lanes one by one: nothing depends on their order.
+        let barrier = if r.evidence == Evidence::Access && r.level == Level::IntraWarp {
+            None
+        } else {
+            super::note(r.level, names[r.target as usize].1, r.cross, r.kind, has_sb)
+        };
         let hidden = r.evidence == Evidence::Read && !changed.contains(&(r.level, r.round, r.region, r.unit_a));
         let value =
             hidden.then_some("the value read reached no memory the region wrote (it went into registers, atomics or a branch): only the read shows this race");

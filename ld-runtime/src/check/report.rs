@@ -202,7 +202,7 @@ impl Report {
     /// order the hardware runs a warp's lanes in. Warp size 1 checks every
     /// invocation on its own.
     pub fn lane_order_dependent(&self) -> bool {
-        self.races.iter().any(|r| r.level == Level::IntraWarp)
+        self.races.iter().any(|r| r.level == Level::IntraWarp && r.evidence != Evidence::Access)
     }
 
     /// The parts that must agree between backends (not timing or adapter).

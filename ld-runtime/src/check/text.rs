@@ -77,13 +77,26 @@ fn summary(r: &Report, groups: &[Vec<&Race>]) -> String {
     let mut vars: Vec<&str> = groups.iter().map(|g| g[0].variable.as_str()).collect();
     vars.dedup();
     for v in vars {
-        let kinds: Vec<String> = groups.iter().filter(|g| g[0].variable == v).map(|g| format!("{} {} x{}", kind(g[0]).0, g[0].level.name(), g.len())).collect();
+        let kinds: Vec<String> =
+            groups.iter().filter(|g| g[0].variable == v).map(|g| format!("{} {}{} x{}", kind(g[0]).0, g[0].level.name(), lines(g[0]), g.len())).collect();
         let _ = write!(s, " `{v}`: {}.", kinds.join(", "));
     }
     if r.lane_order_dependent() {
         s.push_str(" Lanes of one warp raced: the other entries may differ between devices.");
     }
     s
+}
+
+/// ` at lines 43, 69`: the lines of a race's accesses.
+fn lines(r: &Race) -> String {
+    let mut l: Vec<u32> = r.accesses.iter().map(|a| a.line).collect();
+    l.sort();
+    l.dedup();
+    match l.len() {
+        0 => String::new(),
+        1 => format!(" at line {}", l[0]),
+        _ => format!(" at lines {}", l.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(", ")),
+    }
 }
 
 fn kind(r: &Race) -> (&'static str, &'static str) {

@@ -122,11 +122,18 @@ fn own_units(race: &Race, p: &Pair, grid: [u32; 3], ws: u32) -> bool {
     let b = unit(p.workgroups.1, p.second.li, p.level1, grid, ws);
     match race.level {
         Level::InterWorkgroup => race.units.iter().all(|u| *u == a || *u == b),
-        // The first workgroup the race names, and its warps.
-        _ => {
+        // In the first workgroup the race names, between its warps.
+        level => {
+            let warps: Vec<Option<u32>> = race.units.iter().map(|u| u.warp).collect();
+            let pair = [a.warp, b.warp];
             a.workgroup == race.units[0].workgroup
-                && [a, b].iter().all(|x| race.units.len() < 2 || race.units.iter().any(|u| u.warp == x.warp))
-                && race.units.iter().all(|u| u.warp == a.warp || u.warp == b.warp)
+                && match (level, warps.as_slice()) {
+                    (Level::IntraWarp, [w]) => pair == [*w, *w],
+                    (_, [x, y]) => a.warp != b.warp && (pair == [*x, *y] || pair == [*y, *x]),
+                    // The reader only: whoever wrote, from another warp.
+                    (_, [w]) => a.warp != b.warp && pair.contains(w),
+                    _ => false,
+                }
         }
     }
 }
