@@ -137,11 +137,12 @@ fn workgroups(g: &[&Race]) -> String {
 /// The group's header: kind, memory, variable, level, and who.
 fn header(g: &[&Race]) -> String {
     let r = g[0];
-    let who = if g.len() == 1 {
-        who(r)
-    } else {
-        let shown: Vec<String> = g.iter().take(SHOWN).map(|r| who(r)).collect();
-        format!("{} pairs: {}{}", g.len(), shown.join("; "), if g.len() > SHOWN { "; ..." } else { "" })
+    let mut all: Vec<String> = g.iter().map(|r| who(r)).collect();
+    all.dedup();
+    let who = match all.len() {
+        1 if g.len() == 1 => all.remove(0),
+        1 => format!("{} ({} races)", all[0], g.len()),
+        n => format!("{n} pairs: {}{}", all[..n.min(SHOWN)].join("; "), if n > SHOWN { "; ..." } else { "" }),
     };
     format!("{} race on {} `{}` ({}): {who}{}", kind(r).0, r.memory.name(), r.variable, r.level.name(), workgroups(g))
 }
@@ -169,15 +170,20 @@ fn diagnostic(g: &[&Race]) -> String {
     if r.accesses.is_empty() && r.evidence != Evidence::Access {
         notes.push("source lines: not found (CheckOptions::sources is off, or re-running the racing workgroups on the CPU did not reach these words)".into());
     }
+    let mut elsewhere: Vec<&str> = r.accesses.iter().map(|a| a.variable.as_str()).filter(|v| *v != r.variable).collect();
+    elsewhere.dedup();
+    if !elsewhere.is_empty() {
+        notes.push(format!("note: the racing accesses are to `{}`; `{}` is where the value read went", elsewhere.join("`, `"), r.variable));
+    }
     let mut files = SimpleFiles::new();
-    let labels = labels(&r.accesses, &mut files);
+    let labels = labels(&r.accesses, &r.variable, &mut files);
     let d = Diagnostic::warning().with_message(header(g)).with_labels(labels).with_notes(notes);
     let config = term::Config::default();
     term::emit_into_string(&config, &files, &d).unwrap_or_else(|e| format!("warning: {} ({e})\n", header(g)))
 }
 
 /// Each access as a label under its expression: the first write primary.
-fn labels(accesses: &[Access], files: &mut SimpleFiles<String, String>) -> Vec<Label<usize>> {
+fn labels(accesses: &[Access], variable: &str, files: &mut SimpleFiles<String, String>) -> Vec<Label<usize>> {
     let mut by_file: Vec<(String, usize, Vec<&Access>)> = Vec::new();
     for a in accesses {
         match by_file.iter_mut().find(|(f, _, _)| *f == a.file) {
@@ -212,7 +218,8 @@ fn labels(accesses: &[Access], files: &mut SimpleFiles<String, String>) -> Vec<L
             };
             let [x, y, z] = a.global_id;
             let gid = if y == 0 && z == 0 { format!("{x}") } else { format!("({x},{y},{z})") };
-            let msg = format!("{what} by {} (global id {gid}){}", a.unit, if a.count > 1 { format!(", {} times", a.count) } else { String::new() });
+            let of = if a.variable == variable { String::new() } else { format!(" of `{}`", a.variable) };
+            let msg = format!("{what}{of} by {} (global id {gid}){}", a.unit, if a.count > 1 { format!(", {} times", a.count) } else { String::new() });
             let primary = labels.is_empty();
             let label = if primary { Label::primary(id, start + from..start + to) } else { Label::secondary(id, start + from..start + to) };
             labels.push(label.with_message(msg));
