@@ -259,7 +259,7 @@ mod tests {
     fn expressions_extend_over_paths_and_indices() {
         let l = "    s[i + 1].x = a[j] * 2;";
         assert_eq!(&l[expression(l, 5).0..expression(l, 5).1], "s[i + 1].x");
-        assert_eq!(&l[expression(l, 20).0..expression(l, 20).1], "a[j]");
+        assert_eq!(&l[expression(l, 18).0..expression(l, 18).1], "a[j]");
         assert_eq!(expression("", 3), (0, 0));
     }
 }
