@@ -130,7 +130,7 @@ fn check_runs(b: &mut dyn Backend, mut l: Layout, words: &[u64], opts: &CheckOpt
     'attempt: loop {
         b.prepare(&l)?;
         let plan = l.plan.clone();
-        let mut progress = super::progress::Progress::new(plan.level2.rounds_run as u64, format!("ld check `{}`", l.info.name), opts.progress);
+        let mut progress = super::progress::Progress::new(plan.level2.rounds_run as u64, l.info.name, opts.progress);
         let mut round = 1;
         let mut before = 0;
         loop {
