@@ -23,7 +23,8 @@ pub struct Flags {
     /// Run deterministically: the same output bits on every run and backend.
     #[arg(long, conflicts_with = "check")]
     pub deterministic: bool,
-    /// Print check reports as JSON.
+    /// Print the check reports as one JSON document (`{"schema": 1,
+    /// "tool": "ld", "launches": [...]}`, as `LD_REPORT=x.json` writes).
     #[arg(long)]
     pub json: bool,
     /// Invocations per warp in check mode (a power of two; default: 32, or
@@ -205,14 +206,13 @@ fn run<A: App>(flags: &Flags) -> ld::Result<i32> {
         return Ok(if v.ok { 0 } else { 1 });
     }
     let (checked, reports) = timed(&mut app, &rt, flags, Mode::Check)?;
-    for r in &reports {
-        if flags.json {
-            println!("{}", r.to_json());
-        } else {
+    if flags.json {
+        // One document for the process, the shape `LD_REPORT=x.json` writes.
+        println!("{}", ld::report_document(&reports).to_json());
+    } else {
+        for r in &reports {
             println!("{r}");
         }
-    }
-    if !flags.json {
         println!(
             "{}: native {:.3} ms, checked {:.3} ms, slowdown {:.1}x (median of {} runs each, same device, same process)",
             A::NAME,
