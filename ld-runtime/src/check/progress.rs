@@ -22,8 +22,8 @@ pub(crate) struct Progress {
     label: String,
     bar_allowed: bool,
     bar: Option<ProgressBar>,
-    /// Rounds finished, as the watcher reads them.
-    done: Arc<AtomicU64>,
+    /// Rounds finished and rounds in all, as the watcher reads them.
+    rounds: Arc<[AtomicU64; 2]>,
     /// The plain-lines watcher: dropping the sender stops it.
     watcher: Option<(mpsc::Sender<()>, JoinHandle<()>)>,
 }
@@ -32,18 +32,19 @@ impl Progress {
     /// `kernel`'s check of `total` rounds; `allowed`: `CheckOptions::progress`.
     pub fn new(total: u64, kernel: &str, allowed: bool) -> Self {
         let terminal = std::io::stderr().is_terminal();
-        let done = Arc::new(AtomicU64::new(0));
+        let rounds = Arc::new([AtomicU64::new(0), AtomicU64::new(total)]);
         let watcher = (allowed && !terminal).then(|| {
             let (stop, stopped) = mpsc::channel::<()>();
-            let (done, kernel, start) = (done.clone(), kernel.to_string(), Instant::now());
+            let (rounds, kernel, start) = (rounds.clone(), kernel.to_string(), Instant::now());
             let thread = std::thread::Builder::new()
                 .name("ld-progress".into())
                 .spawn(move || {
                     let mut wait = FIRST_LINE;
                     // Only a timeout goes on: the sender dropped means the check ended.
                     while let Err(mpsc::RecvTimeoutError::Timeout) = stopped.recv_timeout(wait) {
-                        let round = (done.load(Relaxed) + 1).min(total.max(1));
-                        let _ = writeln!(std::io::stderr(), "ld: checking {kernel}: round {round}/{}, {:.1} s", total.max(1), start.elapsed().as_secs_f64());
+                        let total = rounds[1].load(Relaxed).max(1);
+                        let round = (rounds[0].load(Relaxed) + 1).min(total);
+                        let _ = writeln!(std::io::stderr(), "ld: checking {kernel}: round {round}/{total}, {:.1} s", start.elapsed().as_secs_f64());
                         wait = EVERY;
                     }
                 })
@@ -56,14 +57,24 @@ impl Progress {
             label: format!("ld check `{kernel}`"),
             bar_allowed: allowed && terminal,
             bar: None,
-            done,
+            rounds,
             watcher: watcher.flatten(),
+        }
+    }
+
+    /// The check starts again (a retry with larger capacities), now of
+    /// `total` rounds; the clock goes on.
+    pub fn restart(&mut self, total: u64) {
+        self.total = total;
+        self.rounds[1].store(total, Relaxed);
+        if let Some(b) = &self.bar {
+            b.set_length(total);
         }
     }
 
     /// `done` rounds finished.
     pub fn tick(&mut self, done: u64) {
-        self.done.store(done, Relaxed);
+        self.rounds[0].store(done, Relaxed);
         if self.total <= 1 {
             return;
         }
