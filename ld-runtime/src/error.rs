@@ -79,6 +79,13 @@ pub enum Error {
 
     #[error("{0}")]
     Unsupported(String),
+
+    #[error("could not write the check report LD_REPORT={path:?}: {source}; set LD_REPORT to a path in a writable directory, or unset it")]
+    Report {
+        path: std::path::PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
 }
 
 /// Why a kernel faulted (on either backend: the generated WGSL checks

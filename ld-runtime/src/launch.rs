@@ -244,6 +244,9 @@ impl<'a> Launch<'a> {
         Launch { rt, info, grid, args, mode: Mode::Native, fuel: None, check: CheckOptions::default() }
     }
 
+    /// The mode to run in (default [`Mode::Native`]). `LD_MODE` overrides
+    /// it for every launch of the process: the user's run-time request, as
+    /// when a program runs under a sanitizer.
     pub fn mode(mut self, mode: Mode) -> Self {
         self.mode = mode;
         self
@@ -264,8 +267,18 @@ impl<'a> Launch<'a> {
         self
     }
 
-    /// Checks the arguments and runs the kernel.
-    pub fn run(self) -> Result<Run> {
+    /// Checks the arguments and runs the kernel, in the mode `LD_MODE`
+    /// forces if it is set, else in the one asked for. With `LD_MODE=check`
+    /// or `LD_REPORT` the report also goes where they say (README, "Checking
+    /// a whole program unchanged").
+    pub fn run(mut self) -> Result<Run> {
+        self.mode = crate::session::mode(self.mode)?;
+        let run = self.run_in_mode()?;
+        crate::session::finished(run.report.as_ref())?;
+        Ok(run)
+    }
+
+    fn run_in_mode(self) -> Result<Run> {
         let uniforms = self.check()?;
         if matches!(self.mode, Mode::Check | Mode::Deterministic) {
             return self.run_check(uniforms);
@@ -307,7 +320,8 @@ impl<'a> Launch<'a> {
     pub fn plan(&self) -> Result<Plan> {
         self.check()?;
         self.warp_size()?;
-        Ok(engine::plan(self.info, self.grid.0, &self.target_words(), &self.check, self.limits(), self.mode == Mode::Deterministic)?.plan)
+        let deterministic = Settings::get()?.mode.unwrap_or(self.mode) == Mode::Deterministic;
+        Ok(engine::plan(self.info, self.grid.0, &self.target_words(), &self.check, self.limits(), deterministic)?.plan)
     }
 
     /// Words of each target (buffer lengths, shared array sizes).

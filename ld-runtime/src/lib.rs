@@ -18,6 +18,7 @@ pub(crate) mod guard;
 pub(crate) mod kernel;
 pub(crate) mod launch;
 pub(crate) mod runtime;
+pub(crate) mod session;
 pub(crate) mod settings;
 
 pub use buffer::{Buffer, Element};
@@ -30,7 +31,8 @@ pub use error::{Error, FaultKind, Result};
 pub use kernel::{Kernel, KernelInfo};
 pub use launch::{Arg, BufArg, Grid, IntoArgs, Launch, Mode, Run, MAX_WORKGROUPS_PER_DIMENSION};
 pub use runtime::{Backend, Runtime};
-pub use settings::{ForcedBackend, Settings};
+pub use session::{report_document, ReportDocument, REPORT_SCHEMA};
+pub use settings::{ForcedBackend, Settings, DEFAULT_EXIT_CODE};
 
 /// Level 1's sweep against a shader copy, for `benches/check.rs`. Not a
 /// stable API.

@@ -5,6 +5,8 @@
 //! the variable instead of a silently ignored value.
 
 use crate::error::{Error, Result};
+use crate::launch::Mode;
+use std::path::PathBuf;
 use std::sync::OnceLock;
 use std::time::Duration;
 
@@ -29,11 +31,36 @@ pub struct Settings {
     /// `LD_CPU_FUEL`: loop iterations per invocation on the CPU executor
     /// before it reports non-termination (default 2^28).
     pub cpu_fuel: u64,
+    /// `LD_MODE=check|exact|deterministic|native`: every launch of the process
+    /// runs in this mode, whatever the program asked with `Launch::mode`
+    /// (the user's run-time request, like running a program under a
+    /// sanitizer). The program's `CheckOptions` still apply.
+    pub mode: Option<Mode>,
+    /// `LD_REPORT=path`: every check report of the process, written to
+    /// `path` after each launch that produced one (`.json`: one document,
+    /// [`crate::report_document`]; `.html`: a page; else the text reports).
+    pub report: Option<PathBuf>,
+    /// `LD_EXIT_CODE=1..255`: the exit status of a process that ran with
+    /// `LD_MODE=check` (or `exact`) and found races (default 66).
+    pub exit_code: i32,
 }
+
+/// The exit status of a process that `LD_MODE=check` found racy, unless
+/// `LD_EXIT_CODE` says otherwise.
+pub const DEFAULT_EXIT_CODE: i32 = 66;
 
 impl Default for Settings {
     fn default() -> Self {
-        Settings { backend: None, require_gpu: false, adapter: None, gpu_timeout: Duration::from_secs(120), cpu_fuel: 1 << 28 }
+        Settings {
+            backend: None,
+            require_gpu: false,
+            adapter: None,
+            gpu_timeout: Duration::from_secs(120),
+            cpu_fuel: 1 << 28,
+            mode: None,
+            report: None,
+            exit_code: DEFAULT_EXIT_CODE,
+        }
     }
 }
 
@@ -89,6 +116,23 @@ impl Settings {
                 _ => return Err(bad("LD_CPU_FUEL", v, "a positive whole number of loop iterations, such as `268435456`")),
             };
         }
+        if let Some(v) = get("LD_MODE") {
+            s.mode = Some(match v.to_ascii_lowercase().as_str() {
+                "check" => Mode::Check,
+                "deterministic" => Mode::Deterministic,
+                "native" => Mode::Native,
+                "exact" => Mode::Exact,
+                _ => return Err(bad("LD_MODE", v, "`check`, `exact`, `deterministic` or `native`")),
+            });
+        }
+        // A path is taken as given (not trimmed: it may end in a space).
+        s.report = lookup("LD_REPORT").filter(|v| !v.trim().is_empty()).map(PathBuf::from);
+        if let Some(v) = get("LD_EXIT_CODE") {
+            s.exit_code = match v.parse::<u8>() {
+                Ok(n) if n > 0 => n as i32,
+                _ => return Err(bad("LD_EXIT_CODE", v, "an exit status from 1 to 255")),
+            };
+        }
         Ok(s)
     }
 }
@@ -109,8 +153,17 @@ mod tests {
 
     #[test]
     fn every_variable_is_read() {
-        let s = parse(&[("LD_BACKEND", "CPU"), ("LD_REQUIRE_GPU", "true"), ("LD_ADAPTER", "llvm"), ("LD_GPU_TIMEOUT_SECS", "0.5"), ("LD_CPU_FUEL", "1000")])
-            .unwrap();
+        let s = parse(&[
+            ("LD_BACKEND", "CPU"),
+            ("LD_REQUIRE_GPU", "true"),
+            ("LD_ADAPTER", "llvm"),
+            ("LD_GPU_TIMEOUT_SECS", "0.5"),
+            ("LD_CPU_FUEL", "1000"),
+            ("LD_MODE", "Check"),
+            ("LD_REPORT", "out/r.json"),
+            ("LD_EXIT_CODE", "5"),
+        ])
+        .unwrap();
         assert_eq!(
             s,
             Settings {
@@ -118,9 +171,16 @@ mod tests {
                 require_gpu: true,
                 adapter: Some("llvm".into()),
                 gpu_timeout: Duration::from_millis(500),
-                cpu_fuel: 1000
+                cpu_fuel: 1000,
+                mode: Some(Mode::Check),
+                report: Some(PathBuf::from("out/r.json")),
+                exit_code: 5,
             }
         );
+        for (v, m) in [("deterministic", Mode::Deterministic), ("native", Mode::Native), (" check ", Mode::Check)] {
+            assert_eq!(parse(&[("LD_MODE", v)]).unwrap().mode, Some(m), "{v}");
+        }
+        assert_eq!(parse(&[("LD_EXIT_CODE", "255")]).unwrap().exit_code, 255);
     }
 
     #[test]
@@ -132,6 +192,11 @@ mod tests {
             ("LD_GPU_TIMEOUT_SECS", "-1"),
             ("LD_CPU_FUEL", "-5"),
             ("LD_CPU_FUEL", "0"),
+            ("LD_MODE", "bogus"),
+            ("LD_MODE", "checked"),
+            ("LD_EXIT_CODE", "0"),
+            ("LD_EXIT_CODE", "256"),
+            ("LD_EXIT_CODE", "-1"),
         ] {
             let e = parse(&[(var, value)]).unwrap_err();
             assert_eq!((e.var, e.value.as_str()), (var, value));

@@ -27,7 +27,8 @@ pub struct Flags {
     /// watched, slow); with table6, measure it beside check mode.
     #[arg(long, conflicts_with = "deterministic")]
     pub exact: bool,
-    /// Print check reports as JSON.
+    /// Print the check reports as one JSON document (`{"schema": 1,
+    /// "tool": "ld", "launches": [...]}`, as `LD_REPORT=x.json` writes).
     #[arg(long)]
     pub json: bool,
     /// Invocations per warp in check mode (a power of two; default: 32, or
@@ -211,14 +212,13 @@ fn run<A: App>(flags: &Flags) -> ld::Result<i32> {
     }
     let mode = if flags.exact { Mode::Exact } else { Mode::Check };
     let (checked, reports) = timed(&mut app, &rt, flags, mode)?;
-    for r in &reports {
-        if flags.json {
-            println!("{}", r.to_json());
-        } else {
+    if flags.json {
+        // One document for the process, the shape `LD_REPORT=x.json` writes.
+        println!("{}", ld::report_document(&reports).to_json());
+    } else {
+        for r in &reports {
             println!("{r}");
         }
-    }
-    if !flags.json {
         println!(
             "{}: native {:.3} ms, {} {:.3} ms, slowdown {:.1}x (median of {} runs each, same device, same process)",
             A::NAME,

@@ -127,10 +127,11 @@ pub(crate) fn check(b: &mut dyn Backend, l: Layout, words: &[u64], opts: &CheckO
 fn check_runs(b: &mut dyn Backend, mut l: Layout, words: &[u64], opts: &CheckOptions, limits: Limits, on_fault: OnFault) -> Result<Checked> {
     let mut retries = 0;
     b.atomics(false)?;
+    let mut progress = super::progress::Progress::new(l.plan.level2.rounds_run as u64, l.info.name, opts.progress);
     'attempt: loop {
         b.prepare(&l)?;
         let plan = l.plan.clone();
-        let mut progress = super::progress::Progress::new(plan.level2.rounds_run as u64, format!("ld check `{}`", l.info.name), opts.progress);
+        progress.restart(plan.level2.rounds_run as u64);
         let mut round = 1;
         let mut before = 0;
         loop {
