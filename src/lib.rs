@@ -24,7 +24,7 @@
 
 pub use ld_macros::{kernel, kernels};
 pub use ld_runtime::{
-    Arg, Backend, BufArg, Buffer, CheckOptions, Checked, Element, Error, Evidence, FaultKind, ForcedBackend, Grid, IntoArgs, Kernel, KernelInfo, Launch, Level,
+    Arg, Backend, BarrierLine, BufArg, Buffer, CheckOptions, Checked, Element, Error, Evidence, FaultKind, ForcedBackend, Grid, IntoArgs, Kernel, KernelInfo, Launch, Level,
     LevelPlan, Memory, Mode, Plan, Race, RaceKind, Region, Report, Result, Run, Runtime, Settings, Stats, UVec3, Unit,
 };
 

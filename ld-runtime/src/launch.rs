@@ -376,6 +376,10 @@ impl<'a> Launch<'a> {
                 elapsed.as_secs_f64() * 1e3,
             );
             r.stats = Some(stats);
+            // The targets come first, in target order.
+            for (c, w) in r.checked.iter_mut().zip(&words) {
+                c.words = Some(*w);
+            }
             r
         });
         Ok(Run { backend: self.rt.backend(), mode: self.mode, elapsed, report, stats: Some(stats) })

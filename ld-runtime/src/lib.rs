@@ -22,7 +22,7 @@ pub(crate) mod settings;
 pub use buffer::{Buffer, Element};
 pub use check::engine::Stats;
 pub use check::plan::{LevelPlan, Plan};
-pub use check::report::{Checked, Evidence, Level, Memory, Race, RaceKind, Region, Report, Unit};
+pub use check::report::{BarrierLine, Checked, Evidence, Level, Memory, Race, RaceKind, Region, Report, Unit};
 pub use check::CheckOptions;
 pub use cpu::twin::UVec3;
 pub use error::{Error, FaultKind, Result};
