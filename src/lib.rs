@@ -24,8 +24,9 @@
 
 pub use ld_macros::{kernel, kernels};
 pub use ld_runtime::{
-    Arg, Backend, BarrierLine, BufArg, Buffer, CheckOptions, Checked, Element, Error, Evidence, FaultKind, ForcedBackend, Grid, IntoArgs, Kernel, KernelInfo, Launch, Level,
-    LevelPlan, Memory, Mode, Plan, Race, RaceKind, Region, Report, Result, Run, Runtime, Settings, Stats, UVec3, Unit,
+    html_report, html_report_json, Arg, Backend, BarrierLine, BufArg, Buffer, CheckOptions, Checked, Element, Error, Evidence, FaultKind, ForcedBackend, Grid,
+    IntoArgs, Kernel, KernelInfo, Launch, Level, LevelPlan, Memory, Mode, Plan, Race, RaceKind, Region, Report, Result, Run, Runtime, Settings, Stats, UVec3,
+    Unit,
 };
 
 #[doc(hidden)]

@@ -14,13 +14,15 @@
 //! - `engine` drives both levels and both modes over a `Backend`: `gpu`
 //!   (wgpu) and `cpu` (the reference executor) supply the steps;
 //! - `layout` turns a `plan` into capacities and the engine's memory layout;
-//! - `records` turns what the backends record into a `report`.
+//! - `records` turns what the backends record into a `report`;
+//! - `html` draws reports as one self-contained HTML page.
 
 /// Level 1's sweep against a shader copy (`benches/check.rs`).
 pub mod bench;
 pub(crate) mod cpu;
 pub(crate) mod engine;
 pub(crate) mod gpu;
+pub(crate) mod html;
 pub(crate) mod layout;
 pub mod plan;
 mod progress;
