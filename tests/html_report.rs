@@ -7,7 +7,8 @@
 //! `LD_REQUIRE_BROWSER=1` (scripts/test.sh sets it after installing one).
 //! `LD_BROWSER` names the browser's executable; otherwise the first of
 //! `chromium-headless-shell`, `chromium`, `chromium-browser`,
-//! `google-chrome` on the `PATH` is used.
+//! `google-chrome` on the `PATH` is used. `LD_HTML_OUT=DIR` keeps the
+//! pages there to look at.
 
 mod common;
 
@@ -66,6 +67,9 @@ fn dump(browser: &PathBuf, html: &str, name: &str) -> (String, String) {
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join("report.html");
     std::fs::write(&file, html).unwrap();
+    if let Some(keep) = std::env::var_os("LD_HTML_OUT") {
+        std::fs::write(PathBuf::from(keep).join(format!("{name}.html")), html).unwrap();
+    }
     let out = Command::new(browser)
         .args(["--headless", "--disable-gpu", "--no-sandbox", "--enable-logging=stderr", "--v=0", "--no-first-run"])
         .arg(format!("--user-data-dir={}", dir.join("profile").display()))

@@ -26,6 +26,10 @@ pub struct Flags {
     /// Print check reports as JSON.
     #[arg(long)]
     pub json: bool,
+    /// Also write the check reports as one self-contained HTML page
+    /// (open it in a browser).
+    #[arg(long, value_name = "PATH", requires = "check")]
+    pub html: Option<std::path::PathBuf>,
     /// Invocations per warp in check mode (a power of two; default: 32, or
     /// the workgroup when smaller).
     #[arg(long)]
@@ -57,6 +61,7 @@ impl Flags {
             check: false,
             deterministic: false,
             json: false,
+            html: None,
             warp_size: None,
             memory_budget: None,
             max_rounds: None,
@@ -211,6 +216,13 @@ fn run<A: App>(flags: &Flags) -> ld::Result<i32> {
         } else {
             println!("{r}");
         }
+    }
+    if let Some(path) = &flags.html {
+        if let Err(e) = std::fs::write(path, ld::html_report(&reports)) {
+            eprintln!("{}: error: cannot write the HTML report to {}: {e}", A::NAME, path.display());
+            return Ok(1);
+        }
+        eprintln!("{}: HTML report written to {}", A::NAME, path.display());
     }
     if !flags.json {
         println!(

@@ -58,8 +58,8 @@
   function kindName(k) {
     return k === "ww" ? "write-write" : "read-write";
   }
-  function regionName(g) {
-    if (!g || (g.from_line == null && g.to_line == null)) return "whole dispatch";
+  function regionName(g, level) {
+    if (!g || (g.from_line == null && g.to_line == null)) return level && level !== "inter-workgroup" ? "kernel start to kernel end" : "whole dispatch";
     const at = (l, none) => (l == null ? none : "barrier at line " + l);
     return at(g.from_line, "kernel start") + " to " + at(g.to_line, "kernel end");
   }
@@ -201,7 +201,7 @@
           {},
           el("span", { class: "label" }, code(v.name)),
           " (" + v.memory + (v.words != null ? ", " + fmt(v.words) + " words" : "") + "): ",
-          mine.length === 0 ? "no races" : plural(mine.length, "race") + " on " + fmt(racing.size) + " words" + (extent > 0 ? " (" + ((100 * racing.size) / extent).toFixed(1) + "%)" : "")
+          mine.length === 0 ? "no races" : plural(mine.length, "race") + " on " + plural(racing.size, "word") + (extent > 0 ? " (" + ((100 * racing.size) / extent).toFixed(1) + "%)" : "")
         )
       );
       if (extent === 0 || mine.length === 0) {
@@ -209,35 +209,45 @@
         continue;
       }
       const nb = Math.min(extent, 256);
+      const lo = (k) => Math.ceil((k * extent) / nb);
+      const bucket = (w) => Math.min(nb - 1, Math.floor((w * nb) / extent));
+      // Per bucket: the races on its words, its racing words, and the most
+      // races on any one of its words (the colour).
       const races_ = new Array(nb).fill(null).map(() => new Set());
       const words = new Array(nb).fill(0);
-      const lo = (k) => Math.ceil((k * extent) / nb);
+      const depth = new Array(nb).fill(0);
+      const events = [];
       for (const p of mine) {
         for (const w of p[0].words || []) {
-          const b0 = Math.floor((w[0] * nb) / extent);
-          const b1 = Math.min(nb - 1, Math.floor(((w[1] - 1) * nb) / extent));
-          for (let k = b0; k <= b1; k++) {
-            const o = Math.min(w[1], lo(k + 1)) - Math.max(w[0], lo(k));
-            if (o > 0) {
-              races_[k].add(p[1]);
-              words[k] += o;
-            }
-          }
+          events.push([w[0], 1], [w[1], -1]);
+          for (let k = bucket(w[0]); k <= bucket(w[1] - 1); k++) races_[k].add(p[1]);
+        }
+      }
+      events.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+      let cover = 0;
+      for (let e = 0; e < events.length; e++) {
+        cover += events[e][1];
+        const from = events[e][0];
+        const to = e + 1 < events.length ? events[e + 1][0] : from;
+        if (cover <= 0 || to <= from) continue;
+        for (let k = bucket(from); k <= bucket(to - 1); k++) {
+          words[k] += Math.min(to, lo(k + 1)) - Math.max(from, lo(k));
+          depth[k] = Math.max(depth[k], cover);
         }
       }
       let most = 1;
-      for (const s of races_) most = Math.max(most, s.size);
+      for (const d of depth) most = Math.max(most, d);
       const bw = W / nb;
       const g = sv("svg", { width: W + 60, height: 44, viewBox: "0 0 " + (W + 60) + " 44", role: "img" });
       g.appendChild(sv("rect", { x: 0, y: 0, width: W, height: 22, fill: "#eceff3" }));
       for (let k = 0; k < nb; k++) {
-        if (races_[k].size === 0) continue;
+        if (depth[k] === 0) continue;
         const ids = Array.from(races_[k]);
         g.appendChild(
           sv(
             "rect",
-            { x: (k * bw).toFixed(2), y: 0, width: Math.max(bw, 1.5).toFixed(2), height: 22, fill: heat(races_[k].size / most), "data-races": races_[k].size },
-            sv("title", {}, "words " + lo(k) + ".." + lo(k + 1) + ": " + plural(races_[k].size, "race") + " (#" + ids.slice(0, 10).join(", #") + (ids.length > 10 ? ", ..." : "") + "), " + fmt(words[k]) + " racing words")
+            { x: (k * bw).toFixed(2), y: 0, width: Math.max(bw, 1.5).toFixed(2), height: 22, fill: heat(most === 1 ? 0.7 : 0.2 + (0.8 * (depth[k] - 1)) / (most - 1)), "data-races": depth[k] },
+            sv("title", {}, "words " + lo(k) + ".." + lo(k + 1) + ": " + fmt(words[k]) + " racing, up to " + plural(depth[k], "race") + " on one word; races #" + ids.slice(0, 10).join(", #") + (ids.length > 10 ? ", ..." : ""))
           )
         );
       }
@@ -248,7 +258,7 @@
       div.appendChild(g);
       box.appendChild(div);
     }
-    box.appendChild(el("div", { class: "legend" }, "colour: races on the bucket's words, from one (light) to " + "the most on any bucket (dark); hover a bucket for its words and races"));
+    box.appendChild(el("div", { class: "legend" }, "colour: the most races on one word of the bucket, from one (light) to the most on any word (dark); grey: no race; hover a bucket for its words and races"));
     return box;
   }
 
@@ -298,7 +308,8 @@
       const n = list.length;
       const cs = Math.max(10, Math.min(30, Math.floor(520 / n)));
       const label = (e) => unitName(e[1].u, level === "intra-warp" ? "inter-warp" : level);
-      const lw = 90;
+      const longest = Math.max(...list.map((e) => label(e).length));
+      const lw = Math.round(longest * 6.2 + 12);
       const size = lw + n * cs + 10;
       let most = 1;
       for (const c of cells.values()) most = Math.max(most, c.races.length);
@@ -391,7 +402,7 @@
         sv(
           "rect",
           { x: X(a) + 2, y: y + 2, width: Math.max(4, X(b) - X(a) - 4), height: rowH - 5, rx: 3, fill: colour, "fill-opacity": back ? 0.45 : 0.85, stroke: back ? colour : null, "stroke-dasharray": back ? "4,2" : null, "data-race": k + 1 },
-          sv("title", {}, "#" + (k + 1) + " " + kindName(x.kind) + " on " + x.variable + " (" + x.level + "), " + regionName(x.region) + (back ? " (back to an earlier barrier: a loop)" : ""))
+          sv("title", {}, "#" + (k + 1) + " " + kindName(x.kind) + " on " + x.variable + " (" + x.level + "), " + regionName(x.region, x.level) + (back ? " (back to an earlier barrier: a loop)" : ""))
         )
       );
     });
@@ -407,7 +418,7 @@
     const d = el("div", { class: "race " + x.kind, id: "launch-" + n + "-race-" + k, "data-variable": x.variable });
     d.appendChild(el("h4", {}, "#" + k + " ", el("span", { class: "kind" }, kindName(x.kind)), " race on " + x.memory + " ", code(x.variable), " (" + x.level + ")"));
     const rows = [];
-    rows.push(["region", regionName(x.region)]);
+    rows.push(["region", regionName(x.region, x.level)]);
     const us = (x.units || []).map((u) => unitName(u, x.level));
     let who = us.join(" and ");
     if (x.evidence === "read" && us.length === 1) who = us[0] + " read another " + (x.level === "inter-workgroup" ? "workgroup" : "warp") + "'s write";
@@ -439,12 +450,16 @@
     const box = el("div", { class: "access", "data-line": a.line }, el("div", { class: "where" }, where));
     if (typeof a.source === "string") {
       // By characters, as Rust's column!() counts them.
-      const chars = Array.from(a.source);
+      let chars = Array.from(a.source);
+      // Without the indentation (up to the column).
+      let lead = 0;
+      while (lead < chars.length && lead < (a.column || 1) - 1 && /\s/.test(chars[lead])) lead++;
+      chars = chars.slice(lead);
       const src = { length: chars.length, slice: (i, j) => chars.slice(i, j).join("") };
       const tabs = (t) => t.replace(/\t/g, "    ");
       const ln = String(a.line) + " | ";
       // Columns count characters from 1 (Rust's column!()).
-      const c = Math.max(0, Math.min(src.length, (a.column || 1) - 1));
+      const c = Math.max(0, Math.min(src.length, (a.column || 1) - 1 - lead));
       let e = c;
       while (e < chars.length && /[A-Za-z0-9_]/.test(chars[e])) e++;
       if (e === c && c < src.length) e = c + 1;
