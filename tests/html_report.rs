@@ -95,7 +95,7 @@ fn assert_clean(dom: &str, err: &str) {
 
 fn masses(rt: &Runtime) -> Report {
     let body = k::Body { pos: [0.5, 0.25], mass: 2.0 };
-    let mut bodies = rt.upload(&vec![body; 8]).unwrap();
+    let mut bodies = rt.upload(&[body; 8]).unwrap();
     let run = rt.launch(k::masses, 2u32, (&mut bodies,)).mode(Mode::Check).run().unwrap();
     run.report.unwrap()
 }

@@ -58,9 +58,9 @@ mod k {
 
 fn check(rt: &Runtime, which: &str) -> Report {
     let body = k::Body { pos: [0.5, 0.25], mass: 2.0 };
-    let mut bodies = rt.upload(&vec![body; 8]).unwrap();
-    let mut hist = rt.upload(&vec![0u32; 32]).unwrap();
-    let mut out = rt.upload(&vec![0f32; 4]).unwrap();
+    let mut bodies = rt.upload(&[body; 8]).unwrap();
+    let mut hist = rt.upload(&[0u32; 32]).unwrap();
+    let mut out = rt.upload(&[0f32; 4]).unwrap();
     let grid = 1u32;
     let launch = match which {
         "mass" => rt.launch(k::mass, grid, (&mut bodies,)),
