@@ -2,9 +2,11 @@
 # The whole test suite, on a fresh Debian machine or a developer's.
 #
 # Installs Mesa's lavapipe (a conformant Vulkan driver that runs on the CPU)
-# when no Vulkan driver is present, then runs every test with
-# LD_REQUIRE_GPU=1 so that GPU-vs-CPU differential tests fail instead of
-# skipping when no adapter can be opened.
+# when no Vulkan driver is present, and a headless Chromium when none is on
+# the PATH (tests/html_report.rs loads the HTML report in it), then runs
+# every test with LD_REQUIRE_GPU=1 and LD_REQUIRE_BROWSER=1 so that
+# GPU-vs-CPU differential tests and the browser test fail instead of
+# skipping when no adapter or browser can be opened.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -13,12 +15,34 @@ have_vulkan_driver() {
         ldconfig -p 2>/dev/null | grep -q libvulkan.so.1
 }
 
+have_browser() {
+    [ -n "${LD_BROWSER:-}" ] || command -v chromium-headless-shell >/dev/null || command -v chromium >/dev/null ||
+        command -v chromium-browser >/dev/null || command -v google-chrome >/dev/null
+}
+
+# One apt-get update for whatever is missing. chromium-headless-shell is
+# Debian's smallest Chromium that runs headless (about 20 s to install
+# without recommends).
+need_vulkan=0
+need_browser=0
 if ! have_vulkan_driver; then
     echo "scripts/test.sh: no Vulkan driver found; installing lavapipe (mesa-vulkan-drivers)" >&2
+    need_vulkan=1
+fi
+if ! have_browser; then
+    echo "scripts/test.sh: no Chromium found; installing chromium-headless-shell" >&2
+    need_browser=1
+fi
+if [ "$need_vulkan$need_browser" != 00 ]; then
     SUDO=""
     if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
     $SUDO apt-get update
-    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y mesa-vulkan-drivers
+    if [ "$need_vulkan" = 1 ]; then
+        DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y mesa-vulkan-drivers
+    fi
+    if [ "$need_browser" = 1 ]; then
+        DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y --no-install-recommends chromium-headless-shell
+    fi
 fi
 
 if ! command -v cargo >/dev/null; then
@@ -27,6 +51,7 @@ if ! command -v cargo >/dev/null; then
 fi
 
 export LD_REQUIRE_GPU=1
+export LD_REQUIRE_BROWSER=1
 # Benchmarks run once each under `cargo test`: keep their inputs small.
 export LD_BENCH_SIZE="${LD_BENCH_SIZE:-0.02}"
 # Mesa's Vulkan loader probes Wayland and complains without a runtime dir.

@@ -24,9 +24,9 @@
 
 pub use ld_macros::{kernel, kernels};
 pub use ld_runtime::{
-    report_document, Access, AccessKind, Arg, Backend, BufArg, Buffer, CheckOptions, Checked, Element, Error, Evidence, FaultKind, ForcedBackend, Grid,
-    IntoArgs, Kernel, KernelInfo, Launch, Level, LevelPlan, Memory, Mode, Plan, Race, RaceKind, Region, Report, ReportDocument, Result, Run, Runtime, Settings,
-    Stats, UVec3, Unit, DEFAULT_EXIT_CODE, REPORT_SCHEMA,
+    html_report, html_report_json, report_document, Access, AccessKind, Arg, Backend, BarrierLine, BufArg, Buffer, CheckOptions, Checked, Element, Error,
+    Evidence, FaultKind, ForcedBackend, Grid, IntoArgs, Kernel, KernelInfo, Launch, Level, LevelPlan, Memory, Mode, Plan, Race, RaceKind, Region, Report,
+    ReportDocument, Result, Run, Runtime, Settings, Stats, UVec3, Unit, DEFAULT_EXIT_CODE, REPORT_SCHEMA,
 };
 
 #[doc(hidden)]

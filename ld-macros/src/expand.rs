@@ -190,7 +190,7 @@ fn elem_info(m: &Module, t: &Type) -> TokenStream {
     let rt = cpu::rust_type(m, t);
     let words = t.words(m);
     let name = t.display(&m.structs);
-    quote!(__ld::ElemInfo { name: #name, words: #words, type_id: || ::core::any::TypeId::of::<#rt>() })
+    quote!(__ld::ElemInfo { name: #name, words: #words, type_id: || ::core::any::TypeId::of::<#rt>(), place: <#rt as __ld::Words>::place })
 }
 
 fn scalar_kind(s: Scalar) -> TokenStream {
@@ -262,7 +262,8 @@ fn kernel_impl(m: &Module, f: &syn::ItemFn) -> syn::Result<TokenStream> {
         let n = &s.name;
         let w = s.elem.words(m);
         let len = s.len;
-        quote!(__ld::SharedInfo { name: #n, elem_words: #w, len: #len, target: #target })
+        let rt = cpu::rust_type(m, &s.elem);
+        quote!(__ld::SharedInfo { name: #n, elem_words: #w, len: #len, place: <#rt as __ld::Words>::place, target: #target })
     });
     let targets = analysis::targets::list(m).into_iter().map(|mem| match mem {
         MemRef::Param(i) => quote!(__ld::TargetPlace::Param(#i)),
@@ -321,11 +322,14 @@ fn struct_impls(m: &Module, s: &StructDef, define: bool) -> TokenStream {
     let name = format_ident!("{}", s.name);
     let fields: Vec<_> = s.fields.iter().map(|(n, _)| format_ident!("{}", n)).collect();
     let tys: Vec<_> = s.fields.iter().map(|(_, t)| cpu::rust_type(m, t)).collect();
+    let names: Vec<String> = s.fields.iter().map(|(n, _)| format!(".{n}")).collect();
     let mut offs = Vec::new();
+    let mut ends = Vec::new();
     let mut o = 0u32;
     for (_, t) in &s.fields {
         offs.push(o);
         o += t.words(m);
+        ends.push(o);
     }
     let words = o;
     let def = if define {
@@ -354,6 +358,14 @@ fn struct_impls(m: &Module, s: &StructDef, define: bool) -> TokenStream {
             }
             fn to_words<F: FnMut(u32, u32)>(&self, f: &mut F) {
                 #( <#tys as __ld::Words>::to_words(&self.#fields, &mut |i, w| f(i + #offs, w)); )*
+            }
+            fn place(word: u32, out: &mut ::std::string::String) {
+                #(
+                    if word < #ends {
+                        out.push_str(#names);
+                        <#tys as __ld::Words>::place(word - #offs, out);
+                    } else
+                )* {}
             }
         }
     }

@@ -139,6 +139,9 @@ pub struct ElemInfo {
     pub name: &'static str,
     pub words: u32,
     pub type_id: fn() -> TypeId,
+    /// Names a word offset within one element (`.mass`, `[1]`, nothing
+    /// for a scalar): the element type's `Words::place`.
+    pub place: fn(u32, &mut String),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -192,6 +195,8 @@ pub struct SharedInfo {
     pub name: &'static str,
     pub elem_words: u32,
     pub len: u32,
+    /// Names a word offset within one element (`Words::place`).
+    pub place: fn(u32, &mut String),
     /// Privatized per warp by check mode (every non-atomic shared array).
     pub target: bool,
 }

@@ -405,6 +405,10 @@ impl<'a> Launch<'a> {
                 elapsed.as_secs_f64() * 1e3,
             );
             r.stats = Some(stats);
+            // The targets come first, in target order.
+            for (c, w) in r.checked.iter_mut().zip(&words) {
+                c.words = Some(*w);
+            }
             r
         });
         let report = match (report, input) {

@@ -23,8 +23,9 @@ pub(crate) mod settings;
 
 pub use buffer::{Buffer, Element};
 pub use check::engine::Stats;
+pub use check::html::{render as html_report, render_json as html_report_json};
 pub use check::plan::{LevelPlan, Plan};
-pub use check::report::{Access, AccessKind, Checked, Evidence, Level, Memory, Race, RaceKind, Region, Report, Unit};
+pub use check::report::{Access, AccessKind, BarrierLine, Checked, Evidence, Level, Memory, Race, RaceKind, Region, Report, Unit};
 pub use check::CheckOptions;
 pub use cpu::twin::UVec3;
 pub use error::{Error, FaultKind, Result};

@@ -175,18 +175,9 @@ fn write(path: &Path, reports: &[Report]) -> Result<()> {
 fn render(path: &Path, reports: &[Report]) -> String {
     match path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase).as_deref() {
         Some("json") => report_document(reports).to_json() + "\n",
-        Some("html" | "htm") => render_html(reports),
+        Some("html" | "htm") => crate::check::html::render(reports),
         _ => reports.iter().map(|r| format!("{r}\n\n")).collect(),
     }
-}
-
-// merged with check::html: at the merge this becomes
-// `crate::check::html::render(reports)`; until then, the text reports as a page.
-fn render_html(reports: &[Report]) -> String {
-    let text: String = reports.iter().map(|r| format!("{r}\n\n")).collect();
-    let text = if reports.is_empty() { "No launch has been checked yet.".to_string() } else { text };
-    let escaped = text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;");
-    format!("<!DOCTYPE html>\n<html lang=\"en\">\n<head><meta charset=\"utf-8\"><title>ld check report</title></head>\n<body>\n<pre>{escaped}</pre>\n</body>\n</html>\n")
 }
 
 #[cfg(test)]
@@ -198,7 +189,7 @@ mod tests {
         let doc: serde_json::Value = serde_json::from_str(&render(Path::new("r.JSON"), &[])).unwrap();
         assert_eq!(doc, serde_json::json!({"schema": 1, "tool": "ld", "launches": []}));
         let html = render(Path::new("a/r.html"), &[]);
-        assert!(html.starts_with("<!DOCTYPE html>") && html.contains("<pre>"), "{html}");
+        assert!(html.to_ascii_lowercase().starts_with("<!doctype html>"), "{html}");
         assert_eq!(render(Path::new("r.txt"), &[]), "");
     }
 

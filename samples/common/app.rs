@@ -31,6 +31,10 @@ pub struct Flags {
     /// "tool": "ld", "launches": [...]}`, as `LD_REPORT=x.json` writes).
     #[arg(long)]
     pub json: bool,
+    /// Also write the check reports as one self-contained HTML page
+    /// (open it in a browser).
+    #[arg(long, value_name = "PATH", requires = "check")]
+    pub html: Option<std::path::PathBuf>,
     /// Invocations per warp in check mode (a power of two; default: 32, or
     /// the workgroup when smaller).
     #[arg(long)]
@@ -63,6 +67,7 @@ impl Flags {
             deterministic: false,
             exact: false,
             json: false,
+            html: None,
             warp_size: None,
             memory_budget: None,
             max_rounds: None,
@@ -219,6 +224,15 @@ fn run<A: App>(flags: &Flags) -> ld::Result<i32> {
         for r in &reports {
             println!("{r}");
         }
+    }
+    if let Some(path) = &flags.html {
+        if let Err(e) = std::fs::write(path, ld::html_report(&reports)) {
+            eprintln!("{}: error: cannot write the HTML report to {}: {e}", A::NAME, path.display());
+            return Ok(1);
+        }
+        eprintln!("{}: HTML report written to {}", A::NAME, path.display());
+    }
+    if !flags.json {
         println!(
             "{}: native {:.3} ms, {} {:.3} ms, slowdown {:.1}x (median of {} runs each, same device, same process)",
             A::NAME,

@@ -14,13 +14,15 @@
 //! - `engine` drives both levels and both modes over a `Backend`: `gpu`
 //!   (wgpu) and `cpu` (the reference executor) supply the steps;
 //! - `layout` turns a `plan` into capacities and the engine's memory layout;
-//! - `records` turns what the backends record into a `report`.
+//! - `records` turns what the backends record into a `report`;
+//! - `html` draws reports as one self-contained HTML page.
 
 /// Level 1's sweep against a shader copy (`benches/check.rs`).
 pub mod bench;
 pub(crate) mod cpu;
 pub(crate) mod engine;
 pub(crate) mod gpu;
+pub(crate) mod html;
 pub(crate) mod layout;
 pub mod plan;
 mod progress;
@@ -125,14 +127,38 @@ pub const DEFAULT_BUDGET: u64 = 1 << 30;
 pub struct Target {
     pub name: &'static str,
     pub memory: Memory,
+    /// Words per element.
+    pub elem_words: u32,
+    /// Names a word offset within an element (`Words::place`).
+    pub place: fn(u32, &mut String),
+}
+
+impl Target {
+    /// Word `word` of the variable by element and field: `bodies[65].mass`,
+    /// `particles[3].pos[1]`, `hist[17]`.
+    pub fn place(&self, word: u32) -> String {
+        let each = self.elem_words.max(1);
+        let mut out = format!("{}[{}]", self.name, word / each);
+        (self.place)(word % each, &mut out);
+        out
+    }
 }
 
 pub fn targets(info: &KernelInfo) -> Vec<Target> {
     info.targets
         .iter()
         .map(|&place| match place {
-            TargetPlace::Param(p) => Target { name: info.params[p].name, memory: Memory::Storage },
-            TargetPlace::Shared(a) => Target { name: info.shared[a].name, memory: Memory::Workgroup },
+            TargetPlace::Param(p) => {
+                let (elem_words, place) = match &info.params[p].kind {
+                    ParamKind::Storage { elem, .. } | ParamKind::Atomic { elem } => (elem.words, elem.place),
+                    ParamKind::Uniform { .. } => (1, (|_, _| {}) as fn(u32, &mut String)),
+                };
+                Target { name: info.params[p].name, memory: Memory::Storage, elem_words, place }
+            }
+            TargetPlace::Shared(a) => {
+                let s = &info.shared[a];
+                Target { name: s.name, memory: Memory::Workgroup, elem_words: s.elem_words, place: s.place }
+            }
         })
         .collect()
 }
@@ -140,7 +166,7 @@ pub fn targets(info: &KernelInfo) -> Vec<Target> {
 pub(crate) fn checked(info: &KernelInfo, targets: &[Target]) -> Vec<Checked> {
     let mut out = Vec::new();
     for t in targets {
-        out.push(Checked { name: t.name.into(), memory: t.memory, treatment: "privatized".into() });
+        out.push(Checked { name: t.name.into(), memory: t.memory, treatment: "privatized".into(), words: None });
     }
     for p in info.params {
         let treatment = match (&p.kind, p.check) {
@@ -149,10 +175,10 @@ pub(crate) fn checked(info: &KernelInfo, targets: &[Target]) -> Vec<Checked> {
             (_, CheckClass::Atomic) => "atomic: never a data race; results replayed",
             _ => continue,
         };
-        out.push(Checked { name: p.name.into(), memory: Memory::Storage, treatment: treatment.into() });
+        out.push(Checked { name: p.name.into(), memory: Memory::Storage, treatment: treatment.into(), words: None });
     }
     for s in info.shared.iter().filter(|s| !s.target) {
-        out.push(Checked { name: s.name.into(), memory: Memory::Workgroup, treatment: "atomic: never a data race; results replayed".into() });
+        out.push(Checked { name: s.name.into(), memory: Memory::Workgroup, treatment: "atomic: never a data race; results replayed".into(), words: None });
     }
     out
 }

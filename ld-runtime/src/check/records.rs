@@ -4,7 +4,7 @@
 //! counts units, words and regions.
 
 use super::plan::Plan;
-use super::report::{self, Evidence, Level, Memory, RaceKind, Record, Region, Report, Unit};
+use super::report::{self, BarrierLine, Evidence, Level, Memory, RaceKind, Record, Region, Report, Unit};
 use super::Target;
 use crate::cpu::executor::unlinear;
 use crate::cpu::twin::BarrierKind;
@@ -143,7 +143,12 @@ pub(crate) fn report(
             (b, v) => b.or(v.map(String::from)),
         }
     };
-    let races = report::aggregate(&records, &names, &regions.list, &note);
+    let mut races = report::aggregate(&records, &names, &regions.list, &note);
+    for race in &mut races {
+        if let Some(t) = targets.iter().find(|t| t.name == race.variable && t.memory == race.memory) {
+            race.places = race.words.iter().flat_map(|&(a, b)| a..b).take(report::PLACES).map(|w| t.place(w)).collect();
+        }
+    }
     let mut units = std::collections::BTreeSet::new();
     let mut words = std::collections::BTreeSet::new();
     let mut raced = std::collections::BTreeSet::new();
@@ -169,6 +174,17 @@ pub(crate) fn report(
         workgroups: grid.iter().product(),
         warps_per_workgroup: info.invocations_per_workgroup().div_ceil(warp_size),
         checked: super::checked(info, targets),
+        barriers: info
+            .barriers
+            .iter()
+            .map(|b| BarrierLine {
+                line: b.line,
+                kind: match b.kind {
+                    BarrierKind::Workgroup => Memory::Workgroup,
+                    BarrierKind::Storage => Memory::Storage,
+                },
+            })
+            .collect(),
         regions_analyzed: regions.list.len() as u32 - (!level1_ran) as u32,
         regions_with_races: raced.len() as u32,
         units_with_races: units.len() as u32,

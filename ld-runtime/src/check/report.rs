@@ -114,6 +114,10 @@ pub struct Race {
     pub workgroups: Vec<[u32; 3]>,
     /// Word offsets into the variable, as half-open ranges.
     pub words: Vec<(u32, u32)>,
+    /// The first racing words (up to [`PLACES`], in `words` order) named
+    /// by element and field: `bodies[1].mass`, `hist[17]`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub places: Vec<String>,
     /// Why, in words, when the cause is a barrier of the wrong kind or scope.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
@@ -155,6 +159,18 @@ pub struct Access {
     pub count: u32,
 }
 
+/// How many racing words a [`Race`] names in `places`.
+pub const PLACES: usize = 8;
+
+/// A barrier statement of the kernel, in the order of the kernel body
+/// (the barrier index): its source line and the memory it orders.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct BarrierLine {
+    pub line: u32,
+    /// `workgroup` for `barrier()`, `storage` for `storage_barrier()`.
+    pub kind: Memory,
+}
+
 /// A memory check mode looked at, and how.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Checked {
@@ -162,6 +178,10 @@ pub struct Checked {
     pub memory: Memory,
     /// `privatized`, `own element (one copy)`, `read-only`, `atomic`.
     pub treatment: String,
+    /// A privatized variable's extent in 32-bit words (a workgroup array's
+    /// per workgroup), which race word offsets index.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub words: Option<u64>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -172,6 +192,8 @@ pub struct Report {
     pub workgroups: u32,
     pub warps_per_workgroup: u32,
     pub checked: Vec<Checked>,
+    /// The kernel's barriers, in source order (the regions' ends).
+    pub barriers: Vec<BarrierLine>,
     /// Static regions analysed, and how many had a race (Table VI's #ana, #race).
     pub regions_analyzed: u32,
     pub regions_with_races: u32,
@@ -286,6 +308,7 @@ pub fn aggregate(records: &[Record], targets: &[(String, Memory)], regions: &[Re
                 units: std::iter::once(a).chain(b).collect(),
                 workgroups: vec![],
                 words: ranges,
+                places: vec![],
                 note,
                 round,
                 grouped,

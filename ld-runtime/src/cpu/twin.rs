@@ -155,6 +155,12 @@ pub trait Words: Copy {
     const WORDS: u32;
     fn from_words<F: FnMut(u32) -> u32>(f: &mut F) -> Self;
     fn to_words<F: FnMut(u32, u32)>(&self, f: &mut F);
+    /// Names word `word` (< `WORDS`) of a value of this type as the path
+    /// that reaches it, appended to `out`: `.mass`, `[1]`, `.pos[1]`;
+    /// nothing for a scalar. Reports name racing words with it.
+    fn place(word: u32, out: &mut String) {
+        let _ = (word, out);
+    }
 }
 
 impl Words for u32 {
@@ -202,6 +208,12 @@ impl<T: Words, const N: usize> Words for [T; N] {
         for (i, x) in self.iter().enumerate() {
             x.to_words(&mut |k, w| f(i as u32 * T::WORDS + k, w));
         }
+    }
+    fn place(word: u32, out: &mut String) {
+        use std::fmt::Write;
+        let each = T::WORDS.max(1);
+        let _ = write!(out, "[{}]", word / each);
+        T::place(word % each, out);
     }
 }
 
