@@ -177,7 +177,8 @@ fn ld_report_text_and_html() {
         assert_eq!(code, Some(66), "{err}");
         let text = std::fs::read_to_string(&path).unwrap();
         if name.ends_with(".html") {
-            assert!(text.starts_with("<!DOCTYPE html>") && text.contains("kernel `racy`") && text.contains("</html>"), "{text}");
+            // The page (ld::html_report) with the report embedded as JSON.
+            assert!(text.starts_with("<!DOCTYPE html>") && text.contains("\"kernel\":\"racy\"") && text.contains("</html>"), "{text}");
         } else {
             assert!(text.starts_with("ld check: kernel `racy`") && text.contains("RACES"), "{text}");
         }

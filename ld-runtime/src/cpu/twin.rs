@@ -234,6 +234,7 @@ pub fn idx(i: i64, n: u32, site: (u32, u32)) -> Result<usize, Fault> {
 }
 
 impl<'a> Cx<'a> {
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn new(
         ids: Ids,
         storage: &'a [Option<StorageView<'a>>],

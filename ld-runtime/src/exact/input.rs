@@ -32,10 +32,13 @@ fn words(v: &[u32]) -> Arc<[AtomicU32]> {
     v.iter().map(|&w| AtomicU32::new(w)).collect()
 }
 
+/// A device and the buffers to copy from it: (buffer, parameter, bytes).
+type Copies<'b> = (&'b crate::gpu::GpuContext, Vec<(&'b wgpu::Buffer, usize, u64)>);
+
 impl Input {
     /// Keeps what the launch is about to change.
     pub fn keep(info: &KernelInfo, args: &[Arg]) -> Input {
-        let mut gpu: Option<(&crate::gpu::GpuContext, Vec<(&wgpu::Buffer, usize, u64)>)> = None;
+        let mut gpu: Option<Copies> = None;
         let mut cpu = Vec::new();
         for (p, a) in args.iter().enumerate() {
             let Arg::Buffer(b) = a else { continue };

@@ -175,11 +175,14 @@ impl Monitor for WorkgroupLog<'_> {
     }
 }
 
+/// A workgroup's first write and first read of a word.
+type Touch = (u32, Option<Acc>, Option<Acc>);
+
 /// Races between workgroups: per storage word, every workgroup that
 /// accessed it against the first workgroup that wrote it (in workgroup
 /// order), from each workgroup's summary.
 pub(crate) fn across(summaries: &[(u32, Summary)]) -> Vec<Pair> {
-    let mut by_word: HashMap<(u32, u32), Vec<(u32, Option<Acc>, Option<Acc>)>> = HashMap::new();
+    let mut by_word: HashMap<(u32, u32), Vec<Touch>> = HashMap::new();
     for (wg, s) in summaries {
         for (&k, &(w, r)) in s {
             by_word.entry(k).or_default().push((*wg, w, r));

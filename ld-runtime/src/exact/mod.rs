@@ -30,6 +30,9 @@ pub(crate) struct Monitored {
     pub pairs: Vec<Pair>,
 }
 
+/// What one workgroup's log leaves: its index, pairs, summary and regions.
+type Logged = (u32, Vec<Pair>, Summary, Vec<(u32, u32)>);
+
 /// Runs the launch's workgroups (or `only`'s) natively on the CPU with
 /// every access to the targets monitored. The buffers end as after a
 /// native CPU run of those workgroups.
@@ -40,7 +43,7 @@ pub(crate) fn run(l: &CpuLaunch, warp_size: u32, only: Option<&Only>) -> Result<
         None => (0..l.workgroup_count()).collect(),
     };
     let words = only.and_then(|o| o.words.as_ref());
-    let one = |&wg: &u64| -> Result<(u32, Vec<Pair>, Summary, Vec<(u32, u32)>), WorkgroupError> {
+    let one = |&wg: &u64| -> Result<Logged, WorkgroupError> {
         let log = workgroup(l, wg, words)?;
         Ok((wg as u32, log.pairs, log.summary, log.regions))
     };

@@ -39,7 +39,7 @@ fn only(report: &Report, l: &CpuLaunch, targets: &[Target]) -> Only {
     let linear = |w: [u32; 3]| w[0] as u64 + l.grid[0] as u64 * (w[1] as u64 + l.grid[1] as u64 * w[2] as u64);
     // A read-write race seen in the words written names where the racy
     // value went, not the words raced on: those need every word watched.
-    let everywhere = report.races.iter().any(|r| surfaced(r));
+    let everywhere = report.races.iter().any(surfaced);
     let mut search = false;
     for r in &report.races {
         let Some(t) = targets.iter().position(|t| t.name == r.variable) else { continue };
@@ -142,7 +142,9 @@ fn own_units(race: &Race, p: &Pair, grid: [u32; 3], ws: u32) -> bool {
 /// invocation that made it and how many accesses in the pairs it stands for.
 fn accesses(pairs: &[&Pair], info: &KernelInfo, grid: [u32; 3], ws: u32, names: &[&str]) -> Vec<Access> {
     let level1 = pairs.first().is_some_and(|p| p.level1);
-    let mut sites: BTreeMap<(AccessKind, u32, u32, Unit, u32), (u32, u32)> = BTreeMap::new();
+    // (kind, line, column, unit, target) -> (an invocation, accesses).
+    type Site = (AccessKind, u32, u32, Unit, u32);
+    let mut sites: BTreeMap<Site, (u32, u32)> = BTreeMap::new();
     for p in pairs {
         for (wg, acc) in [(p.workgroups.0, p.first), (p.workgroups.1, p.second)] {
             let kind = if acc.write { AccessKind::Write } else { AccessKind::Read };
