@@ -161,6 +161,10 @@ fn diagnostic(g: &[&Race]) -> String {
     let words: Vec<String> = g.iter().take(SHOWN).map(|r| ranges(&r.words)).collect();
     let count: u64 = g.iter().flat_map(|r| r.words.iter()).map(|(a, b)| (b - a) as u64).sum();
     notes.push(format!("{}: {}{} ({count} in all)", kind(r).1, words.join("; "), if g.len() > SHOWN { "; ..." } else { "" }));
+    if !r.places.is_empty() {
+        let more = if count > r.places.len() as u64 { ", ..." } else { "" };
+        notes.push(format!("places: {}{more}", r.places.join(", ")));
+    }
     if let Some(n) = &r.note {
         notes.push(format!("note: {n}"));
     }
@@ -217,7 +221,8 @@ fn labels(accesses: &[Access], variable: &str, files: &mut SimpleFiles<String, S
                 AccessKind::Read => "read",
             };
             let [x, y, z] = a.global_id;
-            let gid = if y == 0 && z == 0 { format!("{x}") } else { format!("({x},{y},{z})") };
+            let ids = |[x, y, z]: [u32; 3]| if y == 0 && z == 0 { format!("{x}") } else { format!("({x},{y},{z})") };
+            let gid = format!("{}, local id {}", ids([x, y, z]), ids(a.local_id));
             let of = if a.variable == variable { String::new() } else { format!(" of `{}`", a.variable) };
             let msg = format!("{what}{of} by {} (global id {gid}){}", a.unit, if a.count > 1 { format!(", {} times", a.count) } else { String::new() });
             let primary = labels.is_empty();

@@ -28,8 +28,16 @@ pub(crate) fn locate(report: &mut Report, l: &CpuLaunch, targets: &[Target], war
     if only.workgroups.is_empty() {
         return Ok(());
     }
+    let start = std::time::Instant::now();
     let seen = super::run(l, warp_size, Some(&only))?;
     attach(report, &seen.pairs, l.info, l.grid, targets, warp_size);
+    log::info!(
+        "ld: the sources of `{}`'s races: {} workgroups run again on the CPU, watching {}, in {:.1?}",
+        l.info.name,
+        only.workgroups.len(),
+        only.words.as_ref().map_or_else(|| "every word".to_string(), |w| format!("{} words", w.len())),
+        start.elapsed()
+    );
     Ok(())
 }
 
