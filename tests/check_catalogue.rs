@@ -90,16 +90,21 @@ type Case<'a> = &'a dyn Fn(&Runtime, How) -> (Option<Report>, Vec<u32>);
 /// to a canonical form (deterministic mode fixes the order of plain writes,
 /// not of atomics).
 fn check_both(name: &str, warp: u32, case: Case, normalize: fn(&mut Vec<u32>)) -> Vec<Outcome> {
+    // Exact mode runs on the CPU executor whatever the runtime: once, on the
+    // CPU runtime, is the oracle for both backends' checks (the GPU
+    // runtime's exact path, downloads and uploads, is tested in
+    // `same_value_writes_are_seen_only_by_exact_mode`).
+    let (exact, exact_buffers) = case(&common::cpu(), How::Exact(warp));
+    let exact = exact.expect("exact mode gives a report");
     let one = |rt: &Runtime| {
         let (report, checked) = case(rt, How::Check(warp));
         let (_, native) = case(rt, How::Native);
         let (capped, capped_checked) = case(rt, How::Capped(warp, 2));
         let (_, deterministic) = case(rt, How::Deterministic);
-        let (exact, exact_buffers) = case(rt, How::Exact(warp));
         let report = report.expect("check mode gives a report");
         eprintln!("--- {name} (warp size {warp}) on {:?}:\n{report}", rt.backend());
         let capped = capped.expect("check mode gives a report");
-        let exact = exact.expect("exact mode gives a report");
+        let (exact, exact_buffers) = (exact.clone(), exact_buffers.clone());
         Outcome { backend: format!("{:?}", rt.backend()), report, checked, native, capped, capped_checked, deterministic, exact, exact_buffers }
     };
     let mut outs = vec![one(&common::cpu())];
@@ -299,9 +304,15 @@ fn same_value_writes_are_seen_only_by_exact_mode() {
     // At warp size 1 every unit is one invocation and only values speak.
     // (At 32 the lane tags see two lanes of a warp write the word.)
     expect_silent("same_value_flag", 1, &same_value);
-    let rt = common::cpu();
-    let (exact, _) = same_value(&rt, How::Exact(32));
-    let exact = exact.unwrap();
+    let mut reports = vec![];
+    for rt in common::runtimes() {
+        let (exact, buffers) = same_value(&rt, How::Exact(32));
+        // As a native run leaves them: every invocation wrote its id.
+        assert_eq!(buffers[1..], (0..128).collect::<Vec<u32>>()[..], "on {:?}", rt.backend());
+        reports.push(exact.unwrap());
+    }
+    assert_eq!(reports[0].verdict(), reports[reports.len() - 1].verdict(), "exact mode on the GPU runtime runs the same CPU monitor");
+    let exact = reports.remove(0);
     // Between the workgroups, between the two warps, and inside each warp.
     for level in [ld::Level::InterWorkgroup, ld::Level::InterWarp, ld::Level::IntraWarp] {
         let r = exact.races.iter().find(|r| r.level == level && r.variable == "done" && r.kind == RaceKind::WriteWrite);
