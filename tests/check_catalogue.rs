@@ -961,6 +961,44 @@ fn atomic_histogram_is_clean() {
     });
 }
 
+/// RACY (rw, storage, everywhere): a histogram without atomics. Every
+/// invocation reads and writes its bin: at warp size 1 that is hundreds of
+/// racing pairs, which the report must still make readable.
+#[ld::kernel(workgroup_size = 64)]
+fn plain_histo(values: &[u32], bins: &mut [u32], nbins: u32) {
+    let i = global_id().x;
+    if i < values.len() {
+        let b = values[i] % nbins;
+        bins[b] = bins[b] + 1;
+    }
+}
+
+/// A report of hundreds of races reads as a summary and a few groups: the
+/// races that differ only in units and words are one diagnostic, with the
+/// totals exact and every race still in `Report::races`.
+#[test]
+fn many_races_read_as_a_summary_and_groups() {
+    let rt = common::cpu();
+    let v = rt.upload(&iota(512, 7)).unwrap();
+    let mut b = rt.zeros::<u32>(13).unwrap();
+    let run = rt.launch(plain_histo, 8, (&v, &mut b, 13u32)).mode(ld::Mode::Check).check_options(ld::CheckOptions { warp_size: Some(1), ..Default::default() });
+    let r = run.run().unwrap().report.unwrap();
+    assert!(r.races.len() > 100, "{} races", r.races.len());
+    let text = r.to_string();
+    let lines = text.lines().count();
+    assert!(lines < 120, "{lines} lines for {} races:\n{text}", r.races.len());
+    // The summary comes first, with the exact totals.
+    let summary = text.lines().find(|l| l.contains("RACES:")).unwrap();
+    assert!(
+        summary.contains(&format!("{} races in", r.races.len())) && summary.contains(&format!("({} racing unit-word records)", r.race_records)),
+        "{summary}"
+    );
+    assert!(text.find("RACES:").unwrap() < text.find("warning:").unwrap(), "{text}");
+    // The racing line, marked; the words of a group as one set.
+    assert!(text.contains("bins[b] = bins[b] + 1;") && text.contains("^^^^^^^"), "{text}");
+    assert!(text.contains("= words: 0..13 (13 in all)"), "{text}");
+}
+
 /// RACE-FREE: stream compaction. Every kept element gets a distinct slot
 /// from `counter.fetch_add(1)` and is the only writer of `out[slot]`. (The
 /// check must replay each invocation's atomic results in pass 2, or the

@@ -147,6 +147,21 @@ fn header(g: &[&Race]) -> String {
     format!("{} race on {} `{}` ({}): {who}{}", kind(r).0, r.memory.name(), r.variable, r.level.name(), workgroups(g))
 }
 
+/// The words of a group's races as one set of ranges, and how many.
+fn union(g: &[&Race]) -> (Vec<(u32, u32)>, u64) {
+    let mut all: Vec<(u32, u32)> = g.iter().flat_map(|r| r.words.iter().copied()).collect();
+    all.sort();
+    let mut out: Vec<(u32, u32)> = Vec::new();
+    for (a, b) in all {
+        match out.last_mut() {
+            Some(last) if a <= last.1 => last.1 = last.1.max(b),
+            _ => out.push((a, b)),
+        }
+    }
+    let count = out.iter().map(|(a, b)| (b - a) as u64).sum();
+    (out, count)
+}
+
 fn ranges(words: &[(u32, u32)]) -> String {
     let shown: Vec<String> = words.iter().take(8).map(|(a, b)| if b - a == 1 { format!("{a}") } else { format!("{a}..{b}") }).collect();
     let more = if words.len() > 8 { format!(" (+{} more ranges)", words.len() - 8) } else { String::new() };
@@ -158,9 +173,8 @@ fn ranges(words: &[(u32, u32)]) -> String {
 fn diagnostic(g: &[&Race]) -> String {
     let r = g[0];
     let mut notes = vec![format!("region: {}", r.region)];
-    let words: Vec<String> = g.iter().take(SHOWN).map(|r| ranges(&r.words)).collect();
-    let count: u64 = g.iter().flat_map(|r| r.words.iter()).map(|(a, b)| (b - a) as u64).sum();
-    notes.push(format!("{}: {}{} ({count} in all)", kind(r).1, words.join("; "), if g.len() > SHOWN { "; ..." } else { "" }));
+    let (words, count) = union(g);
+    notes.push(format!("{}: {} ({count} in all)", kind(r).1, ranges(&words)));
     if !r.places.is_empty() {
         let more = if count > r.places.len() as u64 { ", ..." } else { "" };
         notes.push(format!("places: {}{more}", r.places.join(", ")));
