@@ -8,7 +8,7 @@ use crate::check::report::{Access, AccessKind, Evidence, Level, Race, RaceKind, 
 use crate::check::Target;
 use crate::cpu::executor::{unlinear, CpuLaunch, WorkgroupError};
 use crate::kernel::KernelInfo;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 /// Racing words and workgroups re-run at most, however many raced: the
 /// sources of the first ones are what a person reads.
@@ -89,22 +89,42 @@ fn surfaced(r: &Race) -> bool {
 /// region, on whatever memory they raced.
 pub(crate) fn attach(report: &mut Report, pairs: &[Pair], info: &KernelInfo, grid: [u32; 3], targets: &[Target], warp_size: u32) {
     let names: Vec<&str> = targets.iter().map(|t| t.name).collect();
+    // The pairs by word and by workgroup, so each race looks at its own
+    // (a report may hold thousands of races over millions of pairs).
+    let mut by_word: HashMap<(u32, u32), Vec<&Pair>> = HashMap::new();
+    let mut by_workgroup: HashMap<u32, Vec<&Pair>> = HashMap::new();
+    for p in pairs {
+        by_word.entry((p.target, p.word)).or_default().push(p);
+        by_workgroup.entry(p.workgroups.0).or_default().push(p);
+        if p.workgroups.1 != p.workgroups.0 {
+            by_workgroup.entry(p.workgroups.1).or_default().push(p);
+        }
+    }
+    let linear = |w: [u32; 3]| w[0] + grid[0] * (w[1] + grid[1] * w[2]);
     for race in &mut report.races {
         let Some(t) = targets.iter().position(|t| t.name == race.variable) else { continue };
-        let on_words: Vec<&Pair> = pairs.iter().filter(|p| p.target == t as u32 && race.words.iter().any(|&(a, b)| (a..b).contains(&p.word))).collect();
+        let on_words: Vec<&Pair> =
+            race.words.iter().flat_map(|&(a, b)| a..b).take(MAX_WORDS).filter_map(|w| by_word.get(&(t as u32, w))).flatten().copied().collect();
         let level1 = race.level == Level::InterWorkgroup;
         let ww = race.kind == RaceKind::WriteWrite;
         let same_level: Vec<&Pair> = on_words.iter().copied().filter(|p| p.level1 == level1).collect();
         let same_kind: Vec<&Pair> = same_level.iter().copied().filter(|p| (p.first.write && p.second.write) == ww).collect();
         let own: Vec<&Pair> = same_kind.iter().copied().filter(|p| own_units(race, p, grid, warp_size)).collect();
-        let elsewhere: Vec<&Pair> = if surfaced(race) {
-            pairs
-                .iter()
+        let mut elsewhere: Vec<&Pair> = if surfaced(race) {
+            let mut wgs: Vec<u32> = race.units.iter().map(|u| linear(u.workgroup)).collect();
+            wgs.dedup();
+            wgs.iter()
+                .filter_map(|w| by_workgroup.get(w))
+                .flatten()
+                .copied()
                 .filter(|p| p.level1 == level1 && !(p.first.write && p.second.write) && in_region(race, p, info) && own_units(race, p, grid, warp_size))
                 .collect()
         } else {
             vec![]
         };
+        // A pair between two of the race's workgroups is listed under both.
+        elsewhere.sort_by_key(|p| *p as *const Pair as usize);
+        elsewhere.dedup_by_key(|p| *p as *const Pair as usize);
         let chosen = [own, same_kind, elsewhere, same_level, on_words].into_iter().find(|v| !v.is_empty()).unwrap_or_default();
         race.accesses = accesses(&chosen, info, grid, warp_size, &names);
     }
