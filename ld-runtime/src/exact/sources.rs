@@ -110,6 +110,8 @@ pub(crate) fn attach(report: &mut Report, pairs: &[Pair], info: &KernelInfo, gri
         let same_level: Vec<&Pair> = on_words.iter().copied().filter(|p| p.level1 == level1).collect();
         let same_kind: Vec<&Pair> = same_level.iter().copied().filter(|p| (p.first.write && p.second.write) == ww).collect();
         let own: Vec<&Pair> = same_kind.iter().copied().filter(|p| own_units(race, p, grid, warp_size)).collect();
+        // In the race's own region first: the re-run logs every region.
+        let own_region: Vec<&Pair> = own.iter().copied().filter(|p| in_region(race, p, info)).collect();
         let mut elsewhere: Vec<&Pair> = if surfaced(race) {
             let mut wgs: Vec<u32> = race.units.iter().map(|u| linear(u.workgroup)).collect();
             wgs.dedup();
@@ -125,7 +127,7 @@ pub(crate) fn attach(report: &mut Report, pairs: &[Pair], info: &KernelInfo, gri
         // A pair between two of the race's workgroups is listed under both.
         elsewhere.sort_by_key(|p| *p as *const Pair as usize);
         elsewhere.dedup_by_key(|p| *p as *const Pair as usize);
-        let chosen = [own, same_kind, elsewhere, same_level, on_words].into_iter().find(|v| !v.is_empty()).unwrap_or_default();
+        let chosen = [own_region, own, same_kind, elsewhere, same_level, on_words].into_iter().find(|v| !v.is_empty()).unwrap_or_default();
         race.accesses = accesses(&chosen, info, grid, warp_size, &names);
     }
 }
