@@ -973,6 +973,20 @@ fn plain_histo(values: &[u32], bins: &mut [u32], nbins: u32) {
     }
 }
 
+/// `CheckOptions::sources = false`: the same races, found by value alone,
+/// without their accesses, and the text says why there are no lines.
+#[test]
+fn sources_can_be_turned_off() {
+    for rt in common::runtimes() {
+        let i = rt.upload(&iota(256, 3)).unwrap();
+        let mut o = rt.zeros::<u32>(256).unwrap();
+        let opts = ld::CheckOptions { sources: false, ..Default::default() };
+        let r = rt.launch(rw_shared, 4, (&i, &mut o)).mode(ld::Mode::Check).check_options(opts).run().unwrap().report.unwrap();
+        assert!(r.has_races() && r.races.iter().all(|x| x.accesses.is_empty()), "{r}");
+        assert!(r.to_string().contains("source lines: not found (CheckOptions::sources is off"), "{r}");
+    }
+}
+
 /// A report of hundreds of races reads as a summary and a few groups: the
 /// races that differ only in units and words are one diagnostic, with the
 /// totals exact and every race still in `Report::races`.

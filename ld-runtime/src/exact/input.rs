@@ -15,11 +15,11 @@ pub(crate) type Words = Vec<Option<Arc<[AtomicU32]>>>;
 
 /// The written buffers as a launch found them.
 pub(crate) enum Input {
-    /// Copied on the device into one staging buffer, in the queue ahead of
-    /// the check: read back only if a race needs its sources.
+    /// Copied on the device, one staging buffer per written buffer (a sum
+    /// of buffers may exceed the largest buffer the device allows), in the
+    /// queue ahead of the check: read back only if a race needs its sources.
     Gpu {
-        staging: wgpu::Buffer,
-        parts: Vec<(usize, u64, u64)>,
+        copies: Vec<(usize, wgpu::Buffer)>,
     },
     Cpu(Vec<(usize, Vec<u32>)>),
 }
@@ -32,13 +32,13 @@ fn words(v: &[u32]) -> Arc<[AtomicU32]> {
     v.iter().map(|&w| AtomicU32::new(w)).collect()
 }
 
-/// A device and the buffers to copy from it: (buffer, parameter, bytes).
-type Copies<'b> = (&'b crate::gpu::GpuContext, Vec<(&'b wgpu::Buffer, usize, u64)>);
+/// The device, the encoder of the copies, and each parameter's copy.
+type Copying<'c> = (&'c crate::gpu::GpuContext, wgpu::CommandEncoder, Vec<(usize, wgpu::Buffer)>);
 
 impl Input {
     /// Keeps what the launch is about to change.
     pub fn keep(info: &KernelInfo, args: &[Arg]) -> Input {
-        let mut gpu: Option<Copies> = None;
+        let mut gpu: Option<Copying> = None;
         let mut cpu = Vec::new();
         for (p, a) in args.iter().enumerate() {
             let Arg::Buffer(b) = a else { continue };
@@ -46,22 +46,19 @@ impl Input {
                 continue;
             }
             match b.store {
-                Store::Gpu { buf, ctx } => gpu.get_or_insert((ctx, vec![])).1.push((buf, p, buf.size())),
+                Store::Gpu { buf, ctx } => {
+                    let (_, enc, copies) = gpu
+                        .get_or_insert_with(|| (ctx, ctx.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("ld input") }), vec![]));
+                    let staging = transfer::staging(ctx, buf.size());
+                    enc.copy_buffer_to_buffer(buf, 0, &staging, 0, buf.size());
+                    copies.push((p, staging));
+                }
                 Store::Cpu(w) => cpu.push((p, w.iter().map(|x| x.load(std::sync::atomic::Ordering::Relaxed)).collect())),
             }
         }
-        let Some((ctx, bufs)) = gpu else { return Input::Cpu(cpu) };
-        let staging = transfer::staging(ctx, bufs.iter().map(|b| b.2).sum());
-        let mut enc = ctx.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("ld input") });
-        let mut parts = Vec::new();
-        let mut at = 0;
-        for (buf, p, size) in bufs {
-            enc.copy_buffer_to_buffer(buf, 0, &staging, at, size);
-            parts.push((p, at, size));
-            at += size;
-        }
+        let Some((ctx, enc, copies)) = gpu else { return Input::Cpu(cpu) };
         ctx.queue.submit([enc.finish()]);
-        Input::Gpu { staging, parts }
+        Input::Gpu { copies }
     }
 
     /// Every buffer's words as the launch found them: the kept ones from
@@ -74,17 +71,11 @@ impl Input {
                     out[p] = Some(words(&w));
                 }
             }
-            Input::Gpu { staging, parts } => {
-                let ctx = args.iter().find_map(|a| match a {
-                    Arg::Buffer(b) => match b.store {
-                        Store::Gpu { ctx, .. } => Some(ctx),
-                        _ => None,
-                    },
-                    _ => None,
-                });
-                let all = transfer::map_read(ctx.expect("a GPU input has a GPU buffer"), &staging, "reading a check's input back")?;
-                for (p, at, size) in parts {
-                    out[p] = Some(words(&all[(at / 4) as usize..((at + size) / 4) as usize]));
+            Input::Gpu { copies } => {
+                for (p, staging) in copies {
+                    let Arg::Buffer(b) = &args[p] else { continue };
+                    let Store::Gpu { ctx, .. } = b.store else { continue };
+                    out[p] = Some(words(&transfer::map_read(ctx, &staging, "reading a check's input back")?));
                 }
             }
         }
