@@ -346,33 +346,27 @@ struct LdLanes {
     rw: bool,
 }
 
+// One tag word into a copy's tally: lanes that wrote (x), lanes that
+// touched (y), lanes that read (z, as bits).
+fn ld_tally(s: vec3<u32>, v: u32) -> vec3<u32> {
+    return vec3<u32>(s.x + countOneBits(v & 0xffffu), s.y + countOneBits((v | (v >> 16u)) & 0xffffu), s.z | (v >> 16u));
+}
+
 fn ld_take_lanes(x: LdWord, c: u32) -> LdLanes {
     let a = x.tag + c * ld_cfg.tag_groups * x.tag_stride;
-    var v = atomicExchange(&ld_meta[a], 0u);
-    var wrote = countOneBits(v & 0xffffu);
-    var all = countOneBits((v | (v >> 16u)) & 0xffffu);
-    var read = v >> 16u;
+    var s = ld_tally(vec3<u32>(0u), atomicExchange(&ld_meta[a], 0u));
     // Up to four words, without a loop (lavapipe charges every loop the
     // sweep passes through, for every word).
     if ld_cfg.tag_groups > 1u {
-        v = atomicExchange(&ld_meta[a + x.tag_stride], 0u);
-        wrote += countOneBits(v & 0xffffu);
-        all += countOneBits((v | (v >> 16u)) & 0xffffu);
-        read |= v >> 16u;
+        s = ld_tally(s, atomicExchange(&ld_meta[a + x.tag_stride], 0u));
     }
     if ld_cfg.tag_groups > 2u {
-        v = atomicExchange(&ld_meta[a + 2u * x.tag_stride], 0u);
-        wrote += countOneBits(v & 0xffffu);
-        all += countOneBits((v | (v >> 16u)) & 0xffffu);
-        read |= v >> 16u;
+        s = ld_tally(s, atomicExchange(&ld_meta[a + 2u * x.tag_stride], 0u));
         if ld_cfg.tag_groups > 3u {
-            v = atomicExchange(&ld_meta[a + 3u * x.tag_stride], 0u);
-            wrote += countOneBits(v & 0xffffu);
-            all += countOneBits((v | (v >> 16u)) & 0xffffu);
-            read |= v >> 16u;
+            s = ld_tally(s, atomicExchange(&ld_meta[a + 3u * x.tag_stride], 0u));
         }
     }
-    return LdLanes(read != 0u, wrote >= 2u, wrote != 0u && all >= 2u);
+    return LdLanes(s.z != 0u, s.x >= 2u, s.x != 0u && s.y >= 2u);
 }
 
 // The compare step, per word and copy (inside its per-copy loop).
@@ -442,18 +436,21 @@ fn ld_det_other(a: u32, stride: u32, h: u32, g: u32) -> u32 {
 
 // The fold, per word of every listed entry: the region's tags are done.
 fn ld_det_clear(t: u32, e: u32, w: u32) {
+    // Every copy's and group's tag word of (e, w): one stride apart.
     let n = ld_cfg.copies * ld_cfg.tag_groups;
+    let a = ld_tag_addr(t, 0u, 0u, e, w);
+    let stride = ld_cfg.t[t].entries * LD_PAGE;
     var i = 0u;
     for (; i < n; i += 4u) {
-        atomicStore(&ld_meta[ld_sm + ld_cfg.t[t].tags_off + (i * ld_cfg.t[t].entries + e) * LD_PAGE + w], 0u);
+        atomicStore(&ld_meta[a + i * stride], 0u);
         if i + 1u < n {
-            atomicStore(&ld_meta[ld_sm + ld_cfg.t[t].tags_off + ((i + 1u) * ld_cfg.t[t].entries + e) * LD_PAGE + w], 0u);
+            atomicStore(&ld_meta[a + (i + 1u) * stride], 0u);
         }
         if i + 2u < n {
-            atomicStore(&ld_meta[ld_sm + ld_cfg.t[t].tags_off + ((i + 2u) * ld_cfg.t[t].entries + e) * LD_PAGE + w], 0u);
+            atomicStore(&ld_meta[a + (i + 2u) * stride], 0u);
         }
         if i + 3u < n {
-            atomicStore(&ld_meta[ld_sm + ld_cfg.t[t].tags_off + ((i + 3u) * ld_cfg.t[t].entries + e) * LD_PAGE + w], 0u);
+            atomicStore(&ld_meta[a + (i + 3u) * stride], 0u);
         }
     }
 }
