@@ -370,7 +370,8 @@ impl<'a> Launch<'a> {
         let words = self.target_words();
         let limits = self.limits();
         let layout = engine::plan(self.info, self.grid.0, &words, &self.check, limits, deterministic)?;
-        let input = (!deterministic && self.check.sources).then(|| Input::keep(self.info, &self.args));
+        // The input, and its scalars, for finding the sources of races.
+        let input = (!deterministic && self.check.sources).then(|| (Input::keep(self.info, &self.args), uniforms.clone()));
         let (checked, stats) = match &self.rt.gpu {
             Some(ctx) => {
                 let buffers = self
@@ -412,8 +413,8 @@ impl<'a> Launch<'a> {
             r
         });
         let report = match (report, input) {
-            (Some(mut r), Some(input)) if r.has_races() => {
-                self.locate(&mut r, input, uniforms_of(&self.args, self.info), warp_size)?;
+            (Some(mut r), Some((input, uniforms))) if r.has_races() => {
+                self.locate(&mut r, input, uniforms, warp_size)?;
                 Some(r)
             }
             (r, _) => r,
@@ -459,8 +460,7 @@ impl<'a> Launch<'a> {
         let mut words: input::Words = vec![None; self.args.len()];
         for (p, a) in self.args.iter().enumerate() {
             if let Arg::Buffer(b) = a {
-                let now = input::current(b.store)?;
-                words[p] = Some(now.iter().map(|w| std::sync::atomic::AtomicU32::new(w.load(std::sync::atomic::Ordering::Relaxed))).collect());
+                words[p] = Some(input::copy(b.store)?);
             }
         }
         let l = CpuLaunch { info: self.info, grid: self.grid.0, storage: self.views(&words), uniforms, fuel: self.fuel()? };
@@ -672,18 +672,6 @@ impl<'a> Launch<'a> {
             None => Ok(()),
         }
     }
-}
-
-/// The packed scalar words of arguments already checked.
-fn uniforms_of(args: &[Arg], info: &KernelInfo) -> Vec<u32> {
-    info.params
-        .iter()
-        .zip(args)
-        .filter_map(|(p, a)| match p.kind {
-            ParamKind::Uniform { scalar } => scalar_word(scalar, a).ok(),
-            _ => None,
-        })
-        .collect()
 }
 
 /// A scalar argument as the word the uniform block holds. A non-negative

@@ -147,6 +147,11 @@ impl AtomicLogs {
     }
 }
 
+/// A workgroup's linear index (x fastest), as `unlinear` reads it.
+pub fn linear(w: [u32; 3], dims: [u32; 3]) -> u64 {
+    w[0] as u64 + dims[0] as u64 * (w[1] as u64 + dims[1] as u64 * w[2] as u64)
+}
+
 pub fn unlinear(i: u64, dims: [u32; 3]) -> UVec3 {
     let (x, y) = (dims[0] as u64, dims[1] as u64);
     UVec3::new((i % x) as u32, ((i / x) % y) as u32, (i / (x * y)) as u32)

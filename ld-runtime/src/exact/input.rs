@@ -96,6 +96,14 @@ pub(crate) fn current(store: &Store) -> Result<Arc<[AtomicU32]>> {
     })
 }
 
+/// A buffer's words now, in words of their own (a download is one already).
+pub(crate) fn copy(store: &Store) -> Result<Arc<[AtomicU32]>> {
+    Ok(match store {
+        Store::Gpu { .. } => current(store)?,
+        Store::Cpu(w) => w.iter().map(|x| AtomicU32::new(x.load(std::sync::atomic::Ordering::Relaxed))).collect(),
+    })
+}
+
 /// Puts words into a buffer.
 pub(crate) fn store(store: &Store, words: &[AtomicU32]) -> Result<()> {
     use std::sync::atomic::Ordering::Relaxed;

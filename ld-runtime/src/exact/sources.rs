@@ -6,7 +6,7 @@
 use super::{Only, Pair};
 use crate::check::report::{Access, AccessKind, Evidence, Level, Race, RaceKind, Report, Unit};
 use crate::check::Target;
-use crate::cpu::executor::{unlinear, CpuLaunch, WorkgroupError};
+use crate::cpu::executor::{linear, unlinear, CpuLaunch, WorkgroupError};
 use crate::kernel::KernelInfo;
 use std::collections::{BTreeMap, HashMap};
 
@@ -44,7 +44,6 @@ pub(crate) fn locate(report: &mut Report, l: &CpuLaunch, targets: &[Target], war
 fn only(report: &Report, l: &CpuLaunch, targets: &[Target]) -> Only {
     let mut words = std::collections::HashSet::new();
     let mut workgroups = Vec::new();
-    let linear = |w: [u32; 3]| w[0] as u64 + l.grid[0] as u64 * (w[1] as u64 + l.grid[1] as u64 * w[2] as u64);
     // A read-write race seen in the words written names where the racy
     // value went, not the words raced on: those need every word watched.
     let everywhere = report.races.iter().any(surfaced);
@@ -64,7 +63,7 @@ fn only(report: &Report, l: &CpuLaunch, targets: &[Target]) -> Only {
         };
         search |= r.level == Level::InterWorkgroup && r.units.len() < 2;
         for w in wgs {
-            let w = linear(w);
+            let w = linear(w, l.grid);
             if !workgroups.contains(&w) && workgroups.len() < MAX_WORKGROUPS {
                 workgroups.push(w);
             }
@@ -100,7 +99,6 @@ pub(crate) fn attach(report: &mut Report, pairs: &[Pair], info: &KernelInfo, gri
             by_workgroup.entry(p.workgroups.1).or_default().push(p);
         }
     }
-    let linear = |w: [u32; 3]| w[0] + grid[0] * (w[1] + grid[1] * w[2]);
     for race in &mut report.races {
         let Some(t) = targets.iter().position(|t| t.name == race.variable) else { continue };
         let on_words: Vec<&Pair> =
@@ -113,7 +111,7 @@ pub(crate) fn attach(report: &mut Report, pairs: &[Pair], info: &KernelInfo, gri
         // In the race's own region first: the re-run logs every region.
         let own_region: Vec<&Pair> = own.iter().copied().filter(|p| in_region(race, p, info)).collect();
         let mut elsewhere: Vec<&Pair> = if surfaced(race) {
-            let mut wgs: Vec<u32> = race.units.iter().map(|u| linear(u.workgroup)).collect();
+            let mut wgs: Vec<u32> = race.units.iter().map(|u| linear(u.workgroup, grid) as u32).collect();
             wgs.dedup();
             wgs.iter()
                 .filter_map(|w| by_workgroup.get(w))
