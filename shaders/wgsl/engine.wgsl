@@ -970,38 +970,44 @@ fn ld_fold_word(t: u32, e: u32, w: u32, storage: bool) {
     }
 }
 
-// One step at the end of a pass, over the current list of dirty entries:
-// a word per invocation (consecutive invocations, consecutive words), or
-// an entry per invocation for the settling steps, which record that the
-// step stored every role (MAT) and end the epochs the closing barrier ends.
-fn ld_step(step: u32, close: u32) {
+// The steps at the end of a pass, over the current list of dirty entries:
+// the merge and the compare take a word per invocation (consecutive
+// invocations, consecutive words), the settling steps an entry per
+// invocation (they record that the step stored every role, MAT, and end
+// the epochs the closing barrier ends). Each kind of step is a loop of its
+// own, called with constant arguments: lavapipe runs every path of a loop
+// body whose branch it cannot prove uniform, so one loop serving every
+// step made each step pay for the others' code.
+fn ld_step_words(merge: bool, close: u32) {
     ld_clear_wrote_mine();
     let cur = ld_list_cur;
-    let len = atomicLoad(&ld_list_n[cur]);
-    let settle = (step & 1u) == 1u;
-    let n = select(len * LD_PAGE, len, settle);
+    let n = atomicLoad(&ld_list_n[cur]) * LD_PAGE;
     let writers = ld_wrote_count();
     var j = ld_li;
     for (; j < n; j += LD_WG_SIZE) {
-        let item = ld_list_item(cur, select(j / LD_PAGE, j, settle));
+        let item = ld_list_item(cur, j / LD_PAGE);
         let t = item >> 24u;
         let e = item & 0xffffffu;
         let storage = ld_target_storage(t);
-        let commit = ld_orders(close, storage);
-        if settle {
-            ld_settle(t, e, step, commit);
+        if merge {
+            ld_merge_word(t, e, j % LD_PAGE, storage, ld_target_spans(t));
         } else {
-            let w = j % LD_PAGE;
-            let spans = ld_target_spans(t);
-            if step == LD_STEP_MERGE {
-                ld_merge_word(t, e, w, storage, spans);
-            } else {
-                ld_compare_word(t, e, w, storage, spans, commit, writers);
-            }
+            ld_compare_word(t, e, j % LD_PAGE, storage, ld_target_spans(t), ld_orders(close, storage), writers);
         }
     }
-    if step == LD_STEP_MERGE {
+    if merge {
         ld_publish_wrote();
+    }
+}
+
+fn ld_step_settle(step: u32, close: u32) {
+    let cur = ld_list_cur;
+    let n = atomicLoad(&ld_list_n[cur]);
+    var j = ld_li;
+    for (; j < n; j += LD_WG_SIZE) {
+        let item = ld_list_item(cur, j);
+        let t = item >> 24u;
+        ld_settle(t, item & 0xffffffu, step, ld_orders(close, ld_target_storage(t)));
     }
 }
 
@@ -1026,11 +1032,14 @@ fn ld_settle(t: u32, e: u32, step: u32, commit: bool) {
 // A step and its settling, each behind barriers; after a region's last
 // step the other list becomes the current one.
 fn ld_steps(first: u32, close: u32) {
-    var i = 0u;
-    for (; i < 2u; i++) {
-        ld_sync();
-        ld_step(first + i, close);
+    ld_sync();
+    if first == LD_STEP_MERGE {
+        ld_step_words(true, close);
+    } else {
+        ld_step_words(false, close);
     }
+    ld_sync();
+    ld_step_settle(first + 1u, close);
     ld_sync();
     if first != LD_STEP_MERGE {
         if ld_li == 0u {
