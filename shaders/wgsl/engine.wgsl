@@ -354,23 +354,34 @@ fn ld_tally(s: vec3<u32>, v: u32) -> vec3<u32> {
 
 fn ld_take_lanes(x: LdWord, c: u32) -> LdLanes {
     let a = x.tag + c * ld_cfg.tag_groups * x.tag_stride;
-    var s = ld_tally(vec3<u32>(0u), atomicExchange(&ld_meta[a], 0u));
+    var s = ld_tally(vec3<u32>(0u), ld_take_tag(a));
     // Up to four words, without a loop (lavapipe charges every loop the
     // sweep passes through, for every word).
     if ld_cfg.tag_groups > 1u {
-        s = ld_tally(s, atomicExchange(&ld_meta[a + x.tag_stride], 0u));
+        s = ld_tally(s, ld_take_tag(a + x.tag_stride));
     }
     if ld_cfg.tag_groups > 2u {
-        s = ld_tally(s, atomicExchange(&ld_meta[a + 2u * x.tag_stride], 0u));
+        s = ld_tally(s, ld_take_tag(a + 2u * x.tag_stride));
         if ld_cfg.tag_groups > 3u {
-            s = ld_tally(s, atomicExchange(&ld_meta[a + 3u * x.tag_stride], 0u));
+            s = ld_tally(s, ld_take_tag(a + 3u * x.tag_stride));
         }
     }
     return LdLanes(s.z != 0u, s.x >= 2u, s.x != 0u && s.y >= 2u);
 }
 
+// A tag word, cleared. The compare step alone touches it (one invocation
+// per word, behind the pass's barrier), so a load and a store do: an
+// exchange costs lavapipe a read-modify-write per lane.
+fn ld_take_tag(a: u32) -> u32 {
+    let v = atomicLoad(&ld_meta[a]);
+    atomicStore(&ld_meta[a], 0u);
+    return v;
+}
+
 // The compare step, per word and copy (inside its per-copy loop).
-fn ld_copy_lanes(x: LdWord, c: u32, d1: bool, u: u32, writers: u32) {
+// `p`: the copy's pass-1 value of the word (the base where it wrote
+// nothing in the epoch).
+fn ld_copy_lanes(x: LdWord, c: u32, d1: bool, u: u32, writers: u32, p: u32) {
     if ld_cfg.tag_groups == 0u {
         return;
     }
@@ -383,7 +394,6 @@ fn ld_copy_lanes(x: LdWord, c: u32, d1: bool, u: u32, writers: u32) {
     // Read, left at the base by the copy, changed by another: the read saw
     // another warp's write. CROSS: no other copy wrote anything in this
     // region, so a barrier that does not order this memory lies between.
-    let p = select(x.b, ld_val[x.a + (ld_cfg.role_p + c) * x.stride], d1);
     if l.read && d1 && p == x.b && u != x.b {
         let cross = ld_target_spans(x.t) && writers == ld_wrote_bit(c);
         ld_record(LD_K_RW | LD_K_READ | select(0u, LD_K_CROSS, cross), x.t, c, LD_NONE, x.k);
@@ -932,9 +942,10 @@ fn ld_copy_changed(x: LdWord, c: u32, m: u32, d1: bool, u: u32) -> u32 {
 }
 
 fn ld_copy_settle(x: LdWord, c: u32, d1: bool, u: u32, commit: bool, writers: u32) {
-    ld_copy_lanes(x, c, d1, u, writers);
     let pa = x.a + (ld_cfg.role_p + c) * x.stride;
-    let next = select(select(x.b, ld_val[pa], d1), u, commit);
+    let p = select(x.b, ld_val[pa], d1);
+    ld_copy_lanes(x, c, d1, u, writers, p);
+    let next = select(p, u, commit);
     ld_val[pa] = next;
     ld_val[x.a + (ld_cfg.role_q + c) * x.stride] = next;
 }
