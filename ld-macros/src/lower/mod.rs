@@ -38,6 +38,46 @@ pub enum Term {
     Barrier(BarrierKind, BlockId, usize, proc_macro2::Span),
 }
 
+impl Machine {
+    /// The blocks in an order in which every jump that does not stop at a
+    /// barrier goes forward, wherever the jumps leave a choice (reverse
+    /// postorder of the jumps, from the entry and every barrier's resume
+    /// block). A back end that tests the blocks one after the other in this
+    /// order runs a whole region in one sweep of its dispatch loop, and only
+    /// a cycle of blocks with no barrier on it costs another sweep: the
+    /// instrumented WGSL, since lavapipe runs every block of each sweep,
+    /// taken or not.
+    pub fn chain_order(&self) -> Vec<BlockId> {
+        let n = self.blocks.len();
+        let mut seen = vec![false; n];
+        let mut post = Vec::with_capacity(n);
+        let resumes = self.blocks.iter().filter_map(|b| if let Term::Barrier(_, next, _, _) = b.term { Some(next) } else { None });
+        for root in std::iter::once(0).chain(resumes).chain(0..n) {
+            self.postorder(root, &mut seen, &mut post);
+        }
+        post.reverse();
+        post
+    }
+
+    /// Blocks reachable from `b` by jumps that do not stop, after `b`'s.
+    fn postorder(&self, b: BlockId, seen: &mut [bool], post: &mut Vec<BlockId>) {
+        if seen[b] {
+            return;
+        }
+        seen[b] = true;
+        let next = match self.blocks[b].term {
+            Term::Goto(t) => vec![t],
+            // The exit first, so that the taken side comes first in the order.
+            Term::Branch(_, x, y, _) => vec![y, x],
+            Term::Return | Term::Barrier(..) => vec![],
+        };
+        for t in next {
+            self.postorder(t, seen, post);
+        }
+        post.push(b);
+    }
+}
+
 pub fn machine(body: &Block) -> Machine {
     let mut l = Lowerer { blocks: vec![MBlock::default()], loops: vec![], barriers: 0 };
     if let Some(end) = l.seq(body, 0) {

@@ -287,3 +287,79 @@ fn k(data: &mut [u32], n: u32) {
     let kinds: Vec<BarrierKind> = crate::wgsl::barriers(&m).into_iter().map(|(kind, _)| kind).collect();
     assert_eq!(kinds, vec![BarrierKind::Workgroup, BarrierKind::Storage, BarrierKind::Workgroup]);
 }
+
+/// The jumps (not stopping at a barrier) that go backwards in
+/// `Machine::chain_order`: each costs the instrumented kernel another sweep
+/// of its dispatch loop, in which lavapipe runs every block.
+fn back_jumps(src: &str) -> Vec<(usize, usize)> {
+    let m = module(src);
+    let machine = machine(&m.kernel.body.block);
+    let order = machine.chain_order();
+    let mut sorted = order.clone();
+    sorted.sort();
+    assert_eq!(sorted, (0..machine.blocks.len()).collect::<Vec<_>>(), "the order holds every block once");
+    let at = |b: usize| order.iter().position(|&x| x == b).unwrap();
+    let mut back = vec![];
+    for (b, block) in machine.blocks.iter().enumerate() {
+        let next = match block.term {
+            Term::Goto(t) => vec![t],
+            Term::Branch(_, x, y, _) => vec![x, y],
+            Term::Return | Term::Barrier(..) => vec![],
+        };
+        back.extend(next.into_iter().filter(|&t| at(t) <= at(b)).map(|t| (b, t)));
+    }
+    back
+}
+
+#[test]
+fn chain_order_runs_a_region_in_one_sweep() {
+    // Every cycle of a loop holding a barrier passes through it: after the
+    // barrier, the continuing block, the head and the body up to the
+    // barrier come one after the other (b5, b3, b1, b2 in
+    // `barrier_in_for_loop`), though the continuing block and the head
+    // were made first.
+    let src = "#[ld::kernel(workgroup_size = 64)]
+fn k(data: &mut [u32], n: u32) {
+    let tile = shared::<[u32; 64]>();
+    let lid = local_index();
+    let mut acc = 0u32;
+    for s in 0..n {
+        tile[lid] = s;
+        barrier();
+        acc += tile[63 - lid];
+    }
+    data[global_id().x] = acc;
+}";
+    assert_eq!(back_jumps(src), vec![]);
+    let m = module(src);
+    let order = machine(&m.kernel.body.block).chain_order();
+    let at = |b: usize| order.iter().position(|&x| x == b).unwrap();
+    assert!(at(5) < at(3) && at(3) < at(1) && at(1) < at(2), "{order:?}");
+}
+
+#[test]
+fn chain_order_leaves_back_only_the_cycles_without_a_barrier() {
+    // The outer loop of `barrier_in_nested_loops` can go round without
+    // reaching the barrier (the inner loop may run no iteration): its
+    // continuing block's jump to its head is the one jump back.
+    let src = "#[ld::kernel(workgroup_size = 64)]
+fn k(data: &mut [u32], n: u32) {
+    let mut round = 0u32;
+    loop {
+        let mut j = 0u32;
+        while j < n {
+            barrier();
+            if j == 2 {
+                break;
+            }
+            j += 1;
+        }
+        round += 1;
+        if round == n {
+            break;
+        }
+    }
+    data[global_id().x] = round;
+}";
+    assert_eq!(back_jumps(src), vec![(3, 1)]);
+}

@@ -337,8 +337,10 @@ impl Writer<'_> {
             }
             blocks.push(f.out.clone());
         }
-        // The blocks as a tree of ifs on `ld_pc`.
-        let body = if_tree(&blocks, 0, blocks.len(), 2);
+        // The blocks as a chain of ifs on `ld_pc`, in the order where a
+        // region's jumps go forward (`Machine::chain_order`).
+        let body: String =
+            machine.chain_order().into_iter().map(|b| format!("        if ld_pc == {b}u && ld_stop == 0u {{\n{}        }}\n", blocks[b])).collect();
         // One dimension, padded to whole SIMD groups of lavapipe (`lanes`):
         // `ld_enter` derives the local id from the index, and lavapipe runs
         // each row of a 2-D or 3-D workgroup in SIMD groups of its own.
@@ -437,16 +439,6 @@ pub fn barriers(m: &Module) -> Vec<(BarrierKind, proc_macro2::Span)> {
         machine.blocks.iter().filter_map(|b| if let Term::Barrier(kind, _, i, span) = b.term { Some((i, kind, span)) } else { None }).collect();
     out.sort_by_key(|b| b.0);
     out.into_iter().map(|(_, k, s)| (k, s)).collect()
-}
-
-/// Blocks `lo..hi` as nested ifs on `ld_pc`, at indentation `depth`.
-fn if_tree(blocks: &[String], lo: usize, hi: usize, depth: usize) -> String {
-    if hi - lo == 1 {
-        return blocks[lo].clone();
-    }
-    let pad = "    ".repeat(depth);
-    let mid = (lo + hi) / 2;
-    format!("{pad}if ld_pc < {mid}u {{\n{}{pad}}} else {{\n{}{pad}}}\n", if_tree(blocks, lo, mid, depth + 1), if_tree(blocks, mid, hi, depth + 1))
 }
 
 /// WGSL's call for an atomic operation on `target`.
