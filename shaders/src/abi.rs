@@ -136,6 +136,10 @@ pub const MODE_DETERMINISTIC: u32 = 2;
 /// Words per page: the unit of allocation, of dirty tracking, and of
 /// level-1 records.
 pub const PAGE: u32 = 64;
+/// Invocations per warp when a check names none (a warp on NVIDIA
+/// hardware: lanes that run in lockstep, whose mutual races value comparison
+/// cannot see), or the largest power of two in a smaller workgroup.
+pub const DEFAULT_WARP_SIZE: u32 = 32;
 pub const NONE: u32 = u32::MAX;
 
 /// Bindings of `@group(GROUP)`: the engine's buffers. The kernel's own

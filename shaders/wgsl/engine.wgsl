@@ -23,7 +23,9 @@
 //
 // The generated kernel provides: LD_WG_SIZE (the invocations that share
 // the engine's loops), LD_INVOCATIONS (the kernel's own, the first
-// LD_INVOCATIONS of them), LD_WROTE_WORDS, LD_MACHINE
+// LD_INVOCATIONS of them), LD_WROTE_WORDS, LD_COPY_UNROLL (copies per
+// iteration of the per-word loops: the copies at the default warp size, at
+// most eight), LD_MACHINE
 // (whether it is check mode's state machine or the folded kernel), the kernel's
 // ids, `ld_user(t, k)` (word k of storage target t in the user's buffer),
 // what it knows of its targets (`ld_target_storage`, `ld_target_spans`,
@@ -751,30 +753,33 @@ fn ld_merge_word(t: u32, e: u32, w: u32, storage: bool, spans: bool) {
     // Write-write pairs found are recorded after the loop (a rare path
     // kept out of the loop lavapipe runs for every copy).
     var acc = LdMergeAcc(x.b, LD_NONE, false, 0u);
-    // Eight copies per iteration, here and in the loops below: lavapipe
-    // caps the loop iterations of an invocation, and these run for every
-    // word.
-    for (var c = 0u; c < m; c += 8u) {
+    // LD_COPY_UNROLL copies per iteration (up to eight), here and in the
+    // loops below: lavapipe caps the loop iterations of an invocation, and
+    // these run for every word; it also runs every call of the iteration,
+    // masked, where the copies run out, so no more than the default warp
+    // size gives (radix_sort's 64-invocation kernels, two copies: their
+    // check took half the time at two per iteration instead of eight).
+    for (var c = 0u; c < m; c += LD_COPY_UNROLL) {
         ld_merge_copy(x, c, keep_start, &acc);
-        if c + 1u < m {
+        if LD_COPY_UNROLL > 1u && c + 1u < m {
             ld_merge_copy(x, c + 1u, keep_start, &acc);
         }
-        if c + 2u < m {
+        if LD_COPY_UNROLL > 2u && c + 2u < m {
             ld_merge_copy(x, c + 2u, keep_start, &acc);
         }
-        if c + 3u < m {
+        if LD_COPY_UNROLL > 3u && c + 3u < m {
             ld_merge_copy(x, c + 3u, keep_start, &acc);
         }
-        if c + 4u < m {
+        if LD_COPY_UNROLL > 4u && c + 4u < m {
             ld_merge_copy(x, c + 4u, keep_start, &acc);
         }
-        if c + 5u < m {
+        if LD_COPY_UNROLL > 5u && c + 5u < m {
             ld_merge_copy(x, c + 5u, keep_start, &acc);
         }
-        if c + 6u < m {
+        if LD_COPY_UNROLL > 6u && c + 6u < m {
             ld_merge_copy(x, c + 6u, keep_start, &acc);
         }
-        if c + 7u < m {
+        if LD_COPY_UNROLL > 7u && c + 7u < m {
             ld_merge_copy(x, c + 7u, keep_start, &acc);
         }
     }
@@ -782,27 +787,27 @@ fn ld_merge_word(t: u32, e: u32, w: u32, storage: bool, spans: bool) {
         ld_record_writers(t, x, m);
     }
     // Q_c held R_c until here; it becomes pass 2's input.
-    for (var c = 0u; c < m; c += 8u) {
+    for (var c = 0u; c < m; c += LD_COPY_UNROLL) {
         ld_merge_input(x, c, keep_start, acc.u);
-        if c + 1u < m {
+        if LD_COPY_UNROLL > 1u && c + 1u < m {
             ld_merge_input(x, c + 1u, keep_start, acc.u);
         }
-        if c + 2u < m {
+        if LD_COPY_UNROLL > 2u && c + 2u < m {
             ld_merge_input(x, c + 2u, keep_start, acc.u);
         }
-        if c + 3u < m {
+        if LD_COPY_UNROLL > 3u && c + 3u < m {
             ld_merge_input(x, c + 3u, keep_start, acc.u);
         }
-        if c + 4u < m {
+        if LD_COPY_UNROLL > 4u && c + 4u < m {
             ld_merge_input(x, c + 4u, keep_start, acc.u);
         }
-        if c + 5u < m {
+        if LD_COPY_UNROLL > 5u && c + 5u < m {
             ld_merge_input(x, c + 5u, keep_start, acc.u);
         }
-        if c + 6u < m {
+        if LD_COPY_UNROLL > 6u && c + 6u < m {
             ld_merge_input(x, c + 6u, keep_start, acc.u);
         }
-        if c + 7u < m {
+        if LD_COPY_UNROLL > 7u && c + 7u < m {
             ld_merge_input(x, c + 7u, keep_start, acc.u);
         }
     }
@@ -877,27 +882,27 @@ fn ld_compare_word(t: u32, e: u32, w: u32, storage: bool, spans: bool, commit: b
     let u = select(x.b, ld_val[x.a + ld_cfg.role_u * x.stride], d1);
     // Copies whose second pass changed, recorded after the loop.
     var changed = 0u;
-    for (var c = 0u; c < m; c += 8u) {
+    for (var c = 0u; c < m; c += LD_COPY_UNROLL) {
         changed += ld_copy_changed(x, c, m, d1, u);
-        if c + 1u < m {
+        if LD_COPY_UNROLL > 1u && c + 1u < m {
             changed += ld_copy_changed(x, c + 1u, m, d1, u);
         }
-        if c + 2u < m {
+        if LD_COPY_UNROLL > 2u && c + 2u < m {
             changed += ld_copy_changed(x, c + 2u, m, d1, u);
         }
-        if c + 3u < m {
+        if LD_COPY_UNROLL > 3u && c + 3u < m {
             changed += ld_copy_changed(x, c + 3u, m, d1, u);
         }
-        if c + 4u < m {
+        if LD_COPY_UNROLL > 4u && c + 4u < m {
             changed += ld_copy_changed(x, c + 4u, m, d1, u);
         }
-        if c + 5u < m {
+        if LD_COPY_UNROLL > 5u && c + 5u < m {
             changed += ld_copy_changed(x, c + 5u, m, d1, u);
         }
-        if c + 6u < m {
+        if LD_COPY_UNROLL > 6u && c + 6u < m {
             changed += ld_copy_changed(x, c + 6u, m, d1, u);
         }
-        if c + 7u < m {
+        if LD_COPY_UNROLL > 7u && c + 7u < m {
             changed += ld_copy_changed(x, c + 7u, m, d1, u);
         }
     }
@@ -905,27 +910,27 @@ fn ld_compare_word(t: u32, e: u32, w: u32, storage: bool, spans: bool, commit: b
         ld_record_changes(t, x, m, d1, u, spans, writers);
     }
 
-    for (var c = 0u; c < m; c += 8u) {
+    for (var c = 0u; c < m; c += LD_COPY_UNROLL) {
         ld_copy_settle(x, c, d1, u, commit, writers);
-        if c + 1u < m {
+        if LD_COPY_UNROLL > 1u && c + 1u < m {
             ld_copy_settle(x, c + 1u, d1, u, commit, writers);
         }
-        if c + 2u < m {
+        if LD_COPY_UNROLL > 2u && c + 2u < m {
             ld_copy_settle(x, c + 2u, d1, u, commit, writers);
         }
-        if c + 3u < m {
+        if LD_COPY_UNROLL > 3u && c + 3u < m {
             ld_copy_settle(x, c + 3u, d1, u, commit, writers);
         }
-        if c + 4u < m {
+        if LD_COPY_UNROLL > 4u && c + 4u < m {
             ld_copy_settle(x, c + 4u, d1, u, commit, writers);
         }
-        if c + 5u < m {
+        if LD_COPY_UNROLL > 5u && c + 5u < m {
             ld_copy_settle(x, c + 5u, d1, u, commit, writers);
         }
-        if c + 6u < m {
+        if LD_COPY_UNROLL > 6u && c + 6u < m {
             ld_copy_settle(x, c + 6u, d1, u, commit, writers);
         }
-        if c + 7u < m {
+        if LD_COPY_UNROLL > 7u && c + 7u < m {
             ld_copy_settle(x, c + 7u, d1, u, commit, writers);
         }
     }

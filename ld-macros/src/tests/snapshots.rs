@@ -84,3 +84,18 @@ fn native_wgsl() {
     }
     assert!(failures.is_empty(), "{}\n(if the change is intended: LD_BLESS=1 cargo test -p ld-macros snapshots)", failures.join("\n"));
 }
+
+/// The engine's per-word loops take as many copies per iteration as the
+/// workgroup has warps at the default warp size, at most eight: lavapipe
+/// runs every call of an iteration, masked where the copies run out.
+#[test]
+fn copies_per_iteration_follow_the_default_warps() {
+    for (size, unroll) in [(16, 1), (64, 2), (192, 6), (256, 8), (1024, 8)] {
+        let src = format!("#[ld::kernel(workgroup_size = {size})]\nfn k(data: &mut [u32]) {{\n    data[global_id().x] = 1;\n}}");
+        let m = super::module(&src);
+        let want = format!("const LD_COPY_UNROLL: u32 = {unroll}u;");
+        for (variant, wgsl) in [("instrumented", crate::wgsl::instrumented(&m).0), ("folded", crate::wgsl::folded(&m).0)] {
+            assert!(wgsl.contains(&want), "{variant} kernel of {size} invocations: no `{want}`");
+        }
+    }
+}

@@ -162,8 +162,9 @@ impl Writer<'_> {
         let lanes = if machine { lanes(wg) } else { wg };
         writeln!(
             out,
-            "const LD_WG_SIZE: u32 = {lanes}u;\nconst LD_INVOCATIONS: u32 = {wg}u;\nconst LD_WROTE_WORDS: u32 = {}u;\nconst LD_MACHINE: bool = {machine};\nconst LD_DONE: u32 = 0xffffffffu;\n",
-            wg.div_ceil(32)
+            "const LD_WG_SIZE: u32 = {lanes}u;\nconst LD_INVOCATIONS: u32 = {wg}u;\nconst LD_WROTE_WORDS: u32 = {}u;\nconst LD_COPY_UNROLL: u32 = {}u;\nconst LD_MACHINE: bool = {machine};\nconst LD_DONE: u32 = 0xffffffffu;\n",
+            wg.div_ceil(32),
+            copy_unroll(wg)
         )
         .unwrap();
         out.push_str("var<private> ld_gid: vec3<u32>;\nvar<private> ld_lid: vec3<u32>;\nvar<private> ld_wid: vec3<u32>;\nvar<private> ld_nwg: vec3<u32>;\nvar<private> ld_lidx: u32;\nvar<private> ld_pc: u32;\nvar<private> ld_stop: u32;\n\n");
@@ -439,6 +440,13 @@ pub fn barriers(m: &Module) -> Vec<(BarrierKind, proc_macro2::Span)> {
         machine.blocks.iter().filter_map(|b| if let Term::Barrier(kind, _, i, span) = b.term { Some((i, kind, span)) } else { None }).collect();
     out.sort_by_key(|b| b.0);
     out.into_iter().map(|(_, k, s)| (k, s)).collect()
+}
+
+/// Copies per iteration of the engine's per-word loops (`LD_COPY_UNROLL`):
+/// the warps of a workgroup at the default warp size, at most eight. More copies (a smaller warp size) take
+/// more iterations; fewer would run the rest of the iteration masked.
+fn copy_unroll(invocations: u32) -> u32 {
+    invocations.div_ceil(ld_shaders::abi::DEFAULT_WARP_SIZE).clamp(1, 8)
 }
 
 /// WGSL's call for an atomic operation on `target`.

@@ -108,12 +108,11 @@ impl CheckOptions {
     }
 
     /// The warp size a check of a kernel with `invocations` per workgroup
-    /// uses: the one chosen, else 32 (a warp on NVIDIA hardware, lanes that
-    /// run in lockstep and whose mutual races value comparison cannot see)
-    /// or the whole workgroup when it is smaller.
+    /// uses: the one chosen, else [`ld_shaders::abi::DEFAULT_WARP_SIZE`] or
+    /// the largest power of two in a smaller workgroup.
     pub fn warp_size_for(&self, invocations: u32) -> u32 {
         self.warp_size.unwrap_or_else(|| {
-            let cap = invocations.clamp(1, 32);
+            let cap = invocations.clamp(1, ld_shaders::abi::DEFAULT_WARP_SIZE);
             1 << (31 - cap.leading_zeros())
         })
     }
