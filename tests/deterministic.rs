@@ -169,3 +169,42 @@ fn em_is_bit_identical_on_every_run_and_backend() {
         out.words().unwrap()
     });
 }
+
+/// At one invocation per warp the fold starts at each word's last writer
+/// in copy order and walks down to the last copy whose word differs from
+/// the base: invocation 20 writes shared word 0 and puts its old value
+/// back, invocation 63 writes `out[1]`'s input value back over nothing,
+/// and neither is a writer (values, not accesses, decide). The fold at the
+/// barrier leaves every copy at its result for the second region.
+#[ld::kernel(workgroup_size = 64)]
+fn written_back(out: &mut [u32]) {
+    let tile = shared::<[u32; 64]>();
+    let l = local_index();
+    if l == 3 {
+        tile[0] = 7;
+    }
+    if l == 9 {
+        tile[0] = 8;
+    }
+    if l == 20 {
+        tile[0] = 5;
+        tile[0] = 0;
+    }
+    barrier();
+    out[l] = tile[0] + l;
+    if l == 63 {
+        out[1] = 1000;
+    }
+}
+
+#[test]
+fn a_value_written_back_is_no_write_in_the_fold() {
+    let got = one_pattern("written back", |rt| {
+        let mut out = rt.upload(&vec![1000u32; 64]).unwrap();
+        rt.launch(written_back, 1u32, (&mut out,)).mode(Mode::Deterministic).check_options(det(1)).run().unwrap();
+        out.to_vec().unwrap()
+    });
+    // Invocation 9 is shared word 0's last writer (8); every invocation
+    // reads it after the barrier; invocation 1's 9 stays in `out[1]`.
+    assert_eq!(got, (0..64).map(|l| 8 + l).collect::<Vec<u32>>());
+}

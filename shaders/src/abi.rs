@@ -120,8 +120,10 @@ abi_struct! {
         pub heads_off,
         /// Storage: 1 when entry e is page e (no hashing, nothing claimed).
         pub direct,
-        /// Check mode: the entries' lane tags inside the slot's meta area
-        /// (atomic words), page `(copy * tag_groups + group) * entries + e`.
+        /// The entries' lane tags inside the slot's meta area (atomic
+        /// words), page `(copy * tag_groups + group) * entries + e`; in
+        /// deterministic mode without tags, each word's last writer
+        /// ([`Roles::meta_pages`]), page e.
         pub tags_off,
     }
 }
@@ -323,6 +325,19 @@ impl Roles {
         let groups = if deterministic && warp_size == 1 { 0 } else { warp_size.div_ceil(TAG_LANES).min(TAG_GROUPS_MAX) };
         Roles { tag_groups: groups, ..self }
     }
+
+    /// Pages per entry in the meta area: the lane tags; in deterministic
+    /// mode without them (one invocation per warp: as many copies as
+    /// invocations), one page of each word's last writer (copy + 1, by
+    /// `atomicMax`), where the fold starts looking instead of at the last
+    /// of hundreds of copies.
+    pub fn meta_pages(self) -> u32 {
+        if self.u == 0 && self.tag_groups == 0 {
+            1
+        } else {
+            self.copies * self.tag_groups
+        }
+    }
 }
 
 /// Tag words per copy at most (the engine reads them without a loop):
@@ -415,7 +430,7 @@ pub fn slot_layout(shapes: &[Shape], roles: Roles) -> SlotLayout {
             heads += s.pages() as u64;
         }
         t.tags_off = meta as u32;
-        meta += e * (roles.copies * roles.tag_groups) as u64 * PAGE as u64;
+        meta += e * roles.meta_pages() as u64 * PAGE as u64;
         first += e;
         targets.push(t);
     }

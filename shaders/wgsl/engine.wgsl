@@ -338,6 +338,20 @@ fn ld_on_write(t: u32, e: u32, w: u32) {
         atomicOr(&ld_meta[ld_tag_addr(t, ld_copy, ld_lane() / LD_TAG_LANES, e, w)], ld_tag_bit(true));
     }
     ld_det_access(t, e, w, true);
+    if ld_det_writers() {
+        atomicMax(&ld_meta[ld_writer_addr(t, e, w)], ld_copy + 1u);
+    }
+}
+
+// Deterministic mode without lane tags (one invocation per warp) keeps
+// each word's last writer in copy order (`Roles::meta_pages`): the fold
+// of hundreds of copies starts there.
+fn ld_det_writers() -> bool {
+    return !LD_MACHINE && ld_cfg.mode == LD_MODE_DETERMINISTIC && ld_cfg.tag_groups == 0u;
+}
+
+fn ld_writer_addr(t: u32, e: u32, w: u32) -> u32 {
+    return ld_sm + ld_cfg.t[t].tags_off + e * LD_PAGE + w;
 }
 
 // Copy c's tags of a word, cleared: whether a lane read it, whether two
@@ -967,21 +981,40 @@ fn ld_record_changes(t: u32, x: LdWord, m: u32, d1: bool, u: u32, spans: bool, w
 }
 
 // Deterministic mode at the end of an epoch: the copies' writes merge in
-// copy order (a later copy wins a word several wrote).
-fn ld_fold_word(t: u32, e: u32, w: u32, storage: bool) {
+// copy order (a later copy wins a word several wrote). The copies start
+// the next region from the result (`copies`), but after the kernel's last
+// region only the base is read (`ld_publish`, `ld_l1_compare`): storing
+// every copy there took bfs's rerun at one invocation per warp (256 copies)
+// as long again as the fold itself.
+fn ld_fold_word(t: u32, e: u32, w: u32, storage: bool, copies: bool) {
     let x = ld_word_at(t, e, w, storage);
     if x.k >= ld_cfg.t[t].words {
         return;
     }
     var u = x.b;
-    var c = 0u;
-    for (; c < ld_cfg.copies; c++) {
-        let p = ld_copy_word(x, ld_cfg.role_p + c, ld_cfg.set_pages + c);
-        u = select(u, p, p != x.b);
+    if ld_det_writers() {
+        // Down from the last writer to the last copy whose word differs
+        // from the base (a copy may have written the base's value back).
+        let a = ld_writer_addr(t, e, w);
+        var c = atomicLoad(&ld_meta[a]);
+        atomicStore(&ld_meta[a], 0u);
+        for (; c > 0u; c--) {
+            let p = ld_copy_word(x, ld_cfg.role_p + c - 1u, ld_cfg.set_pages + c - 1u);
+            if p != x.b {
+                u = p;
+                break;
+            }
+        }
+    } else {
+        var c = 0u;
+        for (; c < ld_cfg.copies; c++) {
+            let p = ld_copy_word(x, ld_cfg.role_p + c, ld_cfg.set_pages + c);
+            u = select(u, p, p != x.b);
+        }
     }
     ld_val[x.a] = u;
     var c2 = 0u;
-    for (; c2 < ld_cfg.copies; c2++) {
+    for (; copies && c2 < ld_cfg.copies; c2++) {
         ld_val[x.a + (ld_cfg.role_p + c2) * x.stride] = u;
     }
 }
@@ -1085,7 +1118,7 @@ fn ld_fold_region(close: u32) {
         let t = item >> 24u;
         let storage = ld_target_storage(t);
         if ld_orders(close, storage) {
-            ld_fold_word(t, item & 0xffffffu, j % LD_PAGE, storage);
+            ld_fold_word(t, item & 0xffffffu, j % LD_PAGE, storage, close != LD_NONE);
         }
         if ld_det_tags() {
             ld_det_clear(t, item & 0xffffffu, j % LD_PAGE);

@@ -325,8 +325,8 @@ impl Backend for GpuBackend<'_> {
         for off in (0..n).step_by(lay.batch as usize) {
             let count = lay.batch.min(n - off);
             self.zero_shared(&lay, count);
-            if mode != MODE_SECOND && lay.roles.tag_groups != 0 {
-                // Lane tags start every dispatch empty.
+            if mode != MODE_SECOND && lay.roles.meta_pages() != 0 {
+                // Lane tags (or last writers) start every dispatch empty.
                 // (Only this batch's slots: a kept buffer may be larger.)
                 let meta = self.bufs.as_ref().unwrap().meta.clone();
                 self.enc().clear_buffer(&meta, 0, Some(count as u64 * lay.slot.slot_meta * 4));
