@@ -25,7 +25,8 @@
 // the engine's loops), LD_INVOCATIONS (the kernel's own, the first
 // LD_INVOCATIONS of them), LD_WROTE_WORDS, LD_COPY_UNROLL (copies per
 // iteration of the per-word loops: the copies at the default warp size, at
-// most eight), LD_MACHINE
+// most eight), LD_DET_WRITERS (whether deterministic mode keeps each
+// word's last writer: an override constant of the folded kernel), LD_MACHINE
 // (whether it is check mode's state machine or the folded kernel), the kernel's
 // ids, `ld_user(t, k)` (word k of storage target t in the user's buffer),
 // what it knows of its targets (`ld_target_storage`, `ld_target_spans`,
@@ -345,9 +346,11 @@ fn ld_on_write(t: u32, e: u32, w: u32) {
 
 // Deterministic mode without lane tags (one invocation per warp) keeps
 // each word's last writer in copy order (`Roles::meta_pages`): the fold
-// of hundreds of copies starts there.
+// of hundreds of copies starts there. Only in the pipeline compiled with
+// LD_DET_WRITERS: lavapipe would run the atomic on every write of every
+// other run too, masked (em's deterministic run took 8% longer).
 fn ld_det_writers() -> bool {
-    return !LD_MACHINE && ld_cfg.mode == LD_MODE_DETERMINISTIC && ld_cfg.tag_groups == 0u;
+    return LD_DET_WRITERS && ld_cfg.mode == LD_MODE_DETERMINISTIC && ld_cfg.tag_groups == 0u;
 }
 
 fn ld_writer_addr(t: u32, e: u32, w: u32) -> u32 {

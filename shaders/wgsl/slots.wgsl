@@ -18,6 +18,7 @@ const LD_INVOCATIONS: u32 = 64u;
 const LD_WROTE_WORDS: u32 = 1u;
 // The merge and compare never run here.
 const LD_COPY_UNROLL: u32 = 1u;
+const LD_DET_WRITERS: bool = false;
 const LD_MACHINE: bool = false;
 
 fn ld_user(t: u32, k: u32) -> u32 {

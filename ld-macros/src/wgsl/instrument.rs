@@ -162,9 +162,12 @@ impl Writer<'_> {
         let lanes = if machine { lanes(wg) } else { wg };
         writeln!(
             out,
-            "const LD_WG_SIZE: u32 = {lanes}u;\nconst LD_INVOCATIONS: u32 = {wg}u;\nconst LD_WROTE_WORDS: u32 = {}u;\nconst LD_COPY_UNROLL: u32 = {}u;\nconst LD_MACHINE: bool = {machine};\nconst LD_DONE: u32 = 0xffffffffu;\n",
+            "const LD_WG_SIZE: u32 = {lanes}u;\nconst LD_INVOCATIONS: u32 = {wg}u;\nconst LD_WROTE_WORDS: u32 = {}u;\nconst LD_COPY_UNROLL: u32 = {}u;\n{}\nconst LD_MACHINE: bool = {machine};\nconst LD_DONE: u32 = 0xffffffffu;\n",
             wg.div_ceil(32),
-            copy_unroll(wg)
+            copy_unroll(wg),
+            // Set by the runtime's pipeline for deterministic mode at one
+            // invocation per warp (`Variant::FoldedWriters`).
+            if machine { "const LD_DET_WRITERS: bool = false;" } else { "override LD_DET_WRITERS: bool = false;" }
         )
         .unwrap();
         out.push_str("var<private> ld_gid: vec3<u32>;\nvar<private> ld_lid: vec3<u32>;\nvar<private> ld_wid: vec3<u32>;\nvar<private> ld_nwg: vec3<u32>;\nvar<private> ld_lidx: u32;\nvar<private> ld_pc: u32;\nvar<private> ld_stop: u32;\n\n");

@@ -10,7 +10,7 @@ use crate::gpu::pipeline::{self, Variant};
 use crate::gpu::transfer::{read_range, read_ranges, wait};
 use crate::gpu::GpuContext;
 use crate::kernel::{KernelInfo, ParamKind, TargetPlace};
-use ld_shaders::abi::{binding, guard, header, record, MODE_CHECK, MODE_SECOND, NONE};
+use ld_shaders::abi::{binding, guard, header, record, MODE_CHECK, MODE_DETERMINISTIC, MODE_SECOND, NONE};
 use wgpu::util::DeviceExt;
 
 pub(crate) struct GpuBackend<'a> {
@@ -311,7 +311,11 @@ impl Backend for GpuBackend<'_> {
 
     fn run(&mut self, mode: u32, round: u32) -> Result<()> {
         let lay = self.layout.clone().unwrap();
-        let variant = if mode == MODE_CHECK { Variant::Instrumented } else { Variant::Folded };
+        let variant = match mode {
+            MODE_CHECK => Variant::Instrumented,
+            MODE_DETERMINISTIC if lay.roles.tag_groups == 0 => Variant::FoldedWriters,
+            _ => Variant::Folded,
+        };
         let pl = pipeline::get(self.ctx, self.info, variant)?;
         if mode != MODE_SECOND {
             // Every first-pass run publishes level 1's pages afresh.

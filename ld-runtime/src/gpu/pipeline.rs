@@ -21,6 +21,10 @@ pub enum Variant {
     Instrumented,
     /// Deterministic mode and level 1's second pass.
     Folded,
+    /// Deterministic mode at one invocation per warp: the folded kernel
+    /// with `LD_DET_WRITERS` on (each word's last writer kept, see
+    /// `engine.wgsl`), which other runs need not pay for.
+    FoldedWriters,
 }
 
 fn storage(binding: u32, read_only: bool) -> wgpu::BindGroupLayoutEntry {
@@ -75,7 +79,7 @@ pub fn get(ctx: &GpuContext, info: &'static KernelInfo, variant: Variant) -> Res
     let src: &str = match variant {
         Variant::Native => info.wgsl,
         Variant::Instrumented => info.wgsl_instrumented,
-        Variant::Folded => info.wgsl_folded,
+        Variant::Folded | Variant::FoldedWriters => info.wgsl_folded,
     };
     let scope = ctx.device.push_error_scope(wgpu::ErrorFilter::Validation);
     let module = ctx.device.create_shader_module(wgpu::ShaderModuleDescriptor { label: Some(info.name), source: wgpu::ShaderSource::Wgsl(src.into()) });
@@ -89,7 +93,10 @@ pub fn get(ctx: &GpuContext, info: &'static KernelInfo, variant: Variant) -> Res
         layout: Some(&pl),
         module: &module,
         entry_point: Some("main"),
-        compilation_options: Default::default(),
+        compilation_options: wgpu::PipelineCompilationOptions {
+            constants: if variant == Variant::FoldedWriters { &[("LD_DET_WRITERS", 1.0)] } else { &[] },
+            ..Default::default()
+        },
         cache: None,
     });
     if let Some(e) = pollster::block_on(scope.pop()) {
