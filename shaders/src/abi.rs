@@ -123,7 +123,7 @@ abi_struct! {
         /// The entries' lane tags inside the slot's meta area (atomic
         /// words), page `(copy * tag_groups + group) * entries + e`; in
         /// deterministic mode without tags, each word's last writer
-        /// ([`Roles::meta_pages`]), page e.
+        /// ([`Roles::last_writers`]), page e.
         pub tags_off,
     }
 }
@@ -326,13 +326,18 @@ impl Roles {
         Roles { tag_groups: groups, ..self }
     }
 
-    /// Pages per entry in the meta area: the lane tags; in deterministic
-    /// mode without them (one invocation per warp: as many copies as
-    /// invocations), one page of each word's last writer (copy + 1, by
-    /// `atomicMax`), where the fold starts looking instead of at the last
-    /// of hundreds of copies.
+    /// Deterministic mode without lane tags (one invocation per warp: as
+    /// many copies as invocations) keeps each word's last writer (copy + 1,
+    /// by `atomicMax`), where the fold starts looking instead of at the
+    /// last of hundreds of copies (`LD_DET_WRITERS`).
+    pub fn last_writers(self) -> bool {
+        self.u == 0 && self.tag_groups == 0
+    }
+
+    /// Pages per entry in the meta area: the lane tags, or one page of
+    /// last writers ([`Roles::last_writers`]).
     pub fn meta_pages(self) -> u32 {
-        if self.u == 0 && self.tag_groups == 0 {
+        if self.last_writers() {
             1
         } else {
             self.copies * self.tag_groups

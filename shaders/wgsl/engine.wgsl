@@ -345,7 +345,7 @@ fn ld_on_write(t: u32, e: u32, w: u32) {
 }
 
 // Deterministic mode without lane tags (one invocation per warp) keeps
-// each word's last writer in copy order (`Roles::meta_pages`): the fold
+// each word's last writer in copy order (`Roles::last_writers`): the fold
 // of hundreds of copies starts there. Only in the pipeline compiled with
 // LD_DET_WRITERS: lavapipe would run the atomic on every write of every
 // other run too, masked (em's deterministic run took 8% longer).

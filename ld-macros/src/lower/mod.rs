@@ -38,6 +38,18 @@ pub enum Term {
     Barrier(BarrierKind, BlockId, usize, proc_macro2::Span),
 }
 
+impl Term {
+    /// Where the block goes on without stopping at a barrier: the branch's
+    /// taken side first.
+    pub fn jumps(&self) -> Vec<BlockId> {
+        match *self {
+            Term::Goto(t) => vec![t],
+            Term::Branch(_, x, y, _) => vec![x, y],
+            Term::Return | Term::Barrier(..) => vec![],
+        }
+    }
+}
+
 impl Machine {
     /// The blocks in an order in which every jump that does not stop at a
     /// barrier goes forward, wherever the jumps leave a choice (reverse
@@ -65,13 +77,8 @@ impl Machine {
             return;
         }
         seen[b] = true;
-        let next = match self.blocks[b].term {
-            Term::Goto(t) => vec![t],
-            // The exit first, so that the taken side comes first in the order.
-            Term::Branch(_, x, y, _) => vec![y, x],
-            Term::Return | Term::Barrier(..) => vec![],
-        };
-        for t in next {
+        // The exit first, so that the taken side comes first in the order.
+        for t in self.blocks[b].term.jumps().into_iter().rev() {
             self.postorder(t, seen, post);
         }
         post.push(b);

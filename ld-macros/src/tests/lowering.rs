@@ -100,12 +100,8 @@ b0: let i; if { data[..] = } else {}; let ld_ctr; let ld_end; loop { let j; if {
     );
 }
 
-#[test]
-fn barrier_in_for_loop() {
-    // The loop becomes head (its condition), body, continuing (the counter
-    // increment) and exit blocks; the barrier splits the body in two.
-    assert_lowers(
-        r#"
+/// A `for` loop with a barrier in its body (lowered in `barrier_in_for_loop`).
+const FOR_LOOP: &str = r#"
 #[ld::kernel(workgroup_size = 64)]
 fn k(data: &mut [u32], n: u32) {
     let tile = shared::<[u32; 64]>();
@@ -118,7 +114,38 @@ fn k(data: &mut [u32], n: u32) {
     }
     data[global_id().x] = acc;
 }
-"#,
+"#;
+
+/// A `loop` around a `while` with a barrier and a `break` (lowered in
+/// `barrier_in_nested_loops`).
+const NESTED_LOOPS: &str = r#"
+#[ld::kernel(workgroup_size = 64)]
+fn k(data: &mut [u32], n: u32) {
+    let mut round = 0u32;
+    loop {
+        let mut j = 0u32;
+        while j < n {
+            barrier();
+            if j == 2 {
+                break;
+            }
+            j += 1;
+        }
+        round += 1;
+        if round == n {
+            break;
+        }
+    }
+    data[global_id().x] = round;
+}
+"#;
+
+#[test]
+fn barrier_in_for_loop() {
+    // The loop becomes head (its condition), body, continuing (the counter
+    // increment) and exit blocks; the barrier splits the body in two.
+    assert_lowers(
+        FOR_LOOP,
         r#"
 b0: let lid; let acc; let ld_ctr; let ld_end -> goto b1
 b1: -> loop b2 b4
@@ -219,27 +246,7 @@ fn barrier_in_nested_loops() {
     // `while` holds the barrier, so both loops are exploded, and the
     // inner `break` leaves only the inner loop.
     assert_lowers(
-        r#"
-#[ld::kernel(workgroup_size = 64)]
-fn k(data: &mut [u32], n: u32) {
-    let mut round = 0u32;
-    loop {
-        let mut j = 0u32;
-        while j < n {
-            barrier();
-            if j == 2 {
-                break;
-            }
-            j += 1;
-        }
-        round += 1;
-        if round == n {
-            break;
-        }
-    }
-    data[global_id().x] = round;
-}
-"#,
+        NESTED_LOOPS,
         r#"
 b0: let round -> goto b1
 b1: -> loop b2 b4
@@ -291,7 +298,8 @@ fn k(data: &mut [u32], n: u32) {
 /// The jumps (not stopping at a barrier) that go backwards in
 /// `Machine::chain_order`: each costs the instrumented kernel another sweep
 /// of its dispatch loop, in which lavapipe runs every block.
-fn back_jumps(src: &str) -> Vec<(usize, usize)> {
+/// Returns the order too.
+fn back_jumps(src: &str) -> (Vec<usize>, Vec<(usize, usize)>) {
     let m = module(src);
     let machine = machine(&m.kernel.body.block);
     let order = machine.chain_order();
@@ -301,14 +309,9 @@ fn back_jumps(src: &str) -> Vec<(usize, usize)> {
     let at = |b: usize| order.iter().position(|&x| x == b).unwrap();
     let mut back = vec![];
     for (b, block) in machine.blocks.iter().enumerate() {
-        let next = match block.term {
-            Term::Goto(t) => vec![t],
-            Term::Branch(_, x, y, _) => vec![x, y],
-            Term::Return | Term::Barrier(..) => vec![],
-        };
-        back.extend(next.into_iter().filter(|&t| at(t) <= at(b)).map(|t| (b, t)));
+        back.extend(block.term.jumps().into_iter().filter(|&t| at(t) <= at(b)).map(|t| (b, t)));
     }
-    back
+    (order, back)
 }
 
 #[test]
@@ -318,21 +321,8 @@ fn chain_order_runs_a_region_in_one_sweep() {
     // barrier come one after the other (b5, b3, b1, b2 in
     // `barrier_in_for_loop`), though the continuing block and the head
     // were made first.
-    let src = "#[ld::kernel(workgroup_size = 64)]
-fn k(data: &mut [u32], n: u32) {
-    let tile = shared::<[u32; 64]>();
-    let lid = local_index();
-    let mut acc = 0u32;
-    for s in 0..n {
-        tile[lid] = s;
-        barrier();
-        acc += tile[63 - lid];
-    }
-    data[global_id().x] = acc;
-}";
-    assert_eq!(back_jumps(src), vec![]);
-    let m = module(src);
-    let order = machine(&m.kernel.body.block).chain_order();
+    let (order, back) = back_jumps(FOR_LOOP);
+    assert_eq!(back, vec![]);
     let at = |b: usize| order.iter().position(|&x| x == b).unwrap();
     assert!(at(5) < at(3) && at(3) < at(1) && at(1) < at(2), "{order:?}");
 }
@@ -342,24 +332,5 @@ fn chain_order_leaves_back_only_the_cycles_without_a_barrier() {
     // The outer loop of `barrier_in_nested_loops` can go round without
     // reaching the barrier (the inner loop may run no iteration): its
     // continuing block's jump to its head is the one jump back.
-    let src = "#[ld::kernel(workgroup_size = 64)]
-fn k(data: &mut [u32], n: u32) {
-    let mut round = 0u32;
-    loop {
-        let mut j = 0u32;
-        while j < n {
-            barrier();
-            if j == 2 {
-                break;
-            }
-            j += 1;
-        }
-        round += 1;
-        if round == n {
-            break;
-        }
-    }
-    data[global_id().x] = round;
-}";
-    assert_eq!(back_jumps(src), vec![(3, 1)]);
+    assert_eq!(back_jumps(NESTED_LOOPS).1, vec![(3, 1)]);
 }

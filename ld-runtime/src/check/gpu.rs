@@ -313,7 +313,7 @@ impl Backend for GpuBackend<'_> {
         let lay = self.layout.clone().unwrap();
         let variant = match mode {
             MODE_CHECK => Variant::Instrumented,
-            MODE_DETERMINISTIC if lay.roles.tag_groups == 0 => Variant::FoldedWriters,
+            MODE_DETERMINISTIC if lay.roles.last_writers() => Variant::FoldedWriters,
             _ => Variant::Folded,
         };
         let pl = pipeline::get(self.ctx, self.info, variant)?;
