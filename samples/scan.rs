@@ -20,8 +20,8 @@
 //! (`d >= 32`), a warp reads workgroup memory another warp writes in the
 //! same region (Table VI: scan, yes*, rw, shared). Because the readers
 //! also add into that word, ld reports it as a write-write race wherever
-//! both warps change its value (value-based: a word raced that way goes
-//! back to the warp's own value for pass 2, so its read is not re-judged),
+//! both warps change its value (value-based: a warp that changed the word
+//! it read is one of its writers, so its read is not judged apart),
 //! and as the paper's read-write race wherever the reader's add leaves it
 //! unchanged (zero-padded tails: the last partial block, the upper half of
 //! the block-sum scan). ld's verdict is thus rw,ww on workgroup memory,

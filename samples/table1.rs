@@ -1,7 +1,8 @@
 //! Reproduces the paper's Table I from ld's round planner: checking 960
 //! warps under budgets from full privatization down to two copies — passes,
 //! memory overhead (copies) and the probability of finding a race between a
-//! random pair within the rounds run (Eq. 1).
+//! random pair within the rounds run (Eq. 1). ld runs each region once per
+//! round, so its passes are half the paper's.
 //!
 //! `cargo run --release --example table1 -- [--units 960]`
 

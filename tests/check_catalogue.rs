@@ -427,9 +427,8 @@ fn in_out(k: &'static str) -> impl Fn(&Runtime, How) -> (Option<Report>, Vec<u32
 
 #[test]
 fn rw_on_shared_between_warps() {
-    // The race is on `s` but its evidence is `out` (the word whose value
-    // changes in pass 2), which is an own-element buffer here.
-    let outs = expect_race("rw_shared", 32, &in_out("rw_shared"), &[]);
+    // The race is on `s`, seen where warp 1 reads warp 0's word.
+    let outs = expect_race("rw_shared", 32, &in_out("rw_shared"), &[rw(WG, WARP, "s").read()]);
     for o in &outs {
         assert!(o.report.races.iter().any(|r| r.kind == RaceKind::ReadWrite && format!("{:?}", r.level) == WARP), "{}", o.report);
     }
@@ -454,10 +453,9 @@ fn read_write_race_names_the_write_and_the_read() {
             assert_eq!(read.local_id[0] - 32, write.local_id[0], "the reader reads its partner's word: {r:?}");
         }
         assert!(!races.is_empty(), "{}", o.report);
-        // `out` is where the racy value went: its race names the accesses
-        // to `s` it came from.
-        let out = o.report.races.iter().find(|r| r.variable == "out").expect("the value surfaces in `out`");
-        assert!(out.accesses.iter().any(|a| a.variable == "s" && a.kind == ld::AccessKind::Read), "{out:?}");
+        // Between warps the race is seen at the read: no report blames
+        // `out`, where the racy value went.
+        assert!(o.report.races.iter().all(|r| r.variable == "s"), "{}", o.report);
         let text = o.report.to_string();
         assert!(text.contains("s[lid - 32]") && text.contains("^^^^^^") && text.contains("read by wg 0 warp 1"), "{text}");
     }
@@ -692,7 +690,7 @@ fn storage_ordered_only_by_workgroup_barrier_races() {
         "storage_by_wg_barrier",
         32,
         &data_out("storage_by_wg_barrier"),
-        &[rw(ST, WARP, "out").note(&["workgroupBarrier"]), rw(ST, WARP, "data").read().note(&["written before a workgroupBarrier and read after it"])],
+        &[rw(ST, WARP, "data").read().note(&["written before a workgroupBarrier and read after it"])],
     );
     for o in &outs {
         assert!(o.report.races.iter().all(|r| format!("{:?}", r.level) == WARP), "no level-1 race here\n{}", o.report);
@@ -931,8 +929,9 @@ fn relaxed_atomic_flag_does_not_publish_plain_data() {
     // reader takes the plain path on every schedule. With the flag starting
     // at 0 the plain read happens only on schedules where the reader sees
     // the writer's store: atomics run live (they are never privatized), so
-    // that race is found only when the two passes' schedules differ, and is
-    // not a fixed verdict to test (see README, known limitations).
+    // that race is found only on schedules where the check's run sees the
+    // store, and is not a fixed verdict to test (see README, known
+    // limitations).
     expect_race("relaxed_flag", 32, &flags("relaxed_flag", 1), &[rw(ST, WGS, "out")]);
 }
 
@@ -1015,8 +1014,8 @@ fn many_races_read_as_a_summary_and_groups() {
 
 /// RACE-FREE: stream compaction. Every kept element gets a distinct slot
 /// from `counter.fetch_add(1)` and is the only writer of `out[slot]`. (The
-/// check must replay each invocation's atomic results in pass 2, or the
-/// slots would collide and look like a race.)
+/// check must run each atomic once, and level 1's second pass replay its
+/// results, or the slots would collide and look like a race.)
 #[ld::kernel(workgroup_size = 64)]
 fn compact(input: &[u32], counter: &[AtomicU32], out: &mut [u32]) {
     let g = global_id().x;
@@ -1589,7 +1588,7 @@ fn shared_atomic_compaction_is_clean() {
 
 /// RACE-FREE: three rounds of `slot = counter.fetch_add(1); out[slot] = ..`
 /// with a workgroup barrier per round (storage is one region at level 2:
-/// every invocation takes three atomic results, replayed in pass 2).
+/// every invocation takes three atomic results, each run once).
 #[ld::kernel(workgroup_size = 64)]
 fn atomic_rounds(counter: &[AtomicU32], out: &mut [u32]) {
     let g = global_id().x;
@@ -1837,9 +1836,9 @@ fn workgroup_smaller_than_a_simd_group_is_clean() {
 // ================================= values that reach registers, atomics, branches
 //
 // A racy read whose value never reaches memory the region writes: value
-// comparison of memory alone misses it (the region's two passes write the
-// same words, and the next region starts from the same saved state in
-// both). The second pass checks every read instead (`Evidence::Read`).
+// comparison of memory alone would miss it (a second run of the region on
+// the others' writes would write the same words). Check mode tags every
+// read instead (`Evidence::Read`).
 
 /// A tiled matrix multiply (8x8 tiles, one workgroup per output tile,
 /// warps of 32: rows 0-3 and 4-7 of a tile), with both barriers. RACE-FREE.
@@ -1943,12 +1942,12 @@ fn tiled_matmul_is_clean() {
 
 #[test]
 fn tiled_matmul_without_the_load_barrier_races_into_a_register() {
-    expect_race("matmul_no_load_barrier", 32, &matmul("matmul_no_load_barrier"), &[rw(WG, WARP, "tb").read().note(&["registers"])]);
+    expect_race("matmul_no_load_barrier", 32, &matmul("matmul_no_load_barrier"), &[rw(WG, WARP, "tb").read()]);
 }
 
 #[test]
 fn tiled_matmul_without_the_compute_barrier_races_into_a_register() {
-    expect_race("matmul_no_compute_barrier", 32, &matmul("matmul_no_compute_barrier"), &[rw(WG, WARP, "tb").read().note(&["registers"])]);
+    expect_race("matmul_no_compute_barrier", 32, &matmul("matmul_no_compute_barrier"), &[rw(WG, WARP, "tb").read()]);
 }
 
 /// RACY (rw, workgroup memory, inter-warp): warp 1 reads what warp 0
@@ -2056,7 +2055,7 @@ fn sinks(k: &'static str) -> impl Fn(&Runtime, How) -> (Option<Report>, Vec<u32>
 
 #[test]
 fn racy_value_into_a_register_is_found() {
-    expect_race("into_register", 32, &sinks("into_register"), &[rw(WG, WARP, "s").read().note(&["registers"])]);
+    expect_race("into_register", 32, &sinks("into_register"), &[rw(WG, WARP, "s").read()]);
 }
 
 #[test]
@@ -2081,7 +2080,7 @@ fn value_into_an_atomic_after_a_barrier_is_clean() {
 
 #[test]
 fn racy_value_into_a_branch_is_found() {
-    expect_race("into_branch", 32, &sinks("into_branch"), &[rw(WG, WARP, "s").read().note(&["registers, atomics or a branch"])]);
+    expect_race("into_branch", 32, &sinks("into_branch"), &[rw(WG, WARP, "s").read()]);
 }
 
 #[test]

@@ -60,9 +60,6 @@ pub enum Error {
     #[error("check mode of `{kernel}` needs {needed} bytes for {what}, more than the {limit_name} of {limit} bytes: {advice}")]
     CheckMemory { kernel: &'static str, what: String, needed: u64, limit: u64, limit_name: &'static str, advice: String },
 
-    #[error("kernel `{kernel}`: barrier divergence in workgroup {workgroup:?}: {detail}; every invocation of a workgroup must reach the same barriers (on a GPU this hangs or corrupts memory)")]
-    Divergence { kernel: &'static str, workgroup: [u32; 3], detail: String },
-
     #[error("{}", loop_limit(kernel, mode, adapter, *line))]
     LoopLimit {
         kernel: &'static str,

@@ -37,7 +37,7 @@ pub struct KernelInfo {
     /// instrumented, folded: `ld_shaders::abi::guard`'s variants).
     pub sites: [&'static [Site]; 3],
     /// Whether the kernel uses the results of atomic operations (check
-    /// mode logs them in pass 1 and replays them after).
+    /// mode logs them, and level 1's second pass replays them).
     pub atomic_results: bool,
     /// A fresh invocation of the CPU twin.
     pub new_invocation: fn() -> Box<dyn Invocation>,

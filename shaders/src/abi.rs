@@ -58,13 +58,11 @@ abi_struct! {
         /// Barriers in the kernel (`NONE_BARRIER` = this count means "no
         /// barrier": the kernel's start or end).
         pub barriers,
-        /// Role pages of an entry, and the first page of each role in it.
-        /// Storage entries add a written-flag page per pass-1 and pass-2
-        /// copy after them (`set_pages + c`, `set_pages + copies + c`).
+        /// Role pages of an entry, and the first copy's page in it (the
+        /// base is page 0). Storage entries add a written-flag page per copy
+        /// after them (`set_pages + c`).
         pub set_pages,
-        pub role_u,
         pub role_p,
-        pub role_q,
         /// Scratch words per slot, in the values and the meta buffers.
         pub slot_values,
         pub slot_meta,
@@ -86,9 +84,10 @@ abi_struct! {
         /// Always 2: the iterations of the loop that tells whether the device
         /// cut loops short (see `engine.wgsl`).
         pub canary,
-        /// Check mode: tag pages per copy (one per 32 lanes of a warp; 0 at
-        /// warp size 1): which lanes of the copy wrote each word in the
-        /// region's first pass ([`TargetConfig::tags_off`]).
+        /// Tag pages per copy (one per 16 lanes of a warp, at most
+        /// [`TAG_GROUPS_MAX`]; 0 in deterministic mode at warp size 1):
+        /// which lanes of the copy wrote and read each word in the region
+        /// ([`TargetConfig::tags_off`]).
         pub tag_groups,
     }
     tail "    t: array<LdTarget>,\n"
@@ -175,10 +174,10 @@ pub mod flag {
     pub const MAT: u32 = 1;
     /// The base role holds the memory's value (else: the user's buffer).
     pub const BVALID: u32 = 2;
-    /// Written since the memory's epoch began (pass 1).
+    /// Accessed since the memory's epoch began (check mode and
+    /// deterministic mode with lane tags list the pages their reads touch
+    /// too, so the sweep at the barrier checks and clears their tags).
     pub const DIRTY1: u32 = 4;
-    /// Written in this region's second pass.
-    pub const DIRTY2: u32 = 8;
     /// Written in this dispatch (direct-mapped storage entries: the entry
     /// holds its page; hashed ones know it by their key).
     pub const USED: u32 = 16;
@@ -194,9 +193,6 @@ pub mod header {
     /// Bit `t`: target `t`'s table overflowed.
     pub const STATUS_TARGETS: u32 = 3;
     pub const L1_COUNT: u32 = 4;
-    /// Divergence: the two barrier indices seen (+1; 0 = finished).
-    pub const DIVERGE_A: u32 = 5;
-    pub const DIVERGE_B: u32 = 6;
     /// Atomic results the most demanding invocation wanted to log.
     pub const LOG_NEED: u32 = 7;
     pub const WORDS: u32 = 16;
@@ -206,7 +202,6 @@ pub mod status {
     pub const LOG_FULL: u32 = 1;
     pub const TABLE_FULL: u32 = 2;
     pub const L1_FULL: u32 = 4;
-    pub const DIVERGENCE: u32 = 8;
     /// The device cut a loop short (lavapipe's limit on loop iterations).
     pub const LOOP_LIMIT: u32 = 16;
     /// Deterministic mode: lanes of one warp touched a word in one region,
@@ -270,8 +265,8 @@ pub mod record {
     pub const RW: u32 = 1;
     pub const CROSS: u32 = 2;
     pub const LEVEL1: u32 = 4;
-    /// Read-write, seen at the read: a read in pass 2 returned another
-    /// unit's write (`A` the reader, `B` the writer).
+    /// Read-write, seen at the read: a unit read a word another unit wrote
+    /// in the epoch (`A` the reader).
     pub const READ: u32 = 8;
     /// Lanes of one warp (`A` the copy) touched the word in one region, one
     /// of them writing: seen by the lane tags, whatever the values.
@@ -295,25 +290,26 @@ pub mod l1 {
 pub struct Roles {
     pub copies: u32,
     pub pages: u32,
-    pub u: u32,
+    /// The first copy's page (the base is page 0).
     pub p: u32,
-    pub q: u32,
-    /// Written-flag pages a storage entry adds (one per copy per pass).
+    /// Written-flag pages a storage entry adds (one per copy).
     pub flags: u32,
     /// Lane-tag pages per copy (in the meta area; see [`Config::tag_groups`]).
     pub tag_groups: u32,
+    /// Check mode (lane tags at every warp size: its read checks use them).
+    pub check: bool,
 }
 
 impl Roles {
-    /// Check mode: base, union, `M` pass-1 copies, `M` pass-2 copies (which
-    /// hold the region's start between regions).
+    /// Check mode: the epoch's base and `M` copies (one pass per region:
+    /// the lane tags, not a second run, show the reads that raced).
     pub fn check(copies: u32) -> Roles {
-        Roles { copies, pages: 2 + 2 * copies, u: 1, p: 2, q: 2 + copies, flags: 2 * copies, tag_groups: 0 }
+        Roles { copies, pages: 1 + copies, p: 1, flags: copies, tag_groups: 0, check: true }
     }
 
-    /// Deterministic mode: base and `M` copies; no union, no second pass.
+    /// Deterministic mode: base and `M` copies.
     pub fn deterministic(copies: u32) -> Roles {
-        Roles { copies, pages: 1 + copies, u: 0, p: 1, q: 0, flags: copies, tag_groups: 0 }
+        Roles { check: false, ..Roles::check(copies) }
     }
 
     /// With lane tags for warps of `warp_size` invocations: per copy and
@@ -321,8 +317,7 @@ impl Roles {
     /// Check mode always tags (its read checks use them); deterministic
     /// mode needs none at warp size 1, where no two lanes share a copy.
     pub fn tagged(self, warp_size: u32) -> Roles {
-        let deterministic = self.u == 0;
-        let groups = if deterministic && warp_size == 1 { 0 } else { warp_size.div_ceil(TAG_LANES).min(TAG_GROUPS_MAX) };
+        let groups = if !self.check && warp_size == 1 { 0 } else { warp_size.div_ceil(TAG_LANES).min(TAG_GROUPS_MAX) };
         Roles { tag_groups: groups, ..self }
     }
 
@@ -331,7 +326,7 @@ impl Roles {
     /// by `atomicMax`), where the fold starts looking instead of at the
     /// last of hundreds of copies (`LD_DET_WRITERS`).
     pub fn last_writers(self) -> bool {
-        self.u == 0 && self.tag_groups == 0
+        !self.check && self.tag_groups == 0
     }
 
     /// Pages per entry in the meta area: the lane tags, or one page of
@@ -351,10 +346,10 @@ impl Roles {
 pub const TAG_GROUPS_MAX: u32 = 4;
 
 /// Lanes per tag word: the lanes that wrote the word (low half) and that
-/// read it (high half). Check mode tags writes in pass 1 and reads in pass
-/// 2, and its compare step reads the tags complete; deterministic mode tags
-/// both in its one pass, where the old value of the atomic or shows
-/// whichever of two accesses came first.
+/// read it (high half). Both modes tag every access of their one pass per
+/// region: check mode's sweep at the barrier reads the tags complete;
+/// deterministic mode also reads the old value of the atomic or, which
+/// shows whichever of two accesses came first.
 pub const TAG_LANES: u32 = 16;
 
 /// A privatized memory as the planner sees it.
@@ -509,21 +504,17 @@ pub fn prelude(view: View) -> String {
         ("LD_MAT", flag::MAT),
         ("LD_BVALID", flag::BVALID),
         ("LD_DIRTY1", flag::DIRTY1),
-        ("LD_DIRTY2", flag::DIRTY2),
         ("LD_USED", flag::USED),
         ("LD_H_COUNT", header::COUNT),
         ("LD_H_STATUS", header::STATUS),
         ("LD_H_STATUS_WG", header::STATUS_WG),
         ("LD_H_STATUS_TARGETS", header::STATUS_TARGETS),
         ("LD_H_L1_COUNT", header::L1_COUNT),
-        ("LD_H_DIVERGE_A", header::DIVERGE_A),
-        ("LD_H_DIVERGE_B", header::DIVERGE_B),
         ("LD_H_WORDS", header::WORDS),
         ("LD_H_LOG_NEED", header::LOG_NEED),
         ("LD_S_LOG_FULL", status::LOG_FULL),
         ("LD_S_TABLE_FULL", status::TABLE_FULL),
         ("LD_S_L1_FULL", status::L1_FULL),
-        ("LD_S_DIVERGENCE", status::DIVERGENCE),
         ("LD_S_LOOP_LIMIT", status::LOOP_LIMIT),
         ("LD_S_LANES", status::LANES),
         ("LD_TAG_LANES", TAG_LANES),
@@ -598,14 +589,14 @@ mod tests {
     fn slots_place_targets_one_after_another() {
         let l = slot_layout(&[Shape::Storage { words: 1000, entries: 8, direct: false }, Shape::Shared { words: 100 }], Roles::check(2));
         let (a, b) = (&l.targets[0], &l.targets[1]);
-        // Storage: 8 entries of 2 + 2*2 role pages and 2*2 written-flag pages.
-        assert_eq!((a.entries, a.pages, a.first_entry, a.direct), (8, 10, 0, 0));
-        assert_eq!((b.entries, b.pages, b.first_entry), (2, 6, 8));
-        assert_eq!(a.flags_off, 8 * 10 * 64);
+        // Storage: 8 entries of 1 + 2 role pages and 2 written-flag pages.
+        assert_eq!((a.entries, a.pages, a.first_entry, a.direct), (8, 5, 0, 0));
+        assert_eq!((b.entries, b.pages, b.first_entry), (2, 3, 8));
+        assert_eq!(a.flags_off, 8 * 5 * 64);
         assert_eq!(a.mirror_off, a.flags_off + 16);
         assert_eq!(b.values_off, a.mirror_off + 8);
         assert_eq!(l.zero_from, b.values_off as u64);
-        assert_eq!(b.flags_off, b.values_off + 2 * 6 * 64);
+        assert_eq!(b.flags_off, b.values_off + 2 * 3 * 64);
         assert_eq!(l.list_off, b.flags_off as u64 + 4);
         assert_eq!(l.slot_values, l.list_off + 2 * 10);
         assert_eq!((a.keys_off, l.list_cap, l.slot_meta), (0, 10, 8));

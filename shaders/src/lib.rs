@@ -3,9 +3,10 @@
 //! instrumented kernel) and the runtime (which lays out and uploads what
 //! [`abi`] describes).
 //!
-//! - `wgsl/engine.wgsl`: what runs inside an instrumented kernel at each of
-//!   its barriers: the write-write merge, the read-write compare, the commit,
-//!   deterministic mode's ordered fold, level 1's records.
+//! - `wgsl/engine.wgsl`: what runs inside an instrumented kernel: the
+//!   accessors of the warps' copies and their lane tags, and at each of its
+//!   barriers the check (write-write, tagged reads, the union, the commit)
+//!   or deterministic mode's ordered fold; level 1's records.
 //! - `wgsl/slots.wgsl`: the engine's dispatches around each batch of
 //!   workgroups, one per storage target: emptying the slots' tables before
 //!   it, turning their pages into level-1 records after it (and, in level
@@ -16,8 +17,8 @@
 pub mod abi;
 
 /// The engine's functions, spliced into every instrumented kernel after
-/// [`abi::wgsl_prelude`] and the kernel's own `LD_WG_SIZE`, `LD_WROTE_WORDS`,
-/// `LD_COPY_UNROLL`, `LD_DET_WRITERS` and `ld_user`.
+/// [`abi::wgsl_prelude`] and the kernel's own `LD_WG_SIZE`,
+/// `LD_COPY_UNROLL`, `LD_DET_WRITERS`, `LD_CHECK` and `ld_user`.
 pub const ENGINE: &str = include_str!("../wgsl/engine.wgsl");
 
 /// The guard's functions (bounds checks, loop fuel), in every kernel
@@ -66,9 +67,9 @@ mod tests {
     /// The engine with the smallest kernel-side pieces it needs.
     #[test]
     fn engine_validates() {
-        let kernel = "const LD_WG_SIZE: u32 = 64u;\nconst LD_INVOCATIONS: u32 = 64u;\nconst LD_WROTE_WORDS: u32 = 2u;\nconst LD_COPY_UNROLL: u32 = 2u;\nconst LD_DET_WRITERS: bool = false;\nconst LD_MACHINE: bool = true;\nfn ld_user(t: u32, k: u32) -> u32 { return k; }\n\
-            fn ld_pass_bases() {}\nfn ld_clear_wrote_mine() {}\nfn ld_publish_wrote() {}\nfn ld_wrote_count() -> u32 { return 0u; }\nfn ld_clear_wrote() {}\nfn ld_target_storage(t: u32) -> bool { return t == 1u; }\nfn ld_target_spans(t: u32) -> bool { return false; }\nfn ld_flat_target(j: u32) -> u32 { return select(0u, 1u, j >= ld_cfg.t[1].first_entry); }\nfn ld_orders(end: u32, storage: bool) -> bool { return end == LD_NONE || storage; }\n\
-            @compute @workgroup_size(64) fn main() { ld_setup_shared(0u); ld_steps(LD_STEP_MERGE, 3u); ld_fold_region(LD_NONE); ld_publish(1u); ld_l1_preload(1u); ld_l1_compare(1u); _ = ld_vote(0u); ld_note_region(0u, 1u); ld_shared_write(0u, 3u, ld_shared_read(0u, 2u)); ld_storage_write(1u, 3u, ld_storage_read(1u, 2u)); ld_begin_pass(1u); ld_log_record(ld_log_replay()); ld_report(); }\n";
+        let kernel = "const LD_WG_SIZE: u32 = 64u;\nconst LD_INVOCATIONS: u32 = 64u;\nconst LD_COPY_UNROLL: u32 = 2u;\nconst LD_DET_WRITERS: bool = false;\nconst LD_CHECK: bool = true;\nfn ld_user(t: u32, k: u32) -> u32 { return k; }\n\
+            fn ld_pass_bases() {}\nfn ld_target_storage(t: u32) -> bool { return t == 1u; }\nfn ld_target_spans(t: u32) -> bool { return false; }\nfn ld_flat_target(j: u32) -> u32 { return select(0u, 1u, j >= ld_cfg.t[1].first_entry); }\nfn ld_orders(end: u32, storage: bool) -> bool { return end == LD_NONE || storage; }\n\
+            @compute @workgroup_size(64) fn main() { ld_setup_shared(0u); ld_steps(3u); ld_fold_region(LD_NONE); ld_publish(1u); ld_l1_preload(1u); ld_l1_compare(1u); ld_check_region(2u); ld_note_region(0u, 1u); ld_shared_write(0u, 3u, ld_shared_read(0u, 2u)); ld_storage_write(1u, 3u, ld_storage_read(1u, 2u)); ld_begin_copy(); ld_log_record(ld_log_replay()); ld_report(); }\n";
         validate(&format!("{}\n{kernel}\n{ENGINE}", abi::wgsl_prelude()));
     }
 }

@@ -3,18 +3,17 @@
 // Every workgroup runs in a scratch slot of its batch. Each privatized
 // memory ("target") is a set of *entries*, one per 64-word page: workgroup
 // arrays have one per page (direct-mapped), storage buffers get one when the
-// workgroup first writes the page (a hash table of pages). An entry holds
-// pages for its *roles*: the base B (what the workgroup's memory holds at
-// the epoch's start), the union U, each warp copy's pass-1 page P_c and
-// pass-2 page Q_c (which holds the region's start between regions).
+// workgroup first accesses the page (a hash table of pages). An entry holds
+// pages for its *roles*: the base B (what the workgroup's memory held at the
+// epoch's start) and each warp copy's page P_c.
 // Workgroup arrays are stored whole from the start (MAT). A storage entry
 // is claimed mid-pass while other invocations may be reading the page, so
 // no one copies it then: a role word is valid where its written-flag page
 // holds this dispatch's stamp, else the base (or the user's buffer) stands
 // in; the sweeps at the next barrier store every word.
 //
-// Written entries are listed once per pass (writers only mark them), so
-// the sweeps at a region's end visit only them. The path an invocation
+// Accessed entries are listed once per region (accesses only mark them), so
+// the sweep at a region's end visits only them. The path an invocation
 // takes on every access is free of atomics and loops, and everything that
 // runs once per region is free of loops but the sweeps: lavapipe runs both
 // sides of every branch whose condition is not a constant or a uniform
@@ -23,10 +22,10 @@
 //
 // The generated kernel provides: LD_WG_SIZE (the invocations that share
 // the engine's loops), LD_INVOCATIONS (the kernel's own, the first
-// LD_INVOCATIONS of them), LD_WROTE_WORDS, LD_COPY_UNROLL (copies per
+// LD_INVOCATIONS of them), LD_COPY_UNROLL (copies per
 // iteration of the per-word loops: the copies at the default warp size, at
 // most eight), LD_DET_WRITERS (whether deterministic mode keeps each
-// word's last writer: an override constant of the folded kernel), LD_MACHINE
+// word's last writer: an override constant of the folded kernel), LD_CHECK
 // (whether it is check mode's state machine or the folded kernel), the kernel's
 // ids, `ld_user(t, k)` (word k of storage target t in the user's buffer),
 // what it knows of its targets (`ld_target_storage`, `ld_target_spans`,
@@ -38,7 +37,6 @@ var<private> ld_li: u32;
 var<private> ld_inv: u32;
 var<private> ld_warp: u32;
 var<private> ld_copy: u32;
-var<private> ld_pass: u32;
 var<private> ld_region: u32;
 var<private> ld_acount: u32;
 // Where the slot's values and keys start.
@@ -46,23 +44,17 @@ var<private> ld_sv: u32;
 var<private> ld_sm: u32;
 // Targets whose table had no room for a page (reported at the end).
 var<private> ld_full_bits: u32;
-// The role the current pass writes, and its written-flag page.
+// The copy's role page, and its written-flag page.
 var<private> ld_cur_role: u32;
 var<private> ld_cur_flag: u32;
 
-// Bit c: copy c wrote some memory in this region (read-write notes).
-var<workgroup> ld_wrote: array<atomic<u32>, LD_WROTE_WORDS>;
-// The dirty-entry lists: entries written since their epoch began, or in
-// this region's second pass. Passes push onto the current list; the last
-// step of a region carries the entries still dirty over to the other one.
+// The dirty-entry lists: entries accessed since their epoch began. A
+// region pushes onto the current list; the region's last step carries the
+// entries still dirty over to the other one.
 var<workgroup> ld_list_n: array<atomic<u32>, 2>;
 var<workgroup> ld_list_cur: u32;
-var<workgroup> ld_v_dirty: u32;
-// The region vote.
-var<workgroup> ld_v_max: atomic<u32>;
-var<workgroup> ld_v_min: atomic<u32>;
-var<workgroup> ld_v_done: atomic<u32>;
-var<workgroup> ld_v_end: u32;
+// The barrier that opened the current region (LD_NONE: the kernel's start).
+var<private> ld_open: u32;
 
 // Storage memory is where the copies live: both barriers.
 fn ld_sync() {
@@ -261,8 +253,9 @@ fn ld_shared_write(t: u32, k: u32, v: u32) {
 }
 
 fn ld_storage_read(t: u32, k: u32) -> u32 {
+    // Reads that tag claim their page (a tag needs an entry).
     var e = ld_find(t, k / LD_PAGE);
-    if e == LD_NONE && ld_det_tags() {
+    if e == LD_NONE && ld_tags_reads() {
         e = ld_insert(t, k / LD_PAGE);
     }
     if e == LD_NONE {
@@ -274,7 +267,7 @@ fn ld_storage_read(t: u32, k: u32) -> u32 {
     ld_on_read(t, e, k % LD_PAGE);
     // A direct table has an entry for every page: one the workgroup has
     // not written (not its own, not marked) still holds the others' values.
-    if !LD_MACHINE && ld_cfg.mode == LD_MODE_SECOND && (ld_flags(t, e) & (LD_USED | LD_MAT)) == 0u && ld_val[ld_taddr(t, e)] == 0u {
+    if !LD_CHECK && ld_cfg.mode == LD_MODE_SECOND && (ld_flags(t, e) & (LD_USED | LD_MAT)) == 0u && ld_val[ld_taddr(t, e)] == 0u {
         ld_l1_check_read(t, k, v);
     }
     return v;
@@ -291,23 +284,22 @@ fn ld_storage_write(t: u32, k: u32, v: u32) {
     }
 }
 
-// ------------------------------------------------------------ reads that saw a race
-
 // ------------------------------------------------------------ lane tags
 //
 // Per copy and word, a tag word per 16 lanes: the lanes that wrote it (low
 // half) and read it (high half), set by an atomic or, so the sets do not
 // depend on the order the lanes ran in.
 //
-// Check mode tags writes in pass 1 and reads in pass 2 (of entries written
-// in the epoch: those the compare step visits, which checks and clears
-// them). Per copy and word it finds (`ld_copy_lanes`): a read of a value
-// another copy wrote in the epoch (the read saw another warp's write,
-// wherever the value went next: a register, an atomic, a branch); and, as
-// lanes of one warp share its copy and values cannot separate them, two
-// lanes of the copy writing the word, or one reading what another wrote
-// (an intra-warp race). An access pays one atomic or: the checks run once
-// per word in the sweep, not at every read.
+// Check mode tags every access to a target; the sweep at the region's end
+// (`ld_check_word`) reads the tags of each word complete and clears them.
+// Per copy and word they show which lanes wrote it (so whether the copy
+// wrote it in this region) and whether a lane read it: a read of a word
+// another copy wrote in the epoch raced with that write, wherever the value
+// went next (a register, an atomic, a branch); and, as lanes of one warp
+// share its copy and values cannot separate them, two lanes of the copy
+// writing the word, or one reading what another wrote, race within the
+// warp. An access pays one atomic or: the checks run once per word in the
+// sweep, not at every read.
 
 // The lane's index in its warp, up to the lanes the tags hold (beyond that,
 // lanes alias, which can only hide a race).
@@ -326,16 +318,24 @@ fn ld_tag_bit(write: bool) -> u32 {
     return select(me << 16u, me, write);
 }
 
-// The kernel's hooks on every access to a target.
+// Whether reads tag (and so claim and mark their pages): check mode, and
+// deterministic mode with lane tags.
+fn ld_tags_reads() -> bool {
+    return LD_CHECK || ld_det_tags();
+}
+
+// The kernel's hooks on every access to a target. A read marks its entry,
+// so the sweep at the region's end visits its tags (writes mark theirs).
 fn ld_on_read(t: u32, e: u32, w: u32) {
-    if LD_MACHINE && ld_pass == 2u && ld_cfg.tag_groups != 0u && (ld_flags(t, e) & LD_DIRTY1) != 0u {
+    if LD_CHECK {
         atomicOr(&ld_meta[ld_tag_addr(t, ld_copy, ld_lane() / LD_TAG_LANES, e, w)], ld_tag_bit(false));
+        ld_val[ld_taddr(t, e)] = 1u;
     }
     ld_det_access(t, e, w, false);
 }
 
 fn ld_on_write(t: u32, e: u32, w: u32) {
-    if LD_MACHINE && ld_pass == 1u && ld_cfg.tag_groups != 0u {
+    if LD_CHECK {
         atomicOr(&ld_meta[ld_tag_addr(t, ld_copy, ld_lane() / LD_TAG_LANES, e, w)], ld_tag_bit(true));
     }
     ld_det_access(t, e, w, true);
@@ -357,65 +357,44 @@ fn ld_writer_addr(t: u32, e: u32, w: u32) -> u32 {
     return ld_sm + ld_cfg.t[t].tags_off + e * LD_PAGE + w;
 }
 
-// Copy c's tags of a word, cleared: whether a lane read it, whether two
-// lanes wrote it, whether two lanes touched it with one writing.
-struct LdLanes {
-    read: bool,
-    ww: bool,
-    rw: bool,
-}
-
 // One tag word into a copy's tally: lanes that wrote (x), lanes that
 // touched (y), lanes that read (z, as bits).
 fn ld_tally(s: vec3<u32>, v: u32) -> vec3<u32> {
     return vec3<u32>(s.x + countOneBits(v & 0xffffu), s.y + countOneBits((v | (v >> 16u)) & 0xffffu), s.z | (v >> 16u));
 }
 
-fn ld_take_lanes(x: LdWord, c: u32) -> LdLanes {
+// Copy c's tags of a word, tallied (see `ld_tally`). Up to four words,
+// without a loop (lavapipe charges every loop the sweep passes through,
+// for every word).
+fn ld_copy_tags(x: LdWord, c: u32) -> vec3<u32> {
     let a = x.tag + c * ld_cfg.tag_groups * x.tag_stride;
-    var s = ld_tally(vec3<u32>(0u), ld_take_tag(a));
-    // Up to four words, without a loop (lavapipe charges every loop the
-    // sweep passes through, for every word).
+    var s = ld_tally(vec3<u32>(0u), atomicLoad(&ld_meta[a]));
     if ld_cfg.tag_groups > 1u {
-        s = ld_tally(s, ld_take_tag(a + x.tag_stride));
+        s = ld_tally(s, atomicLoad(&ld_meta[a + x.tag_stride]));
     }
     if ld_cfg.tag_groups > 2u {
-        s = ld_tally(s, ld_take_tag(a + 2u * x.tag_stride));
+        s = ld_tally(s, atomicLoad(&ld_meta[a + 2u * x.tag_stride]));
         if ld_cfg.tag_groups > 3u {
-            s = ld_tally(s, ld_take_tag(a + 3u * x.tag_stride));
+            s = ld_tally(s, atomicLoad(&ld_meta[a + 3u * x.tag_stride]));
         }
     }
-    return LdLanes(s.z != 0u, s.x >= 2u, s.x != 0u && s.y >= 2u);
+    return s;
 }
 
-// A tag word, cleared. The compare step alone touches it (one invocation
-// per word, behind the pass's barrier), so a load and a store do: an
-// exchange costs lavapipe a read-modify-write per lane.
-fn ld_take_tag(a: u32) -> u32 {
-    let v = atomicLoad(&ld_meta[a]);
+// The region is done with copy c's tags of a word. The sweep alone touches
+// them (one invocation per word, behind the region's barrier), so plain
+// stores do: an exchange costs lavapipe a read-modify-write per lane.
+fn ld_clear_tags(x: LdWord, c: u32) {
+    let a = x.tag + c * ld_cfg.tag_groups * x.tag_stride;
     atomicStore(&ld_meta[a], 0u);
-    return v;
-}
-
-// The compare step, per word and copy (inside its per-copy loop).
-// `p`: the copy's pass-1 value of the word (the base where it wrote
-// nothing in the epoch).
-fn ld_copy_lanes(x: LdWord, c: u32, d1: bool, u: u32, writers: u32, p: u32) {
-    if ld_cfg.tag_groups == 0u {
-        return;
+    if ld_cfg.tag_groups > 1u {
+        atomicStore(&ld_meta[a + x.tag_stride], 0u);
     }
-    let l = ld_take_lanes(x, c);
-    if l.ww {
-        ld_record(LD_K_INTRA, x.t, c, LD_NONE, x.k);
-    } else if l.rw {
-        ld_record(LD_K_RW | LD_K_INTRA, x.t, c, LD_NONE, x.k);
-    }
-    // Read, left at the base by the copy, changed by another: the read saw
-    // another warp's write. CROSS: no other copy wrote anything in this
-    // region, so a barrier that does not order this memory lies between.
-    if l.read && d1 && p == x.b && u != x.b {
-        let cross = ld_target_spans(x.t) && writers == ld_wrote_bit(c);
-        ld_record(LD_K_RW | LD_K_READ | select(0u, LD_K_CROSS, cross), x.t, c, LD_NONE, x.k);
+    if ld_cfg.tag_groups > 2u {
+        atomicStore(&ld_meta[a + 2u * x.tag_stride], 0u);
+        if ld_cfg.tag_groups > 3u {
+            atomicStore(&ld_meta[a + 3u * x.tag_stride], 0u);
+        }
     }
 }
 
@@ -426,7 +405,7 @@ fn ld_copy_lanes(x: LdWord, c: u32, d1: bool, u: u32, writers: u32, p: u32) {
 // warp size 1. Reads claim their storage pages too (a tag needs an entry),
 // and mark them, so the fold clears their tags at the region's end.
 fn ld_det_tags() -> bool {
-    return !LD_MACHINE && ld_cfg.mode == LD_MODE_DETERMINISTIC && ld_cfg.tag_groups != 0u;
+    return !LD_CHECK && ld_cfg.mode == LD_MODE_DETERMINISTIC && ld_cfg.tag_groups != 0u;
 }
 
 fn ld_det_access(t: u32, e: u32, w: u32, write: bool) {
@@ -493,7 +472,7 @@ fn ld_det_clear(t: u32, e: u32, w: u32) {
 var<private> ld_l1_read_seen: bool;
 
 fn ld_l1_check_read(t: u32, k: u32, v: u32) {
-    if LD_MACHINE || ld_cfg.mode != LD_MODE_SECOND || ld_l1_read_seen {
+    if LD_CHECK || ld_cfg.mode != LD_MODE_SECOND || ld_l1_read_seen {
         return;
     }
     if v != ld_user(t, k) {
@@ -502,16 +481,10 @@ fn ld_l1_check_read(t: u32, k: u32, v: u32) {
     }
 }
 
-// Sets up a pass: pass 1 writes P_c, pass 2 writes Q_c.
-fn ld_begin_pass(which: u32) {
-    ld_pass = which;
-    if which == 1u {
-        ld_cur_role = ld_cfg.role_p + ld_copy;
-        ld_cur_flag = ld_cfg.set_pages + ld_copy;
-    } else {
-        ld_cur_role = ld_cfg.role_q + ld_copy;
-        ld_cur_flag = ld_cfg.set_pages + ld_cfg.copies + ld_copy;
-    }
+// The invocation's accesses go to its copy's page P_c.
+fn ld_begin_copy() {
+    ld_cur_role = ld_cfg.role_p + ld_copy;
+    ld_cur_flag = ld_cfg.set_pages + ld_copy;
     ld_pass_bases();
 }
 
@@ -536,19 +509,16 @@ fn ld_log_replay() -> u32 {
     return v;
 }
 
-// Atomics run for real once: in pass 1 of check mode (logged) and in
-// deterministic mode; pass 2 and level 1's second pass replay the log.
-// (`LD_MACHINE`: the kernel is check mode's state machine; the folded
-// kernel runs deterministic mode and level 1's second pass.)
+// Atomics run for real once: in check mode (logged) and in deterministic
+// mode; level 1's second pass replays the log. (`LD_CHECK`: the kernel
+// is check mode's state machine; the folded kernel runs deterministic mode
+// and level 1's second pass.)
 fn ld_atomics_live() -> bool {
-    if LD_MACHINE {
-        return ld_pass == 1u;
-    }
-    return ld_cfg.mode != LD_MODE_SECOND;
+    return LD_CHECK || ld_cfg.mode != LD_MODE_SECOND;
 }
 
 fn ld_atomics_logged() -> bool {
-    return LD_MACHINE;
+    return LD_CHECK;
 }
 
 // ------------------------------------------------------------ records
@@ -592,11 +562,10 @@ fn ld_setup_storage(t: u32) {
     }
 }
 
-// After a pass: the entries its writers marked join the current list (once
-// per epoch; pass 2 adds the entries only it wrote).
+// After a region: the entries its accesses marked join the current list
+// (once per epoch).
 fn ld_scan() {
     let n = ld_cfg.entries_total;
-    let dirty = select(LD_DIRTY2, LD_DIRTY1, ld_pass == 1u);
     var j = ld_li;
     for (; j < n; j += LD_WG_SIZE) {
         let t = ld_flat_target(j);
@@ -606,96 +575,40 @@ fn ld_scan() {
             ld_val[ta] = 0u;
             let fa = ld_faddr(t, e);
             let f = ld_val[fa];
-            if (f & (LD_DIRTY1 | LD_DIRTY2)) == 0u {
+            if (f & LD_DIRTY1) == 0u {
                 ld_list_push(ld_list_cur, t, e);
             }
-            ld_val[fa] = f | dirty | LD_USED;
+            ld_val[fa] = f | LD_DIRTY1 | LD_USED;
         }
     }
 }
 
 // ------------------------------------------------------------ the region vote
 
-// The region vote, after every pass. Every invocation that has not finished
-// stops at the same barrier; the workgroup agrees on it, and invocation 0
-// decides what follows: after pass 1, nothing (no target holds an
-// uncommitted write: every copy's input was the base, so a second pass
-// would change nothing), the merge (check mode) or the fold; after pass 2,
-// the compare. Invocations at different barriers, or some finished while
-// others wait, diverge: the workgroup reports it and stops. Returns
-// `step << 24 | close`, `close` 0xffff when the region ended the kernel.
-var<workgroup> ld_v_pass: u32;
-var<workgroup> ld_v_close: u32;
-var<workgroup> ld_v_out: u32;
+// What the settling after a step does: after the check, every role of
+// the entry is stored; after a fold, only where it committed.
+const LD_STEP_SETTLE_CHECK: u32 = 1u;
+const LD_STEP_SETTLE_FOLD: u32 = 2u;
 
-const LD_STEP_MERGE: u32 = 0u;
-const LD_STEP_SETTLE_MERGE: u32 = 1u;
-const LD_STEP_COMPARE: u32 = 2u;
-const LD_STEP_SETTLE_COMPARE: u32 = 3u;
-const LD_STEP_FOLD: u32 = 4u;
-const LD_STEP_SETTLE_FOLD: u32 = 5u;
-const LD_STEP_NONE: u32 = 0xffu;
-
-fn ld_vote(stopped_at: u32) -> u32 {
-    if ld_li >= LD_INVOCATIONS {
-        // Padding (see LD_WG_SIZE): no kernel code, no vote.
-    } else if stopped_at == LD_NONE {
-        atomicAdd(&ld_v_done, 1u);
-    } else {
-        atomicMax(&ld_v_max, stopped_at + 1u);
-        atomicMin(&ld_v_min, stopped_at + 1u);
-    }
-    workgroupBarrier();
+fn ld_lists_init() {
+    ld_open = LD_NONE;
     if ld_li == 0u {
-        var step = LD_STEP_NONE;
-        if ld_v_pass == 1u {
-            let done = atomicLoad(&ld_v_done);
-            let lo = atomicLoad(&ld_v_min);
-            let hi = atomicLoad(&ld_v_max);
-            var end = LD_NO_BARRIER;
-            if done != LD_INVOCATIONS {
-                end = hi - 1u;
-                if lo != hi || done != 0u {
-                    ld_status(LD_S_DIVERGENCE);
-                    atomicStore(&ld_rec[LD_H_DIVERGE_A], select(lo, 0u, done != 0u));
-                    atomicStore(&ld_rec[LD_H_DIVERGE_B], hi);
-                    end = LD_NO_BARRIER;
-                }
-            }
-            ld_v_close = end;
-            if atomicLoad(&ld_list_n[ld_list_cur]) != 0u {
-                step = LD_STEP_MERGE;
-                ld_v_pass = 2u;
-            }
-            atomicStore(&ld_list_n[1u - ld_list_cur], 0u);
-            ld_clear_wrote();
-        } else {
-            step = LD_STEP_COMPARE;
-            ld_v_pass = 1u;
-        }
-        ld_v_out = (step << 24u) | ld_v_close;
-        atomicStore(&ld_v_done, 0u);
-        atomicStore(&ld_v_max, 0u);
-        atomicStore(&ld_v_min, LD_NONE);
-    }
-    return workgroupUniformLoad(&ld_v_out);
-}
-
-fn ld_vote_init() {
-    if ld_li == 0u {
-        atomicStore(&ld_v_min, LD_NONE);
         atomicStore(&ld_list_n[0], 0u);
         atomicStore(&ld_list_n[1], 0u);
         ld_list_cur = 0u;
-        ld_v_pass = 1u;
     }
 }
 
+// The region from barrier `opening` to `closing` (LD_NONE: the kernel's
+// start or end) ran: races found in its check carry it, and the table of
+// regions seen marks it.
 fn ld_note_region(opening: u32, closing: u32) {
-    ld_region = ((opening & 0xffffu) << 16u) | (closing & 0xffffu);
+    let a = select(opening, LD_NO_BARRIER, opening == LD_NONE);
+    let b = select(closing, LD_NO_BARRIER, closing == LD_NONE);
+    ld_region = (a << 16u) | b;
     if ld_li == 0u {
         let n = ld_cfg.barriers + 1u;
-        ld_val[min(opening, ld_cfg.barriers) * n + min(closing, ld_cfg.barriers)] = 1u;
+        ld_val[min(a, ld_cfg.barriers) * n + min(b, ld_cfg.barriers)] = 1u;
     }
 }
 
@@ -707,14 +620,6 @@ fn ld_word(t: u32, e: u32, w: u32, storage: bool) -> u32 {
         return ld_key_page(t, e) * LD_PAGE + w;
     }
     return e * LD_PAGE + w;
-}
-
-// Copies this invocation saw write in the current step, gathered in a
-// private mask and published once per step (`ld_publish_wrote`).
-var<private> ld_wrote_mine: array<u32, LD_WROTE_WORDS>;
-
-fn ld_wrote_bit(c: u32) -> u32 {
-    return (atomicLoad(&ld_wrote[c / 32u]) >> (c % 32u)) & 1u;
 }
 
 // Where the roles of one word of an entry lie: role r at `a + r * stride`.
@@ -745,136 +650,161 @@ fn ld_word_at(t: u32, e: u32, w: u32, storage: bool) -> LdWord {
     return x;
 }
 
-// Copy c's page of the pass that wrote `role`, flagged in page `flag`: the
-// stored word, or the base where the copy has not written it.
+// Copy c's page `role`, flagged in page `flag`: the stored word, or the
+// base where the copy has not written it.
 fn ld_copy_word(x: LdWord, role: u32, flag: u32) -> u32 {
     let v = ld_val[x.a + role * x.stride];
     let written = x.mat || ld_val[x.a + flag * x.stride] == ld_cfg.stamp;
     return select(x.b, v, written);
 }
 
-// After pass 1 (paper Fig. 3, lines 1-9), fused: copy c wrote word k in
-// the epoch iff P_c != B, in this region iff P_c != R_c (its page at the
-// region's start, kept in Q_c when epochs span regions); two epoch writers,
-// one of them in this region, race write-write (CROSS: the writes lie in
-// different regions). U takes the last writer's value; pass 2's input Q_c
-// is U, except words c wrote: its own value, or (written in this region)
-// its value at the region's start. Every role of the word is stored.
-fn ld_merge_word(t: u32, e: u32, w: u32, storage: bool, spans: bool) {
+// At the barrier that ends a region (paper Fig. 3, with the reads that the
+// paper's second pass would re-run tagged in the one pass instead), per
+// word of every entry accessed in the epoch: copy c wrote word k in the
+// epoch iff P_c != B, in this region iff a lane of c tagged it written.
+// Two epoch writers, one of them in this region, race write-write (CROSS:
+// in different regions). A copy that read the word in this region and
+// left it at the base, while another copy wrote it in the epoch, raced
+// with that write whatever the value went into next (a register, an
+// atomic, a branch, memory): nothing orders a read and a write of one
+// epoch (CROSS: every writer wrote it in an earlier region, across a
+// barrier that does not order this memory). Lanes of one copy that wrote
+// it twice, or read what another wrote, race within the warp. The region's
+// tags are then cleared, and the epoch ends (commit: B = P_c = U, the last
+// writer's value) or goes on (every P_c stored).
+fn ld_check_word(t: u32, e: u32, w: u32, storage: bool, spans: bool, commit: bool) {
     let x = ld_word_at(t, e, w, storage);
     if x.k >= ld_cfg.t[t].words {
         return;
     }
     let m = ld_cfg.copies;
-    let keep_start = spans && x.mat;
-    // Write-write pairs found are recorded after the loop (a rare path
-    // kept out of the loop lavapipe runs for every copy).
-    var acc = LdMergeAcc(x.b, LD_NONE, false, 0u);
+    // Races found are recorded after the loop (rare paths kept out of the
+    // loop lavapipe runs for every copy).
+    var acc = LdCheckAcc(x.b, LD_NONE, false, 0u, 0u, 0u, 0u);
     // LD_COPY_UNROLL copies per iteration (up to eight), here and in the
-    // loops below: lavapipe caps the loop iterations of an invocation, and
+    // loop below: lavapipe caps the loop iterations of an invocation, and
     // these run for every word; it also runs every call of the iteration,
     // masked, where the copies run out, so no more than the default warp
     // size gives (radix_sort's 64-invocation kernels, two copies: their
     // check took half the time at two per iteration instead of eight).
     for (var c = 0u; c < m; c += LD_COPY_UNROLL) {
-        ld_merge_copy(x, c, keep_start, &acc);
+        ld_check_copy(x, c, &acc);
         if LD_COPY_UNROLL > 1u && c + 1u < m {
-            ld_merge_copy(x, c + 1u, keep_start, &acc);
+            ld_check_copy(x, c + 1u, &acc);
         }
         if LD_COPY_UNROLL > 2u && c + 2u < m {
-            ld_merge_copy(x, c + 2u, keep_start, &acc);
+            ld_check_copy(x, c + 2u, &acc);
         }
         if LD_COPY_UNROLL > 3u && c + 3u < m {
-            ld_merge_copy(x, c + 3u, keep_start, &acc);
+            ld_check_copy(x, c + 3u, &acc);
         }
         if LD_COPY_UNROLL > 4u && c + 4u < m {
-            ld_merge_copy(x, c + 4u, keep_start, &acc);
+            ld_check_copy(x, c + 4u, &acc);
         }
         if LD_COPY_UNROLL > 5u && c + 5u < m {
-            ld_merge_copy(x, c + 5u, keep_start, &acc);
+            ld_check_copy(x, c + 5u, &acc);
         }
         if LD_COPY_UNROLL > 6u && c + 6u < m {
-            ld_merge_copy(x, c + 6u, keep_start, &acc);
+            ld_check_copy(x, c + 6u, &acc);
         }
         if LD_COPY_UNROLL > 7u && c + 7u < m {
-            ld_merge_copy(x, c + 7u, keep_start, &acc);
+            ld_check_copy(x, c + 7u, &acc);
         }
     }
     if acc.pairs != 0u {
-        ld_record_writers(t, x, m);
+        ld_record_writers(x, m);
     }
-    // Q_c held R_c until here; it becomes pass 2's input.
+    if acc.readers != 0u && acc.u != x.b {
+        ld_record_readers(x, m, spans && acc.here == 0u);
+    }
+    if acc.intra != 0u {
+        ld_record_lanes(x, m);
+    }
     for (var c = 0u; c < m; c += LD_COPY_UNROLL) {
-        ld_merge_input(x, c, keep_start, acc.u);
+        ld_settle_copy(x, c, acc.u, commit);
         if LD_COPY_UNROLL > 1u && c + 1u < m {
-            ld_merge_input(x, c + 1u, keep_start, acc.u);
+            ld_settle_copy(x, c + 1u, acc.u, commit);
         }
         if LD_COPY_UNROLL > 2u && c + 2u < m {
-            ld_merge_input(x, c + 2u, keep_start, acc.u);
+            ld_settle_copy(x, c + 2u, acc.u, commit);
         }
         if LD_COPY_UNROLL > 3u && c + 3u < m {
-            ld_merge_input(x, c + 3u, keep_start, acc.u);
+            ld_settle_copy(x, c + 3u, acc.u, commit);
         }
         if LD_COPY_UNROLL > 4u && c + 4u < m {
-            ld_merge_input(x, c + 4u, keep_start, acc.u);
+            ld_settle_copy(x, c + 4u, acc.u, commit);
         }
         if LD_COPY_UNROLL > 5u && c + 5u < m {
-            ld_merge_input(x, c + 5u, keep_start, acc.u);
+            ld_settle_copy(x, c + 5u, acc.u, commit);
         }
         if LD_COPY_UNROLL > 6u && c + 6u < m {
-            ld_merge_input(x, c + 6u, keep_start, acc.u);
+            ld_settle_copy(x, c + 6u, acc.u, commit);
         }
         if LD_COPY_UNROLL > 7u && c + 7u < m {
-            ld_merge_input(x, c + 7u, keep_start, acc.u);
+            ld_settle_copy(x, c + 7u, acc.u, commit);
         }
     }
-    ld_val[x.a] = x.b;
-    ld_val[x.a + ld_cfg.role_u * x.stride] = acc.u;
+    ld_val[x.a] = select(x.b, acc.u, commit);
 }
 
-// What merging a word's copies in copy order carries from one copy to the next.
-struct LdMergeAcc {
+// What checking a word's copies in copy order carries from one to the next.
+struct LdCheckAcc {
+    // The union: the last writer's value.
     u: u32,
     last: u32,
     last_here: bool,
+    // Write-write pairs; copies that read the word and left it at the base;
+    // epoch writers that wrote it in this region; copies whose lanes raced.
     pairs: u32,
+    readers: u32,
+    here: u32,
+    intra: u32,
 }
 
-fn ld_merge_copy(x: LdWord, c: u32, keep_start: bool, acc: ptr<function, LdMergeAcc>) {
+fn ld_check_copy(x: LdWord, c: u32, acc: ptr<function, LdCheckAcc>) {
     let p = ld_copy_word(x, ld_cfg.role_p + c, ld_cfg.set_pages + c);
-    let r = select(x.b, ld_val[x.a + (ld_cfg.role_q + c) * x.stride], keep_start);
-    let here = p != r;
-    ld_wrote_mine[c / 32u] |= select(0u, 1u << (c % 32u), here);
+    let s = ld_copy_tags(x, c);
+    let here = s.x != 0u;
     let writes = p != x.b;
     let pair = writes && (*acc).last != LD_NONE && (here || (*acc).last_here);
     (*acc).pairs += select(0u, 1u, pair);
     (*acc).last = select((*acc).last, c, writes);
     (*acc).last_here = select((*acc).last_here, here, writes);
     (*acc).u = select((*acc).u, p, writes);
-    ld_val[x.a + (ld_cfg.role_p + c) * x.stride] = p;
+    (*acc).readers += select(0u, 1u, s.z != 0u && !writes);
+    (*acc).here += select(0u, 1u, writes && here);
+    (*acc).intra += select(0u, 1u, ld_lanes_race(s) != 0u);
 }
 
-fn ld_merge_input(x: LdWord, c: u32, keep_start: bool, u: u32) {
-    let p = ld_val[x.a + (ld_cfg.role_p + c) * x.stride];
-    let qa = x.a + (ld_cfg.role_q + c) * x.stride;
-    let r = select(x.b, ld_val[qa], keep_start);
-    ld_val[qa] = select(select(u, p, p != x.b), r, p != r);
+// A copy's tally as an intra-warp race: two lanes wrote the word
+// (LD_K_INTRA), or two touched it, one writing (also LD_K_RW); 0: none.
+fn ld_lanes_race(s: vec3<u32>) -> u32 {
+    if s.x >= 2u {
+        return LD_K_INTRA;
+    }
+    return select(0u, LD_K_RW | LD_K_INTRA, s.x != 0u && s.y >= 2u);
 }
 
-// The write-write races of a word (see `ld_merge_word`): consecutive epoch
+// The region is done with copy c's word: its tags are cleared, and its
+// page holds the word (the union where the epoch ends).
+fn ld_settle_copy(x: LdWord, c: u32, u: u32, commit: bool) {
+    let p = ld_copy_word(x, ld_cfg.role_p + c, ld_cfg.set_pages + c);
+    ld_val[x.a + (ld_cfg.role_p + c) * x.stride] = select(p, u, commit);
+    ld_clear_tags(x, c);
+}
+
+// The write-write races of a word (see `ld_check_word`): consecutive epoch
 // writers, one of them writing in this region.
-fn ld_record_writers(t: u32, x: LdWord, m: u32) {
-    let keep_start = ld_target_spans(t) && x.mat;
+fn ld_record_writers(x: LdWord, m: u32) {
     var last = LD_NONE;
     var last_here = false;
     var c = 0u;
     for (; c < m; c++) {
-        let p = ld_val[x.a + (ld_cfg.role_p + c) * x.stride];
-        let r = select(x.b, ld_val[x.a + (ld_cfg.role_q + c) * x.stride], keep_start);
-        let here = p != r;
+        let p = ld_copy_word(x, ld_cfg.role_p + c, ld_cfg.set_pages + c);
+        let here = ld_copy_tags(x, c).x != 0u;
         if p != x.b {
             if last != LD_NONE && (here || last_here) {
-                ld_record(select(0u, LD_K_CROSS, !(here && last_here)), t, last, c, x.k);
+                ld_record(select(0u, LD_K_CROSS, !(here && last_here)), x.t, last, c, x.k);
             }
             last = c;
             last_here = here;
@@ -882,103 +812,25 @@ fn ld_record_writers(t: u32, x: LdWord, m: u32) {
     }
 }
 
-// A copy whose pass-2 page differs from its pass-1 result (its own epoch
-// writes, the union elsewhere) changed when it saw the others' writes: a
-// read-write race (CROSS: no other copy wrote anything in this region, so
-// it read an earlier region's write across a barrier that does not order
-// this memory). Then the epoch ends (commit: B = P_c = Q_c = U) or goes on
-// (Q_c = P_c: the next region's start).
-fn ld_compare_word(t: u32, e: u32, w: u32, storage: bool, spans: bool, commit: bool, writers: u32) {
-    let x = ld_word_at(t, e, w, storage);
-    if x.k >= ld_cfg.t[t].words {
-        return;
-    }
-    let m = ld_cfg.copies;
-    // Entries nobody wrote in pass 1 had every copy at the base.
-    let d1 = (ld_flags(t, e) & LD_DIRTY1) != 0u;
-    let u = select(x.b, ld_val[x.a + ld_cfg.role_u * x.stride], d1);
-    // Copies whose second pass changed, recorded after the loop.
-    var changed = 0u;
-    for (var c = 0u; c < m; c += LD_COPY_UNROLL) {
-        changed += ld_copy_changed(x, c, m, d1, u);
-        if LD_COPY_UNROLL > 1u && c + 1u < m {
-            changed += ld_copy_changed(x, c + 1u, m, d1, u);
-        }
-        if LD_COPY_UNROLL > 2u && c + 2u < m {
-            changed += ld_copy_changed(x, c + 2u, m, d1, u);
-        }
-        if LD_COPY_UNROLL > 3u && c + 3u < m {
-            changed += ld_copy_changed(x, c + 3u, m, d1, u);
-        }
-        if LD_COPY_UNROLL > 4u && c + 4u < m {
-            changed += ld_copy_changed(x, c + 4u, m, d1, u);
-        }
-        if LD_COPY_UNROLL > 5u && c + 5u < m {
-            changed += ld_copy_changed(x, c + 5u, m, d1, u);
-        }
-        if LD_COPY_UNROLL > 6u && c + 6u < m {
-            changed += ld_copy_changed(x, c + 6u, m, d1, u);
-        }
-        if LD_COPY_UNROLL > 7u && c + 7u < m {
-            changed += ld_copy_changed(x, c + 7u, m, d1, u);
-        }
-    }
-    if changed != 0u {
-        ld_record_changes(t, x, m, d1, u, spans, writers);
-    }
-
-    for (var c = 0u; c < m; c += LD_COPY_UNROLL) {
-        ld_copy_settle(x, c, d1, u, commit, writers);
-        if LD_COPY_UNROLL > 1u && c + 1u < m {
-            ld_copy_settle(x, c + 1u, d1, u, commit, writers);
-        }
-        if LD_COPY_UNROLL > 2u && c + 2u < m {
-            ld_copy_settle(x, c + 2u, d1, u, commit, writers);
-        }
-        if LD_COPY_UNROLL > 3u && c + 3u < m {
-            ld_copy_settle(x, c + 3u, d1, u, commit, writers);
-        }
-        if LD_COPY_UNROLL > 4u && c + 4u < m {
-            ld_copy_settle(x, c + 4u, d1, u, commit, writers);
-        }
-        if LD_COPY_UNROLL > 5u && c + 5u < m {
-            ld_copy_settle(x, c + 5u, d1, u, commit, writers);
-        }
-        if LD_COPY_UNROLL > 6u && c + 6u < m {
-            ld_copy_settle(x, c + 6u, d1, u, commit, writers);
-        }
-        if LD_COPY_UNROLL > 7u && c + 7u < m {
-            ld_copy_settle(x, c + 7u, d1, u, commit, writers);
-        }
-    }
-    ld_val[x.a] = select(x.b, u, commit);
-}
-
-// 1 when copy c's pass-2 value of the word differs from what pass 1 and
-// the union predict.
-fn ld_copy_changed(x: LdWord, c: u32, m: u32, d1: bool, u: u32) -> u32 {
-    let p = select(x.b, ld_val[x.a + (ld_cfg.role_p + c) * x.stride], d1);
-    let want = select(u, p, p != x.b);
-    let q = ld_copy_word(x, ld_cfg.role_q + c, ld_cfg.set_pages + m + c);
-    return select(0u, 1u, q != want);
-}
-
-fn ld_copy_settle(x: LdWord, c: u32, d1: bool, u: u32, commit: bool, writers: u32) {
-    let pa = x.a + (ld_cfg.role_p + c) * x.stride;
-    let p = select(x.b, ld_val[pa], d1);
-    ld_copy_lanes(x, c, d1, u, writers, p);
-    let next = select(p, u, commit);
-    ld_val[pa] = next;
-    ld_val[x.a + (ld_cfg.role_q + c) * x.stride] = next;
-}
-
-// The read-write races of a word (see `ld_compare_word`).
-fn ld_record_changes(t: u32, x: LdWord, m: u32, d1: bool, u: u32, spans: bool, writers: u32) {
+// The read-write races of a word another copy wrote in the epoch: each
+// copy that read it and left it at the base.
+fn ld_record_readers(x: LdWord, m: u32, cross: bool) {
     var c = 0u;
     for (; c < m; c++) {
-        if ld_copy_changed(x, c, m, d1, u) != 0u {
-            let cross = spans && writers == ld_wrote_bit(c);
-            ld_record(LD_K_RW | select(0u, LD_K_CROSS, cross), t, c, LD_NONE, x.k);
+        let p = ld_copy_word(x, ld_cfg.role_p + c, ld_cfg.set_pages + c);
+        if ld_copy_tags(x, c).z != 0u && p == x.b {
+            ld_record(LD_K_RW | LD_K_READ | select(0u, LD_K_CROSS, cross), x.t, c, LD_NONE, x.k);
+        }
+    }
+}
+
+// The intra-warp races of a word (see `ld_lanes_race`).
+fn ld_record_lanes(x: LdWord, m: u32) {
+    var c = 0u;
+    for (; c < m; c++) {
+        let kind = ld_lanes_race(ld_copy_tags(x, c));
+        if kind != 0u {
+            ld_record(kind, x.t, c, LD_NONE, x.k);
         }
     }
 }
@@ -1022,33 +874,21 @@ fn ld_fold_word(t: u32, e: u32, w: u32, storage: bool, copies: bool) {
     }
 }
 
-// The steps at the end of a pass, over the current list of dirty entries:
-// the merge and the compare take a word per invocation (consecutive
-// invocations, consecutive words), the settling steps an entry per
-// invocation (they record that the step stored every role, MAT, and end
-// the epochs the closing barrier ends). Each kind of step is a loop of its
-// own, called with constant arguments: lavapipe runs every path of a loop
-// body whose branch it cannot prove uniform, so one loop serving every
-// step made each step pay for the others' code.
-fn ld_step_words(merge: bool, close: u32) {
-    ld_clear_wrote_mine();
+// The steps at the end of a region, over the current list of dirty
+// entries: the check takes a word per invocation (consecutive invocations,
+// consecutive words), the settling an entry per invocation (it records
+// that the check stored every role, MAT, and ends the epochs the closing
+// barrier ends). Each is a loop of its own: lavapipe runs every path of a
+// loop body whose branch it cannot prove uniform.
+fn ld_step_check(close: u32) {
     let cur = ld_list_cur;
     let n = atomicLoad(&ld_list_n[cur]) * LD_PAGE;
-    let writers = ld_wrote_count();
     var j = ld_li;
     for (; j < n; j += LD_WG_SIZE) {
         let item = ld_list_item(cur, j / LD_PAGE);
         let t = item >> 24u;
-        let e = item & 0xffffffu;
         let storage = ld_target_storage(t);
-        if merge {
-            ld_merge_word(t, e, j % LD_PAGE, storage, ld_target_spans(t));
-        } else {
-            ld_compare_word(t, e, j % LD_PAGE, storage, ld_target_spans(t), ld_orders(close, storage), writers);
-        }
-    }
-    if merge {
-        ld_publish_wrote();
+        ld_check_word(t, item & 0xffffffu, j % LD_PAGE, storage, ld_target_spans(t), ld_orders(close, storage));
     }
 }
 
@@ -1068,37 +908,44 @@ fn ld_settle(t: u32, e: u32, step: u32, commit: bool) {
     let f = ld_val[a];
     // A fold that did not run (no commit) stored nothing.
     var g = f;
-    if step != LD_STEP_SETTLE_FOLD || commit {
-        g = (g | LD_MAT | LD_BVALID) & ~LD_DIRTY2;
+    if step == LD_STEP_SETTLE_CHECK || commit {
+        g = g | LD_MAT | LD_BVALID;
     }
-    if step != LD_STEP_SETTLE_MERGE && commit {
+    if commit {
         g = g & ~LD_DIRTY1;
     }
     ld_val[a] = g;
     // The region's last step carries what is still dirty to the next list.
-    if step != LD_STEP_SETTLE_MERGE && (g & LD_DIRTY1) != 0u {
+    if (g & LD_DIRTY1) != 0u {
         ld_list_push(1u - ld_list_cur, t, e);
     }
 }
 
-// A step and its settling, each behind barriers; after a region's last
-// step the other list becomes the current one.
-fn ld_steps(first: u32, close: u32) {
+// Check mode at every barrier statement (b) and after the body (LD_NONE):
+// the region's accessed entries are listed, checked and settled.
+fn ld_check_region(close: u32) {
     ld_sync();
-    if first == LD_STEP_MERGE {
-        ld_step_words(true, close);
-    } else {
-        ld_step_words(false, close);
+    ld_scan();
+    if ld_li == 0u {
+        atomicStore(&ld_list_n[1u - ld_list_cur], 0u);
+    }
+    ld_note_region(ld_open, close);
+    ld_open = close;
+    ld_steps(close);
+}
+
+// The check and its settling, each behind barriers; then the other list
+// becomes the current one.
+fn ld_steps(close: u32) {
+    ld_sync();
+    ld_step_check(close);
+    ld_sync();
+    ld_step_settle(LD_STEP_SETTLE_CHECK, close);
+    ld_sync();
+    if ld_li == 0u {
+        ld_list_cur = 1u - ld_list_cur;
     }
     ld_sync();
-    ld_step_settle(first + 1u, close);
-    ld_sync();
-    if first != LD_STEP_MERGE {
-        if ld_li == 0u {
-            ld_list_cur = 1u - ld_list_cur;
-        }
-        ld_sync();
-    }
 }
 
 // Deterministic mode and level 1's second pass (the folded kernel), at
@@ -1147,7 +994,7 @@ fn ld_fold_region(close: u32) {
 // 1's second pass the other workgroups' writes.
 fn ld_under(t: u32, k: u32) -> u32 {
     let b0 = ld_user(t, k);
-    if !LD_MACHINE && ld_cfg.mode == LD_MODE_SECOND {
+    if !LD_CHECK && ld_cfg.mode == LD_MODE_SECOND {
         // The workgroup's own pages are in its table (`ld_l1_preload`).
         return ld_l1_union(t, k, b0);
     }
@@ -1164,31 +1011,54 @@ fn ld_l1_head(t: u32, page: u32) -> u32 {
 // kernel would run with one invocation per page (a page's words one after
 // another) and which lavapipe would compile into every kernel.
 
-// The slot's written pages become level-1 records, linked per page and per
-// workgroup: a record per entry (one invocation per entry), then their
-// words (one invocation per word). An entry's mark holds its record.
+// The slot's pages that changed a word of the user's buffer become level-1
+// records, linked per page and per workgroup (pages only read, or written
+// with the values they held, are no level-1 writes: the CPU reference
+// publishes the same): the entries (one invocation per entry), the words
+// that changed (one per word: the entry's mark), a record per marked entry,
+// then their words. An entry's mark holds its record.
 fn ld_publish(t: u32) {
     if ld_li == 0u {
         atomicStore(&ld_list_n[0], 0u);
+        atomicStore(&ld_list_n[1], 0u);
     }
     workgroupBarrier();
     for (var e = ld_li; e < ld_cfg.t[t].entries; e += LD_WG_SIZE) {
-        let key = ld_entry_key(t, e);
-        if key != 0u {
+        if ld_entry_key(t, e) != 0u {
+            ld_val[ld_taddr(t, e)] = 0u;
+            ld_list_push(0u, t, e);
+        }
+    }
+    ld_sync();
+    let words = ld_cfg.t[t].words;
+    let n = atomicLoad(&ld_list_n[0]) * LD_PAGE;
+    for (var j = ld_li; j < n; j += LD_WG_SIZE) {
+        let e = ld_list_item(0u, j / LD_PAGE) & 0xffffffu;
+        let w = j % LD_PAGE;
+        let k = ld_key_page(t, e) * LD_PAGE + w;
+        if k < words && ld_base(t, e, w, k, ld_flags(t, e)) != ld_user(t, k) {
+            ld_val[ld_taddr(t, e)] = 1u;
+        }
+    }
+    ld_sync();
+    let listed = atomicLoad(&ld_list_n[0]);
+    for (var i = ld_li; i < listed; i += LD_WG_SIZE) {
+        let e = ld_list_item(0u, i) & 0xffffffu;
+        if ld_val[ld_taddr(t, e)] != 0u {
             let r = atomicAdd(&ld_rec[LD_H_L1_COUNT], 1u);
             if r < ld_cfg.l1_cap {
-                ld_link_record(t, r, key - 1u);
+                ld_link_record(t, r, ld_key_page(t, e));
                 ld_val[ld_taddr(t, e)] = r;
-                ld_list_push(0u, t, e);
+                ld_list_push(1u, t, e);
             } else {
                 ld_status(LD_S_L1_FULL);
             }
         }
     }
     ld_sync();
-    let n = atomicLoad(&ld_list_n[0]) * LD_PAGE;
-    for (var j = ld_li; j < n; j += LD_WG_SIZE) {
-        let e = ld_list_item(0u, j / LD_PAGE) & 0xffffffu;
+    let m = atomicLoad(&ld_list_n[1]) * LD_PAGE;
+    for (var j = ld_li; j < m; j += LD_WG_SIZE) {
+        let e = ld_list_item(1u, j / LD_PAGE) & 0xffffffu;
         let r = ld_val[ld_taddr(t, e)];
         ld_l1v[r * LD_PAGE + j % LD_PAGE] = ld_val[ld_vaddr(t, 0u, e, j % LD_PAGE)];
     }

@@ -15,11 +15,10 @@
 
 const LD_WG_SIZE: u32 = 64u;
 const LD_INVOCATIONS: u32 = 64u;
-const LD_WROTE_WORDS: u32 = 1u;
-// The merge and compare never run here.
+// The check sweep never runs here.
 const LD_COPY_UNROLL: u32 = 1u;
 const LD_DET_WRITERS: bool = false;
-const LD_MACHINE: bool = false;
+const LD_CHECK: bool = false;
 
 fn ld_user(t: u32, k: u32) -> u32 {
     if k < arrayLength(&ld_user_buf) {
@@ -34,12 +33,6 @@ fn ld_target_storage(t: u32) -> bool {
 
 // The rest of a kernel's side is not used here.
 fn ld_pass_bases() {}
-fn ld_clear_wrote_mine() {}
-fn ld_publish_wrote() {}
-fn ld_clear_wrote() {}
-fn ld_wrote_count() -> u32 {
-    return 0u;
-}
 fn ld_target_spans(t: u32) -> bool {
     return false;
 }

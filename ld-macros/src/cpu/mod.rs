@@ -105,7 +105,6 @@ pub fn twin(m: &Module) -> TokenStream {
     let helpers = m.functions.iter().enumerate().map(|(i, f)| helper(m, i, f));
     quote! {
         #[allow(non_snake_case, unused_mut, unused_variables, unreachable_code, unused_parens, unused_assignments, clippy::all)]
-        #[derive(Clone)]
         struct LdInvocation {
             pc: u32,
             #(#fields,)*
@@ -120,10 +119,6 @@ pub fn twin(m: &Module) -> TokenStream {
                         _ => return Ok(__ld::Yield::Done),
                     }
                 }
-            }
-
-            fn clone_box(&self) -> ::std::boxed::Box<dyn __ld::Invocation> {
-                ::std::boxed::Box::new(self.clone())
             }
         }
 

@@ -1,7 +1,7 @@
 //! Lowering to a state machine: the kernel body becomes basic blocks whose
-//! terminators may be barriers. Back ends that must suspend an invocation at
-//! a barrier (the CPU twin; the instrumented WGSL that re-runs a region)
-//! emit `loop { match pc { .. } }` from this, the way rustc lowers an
+//! terminators may be barriers. A back end that must suspend an invocation
+//! at a barrier (the CPU twin, which runs a workgroup region by region)
+//! emits `loop { match pc { .. } }` from this, the way rustc lowers an
 //! `async fn`. Only statements that contain a barrier (or jump out of one)
 //! are exploded into blocks; everything else stays structured code.
 
@@ -36,53 +36,6 @@ pub enum Term {
     /// its statement's position among the body's barriers in source order
     /// (how every back end numbers it); the span is the statement's.
     Barrier(BarrierKind, BlockId, usize, proc_macro2::Span),
-}
-
-impl Term {
-    /// Where the block goes on without stopping at a barrier: the branch's
-    /// taken side first.
-    pub fn jumps(&self) -> Vec<BlockId> {
-        match *self {
-            Term::Goto(t) => vec![t],
-            Term::Branch(_, x, y, _) => vec![x, y],
-            Term::Return | Term::Barrier(..) => vec![],
-        }
-    }
-}
-
-impl Machine {
-    /// The blocks in an order in which every jump that does not stop at a
-    /// barrier goes forward, wherever the jumps leave a choice (reverse
-    /// postorder of the jumps, from the entry and every barrier's resume
-    /// block). A back end that tests the blocks one after the other in this
-    /// order runs a whole region in one sweep of its dispatch loop, and only
-    /// a cycle of blocks with no barrier on it costs another sweep: the
-    /// instrumented WGSL, since lavapipe runs every block of each sweep,
-    /// taken or not.
-    pub fn chain_order(&self) -> Vec<BlockId> {
-        let n = self.blocks.len();
-        let mut seen = vec![false; n];
-        let mut post = Vec::with_capacity(n);
-        let resumes = self.blocks.iter().filter_map(|b| if let Term::Barrier(_, next, _, _) = b.term { Some(next) } else { None });
-        for root in std::iter::once(0).chain(resumes).chain(0..n) {
-            self.postorder(root, &mut seen, &mut post);
-        }
-        post.reverse();
-        post
-    }
-
-    /// Blocks reachable from `b` by jumps that do not stop, after `b`'s.
-    fn postorder(&self, b: BlockId, seen: &mut [bool], post: &mut Vec<BlockId>) {
-        if seen[b] {
-            return;
-        }
-        seen[b] = true;
-        // The exit first, so that the taken side comes first in the order.
-        for t in self.blocks[b].term.jumps().into_iter().rev() {
-            self.postorder(t, seen, post);
-        }
-        post.push(b);
-    }
 }
 
 pub fn machine(body: &Block) -> Machine {

@@ -1,19 +1,18 @@
-//! The instrumented kernel of check and deterministic modes: the kernel
-//! checks itself at its barriers (paper sections 4.1-4.4), in one dispatch
-//! per batch of workgroups.
+//! The instrumented kernels of check and deterministic modes: the kernel
+//! checks (or folds) itself at its barriers (paper sections 4.1-4.4), in
+//! one dispatch per batch of workgroups.
 //!
-//! The kernel body becomes a state machine (`lower`) that `ld_run` drives
-//! from one barrier to the next over module-scope locals. `main` runs each
-//! region: pass 1 on every warp's copies; the workgroup agrees where the
-//! region ends; in check mode the engine's merge sweep, pass 2 from the
-//! locals saved at the region's start, the compare sweep and the commit; in
-//! deterministic mode (and level 1's second pass) the ordered fold. Every
+//! The body keeps its structure (`structured.rs`): each region runs once on
+//! every warp's copies, and each barrier statement becomes the engine's
+//! work on the region it closes: check mode's sweep compares the copies
+//! and the lane tags of every access and commits where the barrier ends an
+//! epoch; deterministic mode (and level 1's second pass) folds. Every
 //! access to a target (a written storage buffer or a workgroup array) goes
 //! through the engine (`ld-shaders`' `engine.wgsl`) to the running warp's
 //! copy, one 32-bit word at a time. The contract with the runtime (bindings,
 //! configuration, layouts) is `ld_shaders::abi`.
 
-use super::writer::{line_to, Func, SiteWhat, Writer};
+use super::writer::{Func, SiteWhat, Writer};
 use crate::ir::*;
 use crate::lower::{self, Term};
 use std::fmt::Write;
@@ -150,27 +149,22 @@ impl Writer<'_> {
 
     /// Everything the instrumented kernel declares besides the kernel's own
     /// bindings and structs: the contract, the engine, the targets' word
-    /// accessors, the kernel's locals and their two saved copies.
+    /// accessors, the kernel's locals.
     pub(super) fn instrumented_prelude(&mut self) -> String {
         let k = &self.m.kernel;
         let wg: u32 = k.workgroup_size.iter().product();
         let mut out = ld_shaders::abi::wgsl_prelude();
-        let machine = self.variant == super::writer::Variant::Instrumented;
-        // The state machine runs in workgroups of a multiple of 8 (the
-        // invocations past the kernel's own only share the engine's work):
-        // lavapipe's loops misbehave in SIMD groups it leaves part empty.
-        let lanes = if machine { lanes(wg) } else { wg };
+        let check = self.variant == super::writer::Variant::Instrumented;
         writeln!(
             out,
-            "const LD_WG_SIZE: u32 = {lanes}u;\nconst LD_INVOCATIONS: u32 = {wg}u;\nconst LD_WROTE_WORDS: u32 = {}u;\nconst LD_COPY_UNROLL: u32 = {}u;\n{}\nconst LD_MACHINE: bool = {machine};\nconst LD_DONE: u32 = 0xffffffffu;\n",
-            wg.div_ceil(32),
+            "const LD_WG_SIZE: u32 = {wg}u;\nconst LD_INVOCATIONS: u32 = {wg}u;\nconst LD_COPY_UNROLL: u32 = {}u;\n{}\nconst LD_CHECK: bool = {check};\n",
             copy_unroll(wg),
             // Set by the runtime's pipeline for deterministic mode at one
             // invocation per warp (`Variant::FoldedWriters`).
-            if machine { "const LD_DET_WRITERS: bool = false;" } else { "override LD_DET_WRITERS: bool = false;" }
+            if check { "const LD_DET_WRITERS: bool = false;" } else { "override LD_DET_WRITERS: bool = false;" }
         )
         .unwrap();
-        out.push_str("var<private> ld_gid: vec3<u32>;\nvar<private> ld_lid: vec3<u32>;\nvar<private> ld_wid: vec3<u32>;\nvar<private> ld_nwg: vec3<u32>;\nvar<private> ld_lidx: u32;\nvar<private> ld_pc: u32;\nvar<private> ld_stop: u32;\n\n");
+        out.push_str("var<private> ld_gid: vec3<u32>;\nvar<private> ld_lid: vec3<u32>;\nvar<private> ld_wid: vec3<u32>;\nvar<private> ld_nwg: vec3<u32>;\nvar<private> ld_lidx: u32;\n\n");
         // The dispatch's input words of each storage target (the parameters
         // carry ld's prefix: a buffer may be named `t` or `k`).
         let mut user = String::from("fn ld_user(ld_t: u32, ld_k: u32) -> u32 {\n");
@@ -209,59 +203,15 @@ impl Writer<'_> {
             out.push_str(&a);
         }
         out.push_str(&self.barrier_kinds());
-        out.push_str(&self.bit_sets());
-        if self.variant == super::writer::Variant::Instrumented {
-            out.push_str(&self.machine_locals());
-        }
+        out.push_str(&self.target_kinds());
         out
     }
 
-    /// The state machine's locals as module-scope variables, with their
-    /// copies at the region's start (0) and after pass 1 (1).
-    fn machine_locals(&self) -> String {
+    /// What the engine asks of the kernel's targets: which are storage
+    /// buffers, whose epochs span regions, and which target a flat entry
+    /// number belongs to.
+    fn target_kinds(&self) -> String {
         let mut out = String::new();
-        let (mut save0, mut save1, mut load0, mut load1) = (String::new(), String::new(), String::new(), String::new());
-        for ((l, name), (s0, s1)) in self.m.kernel.body.locals.iter().zip(&self.kernel_locals).zip(&self.kernel_saves) {
-            let ty = self.ty(&l.ty);
-            writeln!(out, "var<private> {name}: {ty};\nvar<private> {s0}: {ty};\nvar<private> {s1}: {ty};").unwrap();
-            writeln!(save0, "    {s0} = {name};").unwrap();
-            writeln!(save1, "    {s1} = {name};").unwrap();
-            writeln!(load0, "    {name} = {s0};").unwrap();
-            writeln!(load1, "    {name} = {s1};").unwrap();
-        }
-        // The guard's fuel and stop travel with the locals: pass 2 runs the
-        // region again from its start, as the CPU twin does.
-        for (v, ty) in [("ld_fuel", "u32"), ("ld_halt", "bool")] {
-            writeln!(out, "var<private> {v}_0: {ty};\nvar<private> {v}_1: {ty};").unwrap();
-            writeln!(save0, "    {v}_0 = {v};").unwrap();
-            writeln!(save1, "    {v}_1 = {v};").unwrap();
-            writeln!(load0, "    {v} = {v}_0;").unwrap();
-            writeln!(load1, "    {v} = {v}_1;").unwrap();
-        }
-        out.push_str("var<private> ld_pc_0: u32;\nvar<private> ld_pc_1: u32;\nvar<private> ld_acount_0: u32;\n\n");
-        writeln!(
-            out,
-            "fn ld_save0() {{\n    ld_pc_0 = ld_pc;\n    ld_acount_0 = ld_acount;\n{save0}}}\n\nfn ld_load0() {{\n    ld_pc = ld_pc_0;\n    ld_acount = ld_acount_0;\n{load0}}}\n"
-        )
-        .unwrap();
-        writeln!(out, "fn ld_save1() {{\n    ld_pc_1 = ld_pc;\n{save1}}}\n\nfn ld_load1() {{\n    ld_pc = ld_pc_1;\n{load1}}}\n").unwrap();
-        out
-    }
-
-    /// The engine's per-workgroup bit sets, unrolled (lavapipe counts every
-    /// loop iteration against one budget per invocation): copies that
-    /// wrote, and targets holding uncommitted writes.
-    fn bit_sets(&self) -> String {
-        let wg: u32 = self.m.kernel.workgroup_size.iter().product();
-        let mut out = String::new();
-        let words: Vec<u32> = (0..wg.div_ceil(32)).collect();
-        let count: Vec<String> = words.iter().map(|w| format!("countOneBits(atomicLoad(&ld_wrote[{w}u]))")).collect();
-        let clear: Vec<String> = words.iter().map(|w| format!("    atomicStore(&ld_wrote[{w}u], 0u);\n")).collect();
-        writeln!(out, "fn ld_wrote_count() -> u32 {{\n    return {};\n}}\n\nfn ld_clear_wrote() {{\n{}}}\n", count.join(" + "), clear.concat()).unwrap();
-        let mine_clear: Vec<String> = words.iter().map(|w| format!("    ld_wrote_mine[{w}u] = 0u;\n")).collect();
-        let mine_publish: Vec<String> =
-            words.iter().map(|w| format!("    if ld_wrote_mine[{w}u] != 0u {{\n        atomicOr(&ld_wrote[{w}u], ld_wrote_mine[{w}u]);\n    }}\n")).collect();
-        writeln!(out, "fn ld_clear_wrote_mine() {{\n{}}}\n\nfn ld_publish_wrote() {{\n{}}}\n", mine_clear.concat(), mine_publish.concat()).unwrap();
         // Which targets are storage buffers, and whose epochs span regions
         // (barriers of the other kind split them).
         let kinds = barriers(self.m);
@@ -310,65 +260,12 @@ impl Writer<'_> {
         format!("fn ld_storage_barrier(b: u32) -> bool {{\n    return {test};\n}}\n\n")
     }
 
-    pub(super) fn entry_instrumented(&mut self) -> String {
-        let k = &self.m.kernel;
-        let machine = lower::machine(&k.body.block);
-        let mut f = self.func(&k.body.locals, vec![]);
-        f.names = self.kernel_locals.clone();
-        f.in_machine = true;
-        f.halt = "ld_pc = LD_DONE; ld_stop = LD_DONE; return;".into();
-        f.indent = 3;
-        let mut blocks = Vec::new();
-        for b in &machine.blocks {
-            f.out.clear();
-            self.block(&mut f, &b.stmts);
-            match &b.term {
-                Term::Return => line_to(&mut f, "ld_pc = LD_DONE;\n            ld_stop = LD_DONE;"),
-                Term::Goto(t) => line_to(&mut f, &format!("ld_pc = {t}u;")),
-                Term::Branch(c, a, e, tick) => {
-                    // A loop's head: the loop starts an iteration (see `Writer::stmt`'s loops).
-                    if let Some(span) = tick {
-                        let site = self.site(SiteWhat::Loop, "", None, *span);
-                        let line = format!("if ld_fuel == 0u {{ ld_stopped({site}u); {} }}", f.halt);
-                        line_to(&mut f, &line);
-                        line_to(&mut f, "ld_fuel -= 1u;");
-                    }
-                    let c = self.expr(&mut f, c);
-                    line_to(&mut f, &format!("if {c} {{ ld_pc = {a}u; }} else {{ ld_pc = {e}u; }}"));
-                }
-                // Stopped at barrier index b: ld_stop = b + 1.
-                Term::Barrier(_, next, index, _) => line_to(&mut f, &format!("ld_pc = {next}u;\n            ld_stop = {}u;", index + 1)),
-            }
-            blocks.push(f.out.clone());
-        }
-        // The blocks as a chain of ifs on `ld_pc`, in the order where a
-        // region's jumps go forward (`Machine::chain_order`).
-        let body: String =
-            machine.chain_order().into_iter().map(|b| format!("        if ld_pc == {b}u && ld_stop == 0u {{\n{}        }}\n", blocks[b])).collect();
-        // One dimension, padded to whole SIMD groups of lavapipe (`lanes`):
-        // `ld_enter` derives the local id from the index, and lavapipe runs
-        // each row of a 2-D or 3-D workgroup in SIMD groups of its own.
-        let n = lanes(k.workgroup_size.iter().product::<u32>());
-        let steps = self.steps();
-        let common = self.entry_common();
-        format!(
-            "{common}// One region: blocks of the lowered kernel until the next barrier.\n\
-             fn ld_run() {{\n    while ld_stop == 0u {{\n        if ld_pc == LD_DONE {{\n            ld_stop = LD_DONE;\n            break;\n        }}\n{body}    }}\n}}\n\n\
-             // Where invocation stopped: a barrier index, or LD_NONE when it finished.\n\
-             fn ld_stopped_at() -> u32 {{\n    if ld_stop == LD_DONE {{\n        return LD_NONE;\n    }}\n    return ld_stop - 1u;\n}}\n\n\
-             fn ld_pass_run() {{\n    ld_stop = select(0u, LD_DONE, ld_pc == LD_DONE);\n    ld_run();\n}}\n\n\
-             @compute @workgroup_size({n})\n\
-             fn main(@builtin(local_invocation_index) ld_b_li: u32, @builtin(workgroup_id) ld_b_wid: vec3<u32>, @builtin(num_workgroups) ld_b_nwg: vec3<u32>) {{\n    let ld_s = ld_b_wid.x + ld_b_wid.y * ld_b_nwg.x;\n    if ld_s >= ld_cfg.wg_count {{\n        return;\n    }}\n    ld_enter(ld_s, ld_b_li);\n{setup}    ld_vote_init();\n    ld_sync();\n    var ld_open = LD_NO_BARRIER;\n    ld_begin_pass(1u);\n    ld_save0();\n    // One iteration per pass; a single call site each for the region's\n    // code and the engine's steps (see ld-shaders' engine.wgsl).\n    loop {{\n        ld_pass_run();\n        ld_sync();\n        ld_scan();\n        let ld_v = ld_vote(ld_stopped_at());\n        let ld_step_first = ld_v >> 24u;\n        let ld_close16 = ld_v & 0xffffu;\n        let ld_close = select(ld_close16, LD_NONE, ld_close16 == LD_NO_BARRIER);\n        if ld_pass == 1u {{\n            ld_note_region(ld_open, ld_close16);\n        }}\n        if ld_step_first == LD_STEP_MERGE {{\n            ld_save1();\n        }}\n        if ld_step_first != LD_STEP_NONE {{\n            ld_steps(ld_step_first, ld_close);\n        }}\n        if ld_step_first == LD_STEP_MERGE {{\n            ld_load0();\n            ld_begin_pass(2u);\n            continue;\n        }}\n        if ld_step_first == LD_STEP_COMPARE {{\n            ld_load1();\n            ld_begin_pass(1u);\n        }}\n        if ld_close == LD_NONE {{\n            break;\n        }}\n        ld_open = ld_close;\n        ld_save0();\n    }}\n    ld_guard_flush();\n    ld_report();\n}}\n",
-                        setup = steps.setup,
-        )
-    }
-
     /// What both instrumented entry points share: the invocation's ids and
     /// copy (`ld_enter`), and which barriers end which epochs (`ld_orders`).
     pub(super) fn entry_common(&self) -> String {
         let [x, y, z] = self.m.kernel.workgroup_size;
         format!(
-            "fn ld_enter(slot: u32, li: u32) {{\n    ld_slot = slot;\n    ld_sv = ld_cfg.val_base + slot * ld_cfg.slot_values;\n    ld_sm = slot * ld_cfg.slot_meta;\n    ld_li = li;\n    ld_wg = ld_cfg.wg_offset + slot;\n    let g = vec3<u32>(ld_cfg.grid_x, ld_cfg.grid_y, ld_cfg.grid_z);\n    ld_wid = vec3<u32>(ld_wg % g.x, (ld_wg / g.x) % g.y, ld_wg / (g.x * g.y));\n    ld_lid = vec3<u32>(li % {x}u, (li / {x}u) % {y}u, li / {xy}u);\n    ld_gid = ld_wid * vec3<u32>({x}u, {y}u, {z}u) + ld_lid;\n    ld_nwg = g;\n    ld_lidx = li;\n    ld_inv = ld_wg * LD_INVOCATIONS + li;\n    ld_warp = li / ld_cfg.warp_size;\n    ld_copy = (ld_warp / max(ld_cfg.copy_div, 1u)) % max(ld_cfg.copies, 1u);\n    ld_acount = 0u;\n    ld_pc = select(0u, LD_DONE, li >= LD_INVOCATIONS);\n    ld_guard_enter(ld_wg, li);\n}}\n\n\
+            "fn ld_enter(slot: u32, li: u32) {{\n    ld_slot = slot;\n    ld_sv = ld_cfg.val_base + slot * ld_cfg.slot_values;\n    ld_sm = slot * ld_cfg.slot_meta;\n    ld_li = li;\n    ld_wg = ld_cfg.wg_offset + slot;\n    let g = vec3<u32>(ld_cfg.grid_x, ld_cfg.grid_y, ld_cfg.grid_z);\n    ld_wid = vec3<u32>(ld_wg % g.x, (ld_wg / g.x) % g.y, ld_wg / (g.x * g.y));\n    ld_lid = vec3<u32>(li % {x}u, (li / {x}u) % {y}u, li / {xy}u);\n    ld_gid = ld_wid * vec3<u32>({x}u, {y}u, {z}u) + ld_lid;\n    ld_nwg = g;\n    ld_lidx = li;\n    ld_inv = ld_wg * LD_INVOCATIONS + li;\n    ld_warp = li / ld_cfg.warp_size;\n    ld_copy = (ld_warp / max(ld_cfg.copy_div, 1u)) % max(ld_cfg.copies, 1u);\n    ld_acount = 0u;\n    ld_guard_enter(ld_wg, li);\n}}\n\n\
              // Whether a region ending at `end` ends the epoch of a memory kind.\n\
              fn ld_orders(end: u32, storage: bool) -> bool {{\n    return end == LD_NONE || ld_storage_barrier(end) == storage;\n}}\n\n",
             xy = x * y,
@@ -473,10 +370,4 @@ pub(super) fn atomic_op(op: AtomicOp, target: &str, xs: &[&str]) -> String {
             format!("{name}(&{target}, {})", xs[0])
         }
     }
-}
-
-/// Invocations per workgroup of the instrumented kernel: the kernel's,
-/// rounded up to a multiple of lavapipe's 8 lanes.
-pub(super) fn lanes(invocations: u32) -> u32 {
-    invocations.next_multiple_of(8)
 }

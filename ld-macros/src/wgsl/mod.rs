@@ -5,9 +5,9 @@
 //! module is validated by naga at expansion time (`validate`), so a kernel
 //! that compiles is a kernel wgpu accepts.
 
-mod folded;
 mod instrument;
 mod names;
+mod structured;
 mod validate;
 mod writer;
 

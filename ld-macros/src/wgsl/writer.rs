@@ -13,9 +13,9 @@ type Instance = (FnId, Vec<Option<MemRef>>);
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub enum Variant {
     Native,
-    /// Check mode: every region run twice on the warps' copies of every
-    /// target and checked at its closing barrier; the body is a state
-    /// machine so that a region can run again (see `instrument`).
+    /// Check mode: each region runs once on the warps' copies of every
+    /// target, every access tagged, and is checked at its closing barrier
+    /// (see `instrument`).
     Instrumented,
     /// Deterministic mode and level 1's second pass: each region runs once
     /// on the warps' copies, folded in warp order at its closing barrier;
@@ -49,11 +49,7 @@ pub struct Writer<'m> {
     opaque_types: BTreeSet<Scalar>,
     /// Instrumented: one function per atomic call site whose result is used.
     pub(super) atomic_sites: Vec<String>,
-    /// Instrumented: the kernel's locals, as module-scope private variables,
-    /// and their copies at a region's start and after its first pass.
-    pub(super) kernel_locals: Vec<String>,
-    pub(super) kernel_saves: Vec<(String, String)>,
-    /// Folded: barrier statements emitted so far (their index, in source order).
+    /// Instrumented kernels: barrier statements emitted so far (their index, in source order).
     pub(super) next_barrier: usize,
     /// The guard's sites: every checked index and every loop, numbered as
     /// the WGSL records them (see `ld_shaders`' `guard.wgsl`).
@@ -91,8 +87,6 @@ pub(super) struct Func<'a> {
     pub slices: Vec<Option<MemRef>>,
     pub indent: usize,
     pub out: String,
-    /// The instrumented kernel's body: `return` ends the invocation's region run.
-    pub in_machine: bool,
     /// What stops the invocation here (the guard's `ld_halt`): a return
     /// from this function, with a zero value where it returns one.
     pub halt: String,
@@ -150,18 +144,12 @@ impl<'m> Writer<'m> {
             int_ops: BTreeSet::new(),
             opaque_types: BTreeSet::new(),
             atomic_sites: vec![],
-            kernel_locals: vec![],
-            kernel_saves: vec![],
             next_barrier: 0,
             sites: vec![],
             may_halt: may_halt(m),
         };
         if variant != Variant::Native {
             w.targets = crate::analysis::targets::list(m).into_iter().enumerate().map(|(t, mem)| (mem, t)).collect();
-        }
-        if variant == Variant::Instrumented {
-            w.kernel_locals = m.kernel.body.locals.iter().map(|l| w.globals.fresh(&l.name)).collect();
-            w.kernel_saves = w.kernel_locals.clone().iter().map(|n| (w.globals.fresh(&format!("{n}_0")), w.globals.fresh(&format!("{n}_1")))).collect();
         }
         w
     }
@@ -170,8 +158,8 @@ impl<'m> Writer<'m> {
     pub fn module(mut self) -> (String, Vec<Site>) {
         let entry = match self.variant {
             Variant::Native => self.entry(),
-            Variant::Instrumented => self.entry_instrumented(),
-            Variant::Folded => self.entry_folded(),
+            Variant::Instrumented => self.entry_structured("ld_check_region"),
+            Variant::Folded => self.entry_structured("ld_fold_region"),
         };
         let mut helpers = String::new();
         let mut done = 0;
@@ -332,7 +320,7 @@ impl<'m> Writer<'m> {
     pub(super) fn func<'a>(&self, locals: &'a [Local], slices: Vec<Option<MemRef>>) -> Func<'a> {
         let mut names = self.globals.clone();
         let names = locals.iter().map(|l| names.fresh(&l.name)).collect();
-        Func { locals, names, slices, indent: 1, out: String::new(), in_machine: false, halt: "return;".into(), loops: vec![], next_loop: 0 }
+        Func { locals, names, slices, indent: 1, out: String::new(), halt: "return;".into(), loops: vec![], next_loop: 0 }
     }
 
     pub(super) fn declare_locals(&self, f: &mut Func, skip: &[LocalId]) {
@@ -510,16 +498,16 @@ impl<'m> Writer<'m> {
                 None => line_to(f, "break;"),
             },
             StmtKind::Continue => line_to(f, "continue;"),
-            // The instrumented kernel runs its body in `ld_run`: leaving it ends the invocation.
-            StmtKind::Return(None) if f.in_machine => line_to(f, "ld_pc = LD_DONE; ld_stop = LD_DONE; return;"),
             StmtKind::Return(None) => line_to(f, "return;"),
             StmtKind::Return(Some(e)) => {
                 let x = self.expr(f, e);
                 line_to(f, &format!("return {x};"));
             }
-            // The folded kernel's barriers end a region: the engine folds it.
-            StmtKind::Barrier(_) if self.variant == Variant::Folded => {
-                let line = format!("ld_fold_region({}u);", self.next_barrier);
+            // The instrumented kernels' barriers end a region: the engine
+            // checks it, or folds it.
+            StmtKind::Barrier(_) if self.variant != Variant::Native => {
+                let call = if self.variant == Variant::Folded { "ld_fold_region" } else { "ld_check_region" };
+                let line = format!("{call}({}u);", self.next_barrier);
                 self.next_barrier += 1;
                 line_to(f, &line);
             }

@@ -1,6 +1,6 @@
 //! The check engine on the CPU reference executor: the same steps as the
-//! instrumented WGSL (per workgroup: each region's passes, sweeps and
-//! commits; then level 1's records, merge and second pass), so both
+//! instrumented WGSL (per workgroup: each region's run, check and commit;
+//! then level 1's records, merge and second pass), so both
 //! backends record the same races. Workgroups run in parallel (rayon);
 //! their results are combined in workgroup order.
 
@@ -123,6 +123,7 @@ impl<'l, 'a> CpuBackend<'l, 'a> {
             (self.own(t, k / PAGE, wgl).is_none() && v != self.user(t, k)).then_some((record::RW | record::LEVEL1 | record::READ, wgl, NONE, k))
         };
         let mut mem = Copies::new(lay, &copy_of, &under);
+        mem.check_tags = mode == MODE_CHECK;
         if mode == MODE_SECOND {
             mem.l1_read = Some(&l1_read);
         }
@@ -137,9 +138,6 @@ impl<'l, 'a> CpuBackend<'l, 'a> {
         let mut out = WorkgroupRun::default();
         let mut from = nb;
         loop {
-            let before = g.snapshot();
-            let starts = logs.lens();
-            mem.pass = 1;
             let end = g.run_region(l, &l.storage, &mut shared, &mut logs, Some(&mut mem), None)?;
             let (to, kind) = match end {
                 RegionEnd::Barrier { kind, id } => (id, Some(kind)),
@@ -148,18 +146,9 @@ impl<'l, 'a> CpuBackend<'l, 'a> {
             out.regions.push((from, to));
             let region = (from.min(record::NO_BARRIER) << 16) | if to == nb { record::NO_BARRIER } else { to };
             let mut seen = Vec::new();
-            // A region that left no uncommitted write needs no second pass.
-            if mode == MODE_CHECK && mem.any_dirty() {
-                let after = g.snapshot();
-                let wrote = mem.merge(&mut seen);
-                g.restore(&before);
-                logs.replay_from(&starts);
-                mem.pass = 2;
-                g.run_region(l, &l.storage, &mut shared, &mut logs, Some(&mut mem), None)?;
-                mem.compare(kind, &wrote, &mut seen);
-                g.restore(&after);
-                logs.record();
-            } else if mode != MODE_CHECK {
+            if mode == MODE_CHECK {
+                mem.check(kind, &mut seen);
+            } else {
                 mem.fold(kind);
                 if mem.det_tags {
                     mem.det_clear();
@@ -400,7 +389,6 @@ struct Copies<'x> {
     mems: Vec<Mem>,
     copy_of: &'x [u32],
     under: &'x dyn Fn(u32, u32) -> u32,
-    pass: u32,
     role: usize,
     /// Table capacities (storage targets), and which ran full.
     caps: Vec<u32>,
@@ -412,8 +400,11 @@ struct Copies<'x> {
     read_seen: Vec<bool>,
     reads: Vec<(u32, Seen)>,
     warp_size: u32,
-    /// Deterministic mode's lane tags (see `ld_det_access`), and whether
-    /// two lanes of a copy shared a word in a region.
+    /// Check mode's lane tags (see `ld_on_read`: not level 1's second
+    /// pass, which runs on the same layout); deterministic mode's
+    /// (see `ld_det_access`), and whether two lanes of a copy shared a word
+    /// in a region.
+    check_tags: bool,
     det_tags: bool,
     lanes: bool,
     /// Level 1's second pass: whether a read of a page the workgroup has no
@@ -449,7 +440,6 @@ impl<'x> Copies<'x> {
             mems,
             copy_of,
             under,
-            pass: 1,
             role: 0,
             caps: lay.caps.entries.clone(),
             full: 0,
@@ -457,6 +447,7 @@ impl<'x> Copies<'x> {
             read_seen: vec![false; n],
             reads: vec![],
             warp_size: lay.warp_size,
+            check_tags: false,
             det_tags: lay.deterministic && lay.roles.tag_groups != 0,
             lanes: false,
             l1_read: None,
@@ -481,16 +472,21 @@ impl<'x> Copies<'x> {
         }))
     }
 
-    /// Deterministic mode's read (see `ld_storage_read`): the page is
+    /// A read that tags (see `ld_storage_read`, `ld_on_read`): the page is
     /// claimed, the access tagged, the entry marked for the region's end.
-    fn det_read(&mut self, t: usize, word: u32) -> u32 {
-        let (roles, role) = (self.roles, self.role);
+    fn tagged_read(&mut self, t: usize, word: u32) -> u32 {
+        let (roles, role, det) = (self.roles, self.role, self.det_tags);
         let (c, lane) = (self.copy_of[self.local], sweep::tag_lane(self.local as u32, self.warp_size));
         let Some(e) = self.claim(t, word / PAGE) else {
             return (self.under)(t as u32, word);
         };
         let w = (word % PAGE) as usize;
-        let conflict = sweep::det_access(e, roles, w, c, lane, false);
+        let conflict = if det {
+            sweep::det_access(e, roles, w, c, lane, false)
+        } else {
+            sweep::tag(e, roles, w, c, lane, false);
+            false
+        };
         e.dirty1 = true;
         let v = e.roles[role][w];
         self.lanes |= conflict;
@@ -525,44 +521,20 @@ impl<'x> Copies<'x> {
         (0..P).map(move |w| (w, page * PAGE + w as u32)).filter(move |(_, k)| *k < words)
     }
 
-    fn any_dirty(&self) -> bool {
-        self.targets.iter().any(|t| t.entries.values().any(|e| e.dirty1))
-    }
-
-    fn merge(&mut self, seen: &mut Vec<(u32, Seen)>) -> Vec<bool> {
-        let mut wrote = vec![false; self.roles.copies as usize];
+    /// At a region's end (see `ld_check_word`): every entry accessed in
+    /// the epoch, checked; its epoch ends where the barrier orders it.
+    fn check(&mut self, kind: Option<BarrierKind>, seen: &mut Vec<(u32, Seen)>) {
         let r = self.roles;
         for t in 0..self.targets.len() {
-            let spans = self.targets[t].spans;
+            let (spans, commit) = (self.targets[t].spans, orders(kind, self.targets[t].storage));
             let mut found = Vec::new();
             let pages: Vec<u32> = self.targets[t].entries.iter().filter(|(_, e)| e.dirty1).map(|(p, _)| *p).collect();
             for page in pages {
                 let ws: Vec<(usize, u32)> = self.words(t, page).collect();
                 let e = self.targets[t].entries.get_mut(&page).unwrap();
                 for (w, k) in ws {
-                    sweep::merge_word(e, r, w, k, spans, &mut wrote, &mut found);
+                    sweep::check_word(e, r, w, k, spans, commit, &mut found);
                 }
-            }
-            seen.extend(found.into_iter().map(|s| (t as u32, s)));
-        }
-        wrote
-    }
-
-    fn compare(&mut self, kind: Option<BarrierKind>, wrote: &[bool], seen: &mut Vec<(u32, Seen)>) {
-        let r = self.roles;
-        let writers = wrote.iter().filter(|w| **w).count();
-        for t in 0..self.targets.len() {
-            let (spans, storage) = (self.targets[t].spans, self.targets[t].storage);
-            let commit = orders(kind, storage);
-            let mut found = Vec::new();
-            let pages: Vec<u32> = self.targets[t].entries.iter().filter(|(_, e)| e.dirty1 || e.dirty2).map(|(p, _)| *p).collect();
-            for page in pages {
-                let ws: Vec<(usize, u32)> = self.words(t, page).collect();
-                let e = self.targets[t].entries.get_mut(&page).unwrap();
-                for (w, k) in ws {
-                    sweep::compare_word(e, r, w, k, spans, commit, wrote, writers, &mut found);
-                }
-                e.dirty2 = false;
                 e.dirty1 &= !commit;
             }
             seen.extend(found.into_iter().map(|s| (t as u32, s)));
@@ -601,8 +573,7 @@ fn orders(kind: Option<BarrierKind>, storage: bool) -> bool {
 impl Targets for Copies<'_> {
     fn enter(&mut self, local_index: u32) {
         self.local = local_index as usize;
-        let c = self.copy_of[local_index as usize];
-        self.role = if self.pass == 1 { self.roles.p + c } else { self.roles.q + c } as usize;
+        self.role = (self.roles.p + self.copy_of[local_index as usize]) as usize;
     }
 
     fn owns(&self, mem: Mem) -> bool {
@@ -611,8 +582,8 @@ impl Targets for Copies<'_> {
 
     fn read(&mut self, mem: Mem, word: u32) -> u32 {
         let t = self.target(mem).unwrap();
-        if self.det_tags {
-            return self.det_read(t, word);
+        if self.check_tags || self.det_tags {
+            return self.tagged_read(t, word);
         }
         let Some(e) = self.targets[t].entries.get(&(word / PAGE)) else {
             let v = (self.under)(t as u32, word);
@@ -624,14 +595,7 @@ impl Targets for Copies<'_> {
             }
             return v;
         };
-        let w = (word % PAGE) as usize;
-        let v = e.roles[self.role][w];
-        if self.pass == 2 {
-            let (c, lane, roles) = (self.copy_of[self.local], sweep::tag_lane(self.local as u32, self.warp_size), self.roles);
-            let e = self.targets[t].entries.get_mut(&(word / PAGE)).unwrap();
-            sweep::tag_access(e, roles, w, c, lane, false);
-        }
-        v
+        e.roles[self.role][(word % PAGE) as usize]
     }
 
     fn write(&mut self, mem: Mem, word: u32, value: u32) {
@@ -646,12 +610,9 @@ impl Targets for Copies<'_> {
         }
         let e = self.targets[t].entries.get_mut(&(word / PAGE)).unwrap();
         e.roles[self.role][(word % PAGE) as usize] = value;
-        if self.pass == 1 {
-            let c = self.copy_of[self.local];
-            sweep::tag_access(e, roles, (word % PAGE) as usize, c, sweep::tag_lane(self.local as u32, self.warp_size), true);
-            e.dirty1 = true;
-        } else {
-            e.dirty2 = true;
+        if self.check_tags {
+            sweep::tag(e, roles, (word % PAGE) as usize, c, lane, true);
         }
+        e.dirty1 = true;
     }
 }

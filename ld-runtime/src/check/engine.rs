@@ -26,8 +26,6 @@ pub(crate) struct Status {
     /// Level-1 records wanted, and atomic results one invocation wanted.
     pub l1_need: u32,
     pub log_need: u32,
-    /// Divergence: the barrier indices (+1; 0: finished) seen.
-    pub diverge: (u32, u32),
     /// The kernel's guard record (`ld_shaders::abi::guard`; the CPU
     /// reports its faults as errors of `run` instead).
     pub guard: [u32; guard::WORDS as usize],
@@ -220,28 +218,12 @@ fn deterministic_runs(b: &mut dyn Backend, mut l: Layout, words: &[u64], opts: &
 /// The layout to run again with, when a run found a capacity short; an
 /// error when a run failed for good.
 fn grow(l: &Layout, st: &Status, words: &[u64], opts: &CheckOptions, limits: Limits) -> Result<Option<Layout>> {
-    // A loop the device cut short explains any divergence it caused.
     if st.bits & status::LOOP_LIMIT != 0 {
         return Err(Error::LoopLimit {
             kernel: l.info.name,
             mode: if l.deterministic { "deterministic mode" } else { "check mode" },
             adapter: "lavapipe".into(),
             line: None,
-        });
-    }
-    if st.bits & status::DIVERGENCE != 0 {
-        let at = |b: u32| {
-            if b == 0 {
-                "have finished".to_string()
-            } else {
-                format!("wait at barrier #{} (line {})", b - 1, l.info.barriers.get(b as usize - 1).map_or(0, |x| x.line))
-            }
-        };
-        let w = crate::cpu::executor::unlinear(st.workgroup as u64, l.grid);
-        return Err(Error::Divergence {
-            kernel: l.info.name,
-            workgroup: [w.x, w.y, w.z],
-            detail: format!("some invocations {} while others {}", at(st.diverge.0), at(st.diverge.1)),
         });
     }
     let short = status::TABLE_FULL | status::LOG_FULL | status::L1_FULL;

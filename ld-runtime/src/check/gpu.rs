@@ -378,7 +378,6 @@ impl Backend for GpuBackend<'_> {
             full_tables: h[header::STATUS_TARGETS as usize],
             l1_need: h[header::L1_COUNT as usize],
             log_need: h[header::LOG_NEED as usize],
-            diverge: (h[header::DIVERGE_A as usize], h[header::DIVERGE_B as usize]),
         })
     }
 

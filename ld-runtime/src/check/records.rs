@@ -125,7 +125,9 @@ pub(crate) fn report(
     records.truncate(max_records);
     let has_sb = info.barriers.iter().any(|b| b.kind == BarrierKind::Storage);
     let names: Vec<(String, Memory)> = targets.iter().map(|t| (t.name.to_string(), t.memory)).collect();
-    // Readers whose written words changed too: their racy value reached memory.
+    // Level 1 checks both ways: readers whose written words changed too
+    // (their racy value reached memory), and reads. (Level 2 checks reads
+    // only: where a value went is not known there.)
     let changed: std::collections::BTreeSet<(Level, u32, u32, Unit)> =
         records.iter().filter(|r| r.kind == RaceKind::ReadWrite && r.evidence == Evidence::Writes).map(|r| (r.level, r.round, r.region, r.unit_a)).collect();
     let note = |r: &Record| {
@@ -135,7 +137,7 @@ pub(crate) fn report(
         } else {
             super::note(r.level, names[r.target as usize].1, r.cross, r.kind, has_sb)
         };
-        let hidden = r.evidence == Evidence::Read && !changed.contains(&(r.level, r.round, r.region, r.unit_a));
+        let hidden = r.evidence == Evidence::Read && r.level == Level::InterWorkgroup && !changed.contains(&(r.level, r.round, r.region, r.unit_a));
         let value =
             hidden.then_some("the value read reached no memory the region wrote (it went into registers, atomics or a branch): only the read shows this race");
         match (barrier, value) {

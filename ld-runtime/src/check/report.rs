@@ -36,13 +36,17 @@ pub enum Level {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Evidence {
-    /// The paper's check: what a unit wrote differs when it runs on the
-    /// others' writes (ww: two units wrote a word; rw: a unit's written
-    /// words changed). `words` are the words written.
+    /// The paper's check: what a unit wrote differs (ww: two units wrote a
+    /// word, changing it; rw, between workgroups: a workgroup's written
+    /// words changed when it ran on the others' writes). `words` are the
+    /// words written.
     Writes,
-    /// A read in the second pass returned another unit's write of the same
-    /// epoch, whatever the value went into next (registers, atomics,
-    /// branches, memory). `words` are the words read; `units` is the reader.
+    /// A unit read a word another unit wrote in the same epoch (between
+    /// warps: a read of a word another warp's copy changed; between
+    /// workgroups: a read in level 1's second pass that returned another
+    /// workgroup's write), whatever the value went into next (registers,
+    /// atomics, branches, memory). `words` are the words read; `units` is
+    /// the reader.
     Read,
     /// Two lanes of one warp accessed the word in one region, at least one
     /// writing (ww: both wrote; rw: one read what another wrote), whatever

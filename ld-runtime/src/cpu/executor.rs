@@ -98,8 +98,8 @@ impl SharedSet {
     }
 }
 
-/// Per-invocation atomic logs of check mode: pass 1 appends the results an
-/// invocation uses (across regions), later passes replay from a position.
+/// Per-invocation atomic logs of check mode: its run appends the results an
+/// invocation uses (across regions), level 1's second pass replays them.
 pub struct AtomicLogs {
     pub mode: LogMode,
     pub logs: Vec<Vec<u32>>,
@@ -122,20 +122,10 @@ impl AtomicLogs {
         AtomicLogs { mode: LogMode::Record, logs: vec![vec![]; invocations], pos: vec![0; invocations] }
     }
 
-    /// Appends what the next pass uses.
-    pub fn record(&mut self) {
-        self.mode = LogMode::Record;
-    }
-
     /// Replays, each invocation from its own position.
     pub fn replay_from(&mut self, starts: &[usize]) {
         self.mode = LogMode::Replay;
         self.pos.copy_from_slice(starts);
-    }
-
-    /// Every invocation's log length (a pass's starting positions).
-    pub fn lens(&self) -> Vec<usize> {
-        self.logs.iter().map(|l| l.len()).collect()
     }
 
     fn for_invocation(&mut self, li: usize) -> AtomicLog<'_> {
@@ -191,17 +181,6 @@ impl Workgroup {
             fuel: vec![l.fuel; n],
             done: vec![false; n],
         }
-    }
-
-    /// The suspended state of every invocation, to re-run a region from.
-    pub fn snapshot(&self) -> (Vec<Box<dyn Invocation>>, Vec<u64>, Vec<bool>) {
-        (self.invocations.iter().map(|i| i.clone_box()).collect(), self.fuel.clone(), self.done.clone())
-    }
-
-    pub fn restore(&mut self, s: &(Vec<Box<dyn Invocation>>, Vec<u64>, Vec<bool>)) {
-        self.invocations = s.0.iter().map(|i| i.clone_box()).collect();
-        self.fuel = s.1.clone();
-        self.done = s.2.clone();
     }
 
     /// Runs every unfinished invocation to its next barrier (or end). With

@@ -9,9 +9,6 @@ use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 pub trait Invocation: Send {
     /// Runs until the next barrier or the end of the kernel.
     fn step(&mut self, cx: &mut Cx<'_>) -> Result<Yield, Fault>;
-    /// A copy of the suspended state (locals and position): check mode
-    /// re-runs a region from it.
-    fn clone_box(&self) -> Box<dyn Invocation>;
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -109,10 +106,10 @@ pub enum Fault {
     },
 }
 
-/// Check mode's treatment of atomics: pass 1 records the results an
-/// invocation uses, later passes replay them instead of touching memory
-/// again, so re-running a region neither applies an atomic twice nor sees a
-/// different (but race-free) interleaving.
+/// Check mode's treatment of atomics: its run records the results an
+/// invocation uses, and level 1's second pass replays them instead of
+/// touching memory again, so running the kernel again neither applies an
+/// atomic twice nor sees a different (but race-free) interleaving.
 pub enum AtomicLog<'a> {
     Off,
     Record { log: &'a mut Vec<u32> },
