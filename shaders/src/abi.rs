@@ -112,6 +112,12 @@ abi_struct! {
         pub values_off,
         pub flags_off,
         pub touch_off,
+        /// Check mode: per entry, the copies that accessed it in the epoch
+        /// (a bit per copy, [`MASK_COPIES`] at most), and per entry and
+        /// copy the mark an access leaves ([`Roles::mark_copies`] per
+        /// entry), which each barrier gathers into the mask.
+        pub masks_off,
+        pub marks_off,
         pub mirror_off,
         /// Storage: the table's keys inside the slot's meta area.
         pub keys_off,
@@ -329,6 +335,17 @@ impl Roles {
         !self.check && self.tag_groups == 0
     }
 
+    /// Access marks per entry in check mode (`TargetConfig::marks_off`):
+    /// one per copy where a mask can hold the copies, else one for all
+    /// (the sweep then visits every copy).
+    pub fn mark_copies(self) -> u32 {
+        if self.copies <= MASK_COPIES {
+            self.copies
+        } else {
+            1
+        }
+    }
+
     /// Pages per entry in the meta area: the lane tags, or one page of
     /// last writers ([`Roles::last_writers`]).
     pub fn meta_pages(self) -> u32 {
@@ -339,6 +356,10 @@ impl Roles {
         }
     }
 }
+
+/// Copies an entry's mask holds (a word of bits): with more, check mode's
+/// sweep visits every copy of an entry.
+pub const MASK_COPIES: u32 = 32;
 
 /// Tag words per copy at most (the engine reads them without a loop):
 /// lanes further apart than the words hold share a bit, which can only
@@ -420,7 +441,9 @@ pub fn slot_layout(shapes: &[Shape], roles: Roles) -> SlotLayout {
         values += e * pages as u64 * PAGE as u64;
         t.flags_off = values as u32;
         t.touch_off = (values + e) as u32;
-        values += 2 * e;
+        t.masks_off = (values + 2 * e) as u32;
+        t.marks_off = (values + 3 * e) as u32;
+        values += (3 + roles.mark_copies() as u64) * e;
         if storage {
             t.mirror_off = values as u32;
             values += e;
@@ -519,6 +542,7 @@ pub fn prelude(view: View) -> String {
         ("LD_S_LANES", status::LANES),
         ("LD_TAG_LANES", TAG_LANES),
         ("LD_TAG_GROUPS_MAX", TAG_GROUPS_MAX),
+        ("LD_MASK_COPIES", MASK_COPIES),
         ("LD_R_KIND", record::KIND),
         ("LD_R_TARGET", record::TARGET),
         ("LD_R_WG", record::WG),
@@ -589,15 +613,17 @@ mod tests {
     fn slots_place_targets_one_after_another() {
         let l = slot_layout(&[Shape::Storage { words: 1000, entries: 8, direct: false }, Shape::Shared { words: 100 }], Roles::check(2));
         let (a, b) = (&l.targets[0], &l.targets[1]);
-        // Storage: 8 entries of 1 + 2 role pages and 2 written-flag pages.
+        // Storage: 8 entries of 1 + 2 role pages and 2 written-flag pages;
+        // per entry its flags, mark, copy mask and two copies' marks.
         assert_eq!((a.entries, a.pages, a.first_entry, a.direct), (8, 5, 0, 0));
         assert_eq!((b.entries, b.pages, b.first_entry), (2, 3, 8));
         assert_eq!(a.flags_off, 8 * 5 * 64);
-        assert_eq!(a.mirror_off, a.flags_off + 16);
+        assert_eq!((a.touch_off, a.masks_off, a.marks_off), (a.flags_off + 8, a.flags_off + 16, a.flags_off + 24));
+        assert_eq!(a.mirror_off, a.flags_off + 40);
         assert_eq!(b.values_off, a.mirror_off + 8);
         assert_eq!(l.zero_from, b.values_off as u64);
         assert_eq!(b.flags_off, b.values_off + 2 * 3 * 64);
-        assert_eq!(l.list_off, b.flags_off as u64 + 4);
+        assert_eq!(l.list_off, b.flags_off as u64 + 10);
         assert_eq!(l.slot_values, l.list_off + 2 * 10);
         assert_eq!((a.keys_off, l.list_cap, l.slot_meta), (0, 10, 8));
         assert_eq!(l.heads, 16);

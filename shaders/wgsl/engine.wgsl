@@ -44,9 +44,10 @@ var<private> ld_sv: u32;
 var<private> ld_sm: u32;
 // Targets whose table had no room for a page (reported at the end).
 var<private> ld_full_bits: u32;
-// The copy's role page, and its written-flag page.
+// The copy's role page, its written-flag page, and its access mark.
 var<private> ld_cur_role: u32;
 var<private> ld_cur_flag: u32;
+var<private> ld_cur_mark: u32;
 
 // The dirty-entry lists: entries accessed since their epoch began. A
 // region pushes onto the current list; the region's last step carries the
@@ -108,6 +109,23 @@ fn ld_faddr(t: u32, e: u32) -> u32 {
 
 fn ld_taddr(t: u32, e: u32) -> u32 {
     return ld_sv + ld_cfg.t[t].touch_off + e;
+}
+
+// Check mode: an entry's mask of the copies that accessed it in the
+// epoch, and copy c's mark on it (set by the copy's accesses, gathered into
+// the mask at each barrier): the sweep visits only those copies. With more
+// copies than a mask holds, one mark stands for all and the sweep visits
+// every copy.
+fn ld_maddr(t: u32, e: u32) -> u32 {
+    return ld_sv + ld_cfg.t[t].masks_off + e;
+}
+
+fn ld_mark_copies() -> u32 {
+    return select(1u, ld_cfg.copies, ld_cfg.copies <= LD_MASK_COPIES);
+}
+
+fn ld_caddr(t: u32, e: u32, c: u32) -> u32 {
+    return ld_sv + ld_cfg.t[t].marks_off + e * ld_mark_copies() + c;
 }
 
 // A storage table's keys (claimed atomically) and their plain mirror.
@@ -324,12 +342,14 @@ fn ld_tags_reads() -> bool {
     return LD_CHECK || ld_det_tags();
 }
 
-// The kernel's hooks on every access to a target. A read marks its entry,
-// so the sweep at the region's end visits its tags (writes mark theirs).
+// The kernel's hooks on every access to a target. In check mode an access
+// marks its entry (a read too, so the sweep at the region's end visits its
+// tags) and the entry's mark of its copy.
 fn ld_on_read(t: u32, e: u32, w: u32) {
     if LD_CHECK {
         atomicOr(&ld_meta[ld_tag_addr(t, ld_copy, ld_lane() / LD_TAG_LANES, e, w)], ld_tag_bit(false));
         ld_val[ld_taddr(t, e)] = 1u;
+        ld_val[ld_caddr(t, e, ld_cur_mark)] = 1u;
     }
     ld_det_access(t, e, w, false);
 }
@@ -337,6 +357,7 @@ fn ld_on_read(t: u32, e: u32, w: u32) {
 fn ld_on_write(t: u32, e: u32, w: u32) {
     if LD_CHECK {
         atomicOr(&ld_meta[ld_tag_addr(t, ld_copy, ld_lane() / LD_TAG_LANES, e, w)], ld_tag_bit(true));
+        ld_val[ld_caddr(t, e, ld_cur_mark)] = 1u;
     }
     ld_det_access(t, e, w, true);
     if ld_det_writers() {
@@ -485,6 +506,7 @@ fn ld_l1_check_read(t: u32, k: u32, v: u32) {
 fn ld_begin_copy() {
     ld_cur_role = ld_cfg.role_p + ld_copy;
     ld_cur_flag = ld_cfg.set_pages + ld_copy;
+    ld_cur_mark = select(0u, ld_copy, ld_cfg.copies <= LD_MASK_COPIES);
     ld_pass_bases();
 }
 
@@ -559,6 +581,11 @@ fn ld_setup_storage(t: u32) {
         ld_val[ld_mirror(t, i)] = 0u;
         ld_val[ld_faddr(t, i)] = 0u;
         ld_val[ld_taddr(t, i)] = 0u;
+        ld_val[ld_maddr(t, i)] = 0u;
+    }
+    let marks = e * ld_mark_copies();
+    for (i = ld_li; i < marks; i += LD_WG_SIZE) {
+        ld_val[ld_sv + ld_cfg.t[t].marks_off + i] = 0u;
     }
 }
 
@@ -579,11 +606,46 @@ fn ld_scan() {
                 ld_list_push(ld_list_cur, t, e);
             }
             ld_val[fa] = f | LD_DIRTY1 | LD_USED;
+            if LD_CHECK {
+                let ma = ld_maddr(t, e);
+                ld_val[ma] = ld_val[ma] | ld_gather_marks(t, e);
+            }
         }
     }
 }
 
-// ------------------------------------------------------------ the region vote
+// Check mode: the copies whose marks are on entry e (cleared), as a mask;
+// none where the copies are more than a mask holds (the sweep then visits
+// them all).
+fn ld_gather_marks(t: u32, e: u32) -> u32 {
+    let n = select(0u, ld_cfg.copies, ld_cfg.copies <= LD_MASK_COPIES);
+    var m = 0u;
+    for (var c = 0u; c < n; c += LD_COPY_UNROLL) {
+        m |= ld_take_mark(t, e, c, n);
+        if LD_COPY_UNROLL > 1u {
+            m |= ld_take_mark(t, e, c + 1u, n);
+        }
+        if LD_COPY_UNROLL > 2u {
+            m |= ld_take_mark(t, e, c + 2u, n) | ld_take_mark(t, e, c + 3u, n);
+        }
+        if LD_COPY_UNROLL > 4u {
+            m |= ld_take_mark(t, e, c + 4u, n) | ld_take_mark(t, e, c + 5u, n) | ld_take_mark(t, e, c + 6u, n) | ld_take_mark(t, e, c + 7u, n);
+        }
+    }
+    return m;
+}
+
+fn ld_take_mark(t: u32, e: u32, c: u32, n: u32) -> u32 {
+    if c >= n {
+        return 0u;
+    }
+    let a = ld_caddr(t, e, c);
+    let v = ld_val[a];
+    ld_val[a] = 0u;
+    return select(0u, 1u << c, v != 0u);
+}
+
+// ------------------------------------------------------------ regions
 
 // What the settling after a step does: after the check, every role of
 // the entry is stored; after a fold, only where it committed.
@@ -634,6 +696,10 @@ struct LdWord {
     k: u32,
     mat: bool,
     b: u32,
+    // Check mode: the copies that accessed the entry in the epoch (a mask),
+    // or (more copies than a mask holds) how many to visit from copy 0.
+    mask: u32,
+    all: u32,
 }
 
 fn ld_word_at(t: u32, e: u32, w: u32, storage: bool) -> LdWord {
@@ -647,6 +713,8 @@ fn ld_word_at(t: u32, e: u32, w: u32, storage: bool) -> LdWord {
     let f = ld_flags(t, e);
     x.mat = (f & LD_MAT) != 0u;
     x.b = ld_base(t, e, w, x.k, f);
+    x.mask = ld_val[ld_maddr(t, e)];
+    x.all = select(0u, ld_cfg.copies, ld_cfg.copies > LD_MASK_COPIES);
     return x;
 }
 
@@ -670,9 +738,18 @@ fn ld_copy_word(x: LdWord, role: u32, flag: u32) -> u32 {
 // epoch (CROSS: every writer wrote it in an earlier region, across a
 // barrier that does not order this memory). Lanes of one copy that wrote
 // it twice, or read what another wrote, race within the warp. The region's
-// tags are then cleared, and the epoch ends (commit: B = P_c = U, the last
-// writer's value) or goes on (every P_c stored).
-fn ld_check_word(t: u32, e: u32, w: u32, storage: bool, spans: bool, commit: bool) {
+// tags are then cleared (but after the kernel's last region: the host
+// clears them before each dispatch), and the epoch ends (commit: B = P_c =
+// U, the last writer's value) or goes on.
+//
+// Only the copies that accessed the entry in the epoch (`x.mask`) can have
+// written it or hold tags: the loops visit them alone, one iteration each
+// (the entry's words share the mask, so lavapipe's SIMD groups agree on
+// the count). The others hold the base: where the epoch ends and the word
+// changed, a materialized entry's copies all take the union (a storage
+// entry's copies read the base where they did not write: the visited ones
+// forget their writes).
+fn ld_check_word(t: u32, e: u32, w: u32, storage: bool, spans: bool, commit: bool, last: bool) {
     let x = ld_word_at(t, e, w, storage);
     if x.k >= ld_cfg.t[t].words {
         return;
@@ -681,35 +758,13 @@ fn ld_check_word(t: u32, e: u32, w: u32, storage: bool, spans: bool, commit: boo
     // Races found are recorded after the loop (rare paths kept out of the
     // loop lavapipe runs for every copy).
     var acc = LdCheckAcc(x.b, LD_NONE, false, 0u, 0u, 0u, 0u);
-    // LD_COPY_UNROLL copies per iteration (up to eight), here and in the
-    // loop below: lavapipe caps the loop iterations of an invocation, and
-    // these run for every word; it also runs every call of the iteration,
-    // masked, where the copies run out, so no more than the default warp
-    // size gives (radix_sort's 64-invocation kernels, two copies: their
-    // check took half the time at two per iteration instead of eight).
-    for (var c = 0u; c < m; c += LD_COPY_UNROLL) {
+    var bits = x.mask;
+    while bits != 0u {
+        ld_check_copy(x, firstTrailingBit(bits), &acc);
+        bits &= bits - 1u;
+    }
+    for (var c = 0u; c < x.all; c++) {
         ld_check_copy(x, c, &acc);
-        if LD_COPY_UNROLL > 1u && c + 1u < m {
-            ld_check_copy(x, c + 1u, &acc);
-        }
-        if LD_COPY_UNROLL > 2u && c + 2u < m {
-            ld_check_copy(x, c + 2u, &acc);
-        }
-        if LD_COPY_UNROLL > 3u && c + 3u < m {
-            ld_check_copy(x, c + 3u, &acc);
-        }
-        if LD_COPY_UNROLL > 4u && c + 4u < m {
-            ld_check_copy(x, c + 4u, &acc);
-        }
-        if LD_COPY_UNROLL > 5u && c + 5u < m {
-            ld_check_copy(x, c + 5u, &acc);
-        }
-        if LD_COPY_UNROLL > 6u && c + 6u < m {
-            ld_check_copy(x, c + 6u, &acc);
-        }
-        if LD_COPY_UNROLL > 7u && c + 7u < m {
-            ld_check_copy(x, c + 7u, &acc);
-        }
     }
     if acc.pairs != 0u {
         ld_record_writers(x, m);
@@ -720,31 +775,47 @@ fn ld_check_word(t: u32, e: u32, w: u32, storage: bool, spans: bool, commit: boo
     if acc.intra != 0u {
         ld_record_lanes(x, m);
     }
-    for (var c = 0u; c < m; c += LD_COPY_UNROLL) {
-        ld_settle_copy(x, c, acc.u, commit);
-        if LD_COPY_UNROLL > 1u && c + 1u < m {
-            ld_settle_copy(x, c + 1u, acc.u, commit);
+    if !last {
+        let forget = commit && !x.mat;
+        bits = x.mask;
+        while bits != 0u {
+            ld_settle_copy(x, firstTrailingBit(bits), forget);
+            bits &= bits - 1u;
         }
-        if LD_COPY_UNROLL > 2u && c + 2u < m {
-            ld_settle_copy(x, c + 2u, acc.u, commit);
+        for (var c = 0u; c < x.all; c++) {
+            ld_settle_copy(x, c, forget);
         }
-        if LD_COPY_UNROLL > 3u && c + 3u < m {
-            ld_settle_copy(x, c + 3u, acc.u, commit);
-        }
-        if LD_COPY_UNROLL > 4u && c + 4u < m {
-            ld_settle_copy(x, c + 4u, acc.u, commit);
-        }
-        if LD_COPY_UNROLL > 5u && c + 5u < m {
-            ld_settle_copy(x, c + 5u, acc.u, commit);
-        }
-        if LD_COPY_UNROLL > 6u && c + 6u < m {
-            ld_settle_copy(x, c + 6u, acc.u, commit);
-        }
-        if LD_COPY_UNROLL > 7u && c + 7u < m {
-            ld_settle_copy(x, c + 7u, acc.u, commit);
+        // A loop that runs no iteration where nothing is to store (lavapipe
+        // would run the body of an `if`, masked).
+        let n = select(0u, m, commit && x.mat && acc.u != x.b);
+        for (var c = 0u; c < n; c += LD_COPY_UNROLL) {
+            ld_val[x.a + (ld_cfg.role_p + c) * x.stride] = acc.u;
+            if LD_COPY_UNROLL > 1u && c + 1u < n {
+                ld_val[x.a + (ld_cfg.role_p + c + 1u) * x.stride] = acc.u;
+            }
+            if LD_COPY_UNROLL > 2u && c + 2u < n {
+                ld_val[x.a + (ld_cfg.role_p + c + 2u) * x.stride] = acc.u;
+            }
+            if LD_COPY_UNROLL > 3u && c + 3u < n {
+                ld_val[x.a + (ld_cfg.role_p + c + 3u) * x.stride] = acc.u;
+            }
+            if LD_COPY_UNROLL > 4u && c + 4u < n {
+                ld_val[x.a + (ld_cfg.role_p + c + 4u) * x.stride] = acc.u;
+            }
+            if LD_COPY_UNROLL > 5u && c + 5u < n {
+                ld_val[x.a + (ld_cfg.role_p + c + 5u) * x.stride] = acc.u;
+            }
+            if LD_COPY_UNROLL > 6u && c + 6u < n {
+                ld_val[x.a + (ld_cfg.role_p + c + 6u) * x.stride] = acc.u;
+            }
+            if LD_COPY_UNROLL > 7u && c + 7u < n {
+                ld_val[x.a + (ld_cfg.role_p + c + 7u) * x.stride] = acc.u;
+            }
         }
     }
-    ld_val[x.a] = select(x.b, acc.u, commit);
+    if commit {
+        ld_val[x.a] = acc.u;
+    }
 }
 
 // What checking a word's copies in copy order carries from one to the next.
@@ -785,12 +856,14 @@ fn ld_lanes_race(s: vec3<u32>) -> u32 {
     return select(0u, LD_K_RW | LD_K_INTRA, s.x != 0u && s.y >= 2u);
 }
 
-// The region is done with copy c's word: its tags are cleared, and its
-// page holds the word (the union where the epoch ends).
-fn ld_settle_copy(x: LdWord, c: u32, u: u32, commit: bool) {
-    let p = ld_copy_word(x, ld_cfg.role_p + c, ld_cfg.set_pages + c);
-    ld_val[x.a + (ld_cfg.role_p + c) * x.stride] = select(p, u, commit);
+// The region is done with copy c's word: its tags are cleared, and where
+// a storage entry's epoch ends (`forget`), its written flag (the copy then
+// reads the base, the union).
+fn ld_settle_copy(x: LdWord, c: u32, forget: bool) {
     ld_clear_tags(x, c);
+    if forget {
+        ld_val[x.a + (ld_cfg.set_pages + c) * x.stride] = 0u;
+    }
 }
 
 // The write-write races of a word (see `ld_check_word`): consecutive epoch
@@ -888,7 +961,7 @@ fn ld_step_check(close: u32) {
         let item = ld_list_item(cur, j / LD_PAGE);
         let t = item >> 24u;
         let storage = ld_target_storage(t);
-        ld_check_word(t, item & 0xffffffu, j % LD_PAGE, storage, ld_target_spans(t), ld_orders(close, storage));
+        ld_check_word(t, item & 0xffffffu, j % LD_PAGE, storage, ld_target_spans(t), ld_orders(close, storage), close == LD_NONE);
     }
 }
 
@@ -906,13 +979,13 @@ fn ld_step_settle(step: u32, close: u32) {
 fn ld_settle(t: u32, e: u32, step: u32, commit: bool) {
     let a = ld_faddr(t, e);
     let f = ld_val[a];
-    // A fold that did not run (no commit) stored nothing.
     var g = f;
-    if step == LD_STEP_SETTLE_CHECK || commit {
-        g = g | LD_MAT | LD_BVALID;
-    }
+    // The check stores the base where the epoch ends (storage entries keep
+    // their written flags: see `ld_check_word`); a fold every role, where
+    // it ran. A new epoch starts with no copy in the entry's mask.
     if commit {
-        g = g & ~LD_DIRTY1;
+        g = (g | LD_BVALID | select(0u, LD_MAT, step == LD_STEP_SETTLE_FOLD)) & ~LD_DIRTY1;
+        ld_val[ld_maddr(t, e)] = 0u;
     }
     ld_val[a] = g;
     // The region's last step carries what is still dirty to the next list.
