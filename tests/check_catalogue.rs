@@ -570,10 +570,13 @@ fn ww_on_storage_own_workgroup_word_is_clean() {
 
 #[test]
 fn rw_on_storage_between_workgroups() {
-    // The read of data[0] changes what workgroups 1..3 store into `out`.
-    let outs = expect_race("rw_storage_wgs", 32, &data_out("rw_storage_wgs"), &[rw(ST, WGS, "out")]);
+    // Workgroups 1..3 read data[0], which workgroup 0 writes: the race is
+    // reported at the read, on `data`, each reader named.
+    let outs = expect_race("rw_storage_wgs", 32, &data_out("rw_storage_wgs"), &[rw(ST, WGS, "data").read()]);
     for o in &outs {
         assert!(!o.report.races.iter().any(|r| r.kind == RaceKind::WriteWrite), "no ww here\n{}", o.report);
+        let readers: Vec<u32> = o.report.races.iter().flat_map(|r| r.units.iter().map(|u| u.workgroup[0])).collect();
+        assert!(readers.len() == 3 && (1..4).all(|w| readers.contains(&w)), "readers 1..3: {readers:?}\n{}", o.report);
     }
 }
 
@@ -735,7 +738,7 @@ fn handoff_own_wg(data: &mut [u32], out: &mut [u32]) {
 
 #[test]
 fn storage_barrier_does_not_order_workgroups() {
-    expect_race("handoff_between_wgs", 32, &data_out("handoff_between_wgs"), &[rw(ST, WGS, "out").note(&["storage_barrier", "between workgroups"])]);
+    expect_race("handoff_between_wgs", 32, &data_out("handoff_between_wgs"), &[rw(ST, WGS, "data").read().note(&["storage_barrier", "between workgroups"])]);
 }
 
 #[test]
@@ -932,7 +935,7 @@ fn relaxed_atomic_flag_does_not_publish_plain_data() {
     // that race is found only on schedules where the check's run sees the
     // store, and is not a fixed verdict to test (see README, known
     // limitations).
-    expect_race("relaxed_flag", 32, &flags("relaxed_flag", 1), &[rw(ST, WGS, "out")]);
+    expect_race("relaxed_flag", 32, &flags("relaxed_flag", 1), &[rw(ST, WGS, "data").read()]);
 }
 
 #[test]

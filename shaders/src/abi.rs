@@ -60,7 +60,8 @@ abi_struct! {
         pub barriers,
         /// Role pages of an entry, and the first copy's page in it (the
         /// base is page 0). Storage entries add a written-flag page per copy
-        /// after them (`set_pages + c`).
+        /// after them (`set_pages + c`), and in check mode a read page
+        /// (`set_pages + copies`).
         pub set_pages,
         pub role_p,
         /// Scratch words per slot, in the values and the meta buffers.
@@ -288,7 +289,10 @@ pub mod l1 {
     /// Next record of the same page / of the same workgroup, plus one (0: end).
     pub const NEXT_PAGE: u32 = 3;
     pub const NEXT_WG: u32 = 4;
-    pub const WORDS: u32 = 5;
+    /// Check mode: the page's words the workgroup read (a bit per word,
+    /// two words).
+    pub const READS: u32 = 5;
+    pub const WORDS: u32 = 7;
 }
 
 /// The roles of an entry: which of its pages holds what.
@@ -300,6 +304,10 @@ pub struct Roles {
     pub p: u32,
     /// Written-flag pages a storage entry adds (one per copy).
     pub flags: u32,
+    /// Check mode: the page a storage entry adds after its flags, where
+    /// each word the workgroup read holds the dispatch's stamp (level 1's
+    /// read-write check).
+    pub reads: u32,
     /// Lane-tag pages per copy (in the meta area; see [`Config::tag_groups`]).
     pub tag_groups: u32,
     /// Check mode (lane tags at every warp size: its read checks use them).
@@ -310,12 +318,12 @@ impl Roles {
     /// Check mode: the epoch's base and `M` copies (one pass per region:
     /// the lane tags, not a second run, show the reads that raced).
     pub fn check(copies: u32) -> Roles {
-        Roles { copies, pages: 1 + copies, p: 1, flags: copies, tag_groups: 0, check: true }
+        Roles { copies, pages: 1 + copies, p: 1, flags: copies, reads: 1, tag_groups: 0, check: true }
     }
 
     /// Deterministic mode: base and `M` copies.
     pub fn deterministic(copies: u32) -> Roles {
-        Roles { check: false, ..Roles::check(copies) }
+        Roles { check: false, reads: 0, ..Roles::check(copies) }
     }
 
     /// With lane tags for warps of `warp_size` invocations: per copy and
@@ -434,7 +442,7 @@ pub fn slot_layout(shapes: &[Shape], roles: Roles) -> SlotLayout {
             zero_from = Some(values);
         }
         assert!(!storage || zero_from.is_none(), "storage targets come before workgroup arrays");
-        let pages = roles.pages + if storage { roles.flags } else { 0 };
+        let pages = roles.pages + if storage { roles.flags + roles.reads } else { 0 };
         let direct = matches!(s, Shape::Storage { direct: true, .. }) as u32;
         let mut t =
             TargetConfig { words: s.words(), entries: e as u32, first_entry: first as u32, pages, values_off: values as u32, direct, ..Default::default() };
@@ -563,6 +571,7 @@ pub fn prelude(view: View) -> String {
         ("LD_L1_WORDS", l1::WORDS),
         ("LD_L1_NEXT_PAGE", l1::NEXT_PAGE),
         ("LD_L1_NEXT_WG", l1::NEXT_WG),
+        ("LD_L1_READS", l1::READS),
         ("LD_NO_BARRIER", record::NO_BARRIER),
     ];
     for (name, v) in consts {
@@ -613,11 +622,12 @@ mod tests {
     fn slots_place_targets_one_after_another() {
         let l = slot_layout(&[Shape::Storage { words: 1000, entries: 8, direct: false }, Shape::Shared { words: 100 }], Roles::check(2));
         let (a, b) = (&l.targets[0], &l.targets[1]);
-        // Storage: 8 entries of 1 + 2 role pages and 2 written-flag pages;
-        // per entry its flags, mark, copy mask and two copies' marks.
-        assert_eq!((a.entries, a.pages, a.first_entry, a.direct), (8, 5, 0, 0));
+        // Storage: 8 entries of 1 + 2 role pages, 2 written-flag pages and
+        // a read page; per entry its flags, mark, copy mask and two copies'
+        // marks.
+        assert_eq!((a.entries, a.pages, a.first_entry, a.direct), (8, 6, 0, 0));
         assert_eq!((b.entries, b.pages, b.first_entry), (2, 3, 8));
-        assert_eq!(a.flags_off, 8 * 5 * 64);
+        assert_eq!(a.flags_off, 8 * 6 * 64);
         assert_eq!((a.touch_off, a.masks_off, a.marks_off), (a.flags_off + 8, a.flags_off + 16, a.flags_off + 24));
         assert_eq!(a.mirror_off, a.flags_off + 40);
         assert_eq!(b.values_off, a.mirror_off + 8);

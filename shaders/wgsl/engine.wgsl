@@ -757,7 +757,7 @@ fn ld_check_word(t: u32, e: u32, w: u32, storage: bool, spans: bool, commit: boo
     let m = ld_cfg.copies;
     // Races found are recorded after the loop (rare paths kept out of the
     // loop lavapipe runs for every copy).
-    var acc = LdCheckAcc(x.b, LD_NONE, false, 0u, 0u, 0u, 0u);
+    var acc = LdCheckAcc(x.b, LD_NONE, false, 0u, 0u, 0u, 0u, 0u);
     var bits = x.mask;
     while bits != 0u {
         ld_check_copy(x, firstTrailingBit(bits), &acc);
@@ -774,6 +774,11 @@ fn ld_check_word(t: u32, e: u32, w: u32, storage: bool, spans: bool, commit: boo
     }
     if acc.intra != 0u {
         ld_record_lanes(x, m);
+    }
+    // Level 1 checks the workgroup's reads of storage against the others'
+    // writes (`ld_publish`).
+    if storage && acc.read != 0u {
+        ld_val[x.a + (ld_cfg.set_pages + m) * x.stride] = ld_cfg.stamp;
     }
     if !last {
         let forget = commit && !x.mat;
@@ -825,11 +830,13 @@ struct LdCheckAcc {
     last: u32,
     last_here: bool,
     // Write-write pairs; copies that read the word and left it at the base;
-    // epoch writers that wrote it in this region; copies whose lanes raced.
+    // epoch writers that wrote it in this region; copies whose lanes raced;
+    // copies that read it.
     pairs: u32,
     readers: u32,
     here: u32,
     intra: u32,
+    read: u32,
 }
 
 fn ld_check_copy(x: LdWord, c: u32, acc: ptr<function, LdCheckAcc>) {
@@ -845,6 +852,7 @@ fn ld_check_copy(x: LdWord, c: u32, acc: ptr<function, LdCheckAcc>) {
     (*acc).readers += select(0u, 1u, s.z != 0u && !writes);
     (*acc).here += select(0u, 1u, writes && here);
     (*acc).intra += select(0u, 1u, ld_lanes_race(s) != 0u);
+    (*acc).read += select(0u, 1u, s.z != 0u);
 }
 
 // A copy's tally as an intra-warp race: two lanes wrote the word
@@ -1084,12 +1092,13 @@ fn ld_l1_head(t: u32, page: u32) -> u32 {
 // kernel would run with one invocation per page (a page's words one after
 // another) and which lavapipe would compile into every kernel.
 
-// The slot's pages that changed a word of the user's buffer become level-1
-// records, linked per page and per workgroup (pages only read, or written
-// with the values they held, are no level-1 writes: the CPU reference
-// publishes the same): the entries (one invocation per entry), the words
-// that changed (one per word: the entry's mark), a record per marked entry,
-// then their words. An entry's mark holds its record.
+// The slot's pages that changed a word of the user's buffer, or (check
+// mode) that the workgroup read, become level-1 records, linked per page
+// and per workgroup (pages written with the values they held are no
+// level-1 writes: the CPU reference publishes the same): the entries (one
+// invocation per entry), the words that changed or were read (one per
+// word: the entry's mark), a record per marked entry, then their words and
+// read bits. An entry's mark holds its record.
 fn ld_publish(t: u32) {
     if ld_li == 0u {
         atomicStore(&ld_list_n[0], 0u);
@@ -1109,7 +1118,7 @@ fn ld_publish(t: u32) {
         let e = ld_list_item(0u, j / LD_PAGE) & 0xffffffu;
         let w = j % LD_PAGE;
         let k = ld_key_page(t, e) * LD_PAGE + w;
-        if k < words && ld_base(t, e, w, k, ld_flags(t, e)) != ld_user(t, k) {
+        if k < words && (ld_base(t, e, w, k, ld_flags(t, e)) != ld_user(t, k) || ld_word_read(t, e, w)) {
             ld_val[ld_taddr(t, e)] = 1u;
         }
     }
@@ -1133,8 +1142,18 @@ fn ld_publish(t: u32) {
     for (var j = ld_li; j < m; j += LD_WG_SIZE) {
         let e = ld_list_item(1u, j / LD_PAGE) & 0xffffffu;
         let r = ld_val[ld_taddr(t, e)];
-        ld_l1v[r * LD_PAGE + j % LD_PAGE] = ld_val[ld_vaddr(t, 0u, e, j % LD_PAGE)];
+        let w = j % LD_PAGE;
+        ld_l1v[r * LD_PAGE + w] = ld_val[ld_vaddr(t, 0u, e, w)];
+        if ld_word_read(t, e, w) {
+            atomicOr(&ld_l1[ld_cfg.l1_headers + r * LD_L1_WORDS + LD_L1_READS + w / 32u], 1u << (w % 32u));
+        }
     }
+}
+
+// Check mode: whether the workgroup read word w of storage entry e (see
+// `ld_check_word`).
+fn ld_word_read(t: u32, e: u32, w: u32) -> bool {
+    return ld_cfg.mode == LD_MODE_CHECK && ld_val[ld_vaddr(t, ld_cfg.set_pages + ld_cfg.copies, e, w)] == ld_cfg.stamp;
 }
 
 fn ld_link_record(t: u32, r: u32, page: u32) {
@@ -1144,6 +1163,8 @@ fn ld_link_record(t: u32, r: u32, page: u32) {
     atomicStore(&ld_l1[h + LD_L1_WG], ld_wg);
     atomicStore(&ld_l1[h + LD_L1_NEXT_PAGE], atomicExchange(&ld_l1[ld_cfg.t[t].heads_off + page], r + 1u));
     atomicStore(&ld_l1[h + LD_L1_NEXT_WG], atomicExchange(&ld_l1[ld_cfg.l1_wg_heads + ld_wg], r + 1u));
+    atomicStore(&ld_l1[h + LD_L1_READS], 0u);
+    atomicStore(&ld_l1[h + LD_L1_READS + 1u], 0u);
 }
 
 // This workgroup's record of a page (+1; 0: none).

@@ -1,11 +1,14 @@
-// Level 1 (paper section 4.4): after the first pass every workgroup has
-// published the pages it changed as records, linked per page. The sweeps
-// take a page at its list's head record, four words per invocation, and
-// walk the page's writers: two workgroups that changed a word race
-// write-write; the union takes the value of the last writer in workgroup
-// order (deterministic mode writes it straight into the user's buffer: the
-// ordered fold). Work is proportional to the records,
-// not to the buffer: `args` sizes the indirect dispatch from their count.
+// Level 1 (paper section 4.4): after the kernel's run every workgroup has
+// published the pages it changed (in check mode also those it read, with
+// the words it read) as records, linked per page. The sweeps take a page
+// at its list's head record, four words per invocation, and walk the
+// page's records: two workgroups that changed a word race write-write; a
+// workgroup that read a word another changed races read-write (nothing
+// orders the workgroups of a dispatch); the union takes the value of the
+// last writer in workgroup order (deterministic mode writes it straight
+// into the user's buffer: the ordered fold). Work is proportional to the
+// records, not to the buffer: `args` sizes the indirect dispatch from
+// their count.
 
 @group(0) @binding(0) var<storage, read_write> ld_user_buf: array<u32>;
 @group(0) @binding(1) var<storage, read_write> ld_args: array<u32>;
@@ -59,11 +62,11 @@ fn ld_head_page(r: u32) -> u32 {
     return page;
 }
 
-fn ld_l1_record(a: u32, b: u32, k: u32) {
+fn ld_l1_record(kind: u32, a: u32, b: u32, k: u32) {
     let i = atomicAdd(&ld_rec[LD_H_COUNT], 1u);
     if i < ld_cfg.rec_cap {
         let o = ld_cfg.rec_off + i * LD_R_WORDS;
-        ld_val[o + LD_R_KIND] = LD_K_LEVEL1;
+        ld_val[o + LD_R_KIND] = LD_K_LEVEL1 | kind;
         ld_val[o + LD_R_TARGET] = ld_cfg.target_id;
         ld_val[o + LD_R_WG] = a;
         ld_val[o + LD_R_A] = a;
@@ -101,9 +104,12 @@ fn ld_store_user(k0: u32, u: vec4<u32>) {
 // One page headed by record r, in one walk of its list (any order: the
 // workgroups published it concurrently): the words each writer changed, the
 // lowest and the highest workgroup that changed each, and the highest's
-// value, which the union keeps (the last writer in workgroup order). Two
-// writers of a word race; the rare second walk records them. Linear in the
-// writers: lavapipe caps an invocation's loop iterations.
+// value, which the union keeps (the last writer in workgroup order), and
+// whether a workgroup read each. Two writers of a word race, and a reader
+// that left it as it was with a writer (one that wrote it too races
+// write-write with the others: as level 2 judges a warp); the rare second
+// walks record them.
+// Linear in the records: lavapipe caps an invocation's loop iterations.
 fn ld_merge_page(r: u32, page: u32, w: u32) {
     let k0 = page * LD_PAGE + 4u * w;
     let b = ld_user_vec(k0);
@@ -112,6 +118,7 @@ fn ld_merge_page(r: u32, page: u32, w: u32) {
     var writers = vec4<u32>(0u);
     var lo = vec4<u32>(LD_NONE);
     var hi = vec4<u32>(0u);
+    var read = vec4<bool>(false);
     var q = r + 1u;
     loop {
         if q == 0u {
@@ -127,9 +134,13 @@ fn ld_merge_page(r: u32, page: u32, w: u32) {
         hi = select(hi, g, last);
         lo = select(lo, g, changed & (g < lo));
         writers += select(vec4<u32>(0u), vec4<u32>(1u), changed);
+        read = read | ld_reads(rec, w);
     }
     if any(writers > vec4<u32>(1u)) && ld_cfg.mode == LD_MODE_CHECK {
         ld_record_clashes(r, k0, b, inside, lo);
+    }
+    if any(read & (writers != vec4<u32>(0u))) && ld_cfg.mode == LD_MODE_CHECK {
+        ld_record_readers(r, k0, b, inside, writers);
     }
     if ld_cfg.mode == LD_MODE_DET {
         ld_store_user(k0, u);
@@ -147,6 +158,33 @@ fn ld_user_vec(k0: u32) -> vec4<u32> {
     return vec4<u32>(ld_user_word(k0, words), ld_user_word(k0 + 1u, words), ld_user_word(k0 + 2u, words), ld_user_word(k0 + 3u, words));
 }
 
+// The words 4w..4w+3 of its page that record rec's workgroup read.
+fn ld_reads(rec: u32, w: u32) -> vec4<bool> {
+    let bits = ld_l1[ld_hdr(rec) + LD_L1_READS + (4u * w) / 32u] >> ((4u * w) % 32u);
+    return (vec4<u32>(bits) & vec4<u32>(1u, 2u, 4u, 8u)) != vec4<u32>(0u);
+}
+
+// A word's readers that did not change it race with its writers: one
+// record per reader, the reader named.
+fn ld_record_readers(r: u32, k0: u32, b: vec4<u32>, inside: vec4<bool>, writers: vec4<u32>) {
+    let w = (k0 % LD_PAGE) / 4u;
+    var q = r + 1u;
+    loop {
+        if q == 0u {
+            break;
+        }
+        let rec = q - 1u;
+        let g = ld_l1[ld_hdr(rec) + LD_L1_WG];
+        q = ld_l1[ld_hdr(rec) + LD_L1_NEXT_PAGE];
+        let racy = ld_reads(rec, w) & !((ld_l1v[rec * LD_LANES + w] != b) & inside) & (writers != vec4<u32>(0u));
+        for (var c = 0u; c < 4u; c++) {
+            if racy[c] {
+                ld_l1_record(LD_K_RW | LD_K_READ, g, LD_NONE, k0 + c);
+            }
+        }
+    }
+}
+
 // A word's writers race with its first (lowest) writer `lo`: one record
 // per later writer.
 fn ld_record_clashes(r: u32, k0: u32, b: vec4<u32>, inside: vec4<bool>, lo: vec4<u32>) {
@@ -162,7 +200,7 @@ fn ld_record_clashes(r: u32, k0: u32, b: vec4<u32>, inside: vec4<bool>, lo: vec4
         let changed = (ld_l1v[rec * LD_LANES + w] != b) & inside;
         for (var c = 0u; c < 4u; c++) {
             if changed[c] && g != lo[c] {
-                ld_l1_record(lo[c], g, k0 + c);
+                ld_l1_record(0u, lo[c], g, k0 + c);
             }
         }
     }

@@ -19,13 +19,15 @@ use std::sync::atomic::Ordering::Relaxed;
 
 const P: usize = PAGE as usize;
 
-/// A workgroup's final page of a storage target, published for level 1.
+/// A workgroup's final page of a storage target, published for level 1,
+/// and (check mode) the words of it the workgroup read.
 #[derive(Clone)]
 struct Published {
     target: u32,
     page: u32,
     workgroup: u32,
     values: [u32; P],
+    read: u64,
 }
 
 pub(crate) struct CpuBackend<'l, 'a> {
@@ -168,9 +170,10 @@ impl<'l, 'a> CpuBackend<'l, 'a> {
         if mode == MODE_SECOND {
             self.compare_level1(&mem, wgl, round, &mut out.records);
         } else {
-            for (t, page, values) in mem.final_pages() {
-                if (0..P as u32).any(|w| page * PAGE + w < lay.shapes[t as usize].words() && values[w as usize] != self.user(t, page * PAGE + w)) {
-                    out.published.push(Published { target: t, page, workgroup: wgl, values });
+            for (t, page, values, read) in mem.final_pages() {
+                let changed = (0..P as u32).any(|w| page * PAGE + w < lay.shapes[t as usize].words() && values[w as usize] != self.user(t, page * PAGE + w));
+                if changed || read != 0 {
+                    out.published.push(Published { target: t, page, workgroup: wgl, values, read });
                 }
             }
             out.logs = logs.logs;
@@ -186,7 +189,7 @@ impl<'l, 'a> CpuBackend<'l, 'a> {
         for r in self.published.iter().filter(|r| r.workgroup == wg) {
             pages.insert((r.target, r.page), ());
         }
-        for (t, page, _) in mem.final_pages() {
+        for (t, page, _, _) in mem.final_pages() {
             pages.insert((t, page), ());
         }
         let region = (record::NO_BARRIER << 16) | record::NO_BARRIER;
@@ -333,6 +336,14 @@ impl Backend for CpuBackend<'_, '_> {
                         }
                         first.get_or_insert(r.workgroup);
                         v = x;
+                    }
+                }
+                // A reader that left the word as it was races with its
+                // writers (one that wrote it races write-write).
+                for r in writers.iter().filter(|r| mode == MODE_CHECK && r.read >> w & 1 != 0 && r.values[w as usize] == b0) {
+                    if first.is_some() {
+                        let kind = record::RW | record::LEVEL1 | record::READ;
+                        records.push([kind, t, r.workgroup, r.workgroup, NONE, k, region, self.round]);
                     }
                 }
                 u[w as usize] = v;
@@ -485,6 +496,7 @@ impl<'x> Copies<'x> {
             sweep::det_access(e, roles, w, c, lane, false)
         } else {
             sweep::tag(e, roles, w, c, lane, false);
+            e.read |= 1 << w;
             false
         };
         e.dirty1 = true;
@@ -505,14 +517,15 @@ impl<'x> Copies<'x> {
         self.targets[t as usize].entries.get(&(k / PAGE)).map(|e| e.roles[0][(k % PAGE) as usize])
     }
 
-    fn final_pages(&self) -> Vec<(u32, u32, [u32; P])> {
+    /// Every storage page's final base, and the words of it read.
+    fn final_pages(&self) -> Vec<(u32, u32, [u32; P], u64)> {
         let mut out = Vec::new();
         for (t, tm) in self.targets.iter().enumerate().filter(|(_, tm)| tm.storage) {
             for (page, e) in &tm.entries {
-                out.push((t as u32, *page, e.roles[0]));
+                out.push((t as u32, *page, e.roles[0], e.read));
             }
         }
-        out.sort_by_key(|(t, p, _)| (*t, *p));
+        out.sort_by_key(|(t, p, _, _)| (*t, *p));
         out
     }
 

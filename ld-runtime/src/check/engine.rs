@@ -10,7 +10,7 @@ use super::records::Raw;
 use super::CheckOptions;
 use crate::error::{Error, Result};
 use crate::kernel::KernelInfo;
-use ld_shaders::abi::{guard, status, MODE_CHECK, MODE_DETERMINISTIC, MODE_SECOND};
+use ld_shaders::abi::{guard, status, MODE_CHECK, MODE_DETERMINISTIC};
 
 /// What a run reports besides races.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -153,9 +153,6 @@ fn check_runs(b: &mut dyn Backend, mut l: Layout, words: &[u64], opts: &CheckOpt
         }
         if l.has_storage_targets() {
             b.level1(MODE_CHECK)?;
-            if plan.level1.is_some() {
-                b.run(MODE_SECOND, round)?;
-            }
             let st = status(b, on_fault)?;
             if let Some(grown) = grow(&l, &st, words, opts, limits)? {
                 (l, retries) = (grown, retries + 1);

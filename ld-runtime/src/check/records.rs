@@ -125,24 +125,12 @@ pub(crate) fn report(
     records.truncate(max_records);
     let has_sb = info.barriers.iter().any(|b| b.kind == BarrierKind::Storage);
     let names: Vec<(String, Memory)> = targets.iter().map(|t| (t.name.to_string(), t.memory)).collect();
-    // Level 1 checks both ways: readers whose written words changed too
-    // (their racy value reached memory), and reads. (Level 2 checks reads
-    // only: where a value went is not known there.)
-    let changed: std::collections::BTreeSet<(Level, u32, u32, Unit)> =
-        records.iter().filter(|r| r.kind == RaceKind::ReadWrite && r.evidence == Evidence::Writes).map(|r| (r.level, r.round, r.region, r.unit_a)).collect();
     let note = |r: &Record| {
         // Exact mode watches lanes one by one: nothing depends on their order.
-        let barrier = if r.evidence == Evidence::Access && r.level == Level::IntraWarp {
+        if r.evidence == Evidence::Access && r.level == Level::IntraWarp {
             None
         } else {
             super::note(r.level, names[r.target as usize].1, r.cross, r.kind, has_sb)
-        };
-        let hidden = r.evidence == Evidence::Read && r.level == Level::InterWorkgroup && !changed.contains(&(r.level, r.round, r.region, r.unit_a));
-        let value =
-            hidden.then_some("the value read reached no memory the region wrote (it went into registers, atomics or a branch): only the read shows this race");
-        match (barrier, value) {
-            (Some(b), Some(v)) => Some(format!("{b}; {v}")),
-            (b, v) => b.or(v.map(String::from)),
         }
     };
     let mut races = report::aggregate(&records, &names, &regions.list, &note);

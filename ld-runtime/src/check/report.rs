@@ -109,8 +109,8 @@ pub struct Race {
     pub variable: String,
     pub level: Level,
     pub region: Region,
-    /// ww: the two writers (in unit order); rw: the unit whose result changed
-    /// when it saw the others' writes. At level 2 the workgroup is the first
+    /// ww: the two writers (in unit order); rw: the reader. At level 2 the
+    /// workgroup is the first
     /// of `workgroups`, every one of which had this same race.
     pub units: Vec<Unit>,
     /// Level 2: the workgroups where these warps raced on these words.

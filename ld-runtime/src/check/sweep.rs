@@ -18,12 +18,14 @@ pub(crate) struct Entry {
     pub tags: Vec<[u32; PAGE as usize]>,
     /// Accessed since the memory's epoch began.
     pub dirty1: bool,
+    /// Check mode: the words the workgroup read (level 1's read-write check).
+    pub read: u64,
 }
 
 impl Entry {
     /// Every role holding `page`.
     pub fn new(roles: Roles, page: [u32; PAGE as usize]) -> Self {
-        Entry { roles: vec![page; roles.pages as usize], tags: vec![[0; PAGE as usize]; (roles.copies * roles.tag_groups) as usize], dirty1: false }
+        Entry { roles: vec![page; roles.pages as usize], tags: vec![[0; PAGE as usize]; (roles.copies * roles.tag_groups) as usize], dirty1: false, read: 0 }
     }
 }
 
