@@ -1017,8 +1017,8 @@ fn many_races_read_as_a_summary_and_groups() {
 
 /// RACE-FREE: stream compaction. Every kept element gets a distinct slot
 /// from `counter.fetch_add(1)` and is the only writer of `out[slot]`. (The
-/// check must run each atomic once, and level 1's second pass replay its
-/// results, or the slots would collide and look like a race.)
+/// check must run each atomic once, or the slots would collide and look
+/// like a race.)
 #[ld::kernel(workgroup_size = 64)]
 fn compact(input: &[u32], counter: &[AtomicU32], out: &mut [u32]) {
     let g = global_id().x;

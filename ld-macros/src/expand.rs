@@ -279,7 +279,6 @@ fn kernel_impl(m: &Module, f: &syn::ItemFn) -> syn::Result<TokenStream> {
         let line = quote::quote_spanned!(span=> line!());
         quote!(__ld::BarrierInfo { id: #id, kind: #kind, line: #line })
     });
-    let atomic_results = analysis::targets::uses_atomic_results(m);
     // The body's text for report snippets; `line!()` at its opening brace
     // numbers its first line as the twin's sites number theirs.
     let body = f.block.brace_token.span.join();
@@ -303,7 +302,6 @@ fn kernel_impl(m: &Module, f: &syn::ItemFn) -> syn::Result<TokenStream> {
             wgsl_instrumented: #instrumented,
             wgsl_folded: #folded,
             sites: [#native_sites, #instrumented_sites, #folded_sites],
-            atomic_results: #atomic_results,
             new_invocation: ld_new_invocation,
             source: __ld::Source { file: #body_file, first_line: #body_line, text: #body_text },
         };

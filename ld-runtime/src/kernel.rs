@@ -29,16 +29,13 @@ pub struct KernelInfo {
     /// bound as their words), and the engine's buffers in `@group(1)` (see
     /// `ld_shaders::abi`).
     pub wgsl_instrumented: &'static str,
-    /// The folded kernel of deterministic mode and level 1's second pass:
-    /// the instrumented kernel's bindings, each region run once.
+    /// The folded kernel of deterministic mode: the instrumented kernel's
+    /// bindings, each region folded at its barrier.
     pub wgsl_folded: &'static str,
     /// Where each guarded access and loop is in the kernel's source, by
     /// the site number the guard records, one table per WGSL text (native,
     /// instrumented, folded: `ld_shaders::abi::guard`'s variants).
     pub sites: [&'static [Site]; 3],
-    /// Whether the kernel uses the results of atomic operations (check
-    /// mode logs them, and level 1's second pass replays them).
-    pub atomic_results: bool,
     /// A fresh invocation of the CPU twin.
     pub new_invocation: fn() -> Box<dyn Invocation>,
     /// Where the kernel is written, for the snippets of reports.
@@ -111,7 +108,7 @@ pub struct ParamInfo {
 pub enum CheckClass {
     /// Never written (scalars, `&[T]`): cannot race.
     ReadOnly,
-    /// Every access is atomic: never a data race (results are replayed).
+    /// Every access is atomic: never a data race (each runs once, live).
     Atomic,
     /// Written with plain stores: privatized.
     Target,

@@ -29,7 +29,7 @@ abi_struct! {
     /// (`@group(1) @binding(CONFIG)`), followed by one [`TargetConfig`] per
     /// privatized memory.
     pub struct Config as "LdConfig" {
-        /// [`MODE_CHECK`], [`MODE_SECOND`] or [`MODE_DETERMINISTIC`].
+        /// [`MODE_CHECK`] or [`MODE_DETERMINISTIC`].
         pub mode,
         /// Invocations per warp (a level-2 unit).
         pub warp_size,
@@ -46,9 +46,6 @@ abi_struct! {
         /// batch's workgroup `i` runs in scratch slot `i`.
         pub wg_offset,
         pub wg_count,
-        pub invocations,
-        /// Atomic results logged per invocation (0: the kernel uses none).
-        pub log_cap,
         /// Race records kept.
         pub rec_cap,
         /// The values buffer starts with the table of regions seen, then
@@ -75,10 +72,9 @@ abi_struct! {
         pub entries_total,
         /// Unique to this dispatch: marks the words written in it.
         pub stamp,
-        /// Level-1 page records: capacity, and where the per-workgroup list
-        /// heads and the record headers start in the level-1 meta buffer.
+        /// Level-1 page records: capacity, and where the record headers
+        /// start in the level-1 meta buffer (after the page list heads).
         pub l1_cap,
-        pub l1_wg_heads,
         pub l1_headers,
         /// Engine shaders: the target they work on.
         pub target_id,
@@ -136,10 +132,7 @@ abi_struct! {
 
 /// The mode of a dispatch.
 pub const MODE_CHECK: u32 = 0;
-/// Level 1's second pass: every workgroup sees the union of the others'
-/// writes and its own pass-1 writes undone.
-pub const MODE_SECOND: u32 = 1;
-pub const MODE_DETERMINISTIC: u32 = 2;
+pub const MODE_DETERMINISTIC: u32 = 1;
 
 /// Words per page: the unit of allocation, of dirty tracking, and of
 /// level-1 records.
@@ -162,17 +155,15 @@ pub mod binding {
     pub const VALUES: u32 = 2;
     /// Per-slot scratch: the storage tables' keys (claimed atomically).
     pub const META: u32 = 3;
-    /// Atomic results, per invocation of the dispatch.
-    pub const LOG: u32 = 4;
     /// Level 1: list heads and record headers (atomic).
-    pub const L1_META: u32 = 5;
+    pub const L1_META: u32 = 4;
     /// Level 1: each record's 64 words (a workgroup's final page).
-    pub const L1_VALUES: u32 = 6;
+    pub const L1_VALUES: u32 = 5;
     /// Level 1: the union of each page, kept at the page's head record.
-    pub const L1_UNION: u32 = 7;
-    pub const COUNT: u32 = 8;
+    pub const L1_UNION: u32 = 6;
+    pub const COUNT: u32 = 7;
     /// Engine shaders: the target's user buffer.
-    pub const USER: u32 = 8;
+    pub const USER: u32 = 7;
 }
 
 /// Entry flags.
@@ -200,13 +191,10 @@ pub mod header {
     /// Bit `t`: target `t`'s table overflowed.
     pub const STATUS_TARGETS: u32 = 3;
     pub const L1_COUNT: u32 = 4;
-    /// Atomic results the most demanding invocation wanted to log.
-    pub const LOG_NEED: u32 = 7;
     pub const WORDS: u32 = 16;
 }
 
 pub mod status {
-    pub const LOG_FULL: u32 = 1;
     pub const TABLE_FULL: u32 = 2;
     pub const L1_FULL: u32 = 4;
     /// The device cut a loop short (lavapipe's limit on loop iterations).
@@ -286,13 +274,12 @@ pub mod l1 {
     pub const TARGET: u32 = 0;
     pub const PAGE: u32 = 1;
     pub const WG: u32 = 2;
-    /// Next record of the same page / of the same workgroup, plus one (0: end).
+    /// Next record of the same page, plus one (0: end).
     pub const NEXT_PAGE: u32 = 3;
-    pub const NEXT_WG: u32 = 4;
     /// Check mode: the page's words the workgroup read (a bit per word,
     /// two words).
-    pub const READS: u32 = 5;
-    pub const WORDS: u32 = 7;
+    pub const READS: u32 = 4;
+    pub const WORDS: u32 = 6;
 }
 
 /// The roles of an entry: which of its pages holds what.
@@ -420,7 +407,7 @@ pub struct SlotLayout {
     /// The dirty-entry lists: where they start in the slot's meta, and each one's capacity.
     pub list_off: u64,
     pub list_cap: u64,
-    /// Words of level-1 list heads: per storage target one per page, then one per workgroup.
+    /// Words of level-1 list heads: per storage target one per page.
     pub heads: u64,
     /// Where the workgroup arrays' pages and marks start in a slot: they
     /// run to `list_off` and start every dispatch zeroed, which the host
@@ -527,7 +514,6 @@ pub fn prelude(view: View) -> String {
     s.push('\n');
     let consts: &[(&str, u32)] = &[
         ("LD_MODE_CHECK", MODE_CHECK),
-        ("LD_MODE_SECOND", MODE_SECOND),
         ("LD_MODE_DETERMINISTIC", MODE_DETERMINISTIC),
         ("LD_MODE_DET", MODE_DETERMINISTIC),
         ("LD_PAGE", PAGE),
@@ -542,8 +528,6 @@ pub fn prelude(view: View) -> String {
         ("LD_H_STATUS_TARGETS", header::STATUS_TARGETS),
         ("LD_H_L1_COUNT", header::L1_COUNT),
         ("LD_H_WORDS", header::WORDS),
-        ("LD_H_LOG_NEED", header::LOG_NEED),
-        ("LD_S_LOG_FULL", status::LOG_FULL),
         ("LD_S_TABLE_FULL", status::TABLE_FULL),
         ("LD_S_L1_FULL", status::L1_FULL),
         ("LD_S_LOOP_LIMIT", status::LOOP_LIMIT),
@@ -570,7 +554,6 @@ pub fn prelude(view: View) -> String {
         ("LD_L1_WG", l1::WG),
         ("LD_L1_WORDS", l1::WORDS),
         ("LD_L1_NEXT_PAGE", l1::NEXT_PAGE),
-        ("LD_L1_NEXT_WG", l1::NEXT_WG),
         ("LD_L1_READS", l1::READS),
         ("LD_NO_BARRIER", record::NO_BARRIER),
     ];
@@ -583,7 +566,6 @@ pub fn prelude(view: View) -> String {
         (binding::RECORDS, "var<storage, read_write> ld_rec: array<atomic<u32>>;"),
         (binding::VALUES, "var<storage, read_write> ld_val: array<u32>;"),
         (binding::META, "var<storage, read_write> ld_meta: array<atomic<u32>>;"),
-        (binding::LOG, "var<storage, read_write> ld_log: array<u32>;"),
         (binding::L1_META, "var<storage, read_write> ld_l1: array<LIST_ELEM>;"),
         (binding::L1_VALUES, "var<storage, read_write> ld_l1v: array<PAGE_ELEM>;"),
         (binding::L1_UNION, "var<storage, read_write> ld_l1u: array<PAGE_ELEM>;"),

@@ -9,9 +9,8 @@
 //!   or deterministic mode's ordered fold; level 1's records.
 //! - `wgsl/slots.wgsl`: the engine's dispatches around each batch of
 //!   workgroups, one per storage target: emptying the slots' tables before
-//!   it, turning their pages into level-1 records after it (and, in level
-//!   1's second pass, loading and comparing them).
-//! - `wgsl/level1.wgsl`: the dispatches between level 1's two passes: the
+//!   it, turning their pages into level-1 records after it.
+//! - `wgsl/level1.wgsl`: the dispatches after the kernel's run: the
 //!   write-write check and union across workgroups, and the final fold.
 
 pub mod abi;
@@ -69,7 +68,7 @@ mod tests {
     fn engine_validates() {
         let kernel = "const LD_WG_SIZE: u32 = 64u;\nconst LD_INVOCATIONS: u32 = 64u;\nconst LD_COPY_UNROLL: u32 = 2u;\nconst LD_DET_WRITERS: bool = false;\nconst LD_CHECK: bool = true;\nfn ld_user(t: u32, k: u32) -> u32 { return k; }\n\
             fn ld_pass_bases() {}\nfn ld_target_storage(t: u32) -> bool { return t == 1u; }\nfn ld_target_spans(t: u32) -> bool { return false; }\nfn ld_flat_target(j: u32) -> u32 { return select(0u, 1u, j >= ld_cfg.t[1].first_entry); }\nfn ld_orders(end: u32, storage: bool) -> bool { return end == LD_NONE || storage; }\n\
-            @compute @workgroup_size(64) fn main() { ld_setup_shared(0u); ld_steps(3u); ld_fold_region(LD_NONE); ld_publish(1u); ld_l1_preload(1u); ld_l1_compare(1u); ld_check_region(2u); ld_note_region(0u, 1u); ld_shared_write(0u, 3u, ld_shared_read(0u, 2u)); ld_storage_write(1u, 3u, ld_storage_read(1u, 2u)); ld_begin_copy(); ld_log_record(ld_log_replay()); ld_report(); }\n";
+            @compute @workgroup_size(64) fn main() { ld_setup_shared(0u); ld_steps(3u); ld_fold_region(LD_NONE); ld_publish(1u); ld_check_region(2u); ld_note_region(0u, 1u); ld_shared_write(0u, 3u, ld_shared_read(0u, 2u)); ld_storage_write(1u, 3u, ld_storage_read(1u, 2u)); ld_begin_copy(); ld_report(); }\n";
         validate(&format!("{}\n{kernel}\n{ENGINE}", abi::wgsl_prelude()));
     }
 }

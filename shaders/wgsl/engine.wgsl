@@ -34,11 +34,9 @@
 var<private> ld_wg: u32;
 var<private> ld_slot: u32;
 var<private> ld_li: u32;
-var<private> ld_inv: u32;
 var<private> ld_warp: u32;
 var<private> ld_copy: u32;
 var<private> ld_region: u32;
-var<private> ld_acount: u32;
 // Where the slot's values and keys start.
 var<private> ld_sv: u32;
 var<private> ld_sm: u32;
@@ -235,7 +233,7 @@ fn ld_base(t: u32, e: u32, w: u32, k: u32, f: u32) -> u32 {
     if (f & LD_BVALID) != 0u {
         return ld_val[ld_vaddr(t, 0u, e, w)];
     }
-    return ld_under(t, k);
+    return ld_user(t, k);
 }
 
 // A pass's role page (`role`, written-flag page `flag`): its word where
@@ -277,17 +275,10 @@ fn ld_storage_read(t: u32, k: u32) -> u32 {
         e = ld_insert(t, k / LD_PAGE);
     }
     if e == LD_NONE {
-        let v = ld_under(t, k);
-        ld_l1_check_read(t, k, v);
-        return v;
+        return ld_user(t, k);
     }
     let v = ld_get(t, e, ld_cur_role, ld_cur_flag, k % LD_PAGE, k);
     ld_on_read(t, e, k % LD_PAGE);
-    // A direct table has an entry for every page: one the workgroup has
-    // not written (not its own, not marked) still holds the others' values.
-    if !LD_CHECK && ld_cfg.mode == LD_MODE_SECOND && (ld_flags(t, e) & (LD_USED | LD_MAT)) == 0u && ld_val[ld_taddr(t, e)] == 0u {
-        ld_l1_check_read(t, k, v);
-    }
     return v;
 }
 
@@ -484,63 +475,12 @@ fn ld_det_clear(t: u32, e: u32, w: u32) {
     }
 }
 
-// Level 1's second pass reads word k of a page the workgroup did not write
-// in its first pass (its own pages are in its table) and gets v: a value
-// other than the dispatch's input came from another workgroup's write, which
-// nothing orders before this read: a read-write race between workgroups,
-// wherever the value goes next. (Reads of pages it wrote too are left to
-// the compare, which sees only memory.)
-var<private> ld_l1_read_seen: bool;
-
-fn ld_l1_check_read(t: u32, k: u32, v: u32) {
-    if LD_CHECK || ld_cfg.mode != LD_MODE_SECOND || ld_l1_read_seen {
-        return;
-    }
-    if v != ld_user(t, k) {
-        ld_l1_read_seen = true;
-        ld_record(LD_K_RW | LD_K_LEVEL1 | LD_K_READ, t, ld_wg, LD_NONE, k);
-    }
-}
-
 // The invocation's accesses go to its copy's page P_c.
 fn ld_begin_copy() {
     ld_cur_role = ld_cfg.role_p + ld_copy;
     ld_cur_flag = ld_cfg.set_pages + ld_copy;
     ld_cur_mark = select(0u, ld_copy, ld_cfg.copies <= LD_MASK_COPIES);
     ld_pass_bases();
-}
-
-// ------------------------------------------------------------ atomics log
-
-fn ld_log_record(r: u32) {
-    if ld_acount < ld_cfg.log_cap {
-        ld_log[ld_acount * ld_cfg.invocations + ld_inv] = r;
-    } else {
-        ld_status(LD_S_LOG_FULL);
-        atomicMax(&ld_rec[LD_H_LOG_NEED], ld_acount + 1u);
-    }
-    ld_acount += 1u;
-}
-
-fn ld_log_replay() -> u32 {
-    var v = 0u;
-    if ld_acount < ld_cfg.log_cap {
-        v = ld_log[ld_acount * ld_cfg.invocations + ld_inv];
-    }
-    ld_acount += 1u;
-    return v;
-}
-
-// Atomics run for real once: in check mode (logged) and in deterministic
-// mode; level 1's second pass replays the log. (`LD_CHECK`: the kernel
-// is check mode's state machine; the folded kernel runs deterministic mode
-// and level 1's second pass.)
-fn ld_atomics_live() -> bool {
-    return LD_CHECK || ld_cfg.mode != LD_MODE_SECOND;
-}
-
-fn ld_atomics_logged() -> bool {
-    return LD_CHECK;
 }
 
 // ------------------------------------------------------------ records
@@ -919,7 +859,7 @@ fn ld_record_lanes(x: LdWord, m: u32) {
 // Deterministic mode at the end of an epoch: the copies' writes merge in
 // copy order (a later copy wins a word several wrote). The copies start
 // the next region from the result (`copies`), but after the kernel's last
-// region only the base is read (`ld_publish`, `ld_l1_compare`): storing
+// region only the base is read (`ld_publish`): storing
 // every copy there took bfs's rerun at one invocation per warp (256 copies)
 // as long again as the fold itself.
 fn ld_fold_word(t: u32, e: u32, w: u32, storage: bool, copies: bool) {
@@ -1029,7 +969,7 @@ fn ld_steps(close: u32) {
     ld_sync();
 }
 
-// Deterministic mode and level 1's second pass (the folded kernel), at
+// Deterministic mode (the folded kernel), at
 // every barrier and at the end: the region's written entries are listed;
 // where the closing barrier ends their epoch, their words fold in copy
 // order and the entries settle; the entries still dirty carry over to the
@@ -1071,30 +1011,15 @@ fn ld_fold_region(close: u32) {
 
 // ------------------------------------------------------------ level 1
 
-// The memory under the workgroup's copies: the dispatch's input, or in level
-// 1's second pass the other workgroups' writes.
-fn ld_under(t: u32, k: u32) -> u32 {
-    let b0 = ld_user(t, k);
-    if !LD_CHECK && ld_cfg.mode == LD_MODE_SECOND {
-        // The workgroup's own pages are in its table (`ld_l1_preload`).
-        return ld_l1_union(t, k, b0);
-    }
-    return b0;
-}
-
-fn ld_l1_head(t: u32, page: u32) -> u32 {
-    return atomicLoad(&ld_l1[ld_cfg.t[t].heads_off + page]);
-}
-
-// Level 1's records, preload and compare run in the slots shader
-// (slots.wgsl), one workgroup of LD_PAGE invocations per slot, one
+// Level 1's records are made in the slots shader (slots.wgsl), one
+// workgroup of LD_PAGE invocations per slot, one
 // invocation per word of a page: they are loops over pages, which the
 // kernel would run with one invocation per page (a page's words one after
 // another) and which lavapipe would compile into every kernel.
 
 // The slot's pages that changed a word of the user's buffer, or (check
 // mode) that the workgroup read, become level-1 records, linked per page
-// and per workgroup (pages written with the values they held are no
+// (pages written with the values they held are no
 // level-1 writes: the CPU reference publishes the same): the entries (one
 // invocation per entry), the words that changed or were read (one per
 // word: the entry's mark), a record per marked entry, then their words and
@@ -1162,136 +1087,6 @@ fn ld_link_record(t: u32, r: u32, page: u32) {
     atomicStore(&ld_l1[h + LD_L1_PAGE], page);
     atomicStore(&ld_l1[h + LD_L1_WG], ld_wg);
     atomicStore(&ld_l1[h + LD_L1_NEXT_PAGE], atomicExchange(&ld_l1[ld_cfg.t[t].heads_off + page], r + 1u));
-    atomicStore(&ld_l1[h + LD_L1_NEXT_WG], atomicExchange(&ld_l1[ld_cfg.l1_wg_heads + ld_wg], r + 1u));
     atomicStore(&ld_l1[h + LD_L1_READS], 0u);
     atomicStore(&ld_l1[h + LD_L1_READS + 1u], 0u);
-}
-
-// This workgroup's record of a page (+1; 0: none).
-fn ld_l1_own(t: u32, page: u32) -> u32 {
-    var r = ld_l1_head(t, page);
-    loop {
-        if r == 0u {
-            return 0u;
-        }
-        let h = ld_cfg.l1_headers + (r - 1u) * LD_L1_WORDS;
-        if atomicLoad(&ld_l1[h + LD_L1_WG]) == ld_wg {
-            return r;
-        }
-        r = atomicLoad(&ld_l1[h + LD_L1_NEXT_PAGE]);
-    }
-    return 0u;
-}
-
-// The union of every workgroup's writes to word k (the input if none wrote).
-fn ld_l1_union(t: u32, k: u32, b0: u32) -> u32 {
-    let h = ld_l1_head(t, k / LD_PAGE);
-    if h == 0u {
-        return b0;
-    }
-    return ld_l1u[(h - 1u) * LD_PAGE + k % LD_PAGE];
-}
-
-// Level 1's second pass starts with the workgroup's own first-pass pages
-// in its table, holding the union with its own writes undone: entries
-// first (one invocation per record), then their words (one per word).
-fn ld_l1_preload(t: u32) {
-    let first = atomicLoad(&ld_l1[ld_cfg.l1_wg_heads + ld_wg]);
-    var r = first;
-    var i = 0u;
-    loop {
-        if r == 0u {
-            break;
-        }
-        let h = ld_cfg.l1_headers + (r - 1u) * LD_L1_WORDS;
-        if i % LD_WG_SIZE == ld_li && atomicLoad(&ld_l1[h + LD_L1_TARGET]) == t {
-            let e = ld_insert(t, atomicLoad(&ld_l1[h + LD_L1_PAGE]));
-            if e != LD_NONE {
-                ld_val[ld_faddr(t, e)] = LD_MAT | LD_BVALID | LD_USED;
-            }
-        }
-        r = atomicLoad(&ld_l1[h + LD_L1_NEXT_WG]);
-        i += 1u;
-    }
-    ld_sync();
-    let w = ld_li;
-    r = first;
-    loop {
-        if r == 0u {
-            break;
-        }
-        let h = ld_cfg.l1_headers + (r - 1u) * LD_L1_WORDS;
-        let page = atomicLoad(&ld_l1[h + LD_L1_PAGE]);
-        let e = ld_find(t, page);
-        if atomicLoad(&ld_l1[h + LD_L1_TARGET]) == t && e != LD_NONE {
-            let k = page * LD_PAGE + w;
-            let b0 = ld_user(t, k);
-            let own = ld_l1v[(r - 1u) * LD_PAGE + w];
-            let v = select(ld_l1_union(t, k, b0), b0, own != b0);
-            for (var role = 0u; role < ld_cfg.set_pages; role++) {
-                ld_val[ld_vaddr(t, role, e, w)] = v;
-            }
-        }
-        r = atomicLoad(&ld_l1[h + LD_L1_NEXT_WG]);
-    }
-}
-
-// After level 1's second pass: a workgroup whose final memory differs from
-// its first-pass result (its own writes, the union elsewhere) changed when
-// it saw the other workgroups' writes: a read-write race between workgroups.
-fn ld_l1_compare_word(t: u32, k: u32, own: u32) {
-    let b0 = ld_user(t, k);
-    let all = ld_l1_union(t, k, b0);
-    var want = all;
-    if own != 0u {
-        let p = ld_l1v[(own - 1u) * LD_PAGE + k % LD_PAGE];
-        want = select(all, p, p != b0);
-    }
-    let e = ld_find(t, k / LD_PAGE);
-    var q = ld_under(t, k);
-    if e != LD_NONE {
-        q = ld_val[ld_vaddr(t, 0u, e, k % LD_PAGE)];
-    }
-    if q != want {
-        ld_record(LD_K_RW | LD_K_LEVEL1, t, ld_wg, LD_NONE, k);
-    }
-}
-
-// The pages the workgroup wrote in the first pass (its records), then those
-// it wrote only in the second (listed first, one invocation per entry);
-// one invocation per word of each.
-fn ld_l1_compare(t: u32) {
-    let words = ld_cfg.t[t].words;
-    let w = ld_li;
-    var r = atomicLoad(&ld_l1[ld_cfg.l1_wg_heads + ld_wg]);
-    loop {
-        if r == 0u {
-            break;
-        }
-        let h = ld_cfg.l1_headers + (r - 1u) * LD_L1_WORDS;
-        let k = atomicLoad(&ld_l1[h + LD_L1_PAGE]) * LD_PAGE + w;
-        if atomicLoad(&ld_l1[h + LD_L1_TARGET]) == t && k < words {
-            ld_l1_compare_word(t, k, r);
-        }
-        r = atomicLoad(&ld_l1[h + LD_L1_NEXT_WG]);
-    }
-    if ld_li == 0u {
-        atomicStore(&ld_list_n[0], 0u);
-    }
-    workgroupBarrier();
-    for (var e = ld_li; e < ld_cfg.t[t].entries; e += LD_WG_SIZE) {
-        let key = ld_entry_key(t, e);
-        if key != 0u && ld_l1_own(t, key - 1u) == 0u {
-            ld_list_push(0u, t, e);
-        }
-    }
-    ld_sync();
-    let n = atomicLoad(&ld_list_n[0]) * LD_PAGE;
-    for (var j = ld_li; j < n; j += LD_WG_SIZE) {
-        let e = ld_list_item(0u, j / LD_PAGE) & 0xffffffu;
-        let k = ld_key_page(t, e) * LD_PAGE + j % LD_PAGE;
-        if k < words {
-            ld_l1_compare_word(t, k, 0u);
-        }
-    }
 }

@@ -1,11 +1,9 @@
 // The engine's work on a batch's slots that is not the kernel's own, for one
 // storage target (`ld_cfg.target_id`) at a time: one workgroup per slot,
 // one invocation per word of a page. Before a batch runs, `prepare` empties
-// the slot's table (and in level 1's second pass loads the workgroup's own
-// first-pass pages); after it ran, `publish` turns the slot's written pages
-// into level-1 records, or in level 1's second pass `compare` looks for the
-// workgroup's read-write races. Kept out of the instrumented kernel, these
-// loops are compiled once per device, not once per kernel.
+// the slot's table; after it ran, `publish` turns the slot's pages into
+// level-1 records. Kept out of the instrumented kernel, these loops are
+// compiled once per device, not once per kernel.
 //
 // The engine's functions come from engine.wgsl; what a kernel would
 // provide, this module provides for the one bound target.
@@ -64,12 +62,7 @@ fn prepare(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: 
         return;
     }
     ld_enter_slot(s, li);
-    let t = ld_cfg.target_id;
-    ld_setup_storage(t);
-    if ld_cfg.mode == LD_MODE_SECOND {
-        ld_sync();
-        ld_l1_preload(t);
-    }
+    ld_setup_storage(ld_cfg.target_id);
     ld_report();
 }
 
@@ -81,16 +74,5 @@ fn publish(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: 
     }
     ld_enter_slot(s, li);
     ld_publish(ld_cfg.target_id);
-    ld_canary();
-}
-
-@compute @workgroup_size(64)
-fn compare(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) li: u32) {
-    let s = ld_slot_of(wid, nwg);
-    if s >= ld_cfg.wg_count {
-        return;
-    }
-    ld_enter_slot(s, li);
-    ld_l1_compare(ld_cfg.target_id);
     ld_canary();
 }

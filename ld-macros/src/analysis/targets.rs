@@ -39,18 +39,3 @@ pub fn list(m: &Module) -> Vec<MemRef> {
     let shared = shared(m).into_iter().enumerate().filter(|(_, t)| *t).map(|(a, _)| MemRef::Shared(a));
     storage.chain(shared).collect()
 }
-
-/// Whether the kernel (or a helper) uses the result of an atomic operation:
-/// check mode then logs those results in pass 1 and replays them after.
-pub fn uses_atomic_results(m: &Module) -> bool {
-    let bodies = std::iter::once(&m.kernel.body.block).chain(m.functions.iter().map(|f| &f.body.block));
-    let mut used = false;
-    for b in bodies {
-        let mut statements = 0usize;
-        walk_stmts(b, &mut |s| statements += matches!(&s.kind, StmtKind::Expr(Expr { kind: ExprKind::Atomic(..), .. })) as usize);
-        let mut all = 0usize;
-        visit::exprs(b, &mut |e| all += matches!(e.kind, ExprKind::Atomic(..)) as usize);
-        used |= all > statements;
-    }
-    used
-}

@@ -183,7 +183,7 @@ impl Emitter<'_> {
                 let tmps: Vec<_> = (0..xs.len()).map(|i| format_ident!("ld_a{}", i)).collect();
                 quote!({ #(let #tmps = #xs;)* #name(cx, #(#tmps),*)? })
             }
-            ExprKind::Atomic(op, p, args) => self.atomic(*op, p, args, e, true),
+            ExprKind::Atomic(op, p, args) => self.atomic(*op, p, args, e),
             ExprKind::Component(a, c) => {
                 let x = self.expr(a);
                 let name = format_ident!("{}", ["x", "y", "z"][*c as usize]);
@@ -229,8 +229,7 @@ impl Emitter<'_> {
         self.module.kernel.params[..param].iter().filter(|p| matches!(p.kind, ParamKind::Uniform { .. })).count()
     }
 
-    /// `used`: the result feeds the kernel (check mode logs only those).
-    pub fn atomic(&mut self, op: AtomicOp, p: &Place, args: &[Expr], e: &Expr, used: bool) -> TokenStream {
+    pub fn atomic(&mut self, op: AtomicOp, p: &Place, args: &[Expr], e: &Expr) -> TokenStream {
         let (pl, ty) = self.place(p, e.span);
         let CpuPlace::Mem { mem, index, inner, site } = pl else { unreachable!("atomics live in memory") };
         let Type::Atomic(s) = ty else { unreachable!() };
@@ -239,7 +238,7 @@ impl Emitter<'_> {
         let a = xs.first().map(|x| quote!((#x) as u32)).unwrap_or(quote!(0u32));
         let b = xs.get(1).map(|x| quote!((#x) as u32)).unwrap_or(quote!(0u32));
         let op = format_ident!("{}", format!("{op:?}"));
-        let call = quote!({ let ld_i = #index; let ld_o = #inner; let ld_x = #a; let ld_y = #b; cx.atomic(#mem, ld_i, ld_o, __ld::AtomicOp::#op, #signed, #used, ld_x, ld_y, #site)? });
+        let call = quote!({ let ld_i = #index; let ld_o = #inner; let ld_x = #a; let ld_y = #b; cx.atomic(#mem, ld_i, ld_o, __ld::AtomicOp::#op, #signed, ld_x, ld_y, #site)? });
         match e.ty {
             Type::Unit => quote!({ #call; }),
             Type::Scalar(Scalar::I32) => quote!((#call as i32)),

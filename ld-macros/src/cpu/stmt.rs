@@ -27,7 +27,7 @@ impl Emitter<'_> {
             StmtKind::Assign(p, op, v) => self.assign(p, *op, v, s),
             StmtKind::Expr(e) => {
                 let x = match &e.kind {
-                    ExprKind::Atomic(op, p, args) => self.atomic(*op, p, args, e, false),
+                    ExprKind::Atomic(op, p, args) => self.atomic(*op, p, args, e),
                     _ => self.expr(e),
                 };
                 quote!(let _ = #x;)

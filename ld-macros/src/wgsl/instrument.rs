@@ -6,7 +6,7 @@
 //! every warp's copies, and each barrier statement becomes the engine's
 //! work on the region it closes: check mode's sweep compares the copies
 //! and the lane tags of every access and commits where the barrier ends an
-//! epoch; deterministic mode (and level 1's second pass) folds. Every
+//! epoch; deterministic mode folds. Every
 //! access to a target (a written storage buffer or a workgroup array) goes
 //! through the engine (`ld-shaders`' `engine.wgsl`) to the running warp's
 //! copy, one 32-bit word at a time. The contract with the runtime (bindings,
@@ -265,7 +265,7 @@ impl Writer<'_> {
     pub(super) fn entry_common(&self) -> String {
         let [x, y, z] = self.m.kernel.workgroup_size;
         format!(
-            "fn ld_enter(slot: u32, li: u32) {{\n    ld_slot = slot;\n    ld_sv = ld_cfg.val_base + slot * ld_cfg.slot_values;\n    ld_sm = slot * ld_cfg.slot_meta;\n    ld_li = li;\n    ld_wg = ld_cfg.wg_offset + slot;\n    let g = vec3<u32>(ld_cfg.grid_x, ld_cfg.grid_y, ld_cfg.grid_z);\n    ld_wid = vec3<u32>(ld_wg % g.x, (ld_wg / g.x) % g.y, ld_wg / (g.x * g.y));\n    ld_lid = vec3<u32>(li % {x}u, (li / {x}u) % {y}u, li / {xy}u);\n    ld_gid = ld_wid * vec3<u32>({x}u, {y}u, {z}u) + ld_lid;\n    ld_nwg = g;\n    ld_lidx = li;\n    ld_inv = ld_wg * LD_INVOCATIONS + li;\n    ld_warp = li / ld_cfg.warp_size;\n    ld_copy = (ld_warp / max(ld_cfg.copy_div, 1u)) % max(ld_cfg.copies, 1u);\n    ld_acount = 0u;\n    ld_guard_enter(ld_wg, li);\n}}\n\n\
+            "fn ld_enter(slot: u32, li: u32) {{\n    ld_slot = slot;\n    ld_sv = ld_cfg.val_base + slot * ld_cfg.slot_values;\n    ld_sm = slot * ld_cfg.slot_meta;\n    ld_li = li;\n    ld_wg = ld_cfg.wg_offset + slot;\n    let g = vec3<u32>(ld_cfg.grid_x, ld_cfg.grid_y, ld_cfg.grid_z);\n    ld_wid = vec3<u32>(ld_wg % g.x, (ld_wg / g.x) % g.y, ld_wg / (g.x * g.y));\n    ld_lid = vec3<u32>(li % {x}u, (li / {x}u) % {y}u, li / {xy}u);\n    ld_gid = ld_wid * vec3<u32>({x}u, {y}u, {z}u) + ld_lid;\n    ld_nwg = g;\n    ld_lidx = li;\n    ld_warp = li / ld_cfg.warp_size;\n    ld_copy = (ld_warp / max(ld_cfg.copy_div, 1u)) % max(ld_cfg.copies, 1u);\n    ld_guard_enter(ld_wg, li);\n}}\n\n\
              // Whether a region ending at `end` ends the epoch of a memory kind.\n\
              fn ld_orders(end: u32, storage: bool) -> bool {{\n    return end == LD_NONE || ld_storage_barrier(end) == storage;\n}}\n\n",
             xy = x * y,
@@ -290,10 +290,9 @@ impl Writer<'_> {
     }
 
     /// An atomic: a function per call site that checks the index (an
-    /// atomic past the end is noted and not performed) and runs it; with
-    /// `logged` (check and deterministic modes, a result the kernel uses),
-    /// logging the result in check mode or replaying the log.
-    pub(super) fn atomic_site(&mut self, f: &mut Func, e: &Expr, ty: &Type, logged: bool) -> String {
+    /// atomic past the end is noted and not performed) and runs it. Atomics
+    /// are never privatized: every mode runs each one once.
+    pub(super) fn atomic_site(&mut self, f: &mut Func, e: &Expr, ty: &Type) -> String {
         let ExprKind::Atomic(op, p, args) = &e.kind else { unreachable!("an atomic call") };
         let (op, span) = (*op, e.span);
         let Root::Mem { mem, index } = &p.root else { unreachable!("atomics live in memory") };
@@ -314,9 +313,7 @@ impl Writer<'_> {
             format!("    if {ok} {{\n        {call};\n    }}\n")
         } else {
             let t = self.ty(ty);
-            let replay = if logged { format!("    if !ld_atomics_live() {{\n        return bitcast<{t}>(ld_log_replay());\n    }}\n") } else { String::new() };
-            let log = if logged { "    if ld_atomics_logged() {\n        ld_log_record(bitcast<u32>(ld_r));\n    }\n" } else { "" };
-            format!("{replay}    if !{ok} {{\n        return {t}();\n    }}\n    let ld_r = {call};\n{log}    return ld_r;\n")
+            format!("    if !{ok} {{\n        return {t}();\n    }}\n    return {call};\n")
         };
         let ret = if *ty == Type::Unit { String::new() } else { format!(" -> {}", self.ty(ty)) };
         self.atomic_sites.push(format!("fn ld_atomic_{n}(ld_i: {it}{}){ret} {{\n{body}}}\n\n", params.concat()));

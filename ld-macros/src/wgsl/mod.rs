@@ -1,7 +1,7 @@
 //! WGSL back end. `native` emits the kernel as written: structured control
 //! flow, one dispatch, no overhead. `instrumented` emits the kernel that
 //! check mode runs (see `instrument`), `folded` the one of deterministic
-//! mode (see `folded`). Every emitted
+//! mode (both: `instrument`, `structured`). Every emitted
 //! module is validated by naga at expansion time (`validate`), so a kernel
 //! that compiles is a kernel wgpu accepts.
 
@@ -33,8 +33,8 @@ pub fn instrumented(m: &Module) -> (String, Vec<Site>) {
     writer::Writer::new(m, writer::Variant::Instrumented).module()
 }
 
-/// The folded kernel of deterministic mode and level 1's second pass: the
-/// same bindings as the instrumented one (see `folded`).
+/// The folded kernel of deterministic mode: the same bindings as the
+/// instrumented one (see `structured`).
 pub fn folded(m: &Module) -> (String, Vec<Site>) {
     writer::Writer::new(m, writer::Variant::Folded).module()
 }

@@ -2,8 +2,7 @@
 //! structure, its targets live on the warps' copies, and every barrier
 //! statement becomes the engine's work on the region it closes: check
 //! mode's `ld_check_region(b)` (paper sections 4.1-4.3), or in the folded
-//! kernel of deterministic mode and of level 1's second pass
-//! `ld_fold_region(b)`, where the workgroup folds the region's writes in
+//! kernel of deterministic mode `ld_fold_region(b)`, where the workgroup folds the region's writes in
 //! warp order (section 4.4). No region runs twice, so nothing is saved and
 //! no state machine is needed: the body runs as fast as the accessors let
 //! it. Barriers are workgroup-uniform (the uniformity analysis proves it),

@@ -17,9 +17,9 @@ pub enum Variant {
     /// target, every access tagged, and is checked at its closing barrier
     /// (see `instrument`).
     Instrumented,
-    /// Deterministic mode and level 1's second pass: each region runs once
-    /// on the warps' copies, folded in warp order at its closing barrier;
-    /// the body keeps its structure (see `folded`).
+    /// Deterministic mode: each region runs once on the warps' copies,
+    /// folded in warp order at its closing barrier; the body keeps its
+    /// structure (see `structured`).
     Folded,
 }
 
@@ -425,10 +425,9 @@ impl<'m> Writer<'m> {
                 };
                 line_to(f, &format!("{place} {op} {v};"));
             }
-            StmtKind::Expr(e @ Expr { kind: ExprKind::Atomic(op, p, args), .. }) if self.variant != Variant::Native => {
-                // Replayed passes skip an atomic whose result is unused.
-                let x = self.atomic_site(f, e, if *op == AtomicOp::Store { &Type::Unit } else { &e.ty }, false);
-                line_to(f, &format!("if ld_atomics_live() {{ {}; }}", if *op == AtomicOp::Store { x } else { format!("_ = {x}") }));
+            StmtKind::Expr(e @ Expr { kind: ExprKind::Atomic(op, ..), .. }) if self.variant != Variant::Native => {
+                let x = self.atomic_site(f, e, if *op == AtomicOp::Store { &Type::Unit } else { &e.ty });
+                line_to(f, &format!("{};", if *op == AtomicOp::Store { x } else { format!("_ = {x}") }));
             }
             StmtKind::Expr(e) => {
                 let x = self.expr(f, e);
@@ -831,7 +830,7 @@ impl<'m> Writer<'m> {
                 let name = self.instance((*id, binding));
                 format!("{name}({})", xs.join(", "))
             }
-            ExprKind::Atomic(..) => self.atomic_site(f, e, &e.ty, self.variant != Variant::Native),
+            ExprKind::Atomic(..) => self.atomic_site(f, e, &e.ty),
             ExprKind::Component(a, c) => {
                 let x = self.expr(f, a);
                 format!("{x}.{}", ["x", "y", "z"][*c as usize])

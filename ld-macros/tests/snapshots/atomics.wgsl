@@ -19,104 +19,91 @@ fn ld_atomic_1(ld_i: u32, ld_x: u32) -> u32 {
     if !ld_ok(ld_i, 16u, 2u) {
         return u32();
     }
-    let ld_r = atomicAdd(&local[ld_i], ld_x);
-    return ld_r;
+    return atomicAdd(&local[ld_i], ld_x);
 }
 
 fn ld_atomic_2(ld_i: u32, ld_x: u32) -> u32 {
     if !ld_ok(ld_i, arrayLength(&bins), 3u) {
         return u32();
     }
-    let ld_r = atomicAdd(&bins[ld_i], ld_x);
-    return ld_r;
+    return atomicAdd(&bins[ld_i], ld_x);
 }
 
 fn ld_atomic_3(ld_i: i32, ld_x: i32) -> i32 {
     if !ld_ok_i(ld_i, arrayLength(&stats), 4u) {
         return i32();
     }
-    let ld_r = atomicMax(&stats[ld_i], ld_x);
-    return ld_r;
+    return atomicMax(&stats[ld_i], ld_x);
 }
 
 fn ld_atomic_4(ld_i: i32, ld_x: i32) -> i32 {
     if !ld_ok_i(ld_i, arrayLength(&stats), 5u) {
         return i32();
     }
-    let ld_r = atomicMin(&stats[ld_i], ld_x);
-    return ld_r;
+    return atomicMin(&stats[ld_i], ld_x);
 }
 
 fn ld_atomic_5(ld_i: i32, ld_x: i32) -> i32 {
     if !ld_ok_i(ld_i, arrayLength(&stats), 6u) {
         return i32();
     }
-    let ld_r = atomicSub(&stats[ld_i], ld_x);
-    return ld_r;
+    return atomicSub(&stats[ld_i], ld_x);
 }
 
 fn ld_atomic_6(ld_i: i32, ld_x: u32) -> u32 {
     if !ld_ok_i(ld_i, arrayLength(&bins), 7u) {
         return u32();
     }
-    let ld_r = atomicAnd(&bins[ld_i], ld_x);
-    return ld_r;
+    return atomicAnd(&bins[ld_i], ld_x);
 }
 
 fn ld_atomic_7(ld_i: i32, ld_x: u32) -> u32 {
     if !ld_ok_i(ld_i, arrayLength(&bins), 8u) {
         return u32();
     }
-    let ld_r = atomicOr(&bins[ld_i], ld_x);
-    return ld_r;
+    return atomicOr(&bins[ld_i], ld_x);
 }
 
 fn ld_atomic_8(ld_i: i32, ld_x: u32) -> u32 {
     if !ld_ok_i(ld_i, arrayLength(&bins), 9u) {
         return u32();
     }
-    let ld_r = atomicXor(&bins[ld_i], ld_x);
-    return ld_r;
+    return atomicXor(&bins[ld_i], ld_x);
 }
 
 fn ld_atomic_9(ld_i: i32, ld_x: u32) -> u32 {
     if !ld_ok_i(ld_i, arrayLength(&bins), 10u) {
         return u32();
     }
-    let ld_r = atomicExchange(&bins[ld_i], ld_x);
-    return ld_r;
+    return atomicExchange(&bins[ld_i], ld_x);
 }
 
 fn ld_atomic_10(ld_i: i32, ld_x: u32, ld_y: u32) -> u32 {
     if !ld_ok_i(ld_i, arrayLength(&bins), 11u) {
         return u32();
     }
-    let ld_r = atomicCompareExchangeWeak(&bins[ld_i], ld_x, ld_y).old_value;
-    return ld_r;
+    return atomicCompareExchangeWeak(&bins[ld_i], ld_x, ld_y).old_value;
 }
 
 fn ld_atomic_11(ld_i: i32, ld_x: i32) -> i32 {
     if !ld_ok_i(ld_i, arrayLength(&stats), 12u) {
         return i32();
     }
-    let ld_r = atomicAdd(&stats[ld_i], ld_x);
-    return ld_r;
+    return atomicAdd(&stats[ld_i], ld_x);
 }
 
 fn ld_atomic_12(ld_i: u32) -> u32 {
     if !ld_ok(ld_i, 16u, 13u) {
         return u32();
     }
-    let ld_r = atomicLoad(&local[ld_i]);
-    return ld_r;
+    return atomicLoad(&local[ld_i]);
 }
 
 fn ld_atomic_13(ld_i: u32, ld_x: u32) -> u32 {
     if !ld_ok(ld_i, arrayLength(&bins), 14u) {
         return u32();
     }
-    let ld_r = atomicAdd(&bins[ld_i], ld_x);
-    return ld_r;
+    return atomicAdd(&bins[ld_i], ld_x);
 }
 
 fn ld_rem_u32(a: u32, b: u32) -> u32 {

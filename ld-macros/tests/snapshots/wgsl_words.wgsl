@@ -18,8 +18,7 @@ fn ld_atomic_0(ld_i: i32, ld_x: u32) -> u32 {
     if !ld_ok_i(ld_i, arrayLength(&atomicAdd_), 4u) {
         return u32();
     }
-    let ld_r = atomicAdd(&atomicAdd_[ld_i], ld_x);
-    return ld_r;
+    return atomicAdd(&atomicAdd_[ld_i], ld_x);
 }
 
 fn square(ld_p0: u32) -> u32 {

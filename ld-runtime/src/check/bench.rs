@@ -34,8 +34,8 @@ impl Level1Bench {
         let init = |label: &str, data: &[u32], extra: wgpu::BufferUsages| {
             dev.create_buffer_init(&wgpu::util::BufferInitDescriptor { label: Some(label), contents: bytemuck::cast_slice(data), usage: usage | extra })
         };
-        // Level 1's lists: page heads, workgroup heads, record headers.
-        let headers = pages + WRITERS;
+        // Level 1's lists: page heads, record headers.
+        let headers = pages;
         let mut lists = vec![0u32; (headers + records * l1::WORDS as u64) as usize];
         for r in 0..records {
             let (page, wg) = (r / WRITERS, r % WRITERS);
@@ -53,15 +53,7 @@ impl Level1Bench {
         let mut head = vec![0u32; header::WORDS as usize];
         head[header::L1_COUNT as usize] = records as u32;
         let target = abi::TargetConfig { words: words as u32, entries: 1, pages: 1, heads_off: 0, ..Default::default() };
-        let cfg = abi::Config {
-            mode: MODE_CHECK,
-            l1_cap: records as u32,
-            l1_wg_heads: pages as u32,
-            l1_headers: headers as u32,
-            target_id: 0,
-            canary: 2,
-            ..Default::default()
-        };
+        let cfg = abi::Config { mode: MODE_CHECK, l1_cap: records as u32, l1_headers: headers as u32, target_id: 0, canary: 2, ..Default::default() };
         let mut cfg_bytes = bytemuck::bytes_of(&cfg).to_vec();
         cfg_bytes.extend_from_slice(bytemuck::bytes_of(&target));
         let engine: Vec<wgpu::Buffer> = vec![
@@ -69,7 +61,6 @@ impl Level1Bench {
             init("bench header", &head, wgpu::BufferUsages::empty()),
             init("bench values", &[0; 4], wgpu::BufferUsages::empty()),
             init("bench meta", &[0; 4], wgpu::BufferUsages::empty()),
-            init("bench log", &[0; 4], wgpu::BufferUsages::empty()),
             init("bench lists", &lists, wgpu::BufferUsages::empty()),
             init("bench pages", &l1v, wgpu::BufferUsages::empty()),
             init("bench union", &vec![0; (records * PAGE as u64) as usize], wgpu::BufferUsages::empty()),

@@ -1,6 +1,6 @@
 //! The check engine on the CPU reference executor: the same steps as the
 //! instrumented WGSL (per workgroup: each region's run, check and commit;
-//! then level 1's records, merge and second pass), so both
+//! then level 1's records and merge), so both
 //! backends record the same races. Workgroups run in parallel (rayon);
 //! their results are combined in workgroup order.
 
@@ -8,13 +8,13 @@ use super::engine::{Backend, Stats, Status};
 use super::layout::Layout;
 use super::records::Raw;
 use super::sweep::{self, Entry, Seen};
-use crate::cpu::executor::{AtomicLogs, CpuLaunch, RegionEnd, SharedSet, Workgroup, WorkgroupError};
+use crate::cpu::executor::{CpuLaunch, RegionEnd, SharedSet, Workgroup, WorkgroupError};
 use crate::cpu::twin::{BarrierKind, Mem, Targets};
 use crate::error::{Error, Result};
 use crate::kernel::{ParamKind, TargetPlace};
-use ld_shaders::abi::{record, status, Roles, MODE_CHECK, MODE_DETERMINISTIC, MODE_SECOND, NONE, PAGE};
+use ld_shaders::abi::{record, status, Roles, MODE_CHECK, MODE_DETERMINISTIC, NONE, PAGE};
 use rayon::prelude::*;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::sync::atomic::Ordering::Relaxed;
 
 const P: usize = PAGE as usize;
@@ -37,8 +37,6 @@ pub(crate) struct CpuBackend<'l, 'a> {
     atomics: Vec<Option<Vec<u32>>>,
     raw: Raw,
     round: u32,
-    /// Per invocation of the dispatch: the atomic results its last check run used.
-    logs: Vec<Vec<u32>>,
     published: Vec<Published>,
     /// Level 1: records of each (target, page), and the page's union.
     by_page: HashMap<(u32, u32), Vec<usize>>,
@@ -56,7 +54,6 @@ impl<'l, 'a> CpuBackend<'l, 'a> {
             atomics: vec![],
             raw: Raw::default(),
             round: 1,
-            logs: vec![],
             published: vec![],
             by_page: HashMap::new(),
             union: HashMap::new(),
@@ -86,22 +83,6 @@ impl<'l, 'a> CpuBackend<'l, 'a> {
         }
     }
 
-    /// Level 1's second pass: the union, with the workgroup's own writes undone.
-    fn view(&self, t: u32, k: u32, wg: u32) -> u32 {
-        let b0 = self.user(t, k);
-        let page = k / PAGE;
-        if let Some(own) = self.own(t, page, wg) {
-            if own.values[(k % PAGE) as usize] != b0 {
-                return b0;
-            }
-        }
-        self.union.get(&(t, page)).map_or(b0, |u| u[(k % PAGE) as usize])
-    }
-
-    fn own(&self, t: u32, page: u32, wg: u32) -> Option<&Published> {
-        self.by_page.get(&(t, page))?.iter().map(|&i| &self.published[i]).find(|r| r.workgroup == wg)
-    }
-
     fn run_workgroup(&self, wg: u64, mode: u32, round: u32) -> std::result::Result<WorkgroupRun, WorkgroupError> {
         let (l, lay) = (self.l, self.layout());
         let info = l.info;
@@ -111,36 +92,15 @@ impl<'l, 'a> CpuBackend<'l, 'a> {
         let div = p2.divisor(round.min(p2.rounds));
         let copy_of: Vec<u32> = (0..n).map(|li| ((li / lay.warp_size) as u64 / div % lay.roles.copies as u64) as u32).collect();
         let wgl = wg as u32;
-        let under = |t: u32, k: u32| {
-            if mode == MODE_SECOND {
-                self.view(t, k, wgl)
-            } else {
-                self.user(t, k)
-            }
-        };
-        // Level 1's second pass: a read of a page the workgroup did not write
-        // in its first pass that returns another workgroup's value (see
-        // `ld_l1_check_read`).
-        let l1_read = |t: u32, k: u32, v: u32| {
-            (self.own(t, k / PAGE, wgl).is_none() && v != self.user(t, k)).then_some((record::RW | record::LEVEL1 | record::READ, wgl, NONE, k))
-        };
+        let under = |t: u32, k: u32| self.user(t, k);
         let mut mem = Copies::new(lay, &copy_of, &under);
         mem.check_tags = mode == MODE_CHECK;
-        if mode == MODE_SECOND {
-            mem.l1_read = Some(&l1_read);
-        }
         let mut g = Workgroup::new(l, wg);
         let mut shared = SharedSet::native(info);
-        let mut logs = AtomicLogs::new(n as usize);
-        if mode == MODE_SECOND {
-            let first = wg as usize * n as usize;
-            logs.logs = self.logs[first..first + n as usize].to_vec();
-            logs.replay_from(&vec![0; n as usize]);
-        }
         let mut out = WorkgroupRun::default();
         let mut from = nb;
         loop {
-            let end = g.run_region(l, &l.storage, &mut shared, &mut logs, Some(&mut mem), None)?;
+            let end = g.run_region(l, &l.storage, &mut shared, Some(&mut mem), None)?;
             let (to, kind) = match end {
                 RegionEnd::Barrier { kind, id } => (id, Some(kind)),
                 RegionEnd::Done => (nb, None),
@@ -156,9 +116,6 @@ impl<'l, 'a> CpuBackend<'l, 'a> {
                     mem.det_clear();
                 }
             }
-            if mode == MODE_SECOND {
-                seen.append(&mut mem.reads);
-            }
             for (t, (kind, a, b, k)) in seen {
                 out.records.push([kind, t, wgl, a, b, k, region, round]);
             }
@@ -167,51 +124,15 @@ impl<'l, 'a> CpuBackend<'l, 'a> {
             }
             from = to;
         }
-        if mode == MODE_SECOND {
-            self.compare_level1(&mem, wgl, round, &mut out.records);
-        } else {
-            for (t, page, values, read) in mem.final_pages() {
-                let changed = (0..P as u32).any(|w| page * PAGE + w < lay.shapes[t as usize].words() && values[w as usize] != self.user(t, page * PAGE + w));
-                if changed || read != 0 {
-                    out.published.push(Published { target: t, page, workgroup: wgl, values, read });
-                }
+        for (t, page, values, read) in mem.final_pages() {
+            let changed = (0..P as u32).any(|w| page * PAGE + w < lay.shapes[t as usize].words() && values[w as usize] != self.user(t, page * PAGE + w));
+            if changed || read != 0 {
+                out.published.push(Published { target: t, page, workgroup: wgl, values, read });
             }
-            out.logs = logs.logs;
         }
         out.full = mem.full;
         out.lanes = mem.lanes;
         Ok(out)
-    }
-
-    /// After level 1's second pass (see `ld_l1_compare`).
-    fn compare_level1(&self, mem: &Copies, wg: u32, round: u32, out: &mut Vec<[u32; record::WORDS as usize]>) {
-        let mut pages: BTreeMap<(u32, u32), ()> = BTreeMap::new();
-        for r in self.published.iter().filter(|r| r.workgroup == wg) {
-            pages.insert((r.target, r.page), ());
-        }
-        for (t, page, _, _) in mem.final_pages() {
-            pages.insert((t, page), ());
-        }
-        let region = (record::NO_BARRIER << 16) | record::NO_BARRIER;
-        for &(t, page) in pages.keys() {
-            let own = self.own(t, page, wg);
-            for w in 0..PAGE {
-                let k = page * PAGE + w;
-                if k >= self.layout().shapes[t as usize].words() {
-                    break;
-                }
-                let b0 = self.user(t, k);
-                let all = self.union.get(&(t, page)).map_or(b0, |u| u[w as usize]);
-                let want = match own {
-                    Some(r) if r.values[w as usize] != b0 => r.values[w as usize],
-                    _ => all,
-                };
-                let q = mem.base(t, k).unwrap_or_else(|| self.view(t, k, wg));
-                if q != want {
-                    out.push([record::RW | record::LEVEL1, t, wg, wg, NONE, k, region, round]);
-                }
-            }
-        }
     }
 }
 
@@ -220,7 +141,6 @@ struct WorkgroupRun {
     records: Vec<[u32; record::WORDS as usize]>,
     regions: Vec<(u32, u32)>,
     published: Vec<Published>,
-    logs: Vec<Vec<u32>>,
     /// Bit t: target t's table was full (as the GPU's would be).
     full: u32,
     /// Deterministic mode: lanes of a warp shared a word in a region.
@@ -265,7 +185,6 @@ impl Backend for CpuBackend<'_, '_> {
         let n = self.l.workgroup_count();
         let runs: Vec<_> = (0..n).into_par_iter().map(|wg| self.run_workgroup(wg, mode, round)).collect();
         let mut published = Vec::new();
-        let mut logs = Vec::new();
         for r in runs {
             let r = r.map_err(self.fault)?;
             if r.full != 0 {
@@ -275,13 +194,6 @@ impl Backend for CpuBackend<'_, '_> {
             if r.lanes {
                 self.status.bits |= status::LANES;
             }
-            if mode == MODE_CHECK {
-                let need = r.logs.iter().map(|l| l.len()).max().unwrap_or(0) as u32;
-                if need > self.layout().caps.log {
-                    self.status.bits |= status::LOG_FULL;
-                    self.status.log_need = self.status.log_need.max(need);
-                }
-            }
             let nb = self.layout().barriers();
             for (from, to) in r.regions {
                 self.raw.regions[(from * (nb + 1) + to) as usize] = true;
@@ -289,22 +201,18 @@ impl Backend for CpuBackend<'_, '_> {
             self.raw.total += r.records.len() as u64;
             self.raw.records.extend(r.records);
             published.extend(r.published);
-            logs.extend(r.logs);
         }
-        if mode != MODE_SECOND {
-            if published.len() > self.layout().caps.l1 as usize {
-                self.status.bits |= status::L1_FULL;
-                self.status.l1_need = published.len() as u32;
-                published.truncate(self.layout().caps.l1 as usize);
-            }
-            self.published = published;
-            self.logs = logs;
-            self.by_page.clear();
-            for (i, r) in self.published.iter().enumerate() {
-                self.by_page.entry((r.target, r.page)).or_default().push(i);
-            }
-            self.union.clear();
+        if published.len() > self.layout().caps.l1 as usize {
+            self.status.bits |= status::L1_FULL;
+            self.status.l1_need = published.len() as u32;
+            published.truncate(self.layout().caps.l1 as usize);
         }
+        self.published = published;
+        self.by_page.clear();
+        for (i, r) in self.published.iter().enumerate() {
+            self.by_page.entry((r.target, r.page)).or_default().push(i);
+        }
+        self.union.clear();
         Ok(())
     }
 
@@ -406,21 +314,13 @@ struct Copies<'x> {
     full: u32,
     /// The running invocation.
     local: usize,
-    /// Level 1's second pass: the invocations that recorded a racy read
-    /// (their first only), and the records.
-    read_seen: Vec<bool>,
-    reads: Vec<(u32, Seen)>,
     warp_size: u32,
-    /// Check mode's lane tags (see `ld_on_read`: not level 1's second
-    /// pass, which runs on the same layout); deterministic mode's
+    /// Check mode's lane tags (see `ld_on_read`); deterministic mode's
     /// (see `ld_det_access`), and whether two lanes of a copy shared a word
     /// in a region.
     check_tags: bool,
     det_tags: bool,
     lanes: bool,
-    /// Level 1's second pass: whether a read of a page the workgroup has no
-    /// entry for saw another workgroup's write (its first only).
-    l1_read: Option<&'x dyn Fn(u32, u32, u32) -> Option<Seen>>,
 }
 
 impl<'x> Copies<'x> {
@@ -444,7 +344,6 @@ impl<'x> Copies<'x> {
             targets.push(TargetMem { storage, words, spans: has(if storage { BarrierKind::Workgroup } else { BarrierKind::Storage }), entries });
             mems.push(mem);
         }
-        let n = copy_of.len();
         Copies {
             roles: lay.roles,
             targets,
@@ -455,13 +354,10 @@ impl<'x> Copies<'x> {
             caps: lay.caps.entries.clone(),
             full: 0,
             local: 0,
-            read_seen: vec![false; n],
-            reads: vec![],
             warp_size: lay.warp_size,
             check_tags: false,
             det_tags: lay.deterministic && lay.roles.tag_groups != 0,
             lanes: false,
-            l1_read: None,
         }
     }
 
@@ -510,11 +406,6 @@ impl<'x> Copies<'x> {
         for tm in &mut self.targets {
             tm.entries.values_mut().for_each(sweep::det_clear);
         }
-    }
-
-    /// The base role of word k, if the workgroup has its page.
-    fn base(&self, t: u32, k: u32) -> Option<u32> {
-        self.targets[t as usize].entries.get(&(k / PAGE)).map(|e| e.roles[0][(k % PAGE) as usize])
     }
 
     /// Every storage page's final base, and the words of it read.
@@ -599,14 +490,7 @@ impl Targets for Copies<'_> {
             return self.tagged_read(t, word);
         }
         let Some(e) = self.targets[t].entries.get(&(word / PAGE)) else {
-            let v = (self.under)(t as u32, word);
-            if let (Some(f), false) = (self.l1_read, self.read_seen[self.local]) {
-                if let Some(seen) = f(t as u32, word, v) {
-                    self.read_seen[self.local] = true;
-                    self.reads.push((t as u32, seen));
-                }
-            }
-            return v;
+            return (self.under)(t as u32, word);
         };
         e.roles[self.role][(word % PAGE) as usize]
     }

@@ -1,5 +1,5 @@
 //! The check engine's driver, one for both backends: rounds at level 2,
-//! level 1's merge and second pass, the final fold, and growing whatever a
+//! level 1's merge, the final fold, and growing whatever a
 //! run found too small. A backend (`gpu`, `cpu`) supplies the steps; the
 //! GPU queues them without waiting, so a check costs a fixed number of
 //! submissions and read-backs, however many barriers the kernel executes.
@@ -23,9 +23,8 @@ pub(crate) struct Status {
     pub workgroup: u32,
     /// Bit t: target t's table was full.
     pub full_tables: u32,
-    /// Level-1 records wanted, and atomic results one invocation wanted.
+    /// Level-1 records wanted.
     pub l1_need: u32,
-    pub log_need: u32,
     /// The kernel's guard record (`ld_shaders::abi::guard`; the CPU
     /// reports its faults as errors of `run` instead).
     pub guard: [u32; guard::WORDS as usize],
@@ -53,9 +52,8 @@ pub(crate) trait Backend {
     /// Keeps (`restore = false`) or puts back the atomic buffers' contents:
     /// every round and every retry starts from the dispatch's atomics.
     fn atomics(&mut self, restore: bool) -> Result<()>;
-    /// Runs every workgroup, in batches, in `mode` (level 2 in check mode,
-    /// level 1's second pass, or deterministic mode); check and
-    /// deterministic runs publish each workgroup's final pages anew.
+    /// Runs every workgroup, in batches, in `mode` (check or deterministic)
+    /// and publishes each workgroup's final pages anew.
     fn run(&mut self, mode: u32, round: u32) -> Result<()>;
     /// Level 1 across workgroups: write-write races and the union (check
     /// mode), or the ordered fold into the user's buffers (deterministic).
@@ -107,7 +105,7 @@ fn faulted<T>(b: &mut dyn Backend, r: Result<T>) -> Result<T> {
 
 /// The status of what ran, or the fault the kernel's guard recorded (it
 /// comes first: what a faulting kernel did to the engine's capacities,
-/// such as an atomic log filled by a loop that never ends, says nothing).
+/// such as a table filled by a loop that never ends, says nothing).
 fn status(b: &mut dyn Backend, on_fault: OnFault) -> Result<Status> {
     let st = b.status()?;
     match on_fault(&st.guard) {
@@ -223,7 +221,7 @@ fn grow(l: &Layout, st: &Status, words: &[u64], opts: &CheckOptions, limits: Lim
             line: None,
         });
     }
-    let short = status::TABLE_FULL | status::LOG_FULL | status::L1_FULL;
+    let short = status::TABLE_FULL | status::L1_FULL;
     if st.bits & short == 0 {
         return Ok(None);
     }
@@ -241,9 +239,6 @@ fn grow(l: &Layout, st: &Status, words: &[u64], opts: &CheckOptions, limits: Lim
                 caps.direct[t] = true;
             }
         }
-    }
-    if st.bits & status::LOG_FULL != 0 {
-        caps.log = caps.log.max(st.log_need);
     }
     if st.bits & status::L1_FULL != 0 {
         caps.l1 = caps.l1.max(st.l1_need);

@@ -10,7 +10,7 @@ use crate::gpu::pipeline::{self, Variant};
 use crate::gpu::transfer::{read_range, read_ranges, wait};
 use crate::gpu::GpuContext;
 use crate::kernel::{KernelInfo, ParamKind, TargetPlace};
-use ld_shaders::abi::{binding, guard, header, record, MODE_CHECK, MODE_DETERMINISTIC, MODE_SECOND, NONE};
+use ld_shaders::abi::{binding, guard, header, record, MODE_CHECK, MODE_DETERMINISTIC, NONE};
 use wgpu::util::DeviceExt;
 
 pub(crate) struct GpuBackend<'a> {
@@ -52,7 +52,6 @@ struct Bufs {
     records: wgpu::Buffer,
     values: wgpu::Buffer,
     meta: wgpu::Buffer,
-    log: wgpu::Buffer,
     l1: wgpu::Buffer,
     l1v: wgpu::Buffer,
     l1u: wgpu::Buffer,
@@ -63,7 +62,7 @@ struct Bufs {
 
 impl Bufs {
     fn by_binding(&self) -> [&wgpu::Buffer; binding::COUNT as usize - 1] {
-        [&self.records, &self.values, &self.meta, &self.log, &self.l1, &self.l1v, &self.l1u]
+        [&self.records, &self.values, &self.meta, &self.l1, &self.l1v, &self.l1u]
     }
 }
 
@@ -274,7 +273,6 @@ impl Backend for GpuBackend<'_> {
             self.enc().clear_buffer(&values, 0, None);
         }
         let meta = self.buffer("ld tables", layout.batch as u64 * layout.slot.slot_meta, wgpu::BufferUsages::empty());
-        let log = self.buffer("ld atomic log", if layout.deterministic { 0 } else { layout.log_words() }, wgpu::BufferUsages::empty());
         let l1 = self.buffer("ld level-1 lists", layout.l1_meta_words(), wgpu::BufferUsages::empty());
         let l1v = self.buffer("ld level-1 pages", layout.l1_page_words(), wgpu::BufferUsages::empty());
         let l1u = self.buffer("ld level-1 union", if layout.deterministic { 0 } else { layout.l1_page_words() }, wgpu::BufferUsages::empty());
@@ -285,7 +283,7 @@ impl Backend for GpuBackend<'_> {
         self.ctx.queue.write_buffer(&records, 0, bytemuck::cast_slice(&head));
         // No region seen yet (the rest of the values needs no clearing).
         self.ctx.queue.write_buffer(&values, 0, bytemuck::cast_slice(&vec![0u32; layout.rec_off() as usize]));
-        self.bufs = Some(Bufs { records, values, meta, log, l1, l1v, l1u, args, spare });
+        self.bufs = Some(Bufs { records, values, meta, l1, l1v, l1u, args, spare });
         Ok(())
     }
 
@@ -317,11 +315,11 @@ impl Backend for GpuBackend<'_> {
             _ => Variant::Folded,
         };
         let pl = pipeline::get(self.ctx, self.info, variant)?;
-        if mode != MODE_SECOND {
-            // Every first-pass run publishes level 1's pages afresh.
+        {
+            // Every run publishes level 1's pages afresh.
             let b = self.bufs.as_ref().unwrap();
-            let (l1, records, heads) = (b.l1.clone(), b.records.clone(), lay.slot.heads + lay.workgroups() as u64);
-            self.enc().clear_buffer(&l1, 0, Some(heads * 4));
+            let (l1, records) = (b.l1.clone(), b.records.clone());
+            self.enc().clear_buffer(&l1, 0, Some(lay.slot.heads * 4));
             self.enc().clear_buffer(&records, header::L1_COUNT as u64 * 4, Some(4));
         }
         let g0 = self.kernel_group(&pl.layout);
@@ -329,7 +327,7 @@ impl Backend for GpuBackend<'_> {
         for off in (0..n).step_by(lay.batch as usize) {
             let count = lay.batch.min(n - off);
             self.zero_shared(&lay, count);
-            if mode != MODE_SECOND && lay.roles.meta_pages() != 0 {
+            if lay.roles.meta_pages() != 0 {
                 // Lane tags (or last writers) start every dispatch empty.
                 // (Only this batch's slots: a kept buffer may be larger.)
                 let meta = self.bufs.as_ref().unwrap().meta.clone();
@@ -340,11 +338,7 @@ impl Backend for GpuBackend<'_> {
             let cfg = self.config(&lay.config(mode, round, off, count, 0, stamp));
             let g1 = self.engine_group(pl.engine.as_ref().unwrap(), &cfg);
             self.dispatch(&pl.pipeline, &[&g0, &g1], count);
-            if mode == MODE_SECOND {
-                self.slots_pass(|s| &s.compare, mode, round, off, count, stamp)?;
-            } else {
-                self.slots_pass(|s| &s.publish, mode, round, off, count, stamp)?;
-            }
+            self.slots_pass(|s| &s.publish, mode, round, off, count, stamp)?;
         }
         Ok(())
     }
@@ -377,7 +371,6 @@ impl Backend for GpuBackend<'_> {
             workgroup: h[header::STATUS_WG as usize],
             full_tables: h[header::STATUS_TARGETS as usize],
             l1_need: h[header::L1_COUNT as usize],
-            log_need: h[header::LOG_NEED as usize],
         })
     }
 

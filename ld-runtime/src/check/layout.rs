@@ -1,6 +1,6 @@
 //! From a launch to the engine's memory: how many copies per workgroup, how
-//! many workgroups per dispatch, how large each table, log and record
-//! buffer is, under the memory budget and the device's binding limit. The
+//! many workgroups per dispatch, how large each table and record buffer
+//! is, under the memory budget and the device's binding limit. The
 //! layout itself (offsets, roles) is `ld_shaders::abi`'s; this module only
 //! chooses its sizes, and grows them when a run reports that one was short.
 
@@ -18,7 +18,6 @@ pub(crate) struct Caps {
     pub entries: Vec<u32>,
     /// Per target: a direct-mapped table, one entry per page of the buffer.
     pub direct: Vec<bool>,
-    pub log: u32,
     pub l1: u32,
 }
 
@@ -50,10 +49,6 @@ impl Layout {
         self.grid.iter().product()
     }
 
-    pub fn invocations(&self) -> u32 {
-        self.workgroups() * self.info.invocations_per_workgroup()
-    }
-
     /// Barriers, and the size of the table of regions seen.
     pub fn barriers(&self) -> u32 {
         self.info.barriers.len() as u32
@@ -78,13 +73,9 @@ impl Layout {
         self.val_base() + self.batch as u64 * self.slot.slot_values
     }
 
-    pub fn log_words(&self) -> u64 {
-        self.caps.log as u64 * self.invocations() as u64
-    }
-
-    /// Level 1: storage targets' page heads, workgroup heads, record headers.
+    /// Level 1: storage targets' page heads, record headers.
     pub fn l1_meta_words(&self) -> u64 {
-        self.slot.heads + self.workgroups() as u64 + self.caps.l1 as u64 * abi::l1::WORDS as u64
+        self.slot.heads + self.caps.l1 as u64 * abi::l1::WORDS as u64
     }
 
     pub fn l1_page_words(&self) -> u64 {
@@ -119,8 +110,6 @@ impl Layout {
             grid_z: self.grid[2],
             wg_offset,
             wg_count,
-            invocations: self.invocations(),
-            log_cap: self.caps.log,
             rec_cap: self.rec_cap,
             rec_off: self.rec_off(),
             val_base: self.val_base() as u32,
@@ -134,8 +123,7 @@ impl Layout {
             entries_total: self.slot.list_cap as u32,
             stamp,
             l1_cap: self.caps.l1,
-            l1_wg_heads: self.slot.heads as u32,
-            l1_headers: (self.slot.heads + self.workgroups() as u64) as u32,
+            l1_headers: self.slot.heads as u32,
             tag_groups: self.roles.tag_groups,
             target_id,
             canary: 2,
@@ -192,7 +180,7 @@ pub(crate) fn initial_caps(info: &KernelInfo, grid: [u32; 3], words: &[u64], opt
     // Level 1's records take at most an eighth of the budget at first (a run
     // that needs more says how many, and runs again with them).
     let l1_max = budget / 8 / (2 * PAGE as u64 * 4);
-    Caps { entries, direct, log: if info.atomic_results { opts.atomic_log.max(1) as u32 } else { 0 }, l1: l1.min(l1_max).clamp(1, u32::MAX as u64) as u32 }
+    Caps { entries, direct, l1: l1.min(l1_max).clamp(1, u32::MAX as u64) as u32 }
 }
 
 /// Sizes the engine for a launch. `words[t]`: target t's words.
@@ -239,9 +227,7 @@ pub(crate) fn layout(
     } else {
         opts.max_records.min((budget / 8 / (4 * abi::record::WORDS as u64)).max(256) as usize).min(u32::MAX as usize / 8) as u32
     };
-    let fixed = |l: &Layout| {
-        4 * (l.record_words() + if deterministic { 0 } else { l.log_words() } + l.l1_meta_words() + l.l1_page_words() * if deterministic { 1 } else { 2 })
-    };
+    let fixed = |l: &Layout| 4 * (l.record_words() + l.l1_meta_words() + l.l1_page_words() * if deterministic { 1 } else { 2 });
     let slot_bytes = |l: &Layout| 4 * (l.slot.slot_values + l.slot.slot_meta);
     // Copies per workgroup: one per warp unless asked or forced to fewer.
     // Deterministic mode needs every warp on its own copy.
@@ -278,12 +264,9 @@ pub(crate) fn layout(
             },
         });
     }
-    for (what, words) in [
-        ("the race records", layout.record_words()),
-        ("the atomic-result log", layout.log_words()),
-        ("level 1's page records", layout.l1_page_words()),
-        ("level 1's lists", layout.l1_meta_words()),
-    ] {
+    for (what, words) in
+        [("the race records", layout.record_words()), ("level 1's page records", layout.l1_page_words()), ("level 1's lists", layout.l1_meta_words())]
+    {
         if 4 * words > limits.binding {
             return Err(Error::CheckMemory {
                 kernel: info.name,

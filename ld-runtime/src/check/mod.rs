@@ -44,10 +44,7 @@ pub struct CheckOptions {
     pub warp_size: Option<u32>,
     /// Race records kept in detail; the total count stays exact.
     pub max_records: usize,
-    /// Atomic results one invocation may use before the log grows (check
-    /// mode replays them; the log grows to what the kernel needs).
-    pub atomic_log: usize,
-    /// Bytes the engine may allocate for copies, tables, records and logs
+    /// Bytes the engine may allocate for copies, tables and records
     /// (default: 1 GiB, or less where the device allows less).
     pub memory_budget: Option<u64>,
     /// Copies per workgroup at level 2 (default: one per warp, or as many
@@ -77,7 +74,6 @@ impl Default for CheckOptions {
         CheckOptions {
             warp_size: None,
             max_records: 1 << 18,
-            atomic_log: 16,
             memory_budget: None,
             copies: None,
             max_rounds: None,
@@ -171,13 +167,13 @@ pub(crate) fn checked(info: &KernelInfo, targets: &[Target]) -> Vec<Checked> {
         let treatment = match (&p.kind, p.check) {
             (ParamKind::Uniform { .. }, _) => continue,
             (_, CheckClass::ReadOnly) => "read-only: cannot race",
-            (_, CheckClass::Atomic) => "atomic: never a data race; results replayed",
+            (_, CheckClass::Atomic) => "atomic: never a data race; run once, live",
             _ => continue,
         };
         out.push(Checked { name: p.name.into(), memory: Memory::Storage, treatment: treatment.into(), words: None });
     }
     for s in info.shared.iter().filter(|s| !s.target) {
-        out.push(Checked { name: s.name.into(), memory: Memory::Workgroup, treatment: "atomic: never a data race; results replayed".into(), words: None });
+        out.push(Checked { name: s.name.into(), memory: Memory::Workgroup, treatment: "atomic: never a data race; run once, live".into(), words: None });
     }
     out
 }

@@ -166,7 +166,7 @@ pub struct Plan {
     pub level2: LevelPlan,
     /// Workgroups per dispatch (their scratch slots fit the budget and a binding).
     pub batch: u64,
-    /// Bytes allocated: scratch slots of one batch, atomic logs, race
+    /// Bytes allocated: scratch slots of one batch, race
     /// records and level-1 pages.
     pub bytes: u64,
 }

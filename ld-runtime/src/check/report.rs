@@ -43,8 +43,8 @@ pub enum Evidence {
     Writes,
     /// A unit read a word another unit wrote in the same epoch (between
     /// warps: a read of a word another warp's copy changed; between
-    /// workgroups: a read in level 1's second pass that returned another
-    /// workgroup's write), whatever the value went into next (registers,
+    /// workgroups: a read of a word another workgroup changed, by a
+    /// workgroup that left it as it was), whatever the value went into next (registers,
     /// atomics, branches, memory). `words` are the words read; `units` is
     /// the reader.
     Read,

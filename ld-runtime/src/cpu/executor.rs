@@ -17,7 +17,7 @@
 //! `Workgroup` is also what check mode drives region by region, giving each
 //! warp its own memory.
 
-use super::twin::{AtomicLog, BarrierKind, Cx, Fault, Ids, Invocation, Mem, Monitor, SharedMem, StorageView, Targets, UVec3, Yield};
+use super::twin::{BarrierKind, Cx, Fault, Ids, Invocation, Mem, Monitor, SharedMem, StorageView, Targets, UVec3, Yield};
 use crate::kernel::KernelInfo;
 use rayon::prelude::*;
 
@@ -74,7 +74,7 @@ fn run_native(l: &CpuLaunch, wg: u64) -> Result<(), WorkgroupError> {
     let mut g = Workgroup::new(l, wg);
     let mut shared = SharedSet::native(l.info);
     loop {
-        let end = g.run_region(l, &l.storage, &mut shared, &mut AtomicLogs::off(), None, None)?;
+        let end = g.run_region(l, &l.storage, &mut shared, None, None)?;
         if end == RegionEnd::Done {
             return Ok(());
         }
@@ -95,45 +95,6 @@ impl SharedSet {
 
     fn all(&mut self) -> Vec<&mut SharedMem> {
         self.real.iter_mut().collect()
-    }
-}
-
-/// Per-invocation atomic logs of check mode: its run appends the results an
-/// invocation uses (across regions), level 1's second pass replays them.
-pub struct AtomicLogs {
-    pub mode: LogMode,
-    pub logs: Vec<Vec<u32>>,
-    pub pos: Vec<usize>,
-}
-
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub enum LogMode {
-    Off,
-    Record,
-    Replay,
-}
-
-impl AtomicLogs {
-    pub fn off() -> Self {
-        AtomicLogs { mode: LogMode::Off, logs: vec![], pos: vec![] }
-    }
-
-    pub fn new(invocations: usize) -> Self {
-        AtomicLogs { mode: LogMode::Record, logs: vec![vec![]; invocations], pos: vec![0; invocations] }
-    }
-
-    /// Replays, each invocation from its own position.
-    pub fn replay_from(&mut self, starts: &[usize]) {
-        self.mode = LogMode::Replay;
-        self.pos.copy_from_slice(starts);
-    }
-
-    fn for_invocation(&mut self, li: usize) -> AtomicLog<'_> {
-        match self.mode {
-            LogMode::Off => AtomicLog::Off,
-            LogMode::Record => AtomicLog::Record { log: &mut self.logs[li] },
-            LogMode::Replay => AtomicLog::Replay { log: &self.logs[li], pos: &mut self.pos[li] },
-        }
     }
 }
 
@@ -190,7 +151,6 @@ impl Workgroup {
         l: &CpuLaunch,
         storage: &[Option<StorageView<'_>>],
         shared: &mut SharedSet,
-        atomics: &mut AtomicLogs,
         mut targets: Option<&mut dyn Targets>,
         mut monitor: Option<&mut dyn Monitor>,
     ) -> Result<RegionEnd, WorkgroupError> {
@@ -213,7 +173,6 @@ impl Workgroup {
                 shared.all(),
                 &l.uniforms,
                 self.fuel[i],
-                atomics.for_invocation(i),
                 reborrow(&mut targets),
                 match monitor.as_deref_mut() {
                     Some(m) => Some(m),

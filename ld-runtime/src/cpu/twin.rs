@@ -106,16 +106,6 @@ pub enum Fault {
     },
 }
 
-/// Check mode's treatment of atomics: its run records the results an
-/// invocation uses, and level 1's second pass replays them instead of
-/// touching memory again, so running the kernel again neither applies an
-/// atomic twice nor sees a different (but race-free) interleaving.
-pub enum AtomicLog<'a> {
-    Off,
-    Record { log: &'a mut Vec<u32> },
-    Replay { log: &'a [u32], pos: &'a mut usize },
-}
-
 /// Check and deterministic modes: the memories the engine privatizes, as
 /// the running invocation sees them (its warp's copy, in its pass).
 pub trait Targets {
@@ -142,7 +132,6 @@ pub struct Cx<'a> {
     pub(crate) shared: Vec<&'a mut SharedMem>,
     pub(crate) uniforms: &'a [u32],
     pub(crate) fuel: u64,
-    pub(crate) atomics: AtomicLog<'a>,
     pub(crate) targets: Option<&'a mut dyn Targets>,
     pub(crate) monitor: Option<&'a mut dyn Monitor>,
 }
@@ -238,11 +227,10 @@ impl<'a> Cx<'a> {
         shared: Vec<&'a mut SharedMem>,
         uniforms: &'a [u32],
         fuel: u64,
-        atomics: AtomicLog<'a>,
         targets: Option<&'a mut dyn Targets>,
         monitor: Option<&'a mut dyn Monitor>,
     ) -> Self {
-        Cx { ids, storage, shared, uniforms, fuel, atomics, targets, monitor }
+        Cx { ids, storage, shared, uniforms, fuel, targets, monitor }
     }
 
     pub(crate) fn fuel_left(&self) -> u64 {
@@ -339,19 +327,11 @@ impl<'a> Cx<'a> {
     }
 
     /// An atomic read-modify-write on one word; returns the old value
-    /// (`Store` returns 0). `signed` selects `i32` ordering for min/max;
-    /// `used` says whether the kernel uses the result (only those are logged).
+    /// (`Store` returns 0). `signed` selects `i32` ordering for min/max.
+    /// Atomics are never privatized: every mode runs each one once.
     #[allow(clippy::too_many_arguments)]
-    pub fn atomic(&mut self, mem: Mem, index: i64, inner: u32, op: AtomicOp, signed: bool, used: bool, a: u32, b: u32, site: (u32, u32)) -> Result<u32, Fault> {
+    pub fn atomic(&mut self, mem: Mem, index: i64, inner: u32, op: AtomicOp, signed: bool, a: u32, b: u32, site: (u32, u32)) -> Result<u32, Fault> {
         let w = self.word(mem, index, inner, site)?;
-        if let AtomicLog::Replay { log, pos } = &mut self.atomics {
-            if !used {
-                return Ok(0);
-            }
-            let v = log.get(**pos).copied().unwrap_or(0);
-            **pos += 1;
-            return Ok(v);
-        }
         let apply = |old: u32| -> u32 {
             match op {
                 AtomicOp::Load => old,
@@ -393,10 +373,6 @@ impl<'a> Cx<'a> {
                 old
             }
         };
-        let old = if op == AtomicOp::Store { 0 } else { old };
-        if let (AtomicLog::Record { log }, true) = (&mut self.atomics, used) {
-            log.push(old);
-        }
-        Ok(old)
+        Ok(if op == AtomicOp::Store { 0 } else { old })
     }
 }

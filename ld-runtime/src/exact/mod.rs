@@ -17,7 +17,7 @@ mod log;
 pub(crate) mod sources;
 
 use crate::check::records::Raw;
-use crate::cpu::executor::{AtomicLogs, CpuLaunch, RegionEnd, SharedSet, Workgroup, WorkgroupError};
+use crate::cpu::executor::{CpuLaunch, RegionEnd, SharedSet, Workgroup, WorkgroupError};
 use ld_shaders::abi::{record, NONE};
 pub(crate) use log::{Only, Pair};
 use log::{Summary, WorkgroupLog};
@@ -77,7 +77,7 @@ fn workgroup<'o>(l: &CpuLaunch, wg: u64, words: Option<&'o std::collections::Has
     let mut shared = SharedSet::native(l.info);
     let mut log = WorkgroupLog::new(l.info, wg as u32, words);
     loop {
-        match g.run_region(l, &l.storage, &mut shared, &mut AtomicLogs::off(), None, Some(&mut log))? {
+        match g.run_region(l, &l.storage, &mut shared, None, Some(&mut log))? {
             RegionEnd::Barrier { kind, id } => log.barrier(kind, id),
             RegionEnd::Done => {
                 log.finish();

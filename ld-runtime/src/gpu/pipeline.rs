@@ -19,7 +19,7 @@ pub enum Variant {
     Native,
     /// Check mode's level 2.
     Instrumented,
-    /// Deterministic mode and level 1's second pass.
+    /// Deterministic mode.
     Folded,
     /// Deterministic mode at one invocation per warp: the folded kernel
     /// with `LD_DET_WRITERS` on (each word's last writer kept, see
@@ -118,7 +118,6 @@ pub struct Level1 {
     /// The slots shader (`ld_shaders::SLOTS`): around every batch.
     pub prepare: wgpu::ComputePipeline,
     pub publish: wgpu::ComputePipeline,
-    pub compare: wgpu::ComputePipeline,
     pub layout: wgpu::BindGroupLayout,
     pub engine: wgpu::BindGroupLayout,
 }
@@ -153,11 +152,11 @@ pub fn level1(ctx: &GpuContext) -> Result<Arc<Level1>> {
         })
     };
     let (merge, fold, args) = (make(&module, "merge"), make(&module, "fold"), make(&module, "args"));
-    let (prepare, publish, compare) = (make(&slots, "prepare"), make(&slots, "publish"), make(&slots, "compare"));
+    let (prepare, publish) = (make(&slots, "prepare"), make(&slots, "publish"));
     if let Some(e) = pollster::block_on(scope.pop()) {
         return Err(Error::wgpu("the engine's shaders", e));
     }
-    let s = Arc::new(Level1 { merge, fold, args, prepare, publish, compare, layout, engine });
+    let s = Arc::new(Level1 { merge, fold, args, prepare, publish, layout, engine });
     *ctx.level1.lock().unwrap() = Some(s.clone());
     Ok(s)
 }
