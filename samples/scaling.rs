@@ -4,7 +4,7 @@
 //!
 //! `cargo run --release --example scaling -- [--cpu] [--runs N] [--sizes 1,4,16,64]`
 //!
-//! Each workgroup of 256 invocations privatizes only the pages it writes,
+//! Each workgroup of 256 invocations privatizes only the pages it accesses,
 //! so the engine's memory and time grow with the buffer, and the slowdown
 //! stays flat.
 

@@ -519,6 +519,19 @@ fn rw_storage_wgs(data: &mut [u32], out: &mut [u32]) {
     }
 }
 
+/// RACY (rw and ww, storage, inter-workgroup): workgroup 0 only reads
+/// `data[0]`; workgroups 1..3 read it and then overwrite it.
+#[ld::kernel(workgroup_size = 64)]
+fn read_and_overwrite_wgs(data: &mut [u32], out: &mut [u32]) {
+    let wg = workgroup_id().x;
+    if local_index() == 0 {
+        out[wg] = data[0];
+        if wg != 0 {
+            data[0] = wg + 100;
+        }
+    }
+}
+
 /// RACE-FREE twin: each workgroup writes and reads back its own word
 /// `data[wg]` (one invocation does both, in program order).
 #[ld::kernel(workgroup_size = 64)]
@@ -539,6 +552,7 @@ fn data_out(k: &'static str) -> impl Fn(&Runtime, How) -> (Option<Report>, Vec<u
             "ww_storage_wgs_fixed" => go(rt.launch(ww_storage_wgs_fixed, 4, (&mut o,)), how),
             "rw_storage_wgs" => go(rt.launch(rw_storage_wgs, 4, (&mut d, &mut o)), how),
             "rw_storage_wgs_fixed" => go(rt.launch(rw_storage_wgs_fixed, 4, (&mut d, &mut o)), how),
+            "read_and_overwrite_wgs" => go(rt.launch(read_and_overwrite_wgs, 4, (&mut d, &mut o)), how),
             "ww_storage_warps" => go(rt.launch(ww_storage_warps, 4, (&mut o,)), how),
             "ww_storage_warps_fixed" => go(rt.launch(ww_storage_warps_fixed, 4, (&mut o,)), how),
             "ww_storage_ordered" => go(rt.launch(ww_storage_ordered, 4, (&mut o,)), how),
@@ -577,6 +591,19 @@ fn rw_on_storage_between_workgroups() {
         assert!(!o.report.races.iter().any(|r| r.kind == RaceKind::WriteWrite), "no ww here\n{}", o.report);
         let readers: Vec<u32> = o.report.races.iter().flat_map(|r| r.units.iter().map(|u| u.workgroup[0])).collect();
         assert!(readers.len() == 3 && (1..4).all(|w| readers.contains(&w)), "readers 1..3: {readers:?}\n{}", o.report);
+    }
+}
+
+#[test]
+fn a_reader_that_also_writes_races_write_write_between_workgroups() {
+    // Workgroup 0, which only reads, races read-write with the writers;
+    // the writers, which also read, race write-write with each other (as
+    // level 2 judges a warp that read and changed a word): one race per
+    // pair of accesses, not a read-write race for every writer too.
+    let outs = expect_race("read_and_overwrite_wgs", 32, &data_out("read_and_overwrite_wgs"), &[rw(ST, WGS, "data").read(), ww(ST, WGS, "data")]);
+    for o in &outs {
+        let readers: Vec<u32> = o.report.races.iter().filter(|r| r.kind == RaceKind::ReadWrite).flat_map(|r| r.units.iter().map(|u| u.workgroup[0])).collect();
+        assert_eq!(readers, vec![0], "the pure reader alone\n{}", o.report);
     }
 }
 

@@ -3,7 +3,7 @@
 //! r-th base-M digit; a race between two warps is found in the first round
 //! where their digits differ, and the verdicts equal full privatization's.
 //! Level 1 always runs in one round (each workgroup's copy holds only the
-//! pages it writes).
+//! pages it accesses).
 
 mod common;
 

@@ -49,9 +49,11 @@ var<private> ld_cur_mark: u32;
 
 // The dirty-entry lists: entries accessed since their epoch began. A
 // region pushes onto the current list; the region's last step carries the
-// entries still dirty over to the other one.
+// entries still dirty over to the other one. Every invocation keeps which
+// list is current itself (they all pass the same barriers), so switching
+// lists needs no barrier.
 var<workgroup> ld_list_n: array<atomic<u32>, 2>;
-var<workgroup> ld_list_cur: u32;
+var<private> ld_list_cur: u32;
 // The barrier that opened the current region (LD_NONE: the kernel's start).
 var<private> ld_open: u32;
 
@@ -594,10 +596,10 @@ const LD_STEP_SETTLE_FOLD: u32 = 2u;
 
 fn ld_lists_init() {
     ld_open = LD_NONE;
+    ld_list_cur = 0u;
     if ld_li == 0u {
         atomicStore(&ld_list_n[0], 0u);
         atomicStore(&ld_list_n[1], 0u);
-        ld_list_cur = 0u;
     }
 }
 
@@ -956,17 +958,14 @@ fn ld_check_region(close: u32) {
 }
 
 // The check and its settling, each behind barriers; then the other list
-// becomes the current one.
+// becomes the current one (for every invocation: no barrier).
 fn ld_steps(close: u32) {
     ld_sync();
     ld_step_check(close);
     ld_sync();
     ld_step_settle(LD_STEP_SETTLE_CHECK, close);
     ld_sync();
-    if ld_li == 0u {
-        ld_list_cur = 1u - ld_list_cur;
-    }
-    ld_sync();
+    ld_list_cur = 1u - ld_list_cur;
 }
 
 // Deterministic mode (the folded kernel), at
@@ -1003,10 +1002,7 @@ fn ld_fold_region(close: u32) {
         ld_settle(t, item & 0xffffffu, LD_STEP_SETTLE_FOLD, ld_orders(close, ld_target_storage(t)));
     }
     ld_sync();
-    if ld_li == 0u {
-        ld_list_cur = 1u - cur;
-    }
-    ld_sync();
+    ld_list_cur = 1u - cur;
 }
 
 // ------------------------------------------------------------ level 1

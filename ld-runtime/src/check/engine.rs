@@ -226,22 +226,29 @@ fn grow(l: &Layout, st: &Status, words: &[u64], opts: &CheckOptions, limits: Lim
         return Ok(None);
     }
     let mut caps: Caps = l.caps.clone();
-    for (t, e) in caps.entries.iter_mut().enumerate() {
-        if st.full_tables & (1 << t) != 0 {
-            // Eight times the room, or (at a quarter of the pages or more,
-            // where four probes among concurrent claims start to fail) one
-            // entry per page, which is never full.
-            let pages = l.shapes[t].pages();
-            if *e as u64 * 4 < pages as u64 {
-                *e = e.saturating_mul(8);
-            } else {
-                *e = pages;
-                caps.direct[t] = true;
-            }
-        }
-    }
     if st.bits & status::L1_FULL != 0 {
         caps.l1 = caps.l1.max(st.l1_need);
     }
-    layout::layout(l.info, l.grid, words, opts, caps, limits, l.deterministic).map(Some)
+    // Eight times the room, or (at a quarter of the pages or more, where
+    // four probes among concurrent claims start to fail) one entry per
+    // page, which is never full; where a workgroup's direct tables do not
+    // fit (the budget, a binding), a hash table as large as the pages
+    // instead.
+    let (mut direct, mut hashed) = (caps.clone(), caps);
+    for t in 0..direct.entries.len() {
+        if st.full_tables & (1 << t) != 0 {
+            let (pages, e) = (l.shapes[t].pages(), direct.entries[t]);
+            hashed.entries[t] = e.saturating_mul(8).min(pages.next_power_of_two());
+            if e as u64 * 4 < pages as u64 {
+                direct.entries[t] = hashed.entries[t];
+            } else {
+                (direct.entries[t], direct.direct[t]) = (pages, true);
+            }
+        }
+    }
+    let fallback = hashed != direct && hashed.entries != l.caps.entries;
+    match layout::layout(l.info, l.grid, words, opts, direct, limits, l.deterministic) {
+        Err(Error::CheckMemory { .. }) if fallback => layout::layout(l.info, l.grid, words, opts, hashed, limits, l.deterministic).map(Some),
+        r => r.map(Some),
+    }
 }

@@ -153,8 +153,8 @@ pub(crate) fn initial_caps(info: &KernelInfo, grid: [u32; 3], words: &[u64], opt
     let n: u64 = grid.iter().map(|&d| d as u64).product();
     let inv = info.invocations_per_workgroup() as u64;
     let warps = inv.div_ceil(opts.warp_size_for(inv as u32) as u64);
-    // Pages per entry in check mode: B, U, P and Q per copy, and the
-    // written flags of P and Q.
+    // Pages per entry in check mode: B, P and a written-flag page per copy,
+    // the read page, and the lane tags (two pages per copy at warp size 32).
     let entry_bytes = (2 + 4 * warps) * PAGE as u64 * 4;
     let budget = opts.memory_budget.unwrap_or(DEFAULT_BUDGET);
     let mut l1 = 0u64;

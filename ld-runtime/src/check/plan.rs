@@ -158,7 +158,7 @@ pub struct Plan {
     /// Bytes the engine may allocate.
     pub budget: u64,
     /// Level 1: every workgroup on its own copy, which holds only the pages
-    /// it writes, so one round always suffices; `None` when nothing can race
+    /// it accesses, so one round always suffices; `None` when nothing can race
     /// between workgroups (no written storage buffer, or one workgroup).
     pub level1: Option<LevelPlan>,
     /// Level 2: the warps of a workgroup; copies in workgroup-sized scratch
@@ -176,7 +176,7 @@ impl std::fmt::Display for Plan {
         let mib = |b: u64| b as f64 / (1 << 20) as f64;
         writeln!(f, "check plan under a budget of {:.1} MiB ({:.1} MiB allocated):", mib(self.budget), mib(self.bytes))?;
         if let Some(p) = &self.level1 {
-            writeln!(f, "  level 1 (workgroups): {} units, each on its own copy of the pages it writes, 1 round, 2 passes", p.units)?;
+            writeln!(f, "  level 1 (workgroups): {} units, each on its own copy of the pages it accesses, 1 round, no pass of its own", p.units)?;
         }
         let p = &self.level2;
         write!(

@@ -188,11 +188,6 @@ fn diagnostic(g: &[&Race]) -> String {
     if r.accesses.is_empty() && r.evidence != Evidence::Access {
         notes.push("source lines: not found (CheckOptions::sources is off, or re-running the racing workgroups on the CPU did not reach these words)".into());
     }
-    let mut elsewhere: Vec<&str> = r.accesses.iter().map(|a| a.variable.as_str()).filter(|v| *v != r.variable).collect();
-    elsewhere.dedup();
-    if !elsewhere.is_empty() {
-        notes.push(format!("note: the racing accesses are to `{}`; `{}` is where the value read went", elsewhere.join("`, `"), r.variable));
-    }
     let mut files = SimpleFiles::new();
     let labels = labels(&r.accesses, &r.variable, &mut files);
     let d = Diagnostic::warning().with_message(header(g)).with_labels(labels).with_notes(notes);

@@ -4,7 +4,7 @@
 //! again on the CPU from the launch's input, monitoring only those words.
 
 use super::{Only, Pair};
-use crate::check::report::{Access, AccessKind, Evidence, Level, Race, RaceKind, Report, Unit};
+use crate::check::report::{Access, AccessKind, Level, Race, RaceKind, Report, Unit};
 use crate::check::Target;
 use crate::cpu::executor::{linear, unlinear, CpuLaunch, WorkgroupError};
 use crate::kernel::KernelInfo;
@@ -44,9 +44,6 @@ pub(crate) fn locate(report: &mut Report, l: &CpuLaunch, targets: &[Target], war
 fn only(report: &Report, l: &CpuLaunch, targets: &[Target]) -> Only {
     let mut words = std::collections::HashSet::new();
     let mut workgroups = Vec::new();
-    // A read-write race seen in the words written names where the racy
-    // value went, not the words raced on: those need every word watched.
-    let everywhere = report.races.iter().any(surfaced);
     let mut search = false;
     for r in &report.races {
         let Some(t) = targets.iter().position(|t| t.name == r.variable) else { continue };
@@ -73,31 +70,18 @@ fn only(report: &Report, l: &CpuLaunch, targets: &[Target]) -> Only {
         workgroups.extend((0..l.workgroup_count().min(MAX_SEARCH)).filter(|w| !workgroups.contains(w)).collect::<Vec<_>>());
     }
     workgroups.sort();
-    Only { words: (!everywhere).then_some(words), workgroups }
-}
-
-/// A read-write race seen where the value a unit read went (the paper's
-/// comparison of written words), not at the read.
-fn surfaced(r: &Race) -> bool {
-    r.kind == RaceKind::ReadWrite && r.evidence == Evidence::Writes
+    Only { words: Some(words), workgroups }
 }
 
 /// Gives every race the access sites of the pairs on its words: those of
-/// its own units where the monitor saw them, else any on those words. A
-/// race seen where a racy value went gets the pairs of its units and
-/// region, on whatever memory they raced.
+/// its own units where the monitor saw them, else any on those words.
 pub(crate) fn attach(report: &mut Report, pairs: &[Pair], info: &KernelInfo, grid: [u32; 3], targets: &[Target], warp_size: u32) {
     let names: Vec<&str> = targets.iter().map(|t| t.name).collect();
-    // The pairs by word and by workgroup, so each race looks at its own
-    // (a report may hold thousands of races over millions of pairs).
+    // The pairs by word, so each race looks at its own (a report may hold
+    // thousands of races over millions of pairs).
     let mut by_word: HashMap<(u32, u32), Vec<&Pair>> = HashMap::new();
-    let mut by_workgroup: HashMap<u32, Vec<&Pair>> = HashMap::new();
     for p in pairs {
         by_word.entry((p.target, p.word)).or_default().push(p);
-        by_workgroup.entry(p.workgroups.0).or_default().push(p);
-        if p.workgroups.1 != p.workgroups.0 {
-            by_workgroup.entry(p.workgroups.1).or_default().push(p);
-        }
     }
     for race in &mut report.races {
         let Some(t) = targets.iter().position(|t| t.name == race.variable) else { continue };
@@ -110,22 +94,7 @@ pub(crate) fn attach(report: &mut Report, pairs: &[Pair], info: &KernelInfo, gri
         let own: Vec<&Pair> = same_kind.iter().copied().filter(|p| own_units(race, p, grid, warp_size)).collect();
         // In the race's own region first: the re-run logs every region.
         let own_region: Vec<&Pair> = own.iter().copied().filter(|p| in_region(race, p, info)).collect();
-        let mut elsewhere: Vec<&Pair> = if surfaced(race) {
-            let mut wgs: Vec<u32> = race.units.iter().map(|u| linear(u.workgroup, grid) as u32).collect();
-            wgs.dedup();
-            wgs.iter()
-                .filter_map(|w| by_workgroup.get(w))
-                .flatten()
-                .copied()
-                .filter(|p| p.level1 == level1 && !(p.first.write && p.second.write) && in_region(race, p, info) && own_units(race, p, grid, warp_size))
-                .collect()
-        } else {
-            vec![]
-        };
-        // A pair between two of the race's workgroups is listed under both.
-        elsewhere.sort_by_key(|p| *p as *const Pair as usize);
-        elsewhere.dedup_by_key(|p| *p as *const Pair as usize);
-        let chosen = [own_region, own, same_kind, elsewhere, same_level, on_words].into_iter().find(|v| !v.is_empty()).unwrap_or_default();
+        let chosen = [own_region, own, same_kind, same_level, on_words].into_iter().find(|v| !v.is_empty()).unwrap_or_default();
         race.accesses = accesses(&chosen, info, grid, warp_size, &names);
     }
 }
