@@ -736,32 +736,33 @@ fn ld_check_word(t: u32, e: u32, w: u32, storage: bool, spans: bool, commit: boo
         // would run the body of an `if`, masked).
         let n = select(0u, m, commit && x.mat && acc.u != x.b);
         for (var c = 0u; c < n; c += LD_COPY_UNROLL) {
-            ld_val[x.a + (ld_cfg.role_p + c) * x.stride] = acc.u;
-            if LD_COPY_UNROLL > 1u && c + 1u < n {
-                ld_val[x.a + (ld_cfg.role_p + c + 1u) * x.stride] = acc.u;
+            ld_put_copy(x, c, n, acc.u);
+            if LD_COPY_UNROLL > 1u {
+                ld_put_copy(x, c + 1u, n, acc.u);
             }
-            if LD_COPY_UNROLL > 2u && c + 2u < n {
-                ld_val[x.a + (ld_cfg.role_p + c + 2u) * x.stride] = acc.u;
+            if LD_COPY_UNROLL > 2u {
+                ld_put_copy(x, c + 2u, n, acc.u);
+                ld_put_copy(x, c + 3u, n, acc.u);
             }
-            if LD_COPY_UNROLL > 3u && c + 3u < n {
-                ld_val[x.a + (ld_cfg.role_p + c + 3u) * x.stride] = acc.u;
-            }
-            if LD_COPY_UNROLL > 4u && c + 4u < n {
-                ld_val[x.a + (ld_cfg.role_p + c + 4u) * x.stride] = acc.u;
-            }
-            if LD_COPY_UNROLL > 5u && c + 5u < n {
-                ld_val[x.a + (ld_cfg.role_p + c + 5u) * x.stride] = acc.u;
-            }
-            if LD_COPY_UNROLL > 6u && c + 6u < n {
-                ld_val[x.a + (ld_cfg.role_p + c + 6u) * x.stride] = acc.u;
-            }
-            if LD_COPY_UNROLL > 7u && c + 7u < n {
-                ld_val[x.a + (ld_cfg.role_p + c + 7u) * x.stride] = acc.u;
+            if LD_COPY_UNROLL > 4u {
+                ld_put_copy(x, c + 4u, n, acc.u);
+                ld_put_copy(x, c + 5u, n, acc.u);
+                ld_put_copy(x, c + 6u, n, acc.u);
+                ld_put_copy(x, c + 7u, n, acc.u);
             }
         }
     }
     if commit {
         ld_val[x.a] = acc.u;
+    }
+}
+
+// Copy c's word takes v, where c is one of the first n copies (the unrolled
+// loops cover LD_COPY_UNROLL rounded up to a power of two: a copy stored
+// twice takes the same value).
+fn ld_put_copy(x: LdWord, c: u32, n: u32, v: u32) {
+    if c < n {
+        ld_val[x.a + (ld_cfg.role_p + c) * x.stride] = v;
     }
 }
 

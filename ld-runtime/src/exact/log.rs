@@ -38,8 +38,7 @@ pub(crate) struct Pair {
 /// of a check looks only at the words that raced).
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Only {
-    /// `None`: every word.
-    pub words: Option<HashSet<(u32, u32)>>,
+    pub words: HashSet<(u32, u32)>,
     pub workgroups: Vec<u64>,
 }
 

@@ -42,7 +42,7 @@ pub(crate) fn run(l: &CpuLaunch, warp_size: u32, only: Option<&Only>) -> Result<
         Some(o) => o.workgroups.clone(),
         None => (0..l.workgroup_count()).collect(),
     };
-    let words = only.and_then(|o| o.words.as_ref());
+    let words = only.map(|o| &o.words);
     let one = |&wg: &u64| -> Result<Logged, WorkgroupError> {
         let log = workgroup(l, wg, words)?;
         Ok((wg as u32, log.pairs, log.summary, log.regions))

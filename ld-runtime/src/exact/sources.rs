@@ -32,10 +32,10 @@ pub(crate) fn locate(report: &mut Report, l: &CpuLaunch, targets: &[Target], war
     let seen = super::run(l, warp_size, Some(&only))?;
     attach(report, &seen.pairs, l.info, l.grid, targets, warp_size);
     log::info!(
-        "ld: the sources of `{}`'s races: {} workgroups run again on the CPU, watching {}, in {:.1?}",
+        "ld: the sources of `{}`'s races: {} workgroups run again on the CPU, watching {} words, in {:.1?}",
         l.info.name,
         only.workgroups.len(),
-        only.words.as_ref().map_or_else(|| "every word".to_string(), |w| format!("{} words", w.len())),
+        only.words.len(),
         start.elapsed()
     );
     Ok(())
@@ -70,7 +70,7 @@ fn only(report: &Report, l: &CpuLaunch, targets: &[Target]) -> Only {
         workgroups.extend((0..l.workgroup_count().min(MAX_SEARCH)).filter(|w| !workgroups.contains(w)).collect::<Vec<_>>());
     }
     workgroups.sort();
-    Only { words: Some(words), workgroups }
+    Only { words, workgroups }
 }
 
 /// Gives every race the access sites of the pairs on its words: those of
