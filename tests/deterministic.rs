@@ -208,3 +208,69 @@ fn a_value_written_back_is_no_write_in_the_fold() {
     // reads it after the barrier; invocation 1's 9 stays in `out[1]`.
     assert_eq!(got, (0..64).map(|l| 8 + l).collect::<Vec<u32>>());
 }
+
+/// At one invocation per warp each invocation's storage pages are blocks
+/// of a pool: it reads back its own writes, never another invocation's of
+/// the same epoch; storage barriers in a loop end the epochs (the blocks
+/// are given back and taken anew). Every invocation writes 20 pages a
+/// round, more than the pool holds at first, so the run grows it.
+#[ld::kernel(workgroup_size = 64)]
+fn pooled_rounds(data: &mut [u32], seen: &mut [u32]) {
+    let l = local_index();
+    let mut r = 0u32;
+    while r < 3 {
+        let mut p = 0u32;
+        while p < 20 {
+            // Page (l + 7p + r) % 64, word l % 8: invocations eight apart
+            // share words (a race each round).
+            let k = ((l + p * 7 + r) % 64) * 64 + l % 8;
+            data[k] = data[k] + l + 1;
+            data[k] = data[k] ^ r;
+            p += 1;
+        }
+        storage_barrier();
+        r += 1;
+    }
+    seen[l] = data[l * 64 + l % 8];
+}
+
+/// The merge model of `pooled_rounds`: per round every invocation works on
+/// the round's input plus its own writes; the last invocation whose word
+/// differs from the input wins it.
+fn pooled_rounds_model(mut data: Vec<u32>) -> Vec<u32> {
+    for r in 0..3u32 {
+        let base = data.clone();
+        for l in 0..64u32 {
+            let mut own = std::collections::HashMap::new();
+            for p in 0..20u32 {
+                let k = (((l + p * 7 + r) % 64) * 64 + l % 8) as usize;
+                let v = (own.get(&k).copied().unwrap_or(base[k]) + l + 1) ^ r;
+                own.insert(k, v);
+            }
+            for (k, v) in own {
+                if v != base[k] {
+                    data[k] = v;
+                }
+            }
+        }
+    }
+    let seen = (0..64usize).map(|l| data[l * 64 + l % 8]);
+    data.iter().copied().chain(seen).collect()
+}
+
+#[test]
+fn one_invocation_per_warp_keeps_its_pages_in_a_pool_that_grows() {
+    let input: Vec<u32> = (0..64 * 64u32).map(|i| i % 251).collect();
+    let got = one_pattern("pooled rounds", |rt| {
+        let mut d = rt.upload(&input).unwrap();
+        let mut s = rt.zeros::<u32>(64).unwrap();
+        let run = rt.launch(pooled_rounds, 1u32, (&mut d, &mut s)).mode(Mode::Deterministic).check_options(det(1)).run().unwrap();
+        if rt.backend().to_string().starts_with("gpu") {
+            assert!(run.stats.unwrap().retries >= 1, "64 x 20 pages a round outgrow the first pool: {:?}", run.stats);
+        }
+        let mut out = d.to_vec().unwrap();
+        out.extend(s.to_vec().unwrap());
+        out
+    });
+    assert_eq!(got, pooled_rounds_model(input));
+}

@@ -57,8 +57,17 @@ pub enum Error {
         source: Box<dyn std::error::Error + Send + Sync + 'static>,
     },
 
-    #[error("check mode of `{kernel}` needs {needed} bytes for {what}, more than the {limit_name} of {limit} bytes: {advice}")]
-    CheckMemory { kernel: &'static str, what: String, needed: u64, limit: u64, limit_name: &'static str, advice: String },
+    #[error("{mode} of `{kernel}` needs {needed} bytes for {what}, more than the {limit_name} of {limit} bytes: {advice}")]
+    CheckMemory {
+        kernel: &'static str,
+        /// `check mode` or `deterministic mode`.
+        mode: &'static str,
+        what: String,
+        needed: u64,
+        limit: u64,
+        limit_name: &'static str,
+        advice: String,
+    },
 
     #[error("{}", loop_limit(kernel, mode, adapter, *line))]
     LoopLimit {

@@ -86,6 +86,11 @@ abi_struct! {
         /// which lanes of the copy wrote and read each word in the region
         /// ([`TargetConfig::tags_off`]).
         pub tag_groups,
+        /// Deterministic mode at one invocation per warp: the slot's pool
+        /// of copy blocks (see [`TargetConfig::pooled`]), its capacity in
+        /// blocks and where it starts in the slot's values area.
+        pub pool_cap,
+        pub pool_off,
     }
     tail "    t: array<LdTarget>,\n"
 }
@@ -127,7 +132,32 @@ abi_struct! {
         /// deterministic mode without tags, each word's last writer
         /// ([`Roles::last_writers`]), page e.
         pub tags_off,
+        /// Storage, deterministic mode at one invocation per warp
+        /// ([`Roles::last_writers`]): an entry holds only its base page;
+        /// each copy's page of it is a block of the slot's pool, taken at
+        /// the copy's first write to the entry in the epoch ([`pool`]).
+        /// `ptr_off`: per entry and copy, the block (+ 1) it took
+        /// (`ptr_off + e * copies + c`), in the slot's values area.
+        pub pooled,
+        pub ptr_off,
     }
+}
+
+/// The pool of copy blocks ([`TargetConfig::pooled`]): hundreds of copies
+/// (one per invocation) each hold only the pages they wrote, not a page of
+/// every entry the workgroup touched. Block b (from 1) is a copy page, a
+/// written-flag page and a header (the word of the table that took it,
+/// + 1, and the dispatch's stamp), each in an array of its own from
+/// `Config::pool_off`. A block is the copy's where the header says so
+/// (a pointer left from an earlier epoch or dispatch is not); blocks are
+/// taken in order and all given back where a barrier ends every storage
+/// epoch.
+pub mod pool {
+    use super::PAGE;
+    /// Words of the pool's header array per block.
+    pub const HEADER: u32 = 2;
+    /// Words one block takes in a slot.
+    pub const BLOCK_WORDS: u32 = 2 * PAGE + HEADER;
 }
 
 /// The mode of a dispatch.
@@ -203,6 +233,9 @@ pub mod status {
     /// one of them writing, so the result depends on the device's lane
     /// order: the host runs again with one invocation per warp.
     pub const LANES: u32 = 32;
+    /// Deterministic mode at one invocation per warp: the pool of copy
+    /// blocks ([`super::pool`]) had no room.
+    pub const POOL_FULL: u32 = 64;
 }
 
 /// The guard every kernel variant carries (native, instrumented, folded):
@@ -413,15 +446,22 @@ pub struct SlotLayout {
     /// run to `list_off` and start every dispatch zeroed, which the host
     /// does (a buffer fill, not a store per word from the kernel).
     pub zero_from: u64,
+    /// The pool of copy blocks (0 blocks: none), after the lists.
+    pub pool_cap: u32,
+    pub pool_off: u64,
 }
 
 /// Lays out one slot: per target its entries' role pages (role-major),
 /// flags, marks and key mirrors in the values area; the storage tables'
-/// keys and the two dirty-entry lists in the meta area.
-pub fn slot_layout(shapes: &[Shape], roles: Roles) -> SlotLayout {
+/// keys and the two dirty-entry lists in the meta area. With
+/// `pool_blocks` (deterministic mode at one invocation per warp: see
+/// [`TargetConfig::pooled`]), storage entries hold only their base, a
+/// pointer per copy, and the slot ends with the pool.
+pub fn slot_layout(shapes: &[Shape], roles: Roles, pool_blocks: u32) -> SlotLayout {
     let (mut values, mut meta, mut heads, mut first) = (0u64, 0u64, 0u64, 0u64);
     let mut targets = Vec::new();
     let mut zero_from = None;
+    let pooled = roles.last_writers() && pool_blocks > 0;
     for s in shapes {
         let e = s.entries() as u64;
         let storage = matches!(s, Shape::Storage { .. });
@@ -429,7 +469,11 @@ pub fn slot_layout(shapes: &[Shape], roles: Roles) -> SlotLayout {
             zero_from = Some(values);
         }
         assert!(!storage || zero_from.is_none(), "storage targets come before workgroup arrays");
-        let pages = roles.pages + if storage { roles.flags + roles.reads } else { 0 };
+        let pages = match (storage, pooled) {
+            (true, true) => 1,
+            (true, false) => roles.pages + roles.flags + roles.reads,
+            (false, _) => roles.pages,
+        };
         let direct = matches!(s, Shape::Storage { direct: true, .. }) as u32;
         let mut t =
             TargetConfig { words: s.words(), entries: e as u32, first_entry: first as u32, pages, values_off: values as u32, direct, ..Default::default() };
@@ -446,20 +490,27 @@ pub fn slot_layout(shapes: &[Shape], roles: Roles) -> SlotLayout {
             meta += e;
             t.heads_off = heads as u32;
             heads += s.pages() as u64;
+            if pooled {
+                (t.pooled, t.ptr_off) = (1, values as u32);
+                values += e * roles.copies as u64;
+            }
         }
         t.tags_off = meta as u32;
         meta += e * roles.meta_pages() as u64 * PAGE as u64;
         first += e;
         targets.push(t);
     }
+    let pool = if pooled && targets.iter().any(|t| t.pooled != 0) { pool_blocks } else { 0 };
     SlotLayout {
         targets,
-        slot_values: values + 2 * first,
+        slot_values: values + 2 * first + pool as u64 * pool::BLOCK_WORDS as u64,
         slot_meta: meta.max(1),
         list_off: values,
         list_cap: first,
         heads,
         zero_from: zero_from.unwrap_or(values),
+        pool_cap: pool,
+        pool_off: values + 2 * first,
     }
 }
 
@@ -532,6 +583,8 @@ pub fn prelude(view: View) -> String {
         ("LD_S_L1_FULL", status::L1_FULL),
         ("LD_S_LOOP_LIMIT", status::LOOP_LIMIT),
         ("LD_S_LANES", status::LANES),
+        ("LD_S_POOL_FULL", status::POOL_FULL),
+        ("LD_POOL_HEADER", pool::HEADER),
         ("LD_TAG_LANES", TAG_LANES),
         ("LD_TAG_GROUPS_MAX", TAG_GROUPS_MAX),
         ("LD_MASK_COPIES", MASK_COPIES),
@@ -602,7 +655,7 @@ mod tests {
 
     #[test]
     fn slots_place_targets_one_after_another() {
-        let l = slot_layout(&[Shape::Storage { words: 1000, entries: 8, direct: false }, Shape::Shared { words: 100 }], Roles::check(2));
+        let l = slot_layout(&[Shape::Storage { words: 1000, entries: 8, direct: false }, Shape::Shared { words: 100 }], Roles::check(2), 0);
         let (a, b) = (&l.targets[0], &l.targets[1]);
         // Storage: 8 entries of 1 + 2 role pages, 2 written-flag pages and
         // a read page; per entry its flags, mark, copy mask and two copies'
@@ -619,5 +672,23 @@ mod tests {
         assert_eq!(l.slot_values, l.list_off + 2 * 10);
         assert_eq!((a.keys_off, l.list_cap, l.slot_meta), (0, 10, 8));
         assert_eq!(l.heads, 16);
+    }
+
+    #[test]
+    fn one_invocation_per_warp_pools_the_storage_copies() {
+        let roles = Roles::deterministic(64).tagged(1);
+        assert!(roles.last_writers());
+        let l = slot_layout(&[Shape::Storage { words: 1000, entries: 8, direct: false }, Shape::Shared { words: 100 }], roles, 10);
+        let (a, b) = (&l.targets[0], &l.targets[1]);
+        // The storage entries hold their base alone and a pointer per copy;
+        // the workgroup array keeps a page per copy.
+        assert_eq!((a.pages, a.pooled, b.pages, b.pooled), (1, 1, 65, 0));
+        assert_eq!(a.ptr_off, a.mirror_off + 8);
+        assert_eq!(b.values_off, a.ptr_off + 8 * 64);
+        assert_eq!((l.pool_cap, l.pool_off), (10, l.list_off + 2 * 10));
+        assert_eq!(l.slot_values, l.pool_off + 10 * pool::BLOCK_WORDS as u64);
+        // Without a pool (check mode) nothing is pooled.
+        let c = slot_layout(&[Shape::Storage { words: 1000, entries: 8, direct: false }], Roles::check(2), 10);
+        assert_eq!((c.targets[0].pooled, c.pool_cap), (0, 0));
     }
 }

@@ -54,6 +54,8 @@ var<private> ld_cur_mark: u32;
 // lists needs no barrier.
 var<workgroup> ld_list_n: array<atomic<u32>, 2>;
 var<private> ld_list_cur: u32;
+// Blocks of the pool taken (deterministic mode at one invocation per warp).
+var<workgroup> ld_pool_n: atomic<u32>;
 // The barrier that opened the current region (LD_NONE: the kernel's start).
 var<private> ld_open: u32;
 
@@ -248,6 +250,95 @@ fn ld_get(t: u32, e: u32, role: u32, flag: u32, w: u32, k: u32) -> u32 {
     return ld_base(t, e, w, k, f);
 }
 
+// ------------------------------------------------------------ the pool
+//
+// Deterministic mode at one invocation per warp: a storage entry holds
+// only its base; copy c's page of it is a block of the slot's pool, taken
+// at its first write in the epoch (`ld_pool_write`), so hundreds of
+// copies hold the pages they wrote, not one of every page the workgroup
+// touched (`abi::pool`).
+
+fn ld_pooled(t: u32) -> bool {
+    return ld_cfg.t[t].pooled != 0u;
+}
+
+// Copy c's pointer to its block of entry e (a block from 1; 0: none).
+fn ld_ptr_addr(t: u32, e: u32, c: u32) -> u32 {
+    return ld_sv + ld_cfg.t[t].ptr_off + e * ld_cfg.copies + c;
+}
+
+// Block b's copy page, written-flag page and header.
+fn ld_pool_p(b: u32) -> u32 {
+    return ld_sv + ld_cfg.pool_off + (b - 1u) * LD_PAGE;
+}
+
+fn ld_pool_f(b: u32) -> u32 {
+    return ld_sv + ld_cfg.pool_off + (ld_cfg.pool_cap + b - 1u) * LD_PAGE;
+}
+
+fn ld_pool_h(b: u32) -> u32 {
+    return ld_sv + ld_cfg.pool_off + 2u * ld_cfg.pool_cap * LD_PAGE + (b - 1u) * LD_POOL_HEADER;
+}
+
+// Copy c's block of entry e, or 0 where it took none in this epoch: the
+// pointer is the copy's only where the block's header names it and this
+// dispatch (one left from an earlier epoch or dispatch is not).
+fn ld_pool_block(t: u32, e: u32, c: u32) -> u32 {
+    let pa = ld_ptr_addr(t, e, c);
+    let b = ld_val[pa];
+    if b == 0u || b > ld_cfg.pool_cap {
+        return 0u;
+    }
+    let h = ld_pool_h(b);
+    return select(0u, b, ld_val[h] == pa + 1u && ld_val[h + 1u] == ld_cfg.stamp);
+}
+
+// Copy c's word w of entry e: where it wrote it, its value; else the base.
+fn ld_pool_word(t: u32, e: u32, c: u32, w: u32, base: u32) -> u32 {
+    let b = ld_pool_block(t, e, c);
+    if b != 0u && ld_val[ld_pool_f(b) + w] == ld_cfg.stamp {
+        return ld_val[ld_pool_p(b) + w];
+    }
+    return base;
+}
+
+// The invocation's write: into its block, taken first if it has none (a
+// full pool drops the write and says so: the host runs again with more).
+fn ld_pool_write(t: u32, e: u32, w: u32, v: u32) {
+    var b = ld_pool_block(t, e, ld_copy);
+    if b == 0u {
+        let i = atomicAdd(&ld_pool_n, 1u);
+        if i >= ld_cfg.pool_cap {
+            ld_status(LD_S_POOL_FULL);
+            return;
+        }
+        b = i + 1u;
+        let pa = ld_ptr_addr(t, e, ld_copy);
+        let h = ld_pool_h(b);
+        ld_val[h] = pa + 1u;
+        ld_val[h + 1u] = ld_cfg.stamp;
+        ld_val[pa] = b;
+    }
+    ld_val[ld_pool_p(b) + w] = v;
+    ld_val[ld_pool_f(b) + w] = ld_cfg.stamp;
+}
+
+// Where a barrier ends every storage epoch, the blocks' pages were folded
+// into the bases: every block is given back, its flags and header cleared
+// (`n`: the blocks taken, read before the fold's barrier; the count is
+// reset behind it, where no invocation takes one).
+fn ld_pool_release(n: u32) {
+    if ld_li == 0u {
+        atomicStore(&ld_pool_n, 0u);
+    }
+    for (var j = ld_li; j < n * LD_PAGE; j += LD_WG_SIZE) {
+        ld_val[ld_pool_f(1u) + j] = 0u;
+    }
+    for (var j = ld_li; j < n * LD_POOL_HEADER; j += LD_WG_SIZE) {
+        ld_val[ld_pool_h(1u) + j] = 0u;
+    }
+}
+
 fn ld_list_push(list: u32, t: u32, e: u32) {
     let i = atomicAdd(&ld_list_n[list], 1u);
     ld_val[ld_sv + ld_cfg.list_off + list * ld_cfg.list_cap + i] = (t << 24u) | e;
@@ -279,7 +370,12 @@ fn ld_storage_read(t: u32, k: u32) -> u32 {
     if e == LD_NONE {
         return ld_user(t, k);
     }
-    let v = ld_get(t, e, ld_cur_role, ld_cur_flag, k % LD_PAGE, k);
+    var v: u32;
+    if ld_pooled(t) {
+        v = ld_pool_word(t, e, ld_copy, k % LD_PAGE, ld_base(t, e, k % LD_PAGE, k, ld_flags(t, e)));
+    } else {
+        v = ld_get(t, e, ld_cur_role, ld_cur_flag, k % LD_PAGE, k);
+    }
     ld_on_read(t, e, k % LD_PAGE);
     return v;
 }
@@ -288,8 +384,12 @@ fn ld_storage_write(t: u32, k: u32, v: u32) {
     let e = ld_insert(t, k / LD_PAGE);
     if e != LD_NONE {
         let w = k % LD_PAGE;
-        ld_val[ld_vaddr(t, ld_cur_role, e, w)] = v;
-        ld_val[ld_vaddr(t, ld_cur_flag, e, w)] = ld_cfg.stamp;
+        if ld_pooled(t) {
+            ld_pool_write(t, e, w, v);
+        } else {
+            ld_val[ld_vaddr(t, ld_cur_role, e, w)] = v;
+            ld_val[ld_vaddr(t, ld_cur_flag, e, w)] = ld_cfg.stamp;
+        }
         ld_val[ld_taddr(t, e)] = 1u;
         ld_on_write(t, e, w);
     }
@@ -642,6 +742,11 @@ struct LdWord {
     // or (more copies than a mask holds) how many to visit from copy 0.
     mask: u32,
     all: u32,
+    // Deterministic mode: the entry and word, and whether the copies' pages
+    // are pool blocks.
+    e: u32,
+    w: u32,
+    pooled: bool,
 }
 
 fn ld_word_at(t: u32, e: u32, w: u32, storage: bool) -> LdWord {
@@ -657,7 +762,18 @@ fn ld_word_at(t: u32, e: u32, w: u32, storage: bool) -> LdWord {
     x.b = ld_base(t, e, w, x.k, f);
     x.mask = ld_val[ld_maddr(t, e)];
     x.all = select(0u, ld_cfg.copies, ld_cfg.copies > LD_MASK_COPIES);
+    x.e = e;
+    x.w = w;
+    x.pooled = ld_pooled(t);
     return x;
+}
+
+// Deterministic mode: copy c's word, as its page or block holds it.
+fn ld_copy_of(x: LdWord, c: u32) -> u32 {
+    if x.pooled {
+        return ld_pool_word(x.t, x.e, c, x.w, x.b);
+    }
+    return ld_copy_word(x, ld_cfg.role_p + c, ld_cfg.set_pages + c);
 }
 
 // Copy c's page `role`, flagged in page `flag`: the stored word, or the
@@ -878,7 +994,7 @@ fn ld_fold_word(t: u32, e: u32, w: u32, storage: bool, copies: bool) {
         var c = atomicLoad(&ld_meta[a]);
         atomicStore(&ld_meta[a], 0u);
         for (; c > 0u; c--) {
-            let p = ld_copy_word(x, ld_cfg.role_p + c - 1u, ld_cfg.set_pages + c - 1u);
+            let p = ld_copy_of(x, c - 1u);
             if p != x.b {
                 u = p;
                 break;
@@ -887,13 +1003,14 @@ fn ld_fold_word(t: u32, e: u32, w: u32, storage: bool, copies: bool) {
     } else {
         var c = 0u;
         for (; c < ld_cfg.copies; c++) {
-            let p = ld_copy_word(x, ld_cfg.role_p + c, ld_cfg.set_pages + c);
+            let p = ld_copy_of(x, c);
             u = select(u, p, p != x.b);
         }
     }
     ld_val[x.a] = u;
+    // (Pooled copies read the base where their blocks are given back.)
     var c2 = 0u;
-    for (; copies && c2 < ld_cfg.copies; c2++) {
+    for (; copies && !x.pooled && c2 < ld_cfg.copies; c2++) {
         ld_val[x.a + (ld_cfg.role_p + c2) * x.stride] = u;
     }
 }
@@ -935,7 +1052,7 @@ fn ld_settle(t: u32, e: u32, step: u32, commit: bool) {
     // their written flags: see `ld_check_word`); a fold every role, where
     // it ran. A new epoch starts with no copy in the entry's mask.
     if commit {
-        g = (g | LD_BVALID | select(0u, LD_MAT, step == LD_STEP_SETTLE_FOLD)) & ~LD_DIRTY1;
+        g = (g | LD_BVALID | select(0u, LD_MAT, step == LD_STEP_SETTLE_FOLD && !ld_pooled(t))) & ~LD_DIRTY1;
         ld_val[ld_maddr(t, e)] = 0u;
     }
     ld_val[a] = g;
@@ -983,6 +1100,7 @@ fn ld_fold_region(close: u32) {
     ld_sync();
     let cur = ld_list_cur;
     let len = atomicLoad(&ld_list_n[cur]);
+    let blocks = min(atomicLoad(&ld_pool_n), ld_cfg.pool_cap);
     var j = ld_li;
     for (; j < len * LD_PAGE; j += LD_WG_SIZE) {
         let item = ld_list_item(cur, j / LD_PAGE);
@@ -996,6 +1114,9 @@ fn ld_fold_region(close: u32) {
         }
     }
     ld_sync();
+    if close != LD_NONE && ld_orders(close, true) && ld_cfg.pool_cap != 0u {
+        ld_pool_release(blocks);
+    }
     var i = ld_li;
     for (; i < len; i += LD_WG_SIZE) {
         let item = ld_list_item(cur, i);

@@ -221,13 +221,16 @@ fn grow(l: &Layout, st: &Status, words: &[u64], opts: &CheckOptions, limits: Lim
             line: None,
         });
     }
-    let short = status::TABLE_FULL | status::L1_FULL;
+    let short = status::TABLE_FULL | status::L1_FULL | status::POOL_FULL;
     if st.bits & short == 0 {
         return Ok(None);
     }
     let mut caps: Caps = l.caps.clone();
     if st.bits & status::L1_FULL != 0 {
         caps.l1 = caps.l1.max(st.l1_need);
+    }
+    if st.bits & status::POOL_FULL != 0 {
+        caps.pool = l.slot.pool_cap.saturating_mul(4);
     }
     // Eight times the room, or (at a quarter of the pages or more, where
     // four probes among concurrent claims start to fail) one entry per

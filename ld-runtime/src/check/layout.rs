@@ -19,7 +19,15 @@ pub(crate) struct Caps {
     /// Per target: a direct-mapped table, one entry per page of the buffer.
     pub direct: Vec<bool>,
     pub l1: u32,
+    /// Blocks of the pool of copy pages, where deterministic mode runs one
+    /// invocation per warp (`abi::pool`); 0: [`POOL_BLOCKS_PER_COPY`] per
+    /// copy and storage target.
+    pub pool: u32,
 }
+
+/// Pages a copy (one invocation) writes per storage target, at first: a
+/// run that needs more says so and runs again with four times the pool.
+pub(crate) const POOL_BLOCKS_PER_COPY: u32 = 8;
 
 /// Everything the backends need to lay the engine's memory out.
 #[derive(Clone, Debug)]
@@ -125,6 +133,8 @@ impl Layout {
             l1_cap: self.caps.l1,
             l1_headers: self.slot.heads as u32,
             tag_groups: self.roles.tag_groups,
+            pool_cap: self.slot.pool_cap,
+            pool_off: self.slot.pool_off as u32,
             target_id,
             canary: 2,
         };
@@ -180,7 +190,20 @@ pub(crate) fn initial_caps(info: &KernelInfo, grid: [u32; 3], words: &[u64], opt
     // Level 1's records take at most an eighth of the budget at first (a run
     // that needs more says how many, and runs again with them).
     let l1_max = budget / 8 / (2 * PAGE as u64 * 4);
-    Caps { entries, direct, l1: l1.min(l1_max).clamp(1, u32::MAX as u64) as u32 }
+    Caps { entries, direct, l1: l1.min(l1_max).clamp(1, u32::MAX as u64) as u32, pool: 0 }
+}
+
+/// The pool's blocks for `roles` (none but in deterministic mode at one
+/// invocation per warp): as `caps` says, at most one per copy and storage
+/// entry (every copy writing every page it may hold).
+fn pool_blocks(caps: &Caps, shapes: &[Shape], roles: Roles) -> u32 {
+    if !roles.last_writers() {
+        return 0;
+    }
+    let storage: Vec<u64> = shapes.iter().filter(|s| matches!(s, Shape::Storage { .. })).map(|s| s.entries() as u64).collect();
+    let most = roles.copies as u64 * storage.iter().sum::<u64>();
+    let want = if caps.pool == 0 { (POOL_BLOCKS_PER_COPY * roles.copies) as u64 * storage.len() as u64 } else { caps.pool as u64 };
+    want.min(most).min(u32::MAX as u64) as u32
 }
 
 /// Sizes the engine for a launch. `words[t]`: target t's words.
@@ -215,7 +238,7 @@ pub(crate) fn layout(
         warp_size: opts.warp_size_for(wg),
         roles,
         shapes: shapes.clone(),
-        slot: abi::slot_layout(&shapes, roles),
+        slot: abi::slot_layout(&shapes, roles, pool_blocks(&caps, &shapes, roles)),
         caps: caps.clone(),
         batch: 1,
         rec_cap,
@@ -253,6 +276,7 @@ pub(crate) fn layout(
         };
         return Err(Error::CheckMemory {
             kernel: info.name,
+            mode: if deterministic { "deterministic mode" } else { "check mode" },
             what: what.into(),
             needed: if one > room { fixed(&layout) + one } else { one },
             limit,
@@ -270,6 +294,7 @@ pub(crate) fn layout(
         if 4 * words > limits.binding {
             return Err(Error::CheckMemory {
                 kernel: info.name,
+                mode: if deterministic { "deterministic mode" } else { "check mode" },
                 what: what.into(),
                 needed: 4 * words,
                 limit: limits.binding,
