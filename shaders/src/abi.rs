@@ -146,9 +146,9 @@ abi_struct! {
 /// The pool of copy blocks ([`TargetConfig::pooled`]): hundreds of copies
 /// (one per invocation) each hold only the pages they wrote, not a page of
 /// every entry the workgroup touched. Block b (from 1) is a copy page, a
-/// written-flag page and a header (the word of the table that took it,
-/// + 1, and the dispatch's stamp), each in an array of its own from
-/// `Config::pool_off`. A block is the copy's where the header says so
+/// written-flag page and a header (one more than the address of the
+/// pointer that took it, and the dispatch's stamp), each in an array of
+/// its own from `Config::pool_off`. A block is the copy's where the header says so
 /// (a pointer left from an earlier epoch or dispatch is not); blocks are
 /// taken in order and all given back where a barrier ends every storage
 /// epoch.
