@@ -319,31 +319,34 @@ pub fn aggregate(records: &[Record], targets: &[(String, Memory)], regions: &[Re
                 accesses: vec![],
             }
         })
-        .fold(Vec::new(), merge_workgroups)
+        .fold(Merged::default(), Merged::add)
+        .races
 }
 
-/// Level-2 races that differ only in their workgroup become one entry.
-fn merge_workgroups(mut acc: Vec<Race>, r: Race) -> Vec<Race> {
-    if r.level != Level::InterWorkgroup {
-        let warps = |x: &Race| x.units.iter().map(|u| u.warp).collect::<Vec<_>>();
-        let same = acc.iter_mut().find(|x| {
-            x.level == r.level
-                && x.kind == r.kind
-                && x.evidence == r.evidence
-                && x.variable == r.variable
-                && x.region == r.region
-                && x.words == r.words
-                && warps(x) == warps(&r)
-        });
-        match same {
-            Some(x) => x.workgroups.push(r.units[0].workgroup),
-            None => {
+/// Level-2 races that differ only in their workgroup become one entry (in
+/// the order of their first workgroup). Indexed: a kernel whose every
+/// workgroup races on words of its own makes tens of thousands of entries.
+#[derive(Default)]
+struct Merged {
+    races: Vec<Race>,
+    index: std::collections::HashMap<(Level, RaceKind, Evidence, String, Region, Vec<(u32, u32)>, Vec<Option<u32>>), usize>,
+}
+
+impl Merged {
+    fn add(mut self, r: Race) -> Merged {
+        if r.level == Level::InterWorkgroup {
+            self.races.push(r);
+            return self;
+        }
+        let key = (r.level, r.kind, r.evidence, r.variable.clone(), r.region.clone(), r.words.clone(), r.units.iter().map(|u| u.warp).collect());
+        match self.index.entry(key) {
+            std::collections::hash_map::Entry::Occupied(i) => self.races[*i.get()].workgroups.push(r.units[0].workgroup),
+            std::collections::hash_map::Entry::Vacant(v) => {
+                v.insert(self.races.len());
                 let wg = r.units[0].workgroup;
-                acc.push(Race { workgroups: vec![wg], ..r });
+                self.races.push(Race { workgroups: vec![wg], ..r });
             }
         }
-    } else {
-        acc.push(r);
+        self
     }
-    acc
 }
