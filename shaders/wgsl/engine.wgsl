@@ -258,8 +258,11 @@ fn ld_get(t: u32, e: u32, role: u32, flag: u32, w: u32, k: u32) -> u32 {
 // copies hold the pages they wrote, not one of every page the workgroup
 // touched (`abi::pool`).
 
+// Only in the pipeline compiled with LD_DET_WRITERS (the one run at one
+// invocation per warp): lavapipe runs both sides of every branch, so every
+// other run would pay for the pool's path on each storage access.
 fn ld_pooled(t: u32) -> bool {
-    return ld_cfg.t[t].pooled != 0u;
+    return LD_DET_WRITERS && ld_cfg.t[t].pooled != 0u;
 }
 
 // Copy c's pointer to its block of entry e (a block from 1; 0: none).
