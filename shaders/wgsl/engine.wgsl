@@ -365,10 +365,14 @@ fn ld_shared_write(t: u32, k: u32, v: u32) {
 }
 
 fn ld_storage_read(t: u32, k: u32) -> u32 {
-    // Reads that tag claim their page (a tag needs an entry).
-    var e = ld_find(t, k / LD_PAGE);
-    if e == LD_NONE && ld_tags_reads() {
+    // Reads that tag claim their page (a tag needs an entry). One call or
+    // the other (check mode's kernel compiles the first alone: a lookup
+    // and then a claim would probe the table twice).
+    var e: u32;
+    if ld_tags_reads() {
         e = ld_insert(t, k / LD_PAGE);
+    } else {
+        e = ld_find(t, k / LD_PAGE);
     }
     if e == LD_NONE {
         return ld_user(t, k);
