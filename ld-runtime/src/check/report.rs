@@ -329,8 +329,12 @@ pub fn aggregate(records: &[Record], targets: &[(String, Memory)], regions: &[Re
 #[derive(Default)]
 struct Merged {
     races: Vec<Race>,
-    index: std::collections::HashMap<(Level, RaceKind, Evidence, String, Region, Vec<(u32, u32)>, Vec<Option<u32>>), usize>,
+    index: std::collections::HashMap<MergeKey, usize>,
 }
+
+/// What a level-2 race is but its workgroup: level, kind, evidence,
+/// variable, region, word ranges and the units' warps.
+type MergeKey = (Level, RaceKind, Evidence, String, Region, Vec<(u32, u32)>, Vec<Option<u32>>);
 
 impl Merged {
     fn add(mut self, r: Race) -> Merged {
