@@ -584,6 +584,24 @@ fn ld_det_clear(t: u32, e: u32, w: u32) {
     }
 }
 
+// Deterministic mode: once a workgroup has found lanes of a warp sharing a
+// word (`ld_det_access`), the host discards the run and runs the kernel
+// again at warp size 1, so the workgroups that start after that skip their
+// work (lavapipe runs a dispatch's workgroups a few at a time; on a GPU
+// most have started). One load for the whole workgroup, so the barriers
+// that follow stay uniform.
+var<workgroup> ld_skip_wg: u32;
+
+fn ld_skip() -> bool {
+    if LD_CHECK || LD_DET_WRITERS {
+        return false;
+    }
+    if ld_li == 0u {
+        ld_skip_wg = atomicLoad(&ld_rec[LD_H_STATUS]) & LD_S_LANES;
+    }
+    return workgroupUniformLoad(&ld_skip_wg) != 0u;
+}
+
 // The invocation's accesses go to its copy's page P_c.
 fn ld_begin_copy() {
     ld_cur_role = ld_cfg.role_p + ld_copy;
