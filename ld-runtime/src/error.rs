@@ -116,7 +116,7 @@ fn loop_limit(kernel: &str, mode: &str, adapter: &str, line: Option<u32>) -> Str
         // The kernel's own loop: long, or never ending (a spin lock).
         Some(l) => format!("ended the kernel's loop at line {l} before it finished: lavapipe ends the loops of an invocation once they have run 65535 iterations in all (a loop that never ends gets there too)"),
         None => {
-            let engine = if mode == "check mode" { "runs each region twice and checks it" } else { "folds each region" };
+            let engine = if mode == "check mode" { "checks each region at its barrier" } else { "folds each region" };
             format!("cut loops short: lavapipe ends the loops of an invocation once they have run 65535 iterations in all, and {mode} {engine} with loops of its own")
         }
     };

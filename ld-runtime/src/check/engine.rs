@@ -214,12 +214,7 @@ fn deterministic_runs(b: &mut dyn Backend, mut l: Layout, words: &[u64], opts: &
 /// error when a run failed for good.
 fn grow(l: &Layout, st: &Status, words: &[u64], opts: &CheckOptions, limits: Limits) -> Result<Option<Layout>> {
     if st.bits & status::LOOP_LIMIT != 0 {
-        return Err(Error::LoopLimit {
-            kernel: l.info.name,
-            mode: if l.deterministic { "deterministic mode" } else { "check mode" },
-            adapter: "lavapipe".into(),
-            line: None,
-        });
+        return Err(Error::LoopLimit { kernel: l.info.name, mode: l.mode_name(), adapter: "lavapipe".into(), line: None });
     }
     let short = status::TABLE_FULL | status::L1_FULL | status::POOL_FULL;
     if st.bits & short == 0 {

@@ -99,6 +99,15 @@ impl Layout {
         h.finish()
     }
 
+    /// The mode, as errors name it.
+    pub fn mode_name(&self) -> &'static str {
+        if self.deterministic {
+            "deterministic mode"
+        } else {
+            "check mode"
+        }
+    }
+
     pub fn has_storage_targets(&self) -> bool {
         self.info.targets.iter().any(|t| matches!(t, TargetPlace::Param(_)))
     }
@@ -276,7 +285,7 @@ pub(crate) fn layout(
         };
         return Err(Error::CheckMemory {
             kernel: info.name,
-            mode: if deterministic { "deterministic mode" } else { "check mode" },
+            mode: layout.mode_name(),
             what: what.into(),
             needed: if one > room { fixed(&layout) + one } else { one },
             limit,
@@ -294,7 +303,7 @@ pub(crate) fn layout(
         if 4 * words > limits.binding {
             return Err(Error::CheckMemory {
                 kernel: info.name,
-                mode: if deterministic { "deterministic mode" } else { "check mode" },
+                mode: layout.mode_name(),
                 what: what.into(),
                 needed: 4 * words,
                 limit: limits.binding,
