@@ -352,15 +352,66 @@ fn out_only(k: &'static str) -> impl Fn(&Runtime, How) -> (Option<Report>, Vec<u
         let r = match k {
             "ww_shared" => go(rt.launch(ww_shared, 4, (&mut o,)), how),
             "ww_shared_fixed" => go(rt.launch(ww_shared_fixed, 4, (&mut o,)), how),
+            "shared_ww_then_race_in_last_region" => go(rt.launch(shared_ww_then_race_in_last_region, 4, (&mut o,)), how),
             _ => unreachable!(),
         };
         (r, o.to_vec().unwrap())
     }
 }
 
+/// RACY (ww, workgroup, inter-warp), twice, on each of 34 pages: warp 0
+/// writes word 1 of every page, and after a `storage_barrier()` (which does
+/// not order workgroup memory) warp 1 writes them again; after another,
+/// warp 1 reads them back (summed into `out`), and both warps write word 33
+/// of every page. Warps of 16, workgroups of 32: invocation 1 checks word 1
+/// and word 33 of every page, 68 words, whose every other one races in the
+/// last region. The GPU check's recording pass visits the words that raced
+/// among an invocation's first 32 and then all its words past those, word
+/// 1 of half the pages too, whose epoch the kernel's end closed in the
+/// first pass: it must find them settled (no read-write race: warp 1 read
+/// its own writes), and warp 1's reads see its own 7s.
+#[ld::kernel(workgroup_size = 32)]
+fn shared_ww_then_race_in_last_region(out: &mut [u32]) {
+    let s = shared::<[u32; 2176]>();
+    let lid = local_index();
+    if lid == 0 {
+        for page in 0..34u32 {
+            s[page * 64 + 1] = 5;
+        }
+    }
+    storage_barrier();
+    if lid == 16 {
+        for page in 0..34u32 {
+            s[page * 64 + 1] = 7;
+        }
+    }
+    storage_barrier();
+    if lid == 16 {
+        let mut v = 0;
+        for page in 0..34u32 {
+            v += s[page * 64 + 1];
+        }
+        out[workgroup_id().x] = v;
+    }
+    if lid % 16 == 0 {
+        for page in 0..34u32 {
+            s[page * 64 + 33] = lid + 1;
+        }
+    }
+}
+
 #[test]
 fn ww_on_shared_between_warps() {
     expect_race("ww_shared", 32, &out_only("ww_shared"), &[ww(WG, WARP, "s")]);
+}
+
+#[test]
+fn a_race_in_the_last_region_leaves_shared_words_settled_before_it_alone() {
+    let outs = expect_race("shared_ww_then_race_in_last_region", 16, &out_only("shared_ww_then_race_in_last_region"), &[ww(WG, WARP, "s")]);
+    for o in &outs {
+        assert!(o.report.races.iter().all(|r| r.kind == RaceKind::WriteWrite), "{}: warp 1 read its own writes\n{}", o.backend, o.report);
+        assert_eq!(&o.checked[..4], &[34 * 7; 4], "{}", o.backend);
+    }
 }
 
 #[test]
@@ -557,6 +608,7 @@ fn data_out(k: &'static str) -> impl Fn(&Runtime, How) -> (Option<Report>, Vec<u
             "ww_storage_warps_fixed" => go(rt.launch(ww_storage_warps_fixed, 4, (&mut o,)), how),
             "ww_storage_ordered" => go(rt.launch(ww_storage_ordered, 4, (&mut o,)), how),
             "ww_storage_wg_barrier" => go(rt.launch(ww_storage_wg_barrier, 4, (&mut o,)), how),
+            "ww_then_race_in_last_region" => go(rt.launch(ww_then_race_in_last_region, 4, (&mut o,)), how),
             "storage_by_wg_barrier" => go(rt.launch(storage_by_wg_barrier, 4, (&mut d, &mut o)), how),
             "storage_by_storage_barrier" => go(rt.launch(storage_by_storage_barrier, 4, (&mut d, &mut o)), how),
             "handoff_between_wgs" => go(rt.launch(handoff_between_wgs, 4, (&mut d, &mut o)), how),
@@ -661,9 +713,47 @@ fn ww_storage_wg_barrier(out: &mut [u32]) {
     }
 }
 
+/// RACY (ww, storage, inter-warp), twice: warp 0 writes `out[2 wg]`, and
+/// after a `barrier()` (which does not order storage) warp 1 writes it
+/// again; after another, warp 1 reads it back, and both warps write
+/// `out[2 wg + 1]`. The last region's race makes the GPU check run its
+/// recording pass, which must find the word that raced two regions earlier
+/// settled: no new race on it, and the union (warp 1's 7) in the buffer.
+#[ld::kernel(workgroup_size = 64)]
+fn ww_then_race_in_last_region(out: &mut [u32]) {
+    let lid = local_index();
+    let base = workgroup_id().x * 2;
+    if lid == 0 {
+        out[base] = 5;
+    }
+    barrier();
+    if lid == 32 {
+        out[base] = 7;
+    }
+    barrier();
+    let mut v = 0;
+    if lid == 32 {
+        v = out[base];
+    }
+    if lid % 32 == 0 {
+        out[base + 1] = lid + v + 1;
+    }
+}
+
 #[test]
 fn ww_on_storage_between_warps() {
     expect_race("ww_storage_warps", 32, &data_out("ww_storage_warps"), &[ww(ST, WARP, "out")]);
+}
+
+#[test]
+fn a_race_in_the_last_region_leaves_words_settled_before_it_alone() {
+    let outs = expect_race("ww_then_race_in_last_region", 32, &data_out("ww_then_race_in_last_region"), &[ww(ST, WARP, "out")]);
+    let cpu = &outs[0];
+    for o in &outs[1..] {
+        assert_eq!(o.checked, cpu.checked, "the buffers after the check differ between {} and the CPU", o.backend);
+    }
+    // The union: warp 1's writes win (7, and 32 + 7 + 1).
+    assert_eq!(&cpu.checked[8..10], &[7, 40]);
 }
 
 #[test]

@@ -58,3 +58,26 @@ fn the_cpu_reference_reports_the_same_work_per_workgroup() {
     assert_eq!(few.dispatches, many.dispatches, "{few:?} {many:?}");
     assert_eq!((few.submissions, few.readbacks), (0, 0), "the CPU reference submits nothing: {few:?}");
 }
+
+/// Each workgroup adds 1 to its own 512 consecutive words (8 pages).
+#[ld::kernel(workgroup_size = 256)]
+fn bump_block(data: &mut [u32]) {
+    let base = workgroup_id().x * 512 + local_index();
+    data[base] += 1;
+    data[base + 256] += 1;
+}
+
+/// A table that hashes a workgroup's pages (the buffer's 2048 pages are too
+/// many to map directly for 256 workgroups) has room for the eight pages a
+/// workgroup touches at the first try: the hash spreads consecutive pages
+/// (it did not: every such check ran twice).
+#[test]
+fn a_workgroup_s_consecutive_pages_fit_its_table_at_once() {
+    let Some(gpu) = common::gpu() else { return };
+    let mut data = gpu.upload(&vec![7u32; 256 * 512]).unwrap();
+    let run = gpu.launch(bump_block, 256u32, (&mut data,)).mode(Mode::Check).run().unwrap();
+    let r = run.report.expect("check mode gives a report");
+    assert!(!r.has_races(), "{r}");
+    assert_eq!(run.stats.unwrap().retries, 0, "{r}");
+    assert!(data.to_vec().unwrap().iter().all(|&v| v == 8));
+}

@@ -56,6 +56,11 @@ var<workgroup> ld_list_n: array<atomic<u32>, 2>;
 var<private> ld_list_cur: u32;
 // Blocks of the pool taken (deterministic mode at one invocation per warp).
 var<workgroup> ld_pool_n: atomic<u32>;
+// Check mode: a word of the region's check raced (see `ld_check_word`),
+// and which of the invocation's words did.
+var<workgroup> ld_raced: u32;
+var<private> ld_raced_its: u32;
+var<private> ld_raced_far: bool;
 // The barrier that opened the current region (LD_NONE: the kernel's start).
 var<private> ld_open: u32;
 
@@ -141,10 +146,14 @@ fn ld_mirror(t: u32, e: u32) -> u32 {
 
 // ------------------------------------------------------------ storage tables
 
+// Fibonacci hashing (the product's top bits; `cap` a power of two): a
+// workgroup's pages are mostly runs and strides, which it spreads evenly.
+// (The product's low bits, mixed with bits 15 up, put nine consecutive
+// pages out of reach of four probes in a table of 32 for 188 of 256
+// workgroups: scan's and the scaling example's checks all ran twice.)
 fn ld_hash(page: u32, cap: u32) -> u32 {
-    var x = page * 0x9E3779B1u;
-    x = x ^ (x >> 15u);
-    return x & (cap - 1u);
+    let bits = firstTrailingBit(cap);
+    return select((page * 0x9E3779B1u) >> (32u - bits), 0u, bits == 0u);
 }
 
 // Tables are probed four slots deep, without a loop (see the top); a page
@@ -832,14 +841,24 @@ fn ld_copy_word(x: LdWord, role: u32, flag: u32) -> u32 {
 // changed, a materialized entry's copies all take the union (a storage
 // entry's copies read the base where they did not write: the visited ones
 // forget their writes).
-fn ld_check_word(t: u32, e: u32, w: u32, storage: bool, spans: bool, commit: bool, last: bool) {
+//
+// The check runs in two passes over the region's words (`record`). The
+// first, in every region, settles the words that did not race, and flags
+// the workgroup where one did (`ld_raced`); the second runs only in a
+// workgroup so flagged, and only over the words that raced (lavapipe runs
+// a rare path inside the first pass's loop for every word, masked: the
+// records cost a race-free scan 43% of its check), records their races and
+// settles them. It finds them again from the same state, as the first pass
+// left them untouched. Where it visits settled words too (`far`: see
+// `ld_step_record`), they hold no tags, and so show no race (for them the
+// first pass clears the tags of the kernel's last region too).
+// Returns whether the word raced.
+fn ld_check_word(t: u32, e: u32, w: u32, storage: bool, spans: bool, commit: bool, last: bool, record: bool, far: bool) -> bool {
     let x = ld_word_at(t, e, w, storage);
     if x.k >= ld_cfg.t[t].words {
-        return;
+        return false;
     }
     let m = ld_cfg.copies;
-    // Races found are recorded after the loop (rare paths kept out of the
-    // loop lavapipe runs for every copy).
     var acc = LdCheckAcc(x.b, LD_NONE, false, 0u, 0u, 0u, 0u, 0u);
     var bits = x.mask;
     while bits != 0u {
@@ -849,19 +868,38 @@ fn ld_check_word(t: u32, e: u32, w: u32, storage: bool, spans: bool, commit: boo
     for (var c = 0u; c < x.all; c++) {
         ld_check_copy(x, c, &acc);
     }
-    if acc.pairs != 0u {
-        ld_record_writers(x, m);
-    }
-    if acc.readers != 0u && acc.u != x.b {
-        ld_record_readers(x, m, spans && acc.here == 0u);
-    }
-    if acc.intra != 0u {
-        ld_record_lanes(x, m);
+    let raced = acc.pairs != 0u || (acc.readers != 0u && acc.u != x.b) || acc.intra != 0u;
+    if record {
+        if acc.pairs != 0u {
+            ld_record_writers(x, m);
+        }
+        if acc.readers != 0u && acc.u != x.b {
+            ld_record_readers(x, m, spans && acc.here == 0u);
+        }
+        if acc.intra != 0u {
+            ld_record_lanes(x, m);
+        }
+    } else if raced {
+        ld_raced = 1u;
     }
     // Level 1 checks the workgroup's reads of storage against the others'
     // writes (`ld_publish`).
     if storage && acc.read != 0u {
         ld_val[x.a + (ld_cfg.set_pages + m) * x.stride] = ld_cfg.stamp;
+    }
+    // Each pass settles its own words.
+    if raced != record {
+        return raced;
+    }
+    if last && far && !record {
+        bits = x.mask;
+        while bits != 0u {
+            ld_clear_tags(x, firstTrailingBit(bits));
+            bits &= bits - 1u;
+        }
+        for (var c = 0u; c < x.all; c++) {
+            ld_clear_tags(x, c);
+        }
     }
     if !last {
         let forget = commit && !x.mat;
@@ -896,6 +934,7 @@ fn ld_check_word(t: u32, e: u32, w: u32, storage: bool, spans: bool, commit: boo
     if commit {
         ld_val[x.a] = acc.u;
     }
+    return raced;
 }
 
 // Copy c's word takes v, where c is one of the first n copies (the unrolled
@@ -1049,13 +1088,44 @@ fn ld_fold_word(t: u32, e: u32, w: u32, storage: bool, copies: bool) {
 fn ld_step_check(close: u32) {
     let cur = ld_list_cur;
     let n = atomicLoad(&ld_list_n[cur]) * LD_PAGE;
+    ld_raced_its = 0u;
+    ld_raced_far = false;
     var j = ld_li;
-    for (; j < n; j += LD_WG_SIZE) {
-        let item = ld_list_item(cur, j / LD_PAGE);
-        let t = item >> 24u;
-        let storage = ld_target_storage(t);
-        ld_check_word(t, item & 0xffffffu, j % LD_PAGE, storage, ld_target_spans(t), ld_orders(close, storage), close == LD_NONE);
+    for (var i = 0u; j < n; i++) {
+        if ld_check_item(cur, j, close, false, i >= 32u) {
+            ld_raced_its |= select(0u, 1u << i, i < 32u);
+            ld_raced_far = ld_raced_far || i >= 32u;
+        }
+        j += LD_WG_SIZE;
     }
+}
+
+// The second pass: the invocation's words that raced among its first 32
+// of the first pass (bit i: its i-th), then, where one past those raced,
+// every word past them.
+fn ld_step_record(close: u32) {
+    let cur = ld_list_cur;
+    let n = atomicLoad(&ld_list_n[cur]) * LD_PAGE;
+    var bits = ld_raced_its;
+    var i = 32u;
+    loop {
+        let some = bits != 0u;
+        let j = ld_li + select(i, firstTrailingBit(bits), some) * LD_WG_SIZE;
+        if !some && (!ld_raced_far || j >= n) {
+            break;
+        }
+        bits &= bits - 1u;
+        i += select(1u, 0u, some);
+        ld_check_item(cur, j, close, true, true);
+    }
+}
+
+// Word j of the current list's entries (their words in list order).
+fn ld_check_item(cur: u32, j: u32, close: u32, record: bool, far: bool) -> bool {
+    let item = ld_list_item(cur, j / LD_PAGE);
+    let t = item >> 24u;
+    let storage = ld_target_storage(t);
+    return ld_check_word(t, item & 0xffffffu, j % LD_PAGE, storage, ld_target_spans(t), ld_orders(close, storage), close == LD_NONE, record, far);
 }
 
 fn ld_step_settle(step: u32, close: u32) {
@@ -1105,7 +1175,14 @@ fn ld_check_region(close: u32) {
 fn ld_steps(close: u32) {
     ld_sync();
     ld_step_check(close);
+    if workgroupUniformLoad(&ld_raced) != 0u {
+        ld_step_record(close);
+    }
     ld_sync();
+    // Every invocation has loaded the flag.
+    if ld_li == 0u {
+        ld_raced = 0u;
+    }
     ld_step_settle(LD_STEP_SETTLE_CHECK, close);
     ld_sync();
     ld_list_cur = 1u - ld_list_cur;

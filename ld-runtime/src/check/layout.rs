@@ -196,10 +196,25 @@ pub(crate) fn initial_caps(info: &KernelInfo, grid: [u32; 3], words: &[u64], opt
         entries.push(e);
         direct.push(d);
     }
-    // Level 1's records take at most an eighth of the budget at first (a run
-    // that needs more says how many, and runs again with them).
+    Caps { entries, direct, l1: l1_records(l1, budget), pool: 0 }
+}
+
+/// Level 1's records for `wanted` (every workgroup publishing every page its
+/// tables hold): at most an eighth of the budget at first (a run that needs
+/// more says how many, and runs again with them).
+fn l1_records(wanted: u64, budget: u64) -> u32 {
     let l1_max = budget / 8 / (2 * PAGE as u64 * 4);
-    Caps { entries, direct, l1: l1.min(l1_max).clamp(1, u32::MAX as u64) as u32, pool: 0 }
+    wanted.min(l1_max).clamp(1, u32::MAX as u64) as u32
+}
+
+/// `caps` with room for the level-1 records of tables grown to
+/// `caps.entries` (a run whose tables were full published fewer pages than
+/// it will, so its count would only ask for another run).
+pub(crate) fn with_l1_for_tables(mut caps: Caps, grid: [u32; 3], pages: impl Iterator<Item = Option<u32>>, opts: &CheckOptions) -> Caps {
+    let n: u64 = grid.iter().map(|&d| d as u64).product();
+    let wanted = pages.zip(&caps.entries).filter_map(|(p, &e)| p.map(|p| n * p.min(e) as u64)).sum();
+    caps.l1 = caps.l1.max(l1_records(wanted, opts.memory_budget.unwrap_or(DEFAULT_BUDGET)));
+    caps
 }
 
 /// The pool's blocks for `roles` (none but in deterministic mode at one
