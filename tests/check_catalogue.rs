@@ -717,8 +717,9 @@ fn ww_storage_wg_barrier(out: &mut [u32]) {
 /// after a `barrier()` (which does not order storage) warp 1 writes it
 /// again; after another, warp 1 reads it back, and both warps write
 /// `out[2 wg + 1]`. The last region's race makes the GPU check run its
-/// recording pass, which must find the word that raced two regions earlier
-/// settled: no new race on it, and the union (warp 1's 7) in the buffer.
+/// recording pass after the first pass settled `out[2 wg]`, which raced two
+/// regions earlier: it gains no race, and the buffer holds the union (warp
+/// 1's 7), as on the CPU.
 #[ld::kernel(workgroup_size = 64)]
 fn ww_then_race_in_last_region(out: &mut [u32]) {
     let lid = local_index();

@@ -891,18 +891,11 @@ fn ld_check_word(t: u32, e: u32, w: u32, storage: bool, spans: bool, commit: boo
     if raced != record {
         return raced;
     }
-    if last && far && !record {
-        bits = x.mask;
-        while bits != 0u {
-            ld_clear_tags(x, firstTrailingBit(bits));
-            bits &= bits - 1u;
-        }
-        for (var c = 0u; c < x.all; c++) {
-            ld_clear_tags(x, c);
-        }
-    }
-    if !last {
-        let forget = commit && !x.mat;
+    // The copies' tags are cleared, and where a storage entry's epoch ends
+    // their written flags; after the kernel's last region the host clears
+    // the tags, but for the words the second pass may look at again.
+    if !last || (far && !record) {
+        let forget = commit && !x.mat && !last;
         bits = x.mask;
         while bits != 0u {
             ld_settle_copy(x, firstTrailingBit(bits), forget);
@@ -911,6 +904,8 @@ fn ld_check_word(t: u32, e: u32, w: u32, storage: bool, spans: bool, commit: boo
         for (var c = 0u; c < x.all; c++) {
             ld_settle_copy(x, c, forget);
         }
+    }
+    if !last {
         // A loop that runs no iteration where nothing is to store (lavapipe
         // would run the body of an `if`, masked).
         let n = select(0u, m, commit && x.mat && acc.u != x.b);

@@ -176,12 +176,12 @@ pub(crate) fn initial_caps(info: &KernelInfo, grid: [u32; 3], words: &[u64], opt
     // the read page, and the lane tags (two pages per copy at warp size 32).
     let entry_bytes = (2 + 4 * warps) * PAGE as u64 * 4;
     let budget = opts.memory_budget.unwrap_or(DEFAULT_BUDGET);
-    let mut l1 = 0u64;
-    let (mut entries, mut direct) = (Vec::new(), Vec::new());
+    let (mut entries, mut direct, mut pages_of) = (Vec::new(), Vec::new(), Vec::new());
     for (t, &w) in info.targets.iter().zip(words) {
         let TargetPlace::Param(p) = t else {
             entries.push(0);
             direct.push(false);
+            pages_of.push(None);
             continue;
         };
         let ew = match &info.params[*p].kind {
@@ -191,12 +191,11 @@ pub(crate) fn initial_caps(info: &KernelInfo, grid: [u32; 3], words: &[u64], opt
         let pages = w.div_ceil(PAGE as u64).max(1);
         let d = pages * entry_bytes * n <= budget / 4;
         let e = if d { pages as u32 } else { next_pow2(2 * (inv * ew).div_ceil(PAGE as u64) + 2).min(next_pow2(2 * (pages + 1))) };
-        // Level 1: every workgroup may publish every page its table holds.
-        l1 += n * pages.min(e as u64);
         entries.push(e);
         direct.push(d);
+        pages_of.push(Some(pages as u32));
     }
-    Caps { entries, direct, l1: l1_records(l1, budget), pool: 0 }
+    with_l1_for_tables(Caps { entries, direct, l1: 0, pool: 0 }, grid, pages_of.into_iter(), opts)
 }
 
 /// Level 1's records for `wanted` (every workgroup publishing every page its
@@ -207,9 +206,11 @@ fn l1_records(wanted: u64, budget: u64) -> u32 {
     wanted.min(l1_max).clamp(1, u32::MAX as u64) as u32
 }
 
-/// `caps` with room for the level-1 records of tables grown to
-/// `caps.entries` (a run whose tables were full published fewer pages than
-/// it will, so its count would only ask for another run).
+/// `caps` with room for the level-1 records of tables of `caps.entries`
+/// (`pages`: each storage target's, None for workgroup arrays): every
+/// workgroup may publish every page its table holds. Grown tables need it
+/// too: a run whose tables were full published fewer pages than it will,
+/// so its count would only ask for another run.
 pub(crate) fn with_l1_for_tables(mut caps: Caps, grid: [u32; 3], pages: impl Iterator<Item = Option<u32>>, opts: &CheckOptions) -> Caps {
     let n: u64 = grid.iter().map(|&d| d as u64).product();
     let wanted = pages.zip(&caps.entries).filter_map(|(p, &e)| p.map(|p| n * p.min(e) as u64)).sum();
