@@ -7,7 +7,21 @@
 
 /// Declares a `#[repr(C)]` struct of `u32` fields and its WGSL definition.
 macro_rules! abi_struct {
-    ($(#[$m:meta])* pub struct $name:ident as $wgsl:literal { $($(#[$fm:meta])* pub $f:ident,)* } $(tail $tail:literal)?) => {
+    ($(#[$m:meta])* pub struct $name:ident as $wgsl:literal { $($(#[$fm:meta])* pub $f:ident,)* } tail $tail:literal held as $held:literal) => {
+        abi_struct!($(#[$m])* pub struct $name as $wgsl { $($(#[$fm])* pub $f,)* } @tail $tail);
+
+        impl $name {
+            /// The words before the tail as each invocation holds them
+            /// (`ld_c`, a struct of its own), and `ld_load_head`, which
+            /// fills them from the binding (`ld_cfg`).
+            pub const WGSL_HELD: &'static str = concat!(
+                "struct ", $held, " {\n", $("    ", stringify!($f), ": u32,\n",)* "}\n\n",
+                "var<private> ld_c: ", $held, ";\n\n",
+                "fn ld_load_head() {\n", $("    ld_c.", stringify!($f), " = ld_cfg.", stringify!($f), ";\n",)* "}\n"
+            );
+        }
+    };
+    ($(#[$m:meta])* pub struct $name:ident as $wgsl:literal { $($(#[$fm:meta])* pub $f:ident,)* } $(@tail $tail:literal)?) => {
         $(#[$m])*
         #[repr(C)]
         #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, bytemuck::Pod, bytemuck::Zeroable)]
@@ -68,6 +82,10 @@ abi_struct! {
         /// `list_cap` words each, in its values area.
         pub list_off,
         pub list_cap,
+        /// Check mode: the slot's list of the words a region's check visits
+        /// (`list_cap` pages of words, in its values area): the words of
+        /// the listed entries that the epoch accessed ([`TargetConfig::touched_off`]).
+        pub items_off,
         /// Entries of all targets (their flat numbering, see `first_entry`).
         pub entries_total,
         /// Unique to this dispatch: marks the words written in it.
@@ -92,7 +110,7 @@ abi_struct! {
         pub pool_cap,
         pub pool_off,
     }
-    tail "    t: array<LdTarget>,\n"
+    tail "    t: array<LdTarget>,\n" held as "LdHead"
 }
 
 abi_struct! {
@@ -132,6 +150,11 @@ abi_struct! {
         /// deterministic mode without tags, each word's last writer
         /// ([`Roles::last_writers`]), page e.
         pub tags_off,
+        /// Check mode: per entry a page in the slot's meta area whose word
+        /// w is nonzero where a copy accessed word w in the epoch (the
+        /// sweep visits those words alone: the others cannot have raced
+        /// and hold the base in every copy).
+        pub touched_off,
         /// Storage, deterministic mode at one invocation per warp
         /// ([`Roles::last_writers`]): an entry holds only its base page;
         /// each copy's page of it is a block of the slot's pool, taken at
@@ -374,13 +397,14 @@ impl Roles {
         }
     }
 
-    /// Pages per entry in the meta area: the lane tags, or one page of
-    /// last writers ([`Roles::last_writers`]).
+    /// Pages per entry in the meta area: the lane tags and (check mode)
+    /// the touched page, or one page of last writers
+    /// ([`Roles::last_writers`]).
     pub fn meta_pages(self) -> u32 {
         if self.last_writers() {
             1
         } else {
-            self.copies * self.tag_groups
+            self.copies * self.tag_groups + self.check as u32
         }
     }
 }
@@ -440,6 +464,8 @@ pub struct SlotLayout {
     /// The dirty-entry lists: where they start in the slot's meta, and each one's capacity.
     pub list_off: u64,
     pub list_cap: u64,
+    /// Check mode: the words the region's check visits (`list_cap` pages).
+    pub items_off: u64,
     /// Words of level-1 list heads: per storage target one per page.
     pub heads: u64,
     /// Where the workgroup arrays' pages and marks start in a slot: they
@@ -496,21 +522,25 @@ pub fn slot_layout(shapes: &[Shape], roles: Roles, pool_blocks: u32) -> SlotLayo
             }
         }
         t.tags_off = meta as u32;
+        t.touched_off = (meta + e * (roles.copies * roles.tag_groups) as u64 * PAGE as u64) as u32;
         meta += e * roles.meta_pages() as u64 * PAGE as u64;
         first += e;
         targets.push(t);
     }
     let pool = if pooled && targets.iter().any(|t| t.pooled != 0) { pool_blocks } else { 0 };
+    let items = if roles.check { first * PAGE as u64 } else { 0 };
+    let items_off = values + 2 * first;
     SlotLayout {
         targets,
-        slot_values: values + 2 * first + pool as u64 * pool::BLOCK_WORDS as u64,
+        slot_values: items_off + items + pool as u64 * pool::BLOCK_WORDS as u64,
         slot_meta: meta.max(1),
         list_off: values,
         list_cap: first,
+        items_off,
         heads,
         zero_from: zero_from.unwrap_or(values),
         pool_cap: pool,
-        pool_off: values + 2 * first,
+        pool_off: items_off + items,
     }
 }
 
@@ -627,8 +657,17 @@ pub fn prelude(view: View) -> String {
     for (b, d) in decl {
         writeln!(s, "@group({g}) @binding({b}) {}", d.replace("LIST_ELEM", list).replace("PAGE_ELEM", page)).unwrap();
     }
+    if view == View::Engine {
+        s.push('\n');
+        s.push_str(Config::WGSL_HELD);
+    }
     s
 }
+
+/// Targets a kernel may privatize: the status holds a bit per target whose
+/// table was full, and the slots shader, which serves every kernel, holds
+/// this many targets' configurations (`LD_TARGETS`).
+pub const TARGETS_MAX: u32 = 32;
 
 #[cfg(test)]
 mod tests {
@@ -640,6 +679,9 @@ mod tests {
         assert_eq!(std::mem::size_of::<TargetConfig>(), 4 * TargetConfig::WORDS);
         assert!(Config::WGSL.starts_with("struct LdConfig {\n    mode: u32,"));
         assert!(Config::WGSL.ends_with("    t: array<LdTarget>,\n}\n"));
+        // The held words are the struct's words, loaded one by one.
+        assert_eq!(Config::WGSL_HELD.matches(": u32,").count(), Config::WORDS);
+        assert!(Config::WGSL_HELD.contains("    ld_c.pool_off = ld_cfg.pool_off;\n"));
     }
 
     /// The guard's struct is as large as `guard::WORDS` say, and its
@@ -669,8 +711,14 @@ mod tests {
         assert_eq!(l.zero_from, b.values_off as u64);
         assert_eq!(b.flags_off, b.values_off + 2 * 3 * 64);
         assert_eq!(l.list_off, b.flags_off as u64 + 10);
-        assert_eq!(l.slot_values, l.list_off + 2 * 10);
-        assert_eq!((a.keys_off, l.list_cap, l.slot_meta), (0, 10, 8));
+        // The words a region's check visits: a page per entry.
+        assert_eq!(l.items_off, l.list_off + 2 * 10);
+        assert_eq!(l.slot_values, l.items_off + 10 * 64);
+        // Meta: the storage keys, then per target its lane tags (none
+        // without `tagged`) and touched pages.
+        assert_eq!((a.keys_off, l.list_cap), (0, 10));
+        assert_eq!((a.tags_off, a.touched_off, b.tags_off), (8, 8, 8 + 8 * 64));
+        assert_eq!(l.slot_meta, 8 + 10 * 64);
         assert_eq!(l.heads, 16);
     }
 

@@ -17,6 +17,8 @@ const LD_INVOCATIONS: u32 = 64u;
 const LD_COPY_UNROLL: u32 = 1u;
 const LD_DET_WRITERS: bool = false;
 const LD_CHECK: bool = false;
+// Every kernel's targets (`abi::TARGETS_MAX`).
+const LD_TARGETS: u32 = 32u;
 
 fn ld_user(t: u32, k: u32) -> u32 {
     if k < arrayLength(&ld_user_buf) {
@@ -35,7 +37,7 @@ fn ld_target_spans(t: u32) -> bool {
     return false;
 }
 fn ld_flat_target(j: u32) -> u32 {
-    return ld_cfg.target_id;
+    return ld_c.target_id;
 }
 fn ld_orders(end: u32, storage: bool) -> bool {
     return true;
@@ -43,10 +45,11 @@ fn ld_orders(end: u32, storage: bool) -> bool {
 
 // Slot s of the batch, as the kernel's `ld_enter` sets it up.
 fn ld_enter_slot(s: u32, li: u32) {
-    ld_sv = ld_cfg.val_base + s * ld_cfg.slot_values;
-    ld_sm = s * ld_cfg.slot_meta;
+    ld_load_config();
+    ld_sv = ld_c.val_base + s * ld_c.slot_values;
+    ld_sm = s * ld_c.slot_meta;
     ld_li = li;
-    ld_wg = ld_cfg.wg_offset + s;
+    ld_wg = ld_c.wg_offset + s;
     // Level 1 has no barrier regions.
     ld_region = (LD_NO_BARRIER << 16u) | LD_NO_BARRIER;
 }
@@ -62,7 +65,7 @@ fn prepare(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: 
         return;
     }
     ld_enter_slot(s, li);
-    ld_setup_storage(ld_cfg.target_id);
+    ld_setup_storage(ld_c.target_id);
     ld_report();
 }
 
@@ -73,6 +76,6 @@ fn publish(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: 
         return;
     }
     ld_enter_slot(s, li);
-    ld_publish(ld_cfg.target_id);
+    ld_publish(ld_c.target_id);
     ld_canary();
 }

@@ -137,6 +137,7 @@ impl Layout {
             slot_meta: self.slot.slot_meta as u32,
             list_off: self.slot.list_off as u32,
             list_cap: self.slot.list_cap as u32,
+            items_off: self.slot.items_off as u32,
             entries_total: self.slot.list_cap as u32,
             stamp,
             l1_cap: self.caps.l1,
@@ -173,8 +174,9 @@ pub(crate) fn initial_caps(info: &KernelInfo, grid: [u32; 3], words: &[u64], opt
     let inv = info.invocations_per_workgroup() as u64;
     let warps = inv.div_ceil(opts.warp_size_for(inv as u32) as u64);
     // Pages per entry in check mode: B, P and a written-flag page per copy,
-    // the read page, and the lane tags (two pages per copy at warp size 32).
-    let entry_bytes = (2 + 4 * warps) * PAGE as u64 * 4;
+    // the read page, the lane tags (two pages per copy at warp size 32),
+    // the touched page and the words to visit.
+    let entry_bytes = (4 + 4 * warps) * PAGE as u64 * 4;
     let budget = opts.memory_budget.unwrap_or(DEFAULT_BUDGET);
     let (mut entries, mut direct, mut pages_of) = (Vec::new(), Vec::new(), Vec::new());
     for (t, &w) in info.targets.iter().zip(words) {
