@@ -71,13 +71,8 @@ var<workgroup> ld_list_n: array<atomic<u32>, 2>;
 var<private> ld_list_cur: u32;
 // Blocks of the pool taken (deterministic mode at one invocation per warp).
 var<workgroup> ld_pool_n: atomic<u32>;
-// Check mode: a word of the region's check raced (see `ld_check_word`),
-// and which of the invocation's words did.
-var<workgroup> ld_raced: u32;
 // Check mode: the words the region's check visits (`ld_step_gather`).
 var<workgroup> ld_items_n: atomic<u32>;
-var<private> ld_raced_its: u32;
-var<private> ld_raced_far: bool;
 // The barrier that opened the current region (LD_NONE: the kernel's start).
 var<private> ld_open: u32;
 
@@ -867,21 +862,18 @@ fn ld_copy_word(x: LdWord, role: u32, flag: u32) -> u32 {
 // entry's copies read the base where they did not write: the visited ones
 // forget their writes).
 //
-// The check runs in two passes over the region's words (`record`). The
-// first, in every region, settles the words that did not race, and flags
-// the workgroup where one did (`ld_raced`); the second runs only in a
-// workgroup so flagged, and only over the words that raced (lavapipe runs
-// a rare path inside the first pass's loop for every word, masked: the
-// records cost a race-free scan 43% of its check), records their races and
-// settles them. It finds them again from the same state, as the first pass
-// left them untouched. Where it visits settled words too (`far`: see
-// `ld_step_record`), they hold no tags, and so show no race (for them the
-// first pass clears the tags of the kernel's last region too).
-// Returns whether the word raced.
-fn ld_check_word(t: u32, e: u32, w: u32, storage: bool, spans: bool, commit: bool, last: bool, record: bool, far: bool) -> bool {
+// The races of a word that raced are recorded where they are found, by a
+// loop over its copies that runs no iteration for a word that did not
+// (`ld_record_word`): lavapipe runs every function a kernel inlines, and
+// every loop body at least once, masked or not, so what costs is the code
+// on the path, not how often it is taken. (Before, a second pass over the
+// words that raced, behind a workgroup flag, recorded them: its copy of the
+// check ran masked at every region, a third of a race-free kernel's check:
+// bisect_small 26.7 -> 18.5 ms without it.)
+fn ld_check_word(t: u32, e: u32, w: u32, storage: bool, spans: bool, commit: bool, last: bool) {
     let x = ld_word_at(t, e, w, storage);
     if x.k >= ld_tc[t].words {
-        return false;
+        return;
     }
     let m = ld_c.copies;
     var acc = LdCheckAcc(x.b, LD_NONE, false, 0u, 0u, 0u, 0u, 0u);
@@ -889,33 +881,17 @@ fn ld_check_word(t: u32, e: u32, w: u32, storage: bool, spans: bool, commit: boo
         ld_check_copy(x, ld_copies_at(x, it), &acc);
     }
     let raced = acc.pairs != 0u || (acc.readers != 0u && acc.u != x.b) || acc.intra != 0u;
-    if record {
-        if acc.pairs != 0u {
-            ld_record_writers(x, m);
-        }
-        if acc.readers != 0u && acc.u != x.b {
-            ld_record_readers(x, m, spans && acc.here == 0u);
-        }
-        if acc.intra != 0u {
-            ld_record_lanes(x, m);
-        }
-    } else if raced {
-        ld_raced = 1u;
-    }
+    ld_record_word(x, raced, acc.u != x.b, spans && acc.here == 0u);
     // Level 1 checks the workgroup's reads of storage against the others'
     // writes (`ld_publish`).
     if storage && acc.read != 0u {
         ld_val[x.a + (ld_c.set_pages + m) * x.stride] = ld_c.stamp;
     }
-    // Each pass settles its own words.
-    if raced != record {
-        return raced;
-    }
     // The copies' tags are cleared, and where a storage entry's epoch ends
-    // their written flags; after the kernel's last region the host clears
-    // the tags, but for the words the second pass may look at again.
-    if !last || (far && !record) {
-        let forget = commit && !x.mat && !last;
+    // their written flags (after the kernel's last region the host clears
+    // the tags).
+    if !last {
+        let forget = commit && !x.mat;
         for (var it = ld_copies_first(x); ld_copies_more(x, it); it = ld_copies_next(it)) {
             ld_settle_copy(x, ld_copies_at(x, it), forget);
         }
@@ -949,7 +925,6 @@ fn ld_check_word(t: u32, e: u32, w: u32, storage: bool, spans: bool, commit: boo
             atomicStore(&ld_meta[ld_touched_addr(t, e, w)], 0u);
         }
     }
-    return raced;
 }
 
 // The copies a word's check visits, in copy order: those in the entry's
@@ -1033,44 +1008,41 @@ fn ld_settle_copy(x: LdWord, c: u32, forget: bool) {
     }
 }
 
-// The write-write races of a word (see `ld_check_word`): consecutive epoch
-// writers, one of them writing in this region.
-fn ld_record_writers(x: LdWord, m: u32) {
+// The races of a word that raced (none: no iteration), per copy in copy
+// order, as `ld_check_word` found them: the copy's write-write race with
+// the epoch's previous writer (one of them writing in this region; CROSS:
+// not both), its read of a word another copy wrote (`written`: the union
+// is not the base, so some copy wrote it), and its lanes' race.
+fn ld_record_word(x: LdWord, raced: bool, written: bool, cross_reads: bool) {
     var last = LD_NONE;
     var last_here = false;
-    var c = 0u;
-    for (; c < m; c++) {
+    // No copy to visit where the word did not race.
+    var it = select(vec2<u32>(0u, x.all), ld_copies_first(x), raced);
+    for (; ld_copies_more(x, it); it = ld_copies_next(it)) {
+        let c = ld_copies_at(x, it);
         let p = ld_copy_word(x, ld_c.role_p + c, ld_c.set_pages + c);
-        let here = ld_copy_tags(x, c).x != 0u;
+        let s = ld_copy_tags(x, c);
+        let here = s.x != 0u;
+        var kind = LD_NONE;
+        var a = c;
+        var b = LD_NONE;
         if p != x.b {
             if last != LD_NONE && (here || last_here) {
-                ld_record(select(0u, LD_K_CROSS, !(here && last_here)), x.t, last, c, x.k);
+                kind = select(0u, LD_K_CROSS, !(here && last_here));
+                a = last;
+                b = c;
             }
             last = c;
             last_here = here;
+        } else if s.z != 0u && written {
+            kind = LD_K_RW | LD_K_READ | select(0u, LD_K_CROSS, cross_reads);
         }
-    }
-}
-
-// The read-write races of a word another copy wrote in the epoch: each
-// copy that read it and left it at the base.
-fn ld_record_readers(x: LdWord, m: u32, cross: bool) {
-    var c = 0u;
-    for (; c < m; c++) {
-        let p = ld_copy_word(x, ld_c.role_p + c, ld_c.set_pages + c);
-        if ld_copy_tags(x, c).z != 0u && p == x.b {
-            ld_record(LD_K_RW | LD_K_READ | select(0u, LD_K_CROSS, cross), x.t, c, LD_NONE, x.k);
+        if kind != LD_NONE {
+            ld_record(kind, x.t, a, b, x.k);
         }
-    }
-}
-
-// The intra-warp races of a word (see `ld_lanes_race`).
-fn ld_record_lanes(x: LdWord, m: u32) {
-    var c = 0u;
-    for (; c < m; c++) {
-        let kind = ld_lanes_race(ld_copy_tags(x, c));
-        if kind != 0u {
-            ld_record(kind, x.t, c, LD_NONE, x.k);
+        let lanes = ld_lanes_race(s);
+        if lanes != 0u {
+            ld_record(lanes, x.t, c, LD_NONE, x.k);
         }
     }
 }
@@ -1124,45 +1096,18 @@ fn ld_fold_word(t: u32, e: u32, w: u32, storage: bool, copies: bool) {
 fn ld_step_check(close: u32) {
     let cur = ld_list_cur;
     let n = atomicLoad(&ld_items_n);
-    ld_raced_its = 0u;
-    ld_raced_far = false;
-    var j = ld_li;
-    for (var i = 0u; j < n; i++) {
-        if ld_check_item(cur, j, close, false, i >= 32u) {
-            ld_raced_its |= select(0u, 1u << i, i < 32u);
-            ld_raced_far = ld_raced_far || i >= 32u;
-        }
-        j += LD_WG_SIZE;
-    }
-}
-
-// The second pass: the invocation's words that raced among its first 32
-// of the first pass (bit i: its i-th), then, where one past those raced,
-// every word past them.
-fn ld_step_record(close: u32) {
-    let cur = ld_list_cur;
-    let n = atomicLoad(&ld_items_n);
-    var bits = ld_raced_its;
-    var i = 32u;
-    loop {
-        let some = bits != 0u;
-        let j = ld_li + select(i, firstTrailingBit(bits), some) * LD_WG_SIZE;
-        if !some && (!ld_raced_far || j >= n) {
-            break;
-        }
-        bits &= bits - 1u;
-        i += select(1u, 0u, some);
-        ld_check_item(cur, j, close, true, true);
+    for (var i = ld_li; i < n; i += LD_WG_SIZE) {
+        ld_check_item(cur, i, close);
     }
 }
 
 // The region's i-th word to visit (`ld_step_gather`).
-fn ld_check_item(cur: u32, i: u32, close: u32, record: bool, far: bool) -> bool {
+fn ld_check_item(cur: u32, i: u32, close: u32) {
     let j = ld_val[ld_sv + ld_c.items_off + i];
     let item = ld_list_item(cur, j / LD_PAGE);
     let t = item >> 24u;
     let storage = ld_target_storage(t);
-    return ld_check_word(t, item & 0xffffffu, j % LD_PAGE, storage, ld_target_spans(t), ld_orders(close, storage), close == LD_NONE, record, far);
+    ld_check_word(t, item & 0xffffffu, j % LD_PAGE, storage, ld_target_spans(t), ld_orders(close, storage), close == LD_NONE);
 }
 
 // The words the check visits: of the listed entries' words (j: the entry's
@@ -1238,14 +1183,7 @@ fn ld_steps(close: u32) {
     ld_step_gather(close);
     ld_sync();
     ld_step_check(close);
-    if workgroupUniformLoad(&ld_raced) != 0u {
-        ld_step_record(close);
-    }
     ld_sync();
-    // Every invocation has loaded the flag.
-    if ld_li == 0u {
-        ld_raced = 0u;
-    }
     ld_step_settle(LD_STEP_SETTLE_CHECK, close);
     ld_sync();
     ld_list_cur = 1u - ld_list_cur;
