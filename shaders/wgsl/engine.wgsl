@@ -22,9 +22,7 @@
 //
 // The generated kernel provides: LD_WG_SIZE (the invocations that share
 // the engine's loops), LD_INVOCATIONS (the kernel's own, the first
-// LD_INVOCATIONS of them), LD_COPY_UNROLL (copies per
-// iteration of the per-word loops: the copies at the default warp size, at
-// most eight), LD_DET_WRITERS (whether deterministic mode keeps each
+// LD_INVOCATIONS of them), LD_DET_WRITERS (whether deterministic mode keeps each
 // word's last writer: an override constant of the folded kernel), LD_CHECK
 // (whether it is check mode's state machine or the folded kernel), the kernel's
 // ids, `ld_user(t, k)` (word k of storage target t in the user's buffer),
@@ -716,25 +714,13 @@ fn ld_scan() {
 fn ld_gather_marks(t: u32, e: u32) -> u32 {
     let n = select(0u, ld_c.copies, ld_c.copies <= LD_MASK_COPIES);
     var m = 0u;
-    for (var c = 0u; c < n; c += LD_COPY_UNROLL) {
-        m |= ld_take_mark(t, e, c, n);
-        if LD_COPY_UNROLL > 1u {
-            m |= ld_take_mark(t, e, c + 1u, n);
-        }
-        if LD_COPY_UNROLL > 2u {
-            m |= ld_take_mark(t, e, c + 2u, n) | ld_take_mark(t, e, c + 3u, n);
-        }
-        if LD_COPY_UNROLL > 4u {
-            m |= ld_take_mark(t, e, c + 4u, n) | ld_take_mark(t, e, c + 5u, n) | ld_take_mark(t, e, c + 6u, n) | ld_take_mark(t, e, c + 7u, n);
-        }
+    for (var c = 0u; c < n; c++) {
+        m |= ld_take_mark(t, e, c);
     }
     return m;
 }
 
-fn ld_take_mark(t: u32, e: u32, c: u32, n: u32) -> u32 {
-    if c >= n {
-        return 0u;
-    }
+fn ld_take_mark(t: u32, e: u32, c: u32) -> u32 {
     let a = ld_caddr(t, e, c);
     let v = ld_val[a];
     ld_val[a] = 0u;
@@ -899,22 +885,12 @@ fn ld_check_word(t: u32, e: u32, w: u32, storage: bool, spans: bool, commit: boo
     if !last {
         // A loop that runs no iteration where nothing is to store (lavapipe
         // would run the body of an `if`, masked).
+        // (One store per iteration: lavapipe runs an unrolled body whole,
+        // masked where the copies run out, and eight stores an iteration
+        // cost bisect_small 11% and scan 10% of their checks.)
         let n = select(0u, m, commit && x.mat && acc.u != x.b);
-        for (var c = 0u; c < n; c += LD_COPY_UNROLL) {
-            ld_put_copy(x, c, n, acc.u);
-            if LD_COPY_UNROLL > 1u {
-                ld_put_copy(x, c + 1u, n, acc.u);
-            }
-            if LD_COPY_UNROLL > 2u {
-                ld_put_copy(x, c + 2u, n, acc.u);
-                ld_put_copy(x, c + 3u, n, acc.u);
-            }
-            if LD_COPY_UNROLL > 4u {
-                ld_put_copy(x, c + 4u, n, acc.u);
-                ld_put_copy(x, c + 5u, n, acc.u);
-                ld_put_copy(x, c + 6u, n, acc.u);
-                ld_put_copy(x, c + 7u, n, acc.u);
-            }
+        for (var c = 0u; c < n; c++) {
+            ld_val[x.a + (ld_c.role_p + c) * x.stride] = acc.u;
         }
     }
     if commit {
@@ -946,15 +922,6 @@ fn ld_copies_at(x: LdWord, it: vec2<u32>) -> u32 {
 
 fn ld_copies_next(it: vec2<u32>) -> vec2<u32> {
     return vec2<u32>(it.x & (it.x - 1u), it.y + 1u);
-}
-
-// Copy c's word takes v, where c is one of the first n copies (the unrolled
-// loops cover LD_COPY_UNROLL rounded up to a power of two: a copy stored
-// twice takes the same value).
-fn ld_put_copy(x: LdWord, c: u32, n: u32, v: u32) {
-    if c < n {
-        ld_val[x.a + (ld_c.role_p + c) * x.stride] = v;
-    }
 }
 
 // What checking a word's copies in copy order carries from one to the next.

@@ -13,8 +13,6 @@
 
 const LD_WG_SIZE: u32 = 64u;
 const LD_INVOCATIONS: u32 = 64u;
-// The check sweep never runs here.
-const LD_COPY_UNROLL: u32 = 1u;
 const LD_DET_WRITERS: bool = false;
 const LD_CHECK: bool = false;
 // Every kernel's targets (`abi::TARGETS_MAX`).

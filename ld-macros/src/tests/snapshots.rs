@@ -85,17 +85,17 @@ fn native_wgsl() {
     assert!(failures.is_empty(), "{}\n(if the change is intended: LD_BLESS=1 cargo test -p ld-macros snapshots)", failures.join("\n"));
 }
 
-/// The engine's per-word loops take as many copies per iteration as the
-/// workgroup has warps at the default warp size, at most eight: lavapipe
-/// runs every call of an iteration, masked where the copies run out.
+/// The kernel declares how many targets' configurations each invocation
+/// holds (`ld_tc`): one per privatized memory (a read-only buffer is none).
 #[test]
-fn copies_per_iteration_follow_the_default_warps() {
-    for (size, unroll) in [(16, 1), (64, 2), (192, 6), (256, 8), (1024, 8)] {
-        let src = format!("#[ld::kernel(workgroup_size = {size})]\nfn k(data: &mut [u32]) {{\n    data[global_id().x] = 1;\n}}");
-        let m = super::module(&src);
-        let want = format!("const LD_COPY_UNROLL: u32 = {unroll}u;");
+fn the_kernel_holds_a_configuration_per_target() {
+    let two = "#[ld::kernel(workgroup_size = 64)]\nfn k(data: &mut [u32]) {\n    let s = shared::<[u32; 64]>();\n    s[local_index()] = 1;\n    barrier();\n    data[global_id().x] = s[63 - local_index()];\n}";
+    let one = "#[ld::kernel(workgroup_size = 64)]\nfn k(data: &[u32], out: &mut [u32]) {\n    out[global_id().x] = data[global_id().x];\n}";
+    for (src, n) in [(two, 2), (one, 1)] {
+        let m = super::module(src);
+        let want = format!("const LD_TARGETS: u32 = {n}u;");
         for (variant, wgsl) in [("instrumented", crate::wgsl::instrumented(&m).0), ("folded", crate::wgsl::folded(&m).0)] {
-            assert!(wgsl.contains(&want), "{variant} kernel of {size} invocations: no `{want}`");
+            assert!(wgsl.contains(&want), "{variant} kernel: no `{want}`");
         }
     }
 }

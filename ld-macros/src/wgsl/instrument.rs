@@ -157,8 +157,7 @@ impl Writer<'_> {
         let check = self.variant == super::writer::Variant::Instrumented;
         writeln!(
             out,
-            "const LD_WG_SIZE: u32 = {wg}u;\nconst LD_INVOCATIONS: u32 = {wg}u;\nconst LD_COPY_UNROLL: u32 = {}u;\n{}\nconst LD_CHECK: bool = {check};\nconst LD_TARGETS: u32 = {}u;\n",
-            copy_unroll(wg),
+            "const LD_WG_SIZE: u32 = {wg}u;\nconst LD_INVOCATIONS: u32 = {wg}u;\n{}\nconst LD_CHECK: bool = {check};\nconst LD_TARGETS: u32 = {}u;\n",
             // Set by the runtime's pipeline for deterministic mode at one
             // invocation per warp (`Variant::FoldedWriters`).
             if check { "const LD_DET_WRITERS: bool = false;" } else { "override LD_DET_WRITERS: bool = false;" },
@@ -338,13 +337,6 @@ pub fn barriers(m: &Module) -> Vec<(BarrierKind, proc_macro2::Span)> {
         machine.blocks.iter().filter_map(|b| if let Term::Barrier(kind, _, i, span) = b.term { Some((i, kind, span)) } else { None }).collect();
     out.sort_by_key(|b| b.0);
     out.into_iter().map(|(_, k, s)| (k, s)).collect()
-}
-
-/// Copies per iteration of the engine's per-word loops (`LD_COPY_UNROLL`):
-/// the warps of a workgroup at the default warp size, at most eight. More copies (a smaller warp size) take
-/// more iterations; fewer would run the rest of the iteration masked.
-fn copy_unroll(invocations: u32) -> u32 {
-    invocations.div_ceil(ld_shaders::abi::DEFAULT_WARP_SIZE).clamp(1, 8)
 }
 
 /// WGSL's call for an atomic operation on `target`.
