@@ -204,6 +204,7 @@ fn scalar_kind(s: Scalar) -> TokenStream {
 
 fn kernel_impl(m: &Module, f: &syn::ItemFn) -> syn::Result<TokenStream> {
     analysis::uniformity::check(&m.kernel)?;
+    analysis::targets::check_count(m)?;
     let (native, native_sites) = wgsl::native(m);
     wgsl::validate(&native, m.kernel.span, "native")?;
     let twin = cpu::twin(m);

@@ -39,3 +39,18 @@ pub fn list(m: &Module) -> Vec<MemRef> {
     let shared = shared(m).into_iter().enumerate().filter(|(_, t)| *t).map(|(a, _)| MemRef::Shared(a));
     storage.chain(shared).collect()
 }
+
+/// At most `abi::TARGETS_MAX` targets: check mode's status holds a bit per
+/// target, and the engine's slots shader, shared by every kernel, holds
+/// that many targets' configurations.
+pub fn check_count(m: &Module) -> syn::Result<()> {
+    let n = list(m).len();
+    let max = ld_shaders::abi::TARGETS_MAX as usize;
+    if n > max {
+        let msg = format!(
+            "this kernel writes {n} memories with plain stores (writable buffers and workgroup arrays); ld checks at most {max} per kernel: make some read-only or atomic, merge arrays, or split the kernel"
+        );
+        return Err(syn::Error::new(m.kernel.span, msg));
+    }
+    Ok(())
+}

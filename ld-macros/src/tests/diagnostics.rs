@@ -1190,3 +1190,11 @@ fn k(data: &mut [f32], n: u32) {
 "#,
     );
 }
+
+/// More memories than the engine holds configurations for.
+#[test]
+fn too_many_targets() {
+    let arrays: String = (0..33).map(|i| format!("    let a{i} = shared::<[u32; 4]>();\n    a{i}[0] = 1;\n")).collect();
+    let src = format!("#[ld::kernel(workgroup_size = 64)]\nfn k(data: &mut [u32]) {{\n{arrays}}}\n");
+    fails(&src, &[("2:4", "this kernel writes 34 memories with plain stores (writable buffers and workgroup arrays); ld checks at most 32 per kernel: make some read-only or atomic, merge arrays, or split the kernel")]);
+}
