@@ -127,17 +127,11 @@ abi_struct! {
         pub first_entry,
         /// Pages per entry (roles, and written flags for storage).
         pub pages,
-        /// Inside a slot's values area: the role pages (role-major), the
-        /// entries' flags, their written marks and (storage) key mirrors.
+                /// Inside a slot's values area: the role pages (role-major), the
+        /// entries' flags, their access marks and (storage) key mirrors.
         pub values_off,
         pub flags_off,
         pub touch_off,
-        /// Check mode: per entry, the copies that accessed it in the epoch
-        /// (a bit per copy, [`MASK_COPIES`] at most), and per entry and
-        /// copy the mark an access leaves ([`Roles::mark_copies`] per
-        /// entry), which each barrier gathers into the mask.
-        pub masks_off,
-        pub marks_off,
         pub mirror_off,
         /// Storage: the table's keys inside the slot's meta area.
         pub keys_off,
@@ -150,10 +144,11 @@ abi_struct! {
         /// deterministic mode without tags, each word's last writer
         /// ([`Roles::last_writers`]), page e.
         pub tags_off,
-        /// Check mode: per entry a page in the slot's meta area whose word
-        /// w is nonzero where a copy accessed word w in the epoch (the
-        /// sweep visits those words alone: the others cannot have raced
-        /// and hold the base in every copy).
+                /// Check mode: per entry a page in the slot's meta area whose word
+        /// w holds a bit per copy that accessed word w in the epoch (a bit
+        /// for all, past [`MASK_COPIES`] copies): the sweep visits those
+        /// words alone, and of each only those copies (the others cannot
+        /// have raced and hold the base).
         pub touched_off,
         /// Storage, deterministic mode at one invocation per warp
         /// ([`Roles::last_writers`]): an entry holds only its base page;
@@ -386,17 +381,6 @@ impl Roles {
         !self.check && self.tag_groups == 0
     }
 
-    /// Access marks per entry in check mode (`TargetConfig::marks_off`):
-    /// one per copy where a mask can hold the copies, else one for all
-    /// (the sweep then visits every copy).
-    pub fn mark_copies(self) -> u32 {
-        if self.copies <= MASK_COPIES {
-            self.copies
-        } else {
-            1
-        }
-    }
-
     /// Pages per entry in the meta area: the lane tags and (check mode)
     /// the touched page, or one page of last writers
     /// ([`Roles::last_writers`]).
@@ -409,8 +393,8 @@ impl Roles {
     }
 }
 
-/// Copies an entry's mask holds (a word of bits): with more, check mode's
-/// sweep visits every copy of an entry.
+/// Copies a word's touched mask holds (a word of bits): with more, check
+/// mode's sweep visits every copy of a touched word.
 pub const MASK_COPIES: u32 = 32;
 
 /// Tag words per copy at most (the engine reads them without a loop):
@@ -506,9 +490,7 @@ pub fn slot_layout(shapes: &[Shape], roles: Roles, pool_blocks: u32) -> SlotLayo
         values += e * pages as u64 * PAGE as u64;
         t.flags_off = values as u32;
         t.touch_off = (values + e) as u32;
-        t.masks_off = (values + 2 * e) as u32;
-        t.marks_off = (values + 3 * e) as u32;
-        values += (3 + roles.mark_copies() as u64) * e;
+        values += 2 * e;
         if storage {
             t.mirror_off = values as u32;
             values += e;
@@ -700,17 +682,16 @@ mod tests {
         let l = slot_layout(&[Shape::Storage { words: 1000, entries: 8, direct: false }, Shape::Shared { words: 100 }], Roles::check(2), 0);
         let (a, b) = (&l.targets[0], &l.targets[1]);
         // Storage: 8 entries of 1 + 2 role pages, 2 written-flag pages and
-        // a read page; per entry its flags, mark, copy mask and two copies'
-        // marks.
+        // a read page; per entry its flags and access mark.
         assert_eq!((a.entries, a.pages, a.first_entry, a.direct), (8, 6, 0, 0));
         assert_eq!((b.entries, b.pages, b.first_entry), (2, 3, 8));
         assert_eq!(a.flags_off, 8 * 6 * 64);
-        assert_eq!((a.touch_off, a.masks_off, a.marks_off), (a.flags_off + 8, a.flags_off + 16, a.flags_off + 24));
-        assert_eq!(a.mirror_off, a.flags_off + 40);
+        assert_eq!(a.touch_off, a.flags_off + 8);
+        assert_eq!(a.mirror_off, a.flags_off + 16);
         assert_eq!(b.values_off, a.mirror_off + 8);
         assert_eq!(l.zero_from, b.values_off as u64);
         assert_eq!(b.flags_off, b.values_off + 2 * 3 * 64);
-        assert_eq!(l.list_off, b.flags_off as u64 + 10);
+        assert_eq!(l.list_off, b.flags_off as u64 + 2 * 2);
         // The words a region's check visits: a page per entry.
         assert_eq!(l.items_off, l.list_off + 2 * 10);
         assert_eq!(l.slot_values, l.items_off + 10 * 64);

@@ -128,23 +128,6 @@ fn ld_taddr(t: u32, e: u32) -> u32 {
     return ld_sv + ld_tc[t].touch_off + e;
 }
 
-// Check mode: an entry's mask of the copies that accessed it in the
-// epoch, and copy c's mark on it (set by the copy's accesses, gathered into
-// the mask at each barrier): the sweep visits only those copies. With more
-// copies than a mask holds, one mark stands for all and the sweep visits
-// every copy.
-fn ld_maddr(t: u32, e: u32) -> u32 {
-    return ld_sv + ld_tc[t].masks_off + e;
-}
-
-fn ld_mark_copies() -> u32 {
-    return select(1u, ld_c.copies, ld_c.copies <= LD_MASK_COPIES);
-}
-
-fn ld_caddr(t: u32, e: u32, c: u32) -> u32 {
-    return ld_sv + ld_tc[t].marks_off + e * ld_mark_copies() + c;
-}
-
 // A storage table's keys (claimed atomically) and their plain mirror.
 fn ld_kaddr(t: u32, e: u32) -> u32 {
     return ld_sm + ld_tc[t].keys_off + e;
@@ -469,13 +452,14 @@ fn ld_tags_reads() -> bool {
 
 // The kernel's hooks on every access to a target. In check mode an access
 // marks its entry (a read too, so the sweep at the region's end visits its
-// tags) and the entry's mark of its copy.
+// tags) and sets its copy's bit in the word's touched mask (which copies
+// the sweep visits for the word: one atomic or, where a mark per entry and
+// copy cost a store per access and a loop per entry at every barrier).
 fn ld_on_read(t: u32, e: u32, w: u32) {
     if LD_CHECK {
         atomicOr(&ld_meta[ld_tag_addr(t, ld_copy, ld_lane() / LD_TAG_LANES, e, w)], ld_tag_bit(false));
-        atomicStore(&ld_meta[ld_touched_addr(t, e, w)], 1u);
+        atomicOr(&ld_meta[ld_touched_addr(t, e, w)], 1u << ld_cur_mark);
         ld_val[ld_taddr(t, e)] = 1u;
-        ld_val[ld_caddr(t, e, ld_cur_mark)] = 1u;
     }
     ld_det_access(t, e, w, false);
 }
@@ -483,8 +467,7 @@ fn ld_on_read(t: u32, e: u32, w: u32) {
 fn ld_on_write(t: u32, e: u32, w: u32) {
     if LD_CHECK {
         atomicOr(&ld_meta[ld_tag_addr(t, ld_copy, ld_lane() / LD_TAG_LANES, e, w)], ld_tag_bit(true));
-        atomicStore(&ld_meta[ld_touched_addr(t, e, w)], 1u);
-        ld_val[ld_caddr(t, e, ld_cur_mark)] = 1u;
+        atomicOr(&ld_meta[ld_touched_addr(t, e, w)], 1u << ld_cur_mark);
     }
     ld_det_access(t, e, w, true);
     if ld_det_writers() {
@@ -656,8 +639,8 @@ fn ld_record(kind: u32, t: u32, a: u32, b: u32, k: u32) {
 
 // ------------------------------------------------------------ set-up
 
-// Workgroup arrays start zeroed (the host fills their pages and marks with
-// zeros before the dispatch), every role stored.
+// Workgroup arrays start zeroed (the host fills their pages with zeros
+// before the dispatch), every role stored.
 fn ld_setup_shared(t: u32) {
     let e = ld_tc[t].entries;
     var i = ld_li;
@@ -675,11 +658,6 @@ fn ld_setup_storage(t: u32) {
         ld_val[ld_mirror(t, i)] = 0u;
         ld_val[ld_faddr(t, i)] = 0u;
         ld_val[ld_taddr(t, i)] = 0u;
-        ld_val[ld_maddr(t, i)] = 0u;
-    }
-    let marks = e * ld_mark_copies();
-    for (i = ld_li; i < marks; i += LD_WG_SIZE) {
-        ld_val[ld_sv + ld_tc[t].marks_off + i] = 0u;
     }
 }
 
@@ -700,31 +678,8 @@ fn ld_scan() {
                 ld_list_push(ld_list_cur, t, e);
             }
             ld_val[fa] = f | LD_DIRTY1 | LD_USED;
-            if LD_CHECK {
-                let ma = ld_maddr(t, e);
-                ld_val[ma] = ld_val[ma] | ld_gather_marks(t, e);
-            }
         }
     }
-}
-
-// Check mode: the copies whose marks are on entry e (cleared), as a mask;
-// none where the copies are more than a mask holds (the sweep then visits
-// them all).
-fn ld_gather_marks(t: u32, e: u32) -> u32 {
-    let n = select(0u, ld_c.copies, ld_c.copies <= LD_MASK_COPIES);
-    var m = 0u;
-    for (var c = 0u; c < n; c++) {
-        m |= ld_take_mark(t, e, c);
-    }
-    return m;
-}
-
-fn ld_take_mark(t: u32, e: u32, c: u32) -> u32 {
-    let a = ld_caddr(t, e, c);
-    let v = ld_val[a];
-    ld_val[a] = 0u;
-    return select(0u, 1u << c, v != 0u);
 }
 
 // ------------------------------------------------------------ regions
@@ -778,7 +733,7 @@ struct LdWord {
     k: u32,
     mat: bool,
     b: u32,
-    // Check mode: the copies that accessed the entry in the epoch (a mask),
+        // Check mode: the copies that accessed the word in the epoch (a mask),
     // or (more copies than a mask holds) how many to visit from copy 0.
     mask: u32,
     all: u32,
@@ -800,7 +755,9 @@ fn ld_word_at(t: u32, e: u32, w: u32, storage: bool) -> LdWord {
     let f = ld_flags(t, e);
     x.mat = (f & LD_MAT) != 0u;
     x.b = ld_base(t, e, w, x.k, f);
-    x.mask = ld_val[ld_maddr(t, e)];
+    if LD_CHECK {
+        x.mask = atomicLoad(&ld_meta[ld_touched_addr(t, e, w)]);
+    }
     x.all = select(0u, ld_c.copies, ld_c.copies > LD_MASK_COPIES);
     x.e = e;
     x.w = w;
@@ -840,10 +797,9 @@ fn ld_copy_word(x: LdWord, role: u32, flag: u32) -> u32 {
 // clears them before each dispatch), and the epoch ends (commit: B = P_c =
 // U, the last writer's value) or goes on.
 //
-// Only the copies that accessed the entry in the epoch (`x.mask`) can have
-// written it or hold tags: the loops visit them alone, one iteration each
-// (the entry's words share the mask, so lavapipe's SIMD groups agree on
-// the count). The others hold the base: where the epoch ends and the word
+// Only the copies that accessed the word in the epoch (`x.mask`, its
+// touched mask) can have written it or hold tags: the loops visit them
+// alone, one iteration each. The others hold the base: where the epoch ends and the word
 // changed, a materialized entry's copies all take the union (a storage
 // entry's copies read the base where they did not write: the visited ones
 // forget their writes).
@@ -1117,10 +1073,9 @@ fn ld_settle(t: u32, e: u32, step: u32, commit: bool) {
     var g = f;
     // The check stores the base where the epoch ends (storage entries keep
     // their written flags: see `ld_check_word`); a fold every role, where
-    // it ran. A new epoch starts with no copy in the entry's mask.
+    // it ran.
     if commit {
         g = (g | LD_BVALID | select(0u, LD_MAT, step == LD_STEP_SETTLE_FOLD && !ld_pooled(t))) & ~LD_DIRTY1;
-        ld_val[ld_maddr(t, e)] = 0u;
     }
     ld_val[a] = g;
     // The region's last step carries what is still dirty to the next list.
