@@ -1002,10 +1002,14 @@ fn ld_fold_word(t: u32, e: u32, w: u32, storage: bool, copies: bool) {
             u = select(u, p, p != x.b);
         }
     }
-    ld_val[x.a] = u;
-    // (Pooled copies read the base where their blocks are given back.)
-    var c2 = 0u;
-    for (; copies && !x.pooled && c2 < ld_c.copies; c2++) {
+        ld_val[x.a] = u;
+        // (Pooled copies read the base where their blocks are given back.
+    // Where the word kept the base's value in a materialized entry, every
+    // copy holds it already: a copy that wrote another value would be the
+    // union. An entry that is not yet materialized becomes so here: its
+    // copies' pages hold what earlier epochs left where nothing wrote.)
+    let n = select(0u, ld_c.copies, copies && !x.pooled && (u != x.b || !x.mat));
+    for (var c2 = 0u; c2 < n; c2++) {
         ld_val[x.a + (ld_c.role_p + c2) * x.stride] = u;
     }
 }
