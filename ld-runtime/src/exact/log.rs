@@ -5,7 +5,9 @@
 
 use crate::cpu::twin::{BarrierKind, Mem, Monitor};
 use crate::kernel::{KernelInfo, TargetPlace};
-use std::collections::{HashMap, HashSet};
+// Every monitored access hashes its word two or three times: FxHash, not
+// SipHash (a tenth of a check's time in nbody's source re-run went to SipHash).
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 /// One access, as the log keeps it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -93,11 +95,11 @@ impl<'o> WorkgroupLog<'o> {
             epochs: [0; 2],
             from: nb,
             barriers: nb,
-            words: HashMap::new(),
-            summary: HashMap::new(),
+            words: HashMap::default(),
+            summary: HashMap::default(),
             open: vec![],
             pairs: vec![],
-            seen: HashSet::new(),
+            seen: HashSet::default(),
             regions: vec![],
         }
     }
@@ -181,7 +183,7 @@ type Touch = (u32, Option<Acc>, Option<Acc>);
 /// accessed it against the first workgroup that wrote it (in workgroup
 /// order), from each workgroup's summary.
 pub(crate) fn across(summaries: &[(u32, Summary)]) -> Vec<Pair> {
-    let mut by_word: HashMap<(u32, u32), Vec<Touch>> = HashMap::new();
+    let mut by_word: HashMap<(u32, u32), Vec<Touch>> = HashMap::default();
     for (wg, s) in summaries {
         for (&k, &(w, r)) in s {
             by_word.entry(k).or_default().push((*wg, w, r));

@@ -72,7 +72,7 @@ pub(crate) fn run(l: &CpuLaunch, warp_size: u32, only: Option<&Only>) -> Result<
     Ok(Monitored { raw, pairs })
 }
 
-fn workgroup<'o>(l: &CpuLaunch, wg: u64, words: Option<&'o std::collections::HashSet<(u32, u32)>>) -> Result<WorkgroupLog<'o>, WorkgroupError> {
+fn workgroup<'o>(l: &CpuLaunch, wg: u64, words: Option<&'o rustc_hash::FxHashSet<(u32, u32)>>) -> Result<WorkgroupLog<'o>, WorkgroupError> {
     let mut g = Workgroup::new(l, wg);
     let mut shared = SharedSet::native(l.info);
     let mut log = WorkgroupLog::new(l.info, wg as u32, words);

@@ -8,7 +8,8 @@ use crate::check::report::{Access, AccessKind, Level, Race, RaceKind, Report, Un
 use crate::check::Target;
 use crate::cpu::executor::{linear, unlinear, CpuLaunch, WorkgroupError};
 use crate::kernel::KernelInfo;
-use std::collections::{BTreeMap, HashMap};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+use std::collections::BTreeMap;
 
 /// Racing words and workgroups re-run at most, however many raced: the
 /// sources of the first ones are what a person reads.
@@ -42,7 +43,7 @@ pub(crate) fn locate(report: &mut Report, l: &CpuLaunch, targets: &[Target], war
 }
 
 fn only(report: &Report, l: &CpuLaunch, targets: &[Target]) -> Only {
-    let mut words = std::collections::HashSet::new();
+    let mut words = HashSet::default();
     let mut workgroups = Vec::new();
     let mut search = false;
     for r in &report.races {
@@ -79,7 +80,7 @@ pub(crate) fn attach(report: &mut Report, pairs: &[Pair], info: &KernelInfo, gri
     let names: Vec<&str> = targets.iter().map(|t| t.name).collect();
     // The pairs by word, so each race looks at its own (a report may hold
     // thousands of races over millions of pairs).
-    let mut by_word: HashMap<(u32, u32), Vec<&Pair>> = HashMap::new();
+    let mut by_word: HashMap<(u32, u32), Vec<&Pair>> = HashMap::default();
     for p in pairs {
         by_word.entry((p.target, p.word)).or_default().push(p);
     }
