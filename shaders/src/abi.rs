@@ -127,7 +127,7 @@ abi_struct! {
         pub first_entry,
         /// Pages per entry (roles, and written flags for storage).
         pub pages,
-                /// Inside a slot's values area: the role pages (role-major), the
+        /// Inside a slot's values area: the role pages (role-major), the
         /// entries' flags, their access marks and (storage) key mirrors.
         pub values_off,
         pub flags_off,
@@ -144,7 +144,7 @@ abi_struct! {
         /// deterministic mode without tags, each word's last writer
         /// ([`Roles::last_writers`]), page e.
         pub tags_off,
-                /// Check mode: per entry a page in the slot's meta area whose word
+        /// Check mode: per entry a page in the slot's meta area whose word
         /// w holds a bit per copy that accessed word w in the epoch (a bit
         /// for all, past [`MASK_COPIES`] copies): the sweep visits those
         /// words alone, and of each only those copies (the others cannot

@@ -432,8 +432,8 @@ fn ld_tag_addr(t: u32, c: u32, g: u32, e: u32, w: u32) -> u32 {
     return ld_sm + ld_tc[t].tags_off + ((c * ld_c.tag_groups + g) * ld_tc[t].entries + e) * LD_PAGE + w;
 }
 
-// Check mode: entry e's word w was accessed in the epoch where this word
-// is nonzero.
+// Check mode: the copies that accessed entry e's word w in the epoch, a
+// bit each (`ld_cur_mark`).
 fn ld_touched_addr(t: u32, e: u32, w: u32) -> u32 {
     return ld_sm + ld_tc[t].touched_off + e * LD_PAGE + w;
 }
@@ -733,7 +733,7 @@ struct LdWord {
     k: u32,
     mat: bool,
     b: u32,
-        // Check mode: the copies that accessed the word in the epoch (a mask),
+    // Check mode: the copies that accessed the word in the epoch (a mask),
     // or (more copies than a mask holds) how many to visit from copy 0.
     mask: u32,
     all: u32,
@@ -799,10 +799,10 @@ fn ld_copy_word(x: LdWord, role: u32, flag: u32) -> u32 {
 //
 // Only the copies that accessed the word in the epoch (`x.mask`, its
 // touched mask) can have written it or hold tags: the loops visit them
-// alone, one iteration each. The others hold the base: where the epoch ends and the word
-// changed, a materialized entry's copies all take the union (a storage
-// entry's copies read the base where they did not write: the visited ones
-// forget their writes).
+// alone, one iteration each. The others hold the base: where the epoch
+// ends and the word changed, a materialized entry's copies all take the
+// union (a storage entry's copies read the base where they did not write:
+// the visited ones forget their writes).
 //
 // The races of a word that raced are recorded where they are found, by a
 // loop over its copies that runs no iteration for a word that did not
@@ -837,13 +837,11 @@ fn ld_check_word(t: u32, e: u32, w: u32, storage: bool, spans: bool, commit: boo
         for (var it = ld_copies_first(x); ld_copies_more(x, it); it = ld_copies_next(it)) {
             ld_settle_copy(x, ld_copies_at(x, it), forget);
         }
-    }
-    if !last {
         // A loop that runs no iteration where nothing is to store (lavapipe
-        // would run the body of an `if`, masked).
-        // (One store per iteration: lavapipe runs an unrolled body whole,
-        // masked where the copies run out, and eight stores an iteration
-        // cost bisect_small 11% and scan 10% of their checks.)
+        // would run the body of an `if`, masked), one store per iteration
+        // (it runs an unrolled body whole, masked where the copies run
+        // out: eight stores an iteration cost bisect_small 11% and scan 10%
+        // of their checks).
         let n = select(0u, m, commit && x.mat && acc.u != x.b);
         for (var c = 0u; c < n; c++) {
             ld_val[x.a + (ld_c.role_p + c) * x.stride] = acc.u;
@@ -859,7 +857,7 @@ fn ld_check_word(t: u32, e: u32, w: u32, storage: bool, spans: bool, commit: boo
     }
 }
 
-// The copies a word's check visits, in copy order: those in the entry's
+// The copies a word's check visits, in copy order: those in its touched
 // mask, or (more copies than a mask holds) every one. One loop serves both
 // (lavapipe runs every loop's body at least once, masked or not: a loop
 // per case cost kmeans a fifth of its check). The state: the mask's bits
@@ -1002,8 +1000,8 @@ fn ld_fold_word(t: u32, e: u32, w: u32, storage: bool, copies: bool) {
             u = select(u, p, p != x.b);
         }
     }
-        ld_val[x.a] = u;
-        // (Pooled copies read the base where their blocks are given back.
+    ld_val[x.a] = u;
+    // (Pooled copies read the base where their blocks are given back.
     // Where the word kept the base's value in a materialized entry, every
     // copy holds it already: a copy that wrote another value would be the
     // union. An entry that is not yet materialized becomes so here: its
@@ -1015,10 +1013,10 @@ fn ld_fold_word(t: u32, e: u32, w: u32, storage: bool, copies: bool) {
 }
 
 // The steps at the end of a region, over the current list of dirty
-// entries: the check takes a word per invocation (consecutive invocations,
-// consecutive words), the settling an entry per invocation (it records
-// that the check stored every role, MAT, and ends the epochs the closing
-// barrier ends). Each is a loop of its own: lavapipe runs every path of a
+// entries: the gathering lists the words to visit (`ld_step_gather`), the
+// check takes one per invocation, the settling an entry per invocation
+// (it records that the check stored every role, MAT, and ends the epochs
+// the closing barrier ends). Each is a loop of its own: lavapipe runs every path of a
 // loop body whose branch it cannot prove uniform.
 fn ld_step_check(close: u32) {
     let cur = ld_list_cur;
