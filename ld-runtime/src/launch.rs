@@ -339,12 +339,13 @@ impl<'a> Launch<'a> {
             .collect()
     }
 
-    /// The device's binding limit; the CPU reference plans as a device
-    /// with WebGPU's default (128 MiB), so both backends plan alike.
+    /// The device's limits; the CPU reference plans as a CPU device with
+    /// WebGPU's default binding limit (128 MiB), so that on lavapipe both
+    /// backends plan alike.
     fn limits(&self) -> Limits {
         match &self.rt.gpu {
             Some(ctx) => check::gpu::limits(ctx),
-            None => Limits { binding: 128 << 20 },
+            None => Limits { binding: 128 << 20, batch: Limits::batch_on_cpu() },
         }
     }
 

@@ -150,8 +150,14 @@ fn ld_hash(page: u32, cap: u32) -> u32 {
 }
 
 // Tables are probed four slots deep, without a loop (see the top); a page
-// further away counts as a full table, which the host then grows.
+// further away counts as a full table, which the host then grows. A
+// direct-mapped table holds page p in entry p: `ld_direct` is a constant
+// in a kernel, so its accesses compile without the probes (lavapipe runs
+// both sides of a branch, not one chosen at run time).
 fn ld_find(t: u32, page: u32) -> u32 {
+    if ld_direct(t) {
+        return page;
+    }
     let cap = ld_tc[t].entries;
     let h = ld_hash(page, cap);
     let key = page + 1u;
@@ -173,9 +179,7 @@ fn ld_find(t: u32, page: u32) -> u32 {
     if ld_val[ld_mirror(t, h)] == key {
         e = h;
     }
-    // A direct-mapped table holds page p in entry p (selected, not
-    // branched to: an early return costs lavapipe at every access).
-    return select(e, page, ld_tc[t].direct != 0u);
+    return e;
 }
 
 // Claims slot h for the page: whether it is now (or already was) the
@@ -190,6 +194,9 @@ fn ld_claim(t: u32, h: u32, page: u32) -> bool {
 // the probes found no room: the host then runs the check again with a
 // larger table.
 fn ld_insert(t: u32, page: u32) -> u32 {
+    if ld_direct(t) {
+        return page;
+    }
     var e = ld_find(t, page);
     if e == LD_NONE {
         let cap = ld_tc[t].entries;
@@ -219,13 +226,19 @@ fn ld_insert(t: u32, page: u32) -> u32 {
 }
 
 fn ld_key_page(t: u32, e: u32) -> u32 {
-    return select(ld_val[ld_mirror(t, e)] - 1u, e, ld_tc[t].direct != 0u);
+    if ld_direct(t) {
+        return e;
+    }
+    return ld_val[ld_mirror(t, e)] - 1u;
 }
 
 // An entry's key: its page + 1, or 0 while it holds none.
 fn ld_entry_key(t: u32, e: u32) -> u32 {
     let used = select(0u, e + 1u, (ld_flags(t, e) & LD_USED) != 0u);
-    return select(atomicLoad(&ld_meta[ld_kaddr(t, e)]), used, ld_tc[t].direct != 0u);
+    if ld_direct(t) {
+        return used;
+    }
+    return atomicLoad(&ld_meta[ld_kaddr(t, e)]);
 }
 
 // ------------------------------------------------------------ roles
@@ -376,7 +389,7 @@ fn ld_storage_read(t: u32, k: u32) -> u32 {
     } else {
         e = ld_find(t, k / LD_PAGE);
     }
-    if e == LD_NONE {
+    if !ld_direct(t) && e == LD_NONE {
         return ld_user(t, k);
     }
     var v: u32;
@@ -391,7 +404,7 @@ fn ld_storage_read(t: u32, k: u32) -> u32 {
 
 fn ld_storage_write(t: u32, k: u32, v: u32) {
     let e = ld_insert(t, k / LD_PAGE);
-    if e != LD_NONE {
+    if ld_direct(t) || e != LD_NONE {
         let w = k % LD_PAGE;
         if ld_pooled(t) {
             ld_pool_write(t, e, w, v);

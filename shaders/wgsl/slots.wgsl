@@ -29,6 +29,11 @@ fn ld_target_storage(t: u32) -> bool {
     return true;
 }
 
+// Kernels compile this in (`LD_DIRECT`); the slots shader serves every layout.
+fn ld_direct(t: u32) -> bool {
+    return ld_tc[t].direct != 0u;
+}
+
 // The rest of a kernel's side is not used here.
 fn ld_pass_bases() {}
 fn ld_target_spans(t: u32) -> bool {

@@ -237,7 +237,12 @@ impl Writer<'_> {
         };
         writeln!(
             out,
-            "fn ld_target_storage(t: u32) -> bool {{\n    return {};\n}}\n\nfn ld_target_spans(t: u32) -> bool {{\n    return {};\n}}\n",
+            "fn ld_target_storage(t: u32) -> bool {{\n    return {};\n}}\n\nfn ld_target_spans(t: u32) -> bool {{\n    return {};\n}}\n\n\
+             // The storage targets whose tables are direct-mapped, a bit each: set\n\
+             // by the runtime's pipeline from the layout (`Variant`), so that a\n\
+             // direct table's accesses compile without the hash table's probes.\n\
+             override LD_DIRECT: u32 = 0u;\n\n\
+             fn ld_direct(t: u32) -> bool {{\n    return ((LD_DIRECT >> t) & 1u) != 0u;\n}}\n",
             test(&mut storage),
             test(&mut spans)
         )

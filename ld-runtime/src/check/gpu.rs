@@ -36,13 +36,12 @@ const KEEP_AT_MOST: u64 = 256 << 20;
 
 impl Drop for GpuBackend<'_> {
     fn drop(&mut self) {
+        // This check's buffers join the pool, the oldest leave it first.
         let mut pool = self.ctx.scratch.lock().unwrap();
-        let mut total: u64 = pool.values().map(|(b, _)| b.size()).sum();
-        for (label, b, sig) in self.kept.drain(..).rev() {
-            if total + b.size() <= KEEP_AT_MOST && !pool.contains_key(label) {
-                total += b.size();
-                pool.insert(label, (b, sig));
-            }
+        pool.extend(self.kept.drain(..));
+        let mut total: u64 = pool.iter().map(|(_, b, _)| b.size()).sum();
+        while total > KEEP_AT_MOST {
+            total -= pool.remove(0).1.size();
         }
     }
 }
@@ -67,7 +66,8 @@ impl Bufs {
 }
 
 pub(crate) fn limits(ctx: &GpuContext) -> Limits {
-    Limits { binding: ctx.limits.max_storage_buffer_binding_size.min(ctx.limits.max_buffer_size) / 4 * 4 }
+    let batch = if ctx.info.device_type == wgpu::DeviceType::Cpu { Limits::batch_on_cpu() } else { u64::MAX };
+    Limits { binding: ctx.limits.max_storage_buffer_binding_size.min(ctx.limits.max_buffer_size) / 4 * 4, batch }
 }
 
 impl<'a> GpuBackend<'a> {
@@ -115,13 +115,18 @@ impl<'a> GpuBackend<'a> {
         let size = words.max(4) * 4;
         self.stats.bytes_allocated += size;
         let usage = usage | wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST;
-        let pooled = self.ctx.scratch.lock().unwrap().remove(label);
-        if let Some((b, sig)) = pooled {
-            if b.size() >= size && b.size() <= 2 * size + (1 << 20) && b.usage() == usage {
-                self.kept.push((label, b.clone(), signature));
-                return (b, sig == signature);
-            }
+        // A buffer the same layout left first: a launch sequence that
+        // alternates layouts (scan's three kernels) would otherwise clear
+        // its values buffer at every launch (27 MB at `--size 0.1`).
+        let mut pool = self.ctx.scratch.lock().unwrap();
+        let fits = |l: &str, b: &wgpu::Buffer| l == label && b.size() >= size && b.size() <= 2 * size + (1 << 20) && b.usage() == usage;
+        let pick = pool.iter().rposition(|(l, b, s)| *s == signature && fits(l, b)).or_else(|| pool.iter().rposition(|(l, b, _)| fits(l, b)));
+        if let Some(i) = pick {
+            let (_, b, sig) = pool.remove(i);
+            self.kept.push((label, b.clone(), signature));
+            return (b, sig == signature);
         }
+        drop(pool);
         let b = self.dev().create_buffer(&wgpu::BufferDescriptor { label: Some(label), size, usage, mapped_at_creation: false });
         self.kept.push((label, b.clone(), signature));
         (b, true)
@@ -270,7 +275,7 @@ impl Backend for GpuBackend<'_> {
         let records = self.buffer("ld header", header::WORDS as u64, wgpu::BufferUsages::empty());
         let (values, same) = self.buffer_for("ld records and copies", layout.values_words(), wgpu::BufferUsages::empty(), layout.signature());
         if !same {
-            self.enc().clear_buffer(&values, 0, None);
+            self.enc().clear_buffer(&values, 0, Some(layout.values_words() * 4));
         }
         let meta = self.buffer("ld tables", layout.batch as u64 * layout.slot.slot_meta, wgpu::BufferUsages::empty());
         let l1 = self.buffer("ld level-1 lists", layout.l1_meta_words(), wgpu::BufferUsages::empty());
@@ -309,10 +314,11 @@ impl Backend for GpuBackend<'_> {
 
     fn run(&mut self, mode: u32, round: u32) -> Result<()> {
         let lay = self.layout.clone().unwrap();
+        let direct = lay.slot.targets.iter().enumerate().filter(|(_, t)| t.direct != 0).fold(0u32, |m, (i, _)| m | 1 << i);
         let variant = match mode {
-            MODE_CHECK => Variant::Instrumented,
-            MODE_DETERMINISTIC if lay.roles.last_writers() => Variant::FoldedWriters,
-            _ => Variant::Folded,
+            MODE_CHECK => Variant::Instrumented { direct },
+            MODE_DETERMINISTIC if lay.roles.last_writers() => Variant::FoldedWriters { direct },
+            _ => Variant::Folded { direct },
         };
         let pl = pipeline::get(self.ctx, self.info, variant)?;
         {

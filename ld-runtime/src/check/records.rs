@@ -120,7 +120,7 @@ pub(crate) fn report(
             }
         })
         .collect();
-    records.sort();
+    records.sort_unstable();
     let total = raw.total.max(records.len() as u64);
     records.truncate(max_records);
     let has_sb = info.barriers.iter().any(|b| b.kind == BarrierKind::Storage);
@@ -139,9 +139,9 @@ pub(crate) fn report(
             race.places = race.words.iter().flat_map(|&(a, b)| a..b).take(report::PLACES).map(|w| t.place(w)).collect();
         }
     }
-    let mut units = std::collections::BTreeSet::new();
-    let mut words = std::collections::BTreeSet::new();
-    let mut raced = std::collections::BTreeSet::new();
+    let mut units = rustc_hash::FxHashSet::default();
+    let mut words = rustc_hash::FxHashSet::default();
+    let mut raced = rustc_hash::FxHashSet::default();
     for r in &records {
         units.insert((r.level, r.unit_a));
         if let Some(b) = r.unit_b {

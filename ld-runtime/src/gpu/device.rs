@@ -20,8 +20,9 @@ pub struct GpuContext {
     /// The check engine's buffers of the last check, kept for the next one
     /// (see `check::gpu`): a fresh buffer costs the driver an allocation and
     /// wgpu a fill with zeros, every launch.
-    /// Each with the signature of the layout that last used it.
-    pub(crate) scratch: Mutex<HashMap<&'static str, (wgpu::Buffer, u64)>>,
+    /// Each with its label and the signature of the layout that last used
+    /// it, the most recently kept last.
+    pub(crate) scratch: Mutex<Vec<(&'static str, wgpu::Buffer, u64)>>,
     /// The last stamp a check dispatch used: stamps mark the written words
     /// of the engine's buffers, which outlive one check (`scratch`), so
     /// they are unique per device, not per check.
@@ -112,7 +113,7 @@ pub fn open(settings: &Settings) -> Result<Option<Arc<GpuContext>>> {
         level1: Mutex::new(None),
         lost,
         timeout,
-        scratch: Mutex::new(HashMap::new()),
+        scratch: Mutex::new(Vec::new()),
         stamp: Default::default(),
     })))
 }

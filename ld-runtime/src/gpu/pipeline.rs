@@ -13,18 +13,38 @@ pub struct Pipeline {
     pub engine: Option<wgpu::BindGroupLayout>,
 }
 
-/// Which of a kernel's shaders.
+/// Which of a kernel's shaders. The engine's variants carry `direct`: the
+/// storage targets whose tables the layout maps directly, a bit each
+/// (the kernel's `LD_DIRECT`), so that their accesses compile without the
+/// hash table's probes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Variant {
     Native,
     /// Check mode's level 2.
-    Instrumented,
+    Instrumented {
+        direct: u32,
+    },
     /// Deterministic mode.
-    Folded,
+    Folded {
+        direct: u32,
+    },
     /// Deterministic mode at one invocation per warp: the folded kernel
     /// with `LD_DET_WRITERS` on (each word's last writer kept, see
     /// `engine.wgsl`), which other runs need not pay for.
-    FoldedWriters,
+    FoldedWriters {
+        direct: u32,
+    },
+}
+
+impl Variant {
+    /// The WGSL overrides the variant's pipeline is compiled with.
+    fn constants(self) -> Vec<(&'static str, f64)> {
+        match self {
+            Variant::Native => vec![],
+            Variant::Instrumented { direct } | Variant::Folded { direct } => vec![("LD_DIRECT", direct as f64)],
+            Variant::FoldedWriters { direct } => vec![("LD_DIRECT", direct as f64), ("LD_DET_WRITERS", 1.0)],
+        }
+    }
 }
 
 fn storage(binding: u32, read_only: bool) -> wgpu::BindGroupLayoutEntry {
@@ -78,8 +98,8 @@ pub fn get(ctx: &GpuContext, info: &'static KernelInfo, variant: Variant) -> Res
     }
     let src: &str = match variant {
         Variant::Native => info.wgsl,
-        Variant::Instrumented => info.wgsl_instrumented,
-        Variant::Folded | Variant::FoldedWriters => info.wgsl_folded,
+        Variant::Instrumented { .. } => info.wgsl_instrumented,
+        Variant::Folded { .. } | Variant::FoldedWriters { .. } => info.wgsl_folded,
     };
     let scope = ctx.device.push_error_scope(wgpu::ErrorFilter::Validation);
     let module = ctx.device.create_shader_module(wgpu::ShaderModuleDescriptor { label: Some(info.name), source: wgpu::ShaderSource::Wgsl(src.into()) });
@@ -93,10 +113,7 @@ pub fn get(ctx: &GpuContext, info: &'static KernelInfo, variant: Variant) -> Res
         layout: Some(&pl),
         module: &module,
         entry_point: Some("main"),
-        compilation_options: wgpu::PipelineCompilationOptions {
-            constants: if variant == Variant::FoldedWriters { &[("LD_DET_WRITERS", 1.0)] } else { &[] },
-            ..Default::default()
-        },
+        compilation_options: wgpu::PipelineCompilationOptions { constants: &variant.constants(), ..Default::default() },
         cache: None,
     });
     if let Some(e) = pollster::block_on(scope.pop()) {
