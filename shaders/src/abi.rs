@@ -94,6 +94,11 @@ abi_struct! {
         /// start in the level-1 meta buffer (after the page list heads).
         pub l1_cap,
         pub l1_headers,
+        /// Level 1: the list of the pages with records, each as its first
+        /// record (after the record headers, `l1_cap` words): the sweeps
+        /// visit these pages, not every record (most records of a page
+        /// many workgroups publish are not its list's head).
+        pub l1_pages,
         /// Engine shaders: the target they work on.
         pub target_id,
         /// Always 2: the iterations of the loop that tells whether the device
@@ -239,6 +244,8 @@ pub mod header {
     /// Bit `t`: target `t`'s table overflowed.
     pub const STATUS_TARGETS: u32 = 3;
     pub const L1_COUNT: u32 = 4;
+    /// Level 1: the pages with records (their list: `Config::l1_pages`).
+    pub const L1_PAGES: u32 = 5;
     pub const WORDS: u32 = 16;
 }
 
@@ -590,6 +597,7 @@ pub fn prelude(view: View) -> String {
         ("LD_H_STATUS_WG", header::STATUS_WG),
         ("LD_H_STATUS_TARGETS", header::STATUS_TARGETS),
         ("LD_H_L1_COUNT", header::L1_COUNT),
+        ("LD_H_L1_PAGES", header::L1_PAGES),
         ("LD_H_WORDS", header::WORDS),
         ("LD_S_TABLE_FULL", status::TABLE_FULL),
         ("LD_S_L1_FULL", status::L1_FULL),

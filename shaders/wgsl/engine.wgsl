@@ -1244,7 +1244,12 @@ fn ld_link_record(t: u32, r: u32, page: u32) {
     atomicStore(&ld_l1[h + LD_L1_TARGET], t);
     atomicStore(&ld_l1[h + LD_L1_PAGE], page);
     atomicStore(&ld_l1[h + LD_L1_WG], ld_wg);
-    atomicStore(&ld_l1[h + LD_L1_NEXT_PAGE], atomicExchange(&ld_l1[ld_tc[t].heads_off + page], r + 1u));
+    let next = atomicExchange(&ld_l1[ld_tc[t].heads_off + page], r + 1u);
+    atomicStore(&ld_l1[h + LD_L1_NEXT_PAGE], next);
+    // The page's first record lists the page for level 1's sweeps.
+    if next == 0u {
+        atomicStore(&ld_l1[ld_c.l1_pages + atomicAdd(&ld_rec[LD_H_L1_PAGES], 1u)], r);
+    }
     atomicStore(&ld_l1[h + LD_L1_READS], 0u);
     atomicStore(&ld_l1[h + LD_L1_READS + 1u], 0u);
 }

@@ -7,23 +7,26 @@
 // orders the workgroups of a dispatch); the union takes the value of the
 // last writer in workgroup order (deterministic mode writes it straight
 // into the user's buffer: the ordered fold). Work is proportional to the
-// records, not to the buffer: `args` sizes the indirect dispatch from
-// their count.
+// pages with records, not to the buffer: `args` sizes the indirect
+// dispatch from their count (a page that 52 workgroups publish has 52
+// records: one invocation per record, each finding whether it heads its
+// page's list, cost bfs's level 1 18 ms a launch).
 
 @group(0) @binding(0) var<storage, read_write> ld_user_buf: array<u32>;
 @group(0) @binding(1) var<storage, read_write> ld_args: array<u32>;
 
 const LD_MAX_X: u32 = 65535u;
 
-fn ld_l1_count() -> u32 {
-    return min(atomicLoad(&ld_rec[LD_H_L1_COUNT]), ld_cfg.l1_cap);
+// The pages with records (`ld_link_record`: at most one per record).
+fn ld_l1_pages() -> u32 {
+    return min(atomicLoad(&ld_rec[LD_H_L1_PAGES]), ld_cfg.l1_cap);
 }
 
-// Workgroups for the sweeps: one per LD_PAGES_PER_WG records, spread over
+// Workgroups for the sweeps: one per LD_PAGES_PER_WG pages, spread over
 // y past LD_MAX_X (few loop iterations per invocation: lavapipe caps them).
 @compute @workgroup_size(1)
 fn args() {
-    let groups = (ld_l1_count() + LD_PAGES_PER_WG - 1u) / LD_PAGES_PER_WG;
+    let groups = (ld_l1_pages() + LD_PAGES_PER_WG - 1u) / LD_PAGES_PER_WG;
     ld_args[0] = clamp(groups, 1u, LD_MAX_X);
     ld_args[1] = select((groups + LD_MAX_X - 1u) / LD_MAX_X, 0u, groups == 0u);
     ld_args[2] = 1u;
@@ -48,18 +51,17 @@ fn ld_hdr(r: u32) -> u32 {
     return ld_cfg.l1_headers + r * LD_L1_WORDS;
 }
 
-// The page of record r when r heads its page's list (else LD_NONE).
-fn ld_head_page(r: u32) -> u32 {
+// The i-th listed page, as (its list's head record, the page), when it is
+// the swept target's (else LD_NONE): the list names the page's first record,
+// whose header names the page.
+fn ld_listed_page(i: u32) -> vec2<u32> {
     let t = ld_cfg.target_id;
-    let h = ld_hdr(r);
+    let h = ld_hdr(ld_l1[ld_cfg.l1_pages + i]);
     if ld_l1[h + LD_L1_TARGET] != t {
-        return LD_NONE;
+        return vec2<u32>(LD_NONE);
     }
     let page = ld_l1[h + LD_L1_PAGE];
-    if ld_l1[ld_cfg.t[t].heads_off + page] != r + 1u {
-        return LD_NONE;
-    }
-    return page;
+    return vec2<u32>(ld_l1[ld_cfg.t[t].heads_off + page] - 1u, page);
 }
 
 fn ld_l1_record(kind: u32, a: u32, b: u32, k: u32) {
@@ -208,12 +210,12 @@ fn ld_record_clashes(r: u32, k0: u32, b: vec4<u32>, inside: vec4<bool>, lo: vec4
 
 @compute @workgroup_size(64)
 fn merge(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) i: u32) {
-    let count = ld_l1_count();
+    let count = ld_l1_pages();
     let w = i % LD_LANES;
-    for (var r = (wid.x + wid.y * nwg.x) * LD_PAGES_PER_WG + i / LD_LANES; r < count; r += nwg.x * nwg.y * LD_PAGES_PER_WG) {
-        let page = ld_head_page(r);
-        if page != LD_NONE {
-            ld_merge_page(r, page, w);
+    for (var j = (wid.x + wid.y * nwg.x) * LD_PAGES_PER_WG + i / LD_LANES; j < count; j += nwg.x * nwg.y * LD_PAGES_PER_WG) {
+        let p = ld_listed_page(j);
+        if p.y != LD_NONE {
+            ld_merge_page(p.x, p.y, w);
         }
     }
     ld_canary();
@@ -222,12 +224,12 @@ fn merge(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: ve
 // Check mode's result: the union (the native result when nothing raced).
 @compute @workgroup_size(64)
 fn fold(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) i: u32) {
-    let count = ld_l1_count();
+    let count = ld_l1_pages();
     let w = i % LD_LANES;
-    for (var r = (wid.x + wid.y * nwg.x) * LD_PAGES_PER_WG + i / LD_LANES; r < count; r += nwg.x * nwg.y * LD_PAGES_PER_WG) {
-        let page = ld_head_page(r);
-        if page != LD_NONE {
-            ld_store_user(page * LD_PAGE + 4u * w, ld_l1u[r * LD_LANES + w]);
+    for (var j = (wid.x + wid.y * nwg.x) * LD_PAGES_PER_WG + i / LD_LANES; j < count; j += nwg.x * nwg.y * LD_PAGES_PER_WG) {
+        let p = ld_listed_page(j);
+        if p.y != LD_NONE {
+            ld_store_user(p.y * LD_PAGE + 4u * w, ld_l1u[p.x * LD_LANES + w]);
         }
     }
     ld_canary();

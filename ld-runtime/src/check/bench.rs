@@ -34,9 +34,11 @@ impl Level1Bench {
         let init = |label: &str, data: &[u32], extra: wgpu::BufferUsages| {
             dev.create_buffer_init(&wgpu::util::BufferInitDescriptor { label: Some(label), contents: bytemuck::cast_slice(data), usage: usage | extra })
         };
-        // Level 1's lists: page heads, record headers.
+        // Level 1's lists: page heads, record headers, the pages listed by
+        // their first records.
         let headers = pages;
-        let mut lists = vec![0u32; (headers + records * l1::WORDS as u64) as usize];
+        let listed = headers + records * l1::WORDS as u64;
+        let mut lists = vec![0u32; (listed + records) as usize];
         for r in 0..records {
             let (page, wg) = (r / WRITERS, r % WRITERS);
             let h = (headers + r * l1::WORDS as u64) as usize;
@@ -46,14 +48,26 @@ impl Level1Bench {
             // Each page's list runs from its last record to its first.
             lists[h + l1::NEXT_PAGE as usize] = if wg == 0 { 0 } else { r as u32 };
             lists[page as usize] = (page * WRITERS + WRITERS) as u32;
+            if wg == 0 {
+                lists[(listed + page) as usize] = r as u32;
+            }
         }
         // Writer 1 changes the odd words, writer 0 the even ones: no race.
         let l1v: Vec<u32> =
             (0..records * PAGE as u64).map(|i| if (i % PAGE as u64) % WRITERS == (i / PAGE as u64) % WRITERS { i as u32 | 1 } else { 0 }).collect();
         let mut head = vec![0u32; header::WORDS as usize];
         head[header::L1_COUNT as usize] = records as u32;
+        head[header::L1_PAGES as usize] = pages as u32;
         let target = abi::TargetConfig { words: words as u32, entries: 1, pages: 1, heads_off: 0, ..Default::default() };
-        let cfg = abi::Config { mode: MODE_CHECK, l1_cap: records as u32, l1_headers: headers as u32, target_id: 0, canary: 2, ..Default::default() };
+        let cfg = abi::Config {
+            mode: MODE_CHECK,
+            l1_cap: records as u32,
+            l1_headers: headers as u32,
+            l1_pages: listed as u32,
+            target_id: 0,
+            canary: 2,
+            ..Default::default()
+        };
         let mut cfg_bytes = bytemuck::bytes_of(&cfg).to_vec();
         cfg_bytes.extend_from_slice(bytemuck::bytes_of(&target));
         let engine: Vec<wgpu::Buffer> = vec![

@@ -326,7 +326,8 @@ impl Backend for GpuBackend<'_> {
             let b = self.bufs.as_ref().unwrap();
             let (l1, records) = (b.l1.clone(), b.records.clone());
             self.enc().clear_buffer(&l1, 0, Some(lay.slot.heads * 4));
-            self.enc().clear_buffer(&records, header::L1_COUNT as u64 * 4, Some(4));
+            const _: () = assert!(header::L1_PAGES == header::L1_COUNT + 1);
+            self.enc().clear_buffer(&records, header::L1_COUNT as u64 * 4, Some(8));
         }
         let g0 = self.kernel_group(&pl.layout);
         let n = lay.workgroups();

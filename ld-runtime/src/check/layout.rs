@@ -97,7 +97,7 @@ impl Layout {
 
     /// Level 1: storage targets' page heads, record headers.
     pub fn l1_meta_words(&self) -> u64 {
-        self.slot.heads + self.caps.l1 as u64 * abi::l1::WORDS as u64
+        self.slot.heads + self.caps.l1 as u64 * (abi::l1::WORDS as u64 + 1)
     }
 
     pub fn l1_page_words(&self) -> u64 {
@@ -156,6 +156,7 @@ impl Layout {
             stamp,
             l1_cap: self.caps.l1,
             l1_headers: self.slot.heads as u32,
+            l1_pages: (self.slot.heads + self.caps.l1 as u64 * abi::l1::WORDS as u64) as u32,
             tag_groups: self.roles.tag_groups,
             pool_cap: self.slot.pool_cap,
             pool_off: self.slot.pool_off as u32,
