@@ -345,7 +345,7 @@ impl<'a> Launch<'a> {
     fn limits(&self) -> Limits {
         match &self.rt.gpu {
             Some(ctx) => check::gpu::limits(ctx),
-            None => Limits { binding: 128 << 20, batch: Limits::batch_on_cpu() },
+            None => Limits::on_cpu(128 << 20),
         }
     }
 

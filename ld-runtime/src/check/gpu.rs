@@ -66,8 +66,12 @@ impl Bufs {
 }
 
 pub(crate) fn limits(ctx: &GpuContext) -> Limits {
-    let batch = if ctx.info.device_type == wgpu::DeviceType::Cpu { Limits::batch_on_cpu() } else { u64::MAX };
-    Limits { binding: ctx.limits.max_storage_buffer_binding_size.min(ctx.limits.max_buffer_size) / 4 * 4, batch }
+    let binding = ctx.limits.max_storage_buffer_binding_size.min(ctx.limits.max_buffer_size) / 4 * 4;
+    if ctx.info.device_type == wgpu::DeviceType::Cpu {
+        Limits::on_cpu(binding)
+    } else {
+        Limits::on_gpu(binding)
+    }
 }
 
 impl<'a> GpuBackend<'a> {

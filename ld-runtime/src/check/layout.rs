@@ -50,19 +50,28 @@ pub(crate) struct Layout {
 pub(crate) struct Limits {
     /// The largest buffer one binding may view.
     pub binding: u64,
-    /// The most workgroups a batch holds (`Limits::batch_on_cpu` on a CPU
-    /// device, unbounded on a GPU, where the budget decides).
+    /// The most workgroups a batch holds, and the most bytes its slots
+    /// take (but two workgroups' at least): `Limits::on_cpu` on a CPU
+    /// device, unbounded on a GPU, where the budget decides.
     pub batch: u64,
+    pub batch_bytes: u64,
 }
 
 impl Limits {
+    pub fn on_gpu(binding: u64) -> Limits {
+        Limits { binding, batch: u64::MAX, batch_bytes: u64::MAX }
+    }
+
     /// A CPU runs a few workgroups at once, a thread each: slots beyond
     /// that only cost memory, which a first check pays for in page faults
-    /// and which, over `check::gpu`'s limit, the next check cannot reuse
-    /// (bplustree at `--size 0.1`: 536 slots and 259 MiB, 364 ms a check;
-    /// 64 slots, 286 ms).
-    pub fn batch_on_cpu() -> u64 {
-        32 * std::thread::available_parallelism().map_or(1, |n| n.get() as u64)
+    /// and which, over what `check::gpu` keeps between launches, the next
+    /// launch allocates and clears again (bplustree at `--size 0.1`: 536
+    /// slots and 259 MiB, 364 ms a check; 64 slots, 286 ms. bfs: two
+    /// kernels, four layouts in deterministic mode, 180 MiB each: its
+    /// deterministic run took 1.2 s, 0.45 s with 64 MiB batches).
+    pub fn on_cpu(binding: u64) -> Limits {
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get() as u64);
+        Limits { binding, batch: 32 * threads, batch_bytes: 64 << 20 }
     }
 }
 
@@ -347,7 +356,8 @@ pub(crate) fn layout(
     }
     let by_budget = room / one.max(1);
     let by_binding = (limits.binding / 4).saturating_sub(layout.val_base()) / layout.slot.slot_values.max(layout.slot.slot_meta).max(1);
-    let batch = n.min(by_budget).min(by_binding).min(limits.batch).max(1);
+    let by_device = limits.batch.min((limits.batch_bytes / one.max(1)).max(2));
+    let batch = n.min(by_budget).min(by_binding).min(by_device).max(1);
     layout.batch = batch as u32;
     let level2 = LevelPlan::new(warps, layout.roles.copies as u64, if deterministic { None } else { opts.max_rounds });
     let level1 = (has_storage && n > 1).then(|| LevelPlan::new(n, n, None));
