@@ -416,6 +416,9 @@ pub const TAG_GROUPS_MAX: u32 = 4;
 /// shows whichever of two accesses came first.
 pub const TAG_LANES: u32 = 16;
 
+// `ld_lane` masks a lane's index to the lanes the tags hold.
+const _: () = assert!((TAG_LANES * TAG_GROUPS_MAX).is_power_of_two());
+
 /// A privatized memory as the planner sees it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Shape {

@@ -435,9 +435,11 @@ fn ld_storage_write(t: u32, k: u32, v: u32) {
 // sweep, not at every read.
 
 // The lane's index in its warp, up to the lanes the tags hold (beyond that,
-// lanes alias, which can only hide a race).
+// lanes alias, which can only hide a race). Warp sizes are powers of two
+// (the launch checks): a mask, where a remainder by a run-time value is a
+// division per lane at every access on a CPU.
 fn ld_lane() -> u32 {
-    return (ld_li % ld_c.warp_size) % (LD_TAG_LANES * LD_TAG_GROUPS_MAX);
+    return ld_li & (ld_c.warp_size - 1u) & (LD_TAG_LANES * LD_TAG_GROUPS_MAX - 1u);
 }
 
 // The tag word of copy c, lane group g, entry e, word w.
