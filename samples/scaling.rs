@@ -43,8 +43,8 @@ struct Cli {
     /// Run on the CPU reference executor instead of the GPU.
     #[arg(long)]
     cpu: bool,
-    /// Runs per measurement (the median is kept; native runs ten times as
-    /// many, `NATIVE_RUNS_PER_RUN`).
+    /// Rounds per measurement at 16 MiB and up (more below: `runs_at`), each
+    /// a check run after `NATIVE_RUNS_PER_RUN` native runs; medians are kept.
     #[arg(long, default_value_t = 3)]
     runs: u32,
     /// Buffer sizes in MiB.
@@ -58,16 +58,34 @@ struct Cli {
 /// the 64 MiB one to it) by as much; they are cheap, so take more.
 const NATIVE_RUNS_PER_RUN: u32 = 10;
 
-/// Median wall time of `runs` executions of `f`, in ms.
-fn median_ms(runs: u32, mut f: impl FnMut() -> ld::Result<()>) -> ld::Result<f64> {
-    let mut t = Vec::new();
+/// Median wall times, in ms, of `run(Mode::Native)` and `run(Mode::Check)`,
+/// interleaved: each of `runs` rounds runs natively `NATIVE_RUNS_PER_RUN`
+/// times, then checks once, so that both see the same machine (one run of
+/// the example in four halved axpy's 1 MiB slowdown when all the native
+/// runs came first: their median doubled, to 1.15 ms).
+fn interleaved_ms(runs: u32, mut run: impl FnMut(Mode) -> ld::Result<()>) -> ld::Result<(f64, f64)> {
+    let (mut native, mut check) = (Vec::new(), Vec::new());
     for _ in 0..runs.max(1) {
-        let s = Instant::now();
-        f()?;
-        t.push(s.elapsed().as_secs_f64() * 1e3);
+        for i in 0..=NATIVE_RUNS_PER_RUN {
+            let (mode, into) = if i < NATIVE_RUNS_PER_RUN { (Mode::Native, &mut native) } else { (Mode::Check, &mut check) };
+            let s = Instant::now();
+            run(mode)?;
+            into.push(s.elapsed().as_secs_f64() * 1e3);
+        }
     }
+    Ok((median(native), median(check)))
+}
+
+fn median(mut t: Vec<f64>) -> f64 {
     t.sort_by(f64::total_cmp);
-    Ok(t[t.len() / 2])
+    t[t.len() / 2]
+}
+
+/// Rounds at a size: a small buffer's check takes tens of milliseconds,
+/// where a stray millisecond moves the slowdown most, so it runs more
+/// (`runs` at 16 MiB and up, 16 times as many at 1 MiB).
+fn runs_at(runs: u32, mib: u64) -> u32 {
+    runs * (16 / mib.max(1)).clamp(1, 16) as u32
 }
 
 struct Row {
@@ -90,10 +108,11 @@ fn measure(rt: &Runtime, mib: u64, runs: u32) -> ld::Result<Vec<Row>> {
     // Warm up both pipelines (compilation is not part of a run).
     rt.launch(kernels::axpy, grid, (&x, &mut y, 2.0f32)).run()?;
     rt.launch(kernels::axpy, grid, (&x, &mut y, 2.0f32)).mode(Mode::Check).run()?;
-    let native = median_ms(runs * NATIVE_RUNS_PER_RUN, || rt.launch(kernels::axpy, grid, (&x, &mut y, 2.0f32)).run().map(drop))?;
+    let runs = runs_at(runs, mib);
     let mut report = None;
-    let check = median_ms(runs, || {
-        report = rt.launch(kernels::axpy, grid, (&x, &mut y, 2.0f32)).mode(Mode::Check).run()?.report;
+    let (native, check) = interleaved_ms(runs, |mode| {
+        let run = rt.launch(kernels::axpy, grid, (&x, &mut y, 2.0f32)).mode(mode).run()?;
+        report = run.report.or(report.take());
         Ok(())
     })?;
     let r = report.take().unwrap();
@@ -107,9 +126,9 @@ fn measure(rt: &Runtime, mib: u64, runs: u32) -> ld::Result<Vec<Row>> {
     });
     rt.launch(kernels::smooth_in_place, grid, (&mut y,)).run()?;
     rt.launch(kernels::smooth_in_place, grid, (&mut y,)).mode(Mode::Check).run()?;
-    let native = median_ms(runs * NATIVE_RUNS_PER_RUN, || rt.launch(kernels::smooth_in_place, grid, (&mut y,)).run().map(drop))?;
-    let check = median_ms(runs, || {
-        report = rt.launch(kernels::smooth_in_place, grid, (&mut y,)).mode(Mode::Check).run()?.report;
+    let (native, check) = interleaved_ms(runs, |mode| {
+        let run = rt.launch(kernels::smooth_in_place, grid, (&mut y,)).mode(mode).run()?;
+        report = run.report.or(report.take());
         Ok(())
     })?;
     let r = report.take().unwrap();
@@ -133,7 +152,13 @@ fn main() {
             std::process::exit(1);
         }
     };
-    println!("check mode vs buffer size on {} (default budget, median of {} runs, native {})", rt.backend(), cli.runs, cli.runs * NATIVE_RUNS_PER_RUN);
+    println!(
+        "check mode vs buffer size on {} (default budget; medians of {} check runs at 16 MiB and up, {} at 1 MiB, interleaved with {} native runs each)",
+        rt.backend(),
+        cli.runs,
+        runs_at(cli.runs, 1),
+        NATIVE_RUNS_PER_RUN
+    );
     println!("{:<16} {:>8} {:>10} {:>10} {:>9} {:>8} {:>8}", "kernel", "MiB", "native ms", "check ms", "slowdown", "batches", "races");
     let mut all = Vec::new();
     for &mib in &cli.sizes {
