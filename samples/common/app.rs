@@ -157,6 +157,23 @@ pub fn timed<A: App>(app: &mut A, rt: &Runtime, flags: &Flags, mode: Mode) -> ld
     Ok((median(times), reports))
 }
 
+/// `timed` for several modes, interleaved: each round runs every mode once
+/// in turn, so that all see the same machine (native runs all made first
+/// moved table6's native medians by up to 2x between runs of the table).
+/// Per mode, in order: the median, and the last run's reports.
+pub fn timed_interleaved<A: App>(app: &mut A, rt: &Runtime, flags: &Flags, modes: &[Mode]) -> ld::Result<Vec<(Duration, Vec<Report>)>> {
+    let mut times = vec![Vec::new(); modes.len()];
+    let mut reports = vec![Vec::new(); modes.len()];
+    for _ in 0..flags.runs.max(1) {
+        for (i, &mode) in modes.iter().enumerate() {
+            let t = Instant::now();
+            reports[i] = app.run(rt, flags, mode)?;
+            times[i].push(t.elapsed());
+        }
+    }
+    Ok(times.into_iter().map(median).zip(reports).collect())
+}
+
 #[derive(clap::Parser)]
 struct Cli {
     #[command(flatten)]

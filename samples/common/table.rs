@@ -77,9 +77,10 @@ impl Row {
 /// racy variant, as the paper ran it), on the same inputs.
 pub fn measure<A: App>(rt: &Runtime, flags: &Flags) -> ld::Result<Row> {
     let mut app = A::new(rt, flags)?;
-    let (native, _) = super::app::timed(&mut app, rt, flags, Mode::Native)?;
-    let (check, reports) = super::app::timed(&mut app, rt, flags, Mode::Check)?;
-    let (det, _) = super::app::timed(&mut app, rt, flags, Mode::Deterministic)?;
+    let mut timed = super::app::timed_interleaved(&mut app, rt, flags, &[Mode::Native, Mode::Check, Mode::Deterministic])?.into_iter();
+    let (native, _) = timed.next().unwrap();
+    let (check, reports) = timed.next().unwrap();
+    let (det, _) = timed.next().unwrap();
     let mut row = Row::from_reports::<A>(&reports, super::ms(native), super::ms(check), super::ms(det));
     if flags.exact {
         let (exact, _) = super::app::timed(&mut app, rt, flags, Mode::Exact)?;
