@@ -229,6 +229,13 @@ pub mod flag {
     /// deterministic mode with lane tags list the pages their reads touch
     /// too, so the sweep at the barrier checks and clears their tags).
     pub const DIRTY1: u32 = 4;
+    /// Check mode, after the kernel's last region: the base holds the
+    /// words the epoch touched (those with a touched mask), the user's
+    /// buffer the others (`ld_final_base`). The last check visits only the
+    /// touched words: storing the whole base there made bfs's expand, whose
+    /// workgroups each touch a few words of hundreds of pages, check every
+    /// word of every page.
+    pub const BPART: u32 = 8;
     /// Written in this dispatch (direct-mapped storage entries: the entry
     /// holds its page; hashed ones know it by their key).
     pub const USED: u32 = 16;
@@ -594,6 +601,7 @@ pub fn prelude(view: View) -> String {
         ("LD_MAT", flag::MAT),
         ("LD_BVALID", flag::BVALID),
         ("LD_DIRTY1", flag::DIRTY1),
+        ("LD_BPART", flag::BPART),
         ("LD_USED", flag::USED),
         ("LD_H_COUNT", header::COUNT),
         ("LD_H_STATUS", header::STATUS),

@@ -1057,7 +1057,9 @@ fn ld_check_item(cur: u32, i: u32, close: u32) {
 // there; lavapipe runs the check's loop for every word it is given,
 // masked or not (bplustree's regions touch a word or two of each page).
 // Storage entries whose epoch ends before their base was ever stored give
-// every word: the base is stored whole (`LD_BVALID`).
+// every word: the base is stored whole (`LD_BVALID`); but not after the
+// kernel's last region, where only level 1's publishing reads the base, of
+// the touched words alone (`LD_BPART`).
 fn ld_step_gather(close: u32) {
     let cur = ld_list_cur;
     let n = atomicLoad(&ld_list_n[cur]) * LD_PAGE;
@@ -1066,7 +1068,7 @@ fn ld_step_gather(close: u32) {
         let t = item >> 24u;
         let e = item & 0xffffffu;
         let storage = ld_target_storage(t);
-        let whole = storage && ld_orders(close, storage) && (ld_flags(t, e) & LD_BVALID) == 0u;
+        let whole = storage && close != LD_NONE && ld_orders(close, storage) && (ld_flags(t, e) & LD_BVALID) == 0u;
         if whole || atomicLoad(&ld_meta[ld_touched_addr(t, e, j % LD_PAGE)]) != 0u {
             ld_val[ld_sv + ld_c.items_off + atomicAdd(&ld_items_n, 1u)] = j;
         }
@@ -1080,19 +1082,21 @@ fn ld_step_settle(step: u32, close: u32) {
     for (; j < n; j += LD_WG_SIZE) {
         let item = ld_list_item(cur, j);
         let t = item >> 24u;
-        ld_settle(t, item & 0xffffffu, step, ld_orders(close, ld_target_storage(t)));
+        ld_settle(t, item & 0xffffffu, step, ld_orders(close, ld_target_storage(t)), close == LD_NONE);
     }
 }
 
-fn ld_settle(t: u32, e: u32, step: u32, commit: bool) {
+fn ld_settle(t: u32, e: u32, step: u32, commit: bool, last: bool) {
     let a = ld_faddr(t, e);
     let f = ld_val[a];
     var g = f;
     // The check stores the base where the epoch ends (storage entries keep
-    // their written flags: see `ld_check_word`); a fold every role, where
-    // it ran.
+    // their written flags: see `ld_check_word`), of the touched words alone
+    // after the last region where it never stored it whole (`LD_BPART`); a
+    // fold every role, where it ran.
     if commit {
-        g = (g | LD_BVALID | select(0u, LD_MAT, step == LD_STEP_SETTLE_FOLD && !ld_pooled(t))) & ~LD_DIRTY1;
+        let part = last && step == LD_STEP_SETTLE_CHECK && (g & LD_BVALID) == 0u;
+        g = (g | select(LD_BVALID, LD_BPART, part) | select(0u, LD_MAT, step == LD_STEP_SETTLE_FOLD && !ld_pooled(t))) & ~LD_DIRTY1;
     }
     ld_val[a] = g;
     // The region's last step carries what is still dirty to the next list.
@@ -1163,7 +1167,7 @@ fn ld_fold_region(close: u32) {
     for (; i < len; i += LD_WG_SIZE) {
         let item = ld_list_item(cur, i);
         let t = item >> 24u;
-        ld_settle(t, item & 0xffffffu, LD_STEP_SETTLE_FOLD, ld_orders(close, ld_target_storage(t)));
+        ld_settle(t, item & 0xffffffu, LD_STEP_SETTLE_FOLD, ld_orders(close, ld_target_storage(t)), close == LD_NONE);
     }
     ld_sync();
     ld_list_cur = 1u - cur;
@@ -1203,7 +1207,7 @@ fn ld_publish(t: u32) {
         let e = ld_list_item(0u, j / LD_PAGE) & 0xffffffu;
         let w = j % LD_PAGE;
         let k = ld_key_page(t, e) * LD_PAGE + w;
-        if k < words && (ld_base(t, e, w, k, ld_flags(t, e)) != ld_user(t, k) || ld_word_read(t, e, w)) {
+        if k < words && (ld_final_base(t, e, w, k) != ld_user(t, k) || ld_word_read(t, e, w)) {
             ld_val[ld_taddr(t, e)] = 1u;
         }
     }
@@ -1228,11 +1232,23 @@ fn ld_publish(t: u32) {
         let e = ld_list_item(1u, j / LD_PAGE) & 0xffffffu;
         let r = ld_val[ld_taddr(t, e)];
         let w = j % LD_PAGE;
-        ld_l1v[r * LD_PAGE + w] = ld_val[ld_vaddr(t, 0u, e, w)];
+        ld_l1v[r * LD_PAGE + w] = ld_final_base(t, e, w, ld_key_page(t, e) * LD_PAGE + w);
         if ld_word_read(t, e, w) {
             atomicOr(&ld_l1[ld_c.l1_headers + r * LD_L1_WORDS + LD_L1_READS + w / 32u], 1u << (w % 32u));
         }
     }
+}
+
+// The base of word w (word k of the memory) after the kernel: where the
+// last check stored only the touched words (`LD_BPART`), the user's word
+// stands in for the others (the touched masks stay until the host clears
+// them before the next batch).
+fn ld_final_base(t: u32, e: u32, w: u32, k: u32) -> u32 {
+    let f = ld_flags(t, e);
+    if (f & LD_BPART) != 0u && atomicLoad(&ld_meta[ld_touched_addr(t, e, w)]) != 0u {
+        return ld_val[ld_vaddr(t, 0u, e, w)];
+    }
+    return ld_base(t, e, w, k, f);
 }
 
 // Check mode: whether the workgroup read word w of storage entry e (see
