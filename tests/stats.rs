@@ -81,3 +81,26 @@ fn a_workgroup_s_consecutive_pages_fit_its_table_at_once() {
     assert_eq!(run.stats.unwrap().retries, 0, "{r}");
     assert!(data.to_vec().unwrap().iter().all(|&v| v == 8));
 }
+
+/// A CPU runs a few workgroups at a time, a thread each: a check there holds
+/// slots for at most 32 workgroups per thread, whatever the budget allows
+/// (more only cost memory, page faults and clears).
+#[test]
+fn a_check_on_a_cpu_batches_a_few_workgroups_per_thread() {
+    let threads = std::thread::available_parallelism().unwrap().get() as u64;
+    for rt in common::runtimes() {
+        let on_cpu = match rt.backend() {
+            ld::Backend::Cpu => true,
+            ld::Backend::Gpu { adapter } => adapter.contains("(Cpu,"),
+        };
+        let mut data = rt.upload(&vec![7u32; 1024 * 512]).unwrap();
+        let run = rt.launch(bump_block, 1024u32, (&mut data,)).mode(Mode::Check).run().unwrap();
+        let r = run.report.expect("check mode gives a report");
+        let batch = r.plan.as_ref().expect("a check reports its plan").batch;
+        assert!(!r.has_races(), "{r}");
+        if on_cpu {
+            assert!(batch <= 32 * threads, "{threads} threads, batches of {batch}");
+        }
+        assert!(data.to_vec().unwrap().iter().all(|&v| v == 8));
+    }
+}
