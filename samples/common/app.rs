@@ -147,14 +147,7 @@ pub fn launch(l: Launch<'_>, flags: &Flags, mode: Mode, reports: &mut Vec<Report
 
 /// Median wall time of `runs` executions, and the last one's reports.
 pub fn timed<A: App>(app: &mut A, rt: &Runtime, flags: &Flags, mode: Mode) -> ld::Result<(Duration, Vec<Report>)> {
-    let mut times = Vec::new();
-    let mut reports = Vec::new();
-    for _ in 0..flags.runs.max(1) {
-        let t = Instant::now();
-        reports = app.run(rt, flags, mode)?;
-        times.push(t.elapsed());
-    }
-    Ok((median(times), reports))
+    Ok(timed_interleaved(app, rt, flags, &[mode])?.pop().unwrap())
 }
 
 /// `timed` for several modes, interleaved: each round runs every mode once

@@ -104,9 +104,14 @@ impl Layout {
         self.val_base() + self.batch as u64 * self.slot.slot_values
     }
 
-    /// Level 1: storage targets' page heads, record headers.
+    /// Level 1: storage targets' page heads, record headers, then the
+    /// list of the pages with records (`l1_cap` words).
     pub fn l1_meta_words(&self) -> u64 {
-        self.slot.heads + self.caps.l1 as u64 * (abi::l1::WORDS as u64 + 1)
+        self.l1_pages_off() + self.caps.l1 as u64
+    }
+
+    fn l1_pages_off(&self) -> u64 {
+        self.slot.heads + self.caps.l1 as u64 * abi::l1::WORDS as u64
     }
 
     pub fn l1_page_words(&self) -> u64 {
@@ -165,7 +170,7 @@ impl Layout {
             stamp,
             l1_cap: self.caps.l1,
             l1_headers: self.slot.heads as u32,
-            l1_pages: (self.slot.heads + self.caps.l1 as u64 * abi::l1::WORDS as u64) as u32,
+            l1_pages: self.l1_pages_off() as u32,
             tag_groups: self.roles.tag_groups,
             pool_cap: self.slot.pool_cap,
             pool_off: self.slot.pool_off as u32,
