@@ -609,6 +609,8 @@ fn data_out(k: &'static str) -> impl Fn(&Runtime, How) -> (Option<Report>, Vec<u
             "ww_storage_ordered" => go(rt.launch(ww_storage_ordered, 4, (&mut o,)), how),
             "ww_storage_wg_barrier" => go(rt.launch(ww_storage_wg_barrier, 4, (&mut o,)), how),
             "ww_then_race_in_last_region" => go(rt.launch(ww_then_race_in_last_region, 4, (&mut o,)), how),
+            "chosen_barrier_ordered" => go(rt.launch(chosen_barrier, 4, (1u32, &mut o)), how),
+            "chosen_barrier_unordered" => go(rt.launch(chosen_barrier, 4, (0u32, &mut o)), how),
             "storage_by_wg_barrier" => go(rt.launch(storage_by_wg_barrier, 4, (&mut d, &mut o)), how),
             "storage_by_storage_barrier" => go(rt.launch(storage_by_storage_barrier, 4, (&mut d, &mut o)), how),
             "handoff_between_wgs" => go(rt.launch(handoff_between_wgs, 4, (&mut d, &mut o)), how),
@@ -713,6 +715,37 @@ fn ww_storage_wg_barrier(out: &mut [u32]) {
     }
 }
 
+/// RACE-FREE when `ordered`, else RACY (ww, storage, inter-warp): as
+/// `ww_storage_ordered` and `ww_storage_wg_barrier`, the barrier chosen at
+/// run time (Rodinia's b+tree does so): one region check with the barrier
+/// chosen by value, where each arm's would run. A second choice, the other
+/// way round, ends a region where nothing races either way: the regions'
+/// barriers must be the ones each run passed.
+#[ld::kernel(workgroup_size = 64)]
+fn chosen_barrier(ordered: u32, out: &mut [u32]) {
+    let lid = local_index();
+    let wg = workgroup_id().x;
+    if lid == 0 {
+        out[wg] = 11;
+    }
+    if ordered != 0 {
+        storage_barrier();
+    } else {
+        barrier();
+    }
+    if lid == 32 {
+        out[wg] = 22;
+    }
+    if ordered == 0 {
+        storage_barrier();
+    } else {
+        barrier();
+    }
+    if lid == 32 {
+        out[wg + 4] = out[wg] + 1;
+    }
+}
+
 /// RACY (ww, storage, inter-warp), twice: warp 0 writes `out[2 wg]`, and
 /// after a `barrier()` (which does not order storage) warp 1 writes it
 /// again; after another, warp 1 reads it back, and both warps write
@@ -770,6 +803,23 @@ fn ww_on_storage_ordered_by_storage_barrier_is_clean() {
 #[test]
 fn ww_on_storage_across_workgroup_barrier_races() {
     expect_race("ww_storage_wg_barrier", 32, &data_out("ww_storage_wg_barrier"), &[ww(ST, WARP, "out").note(&["workgroupBarrier"])]);
+}
+
+#[test]
+fn a_barrier_chosen_at_run_time_orders_as_the_one_chosen() {
+    expect_clean("chosen_barrier_ordered", 32, &data_out("chosen_barrier_ordered"));
+    let outs = expect_race("chosen_barrier_unordered", 32, &data_out("chosen_barrier_unordered"), &[ww(ST, WARP, "out").note(&["workgroupBarrier"])]);
+    // The regions name the barriers the run passed (the first choice's
+    // `barrier()`, the second's `storage_barrier()`), never the other arms'.
+    let src = include_str!("check_catalogue.rs");
+    let start = src[..src.find("fn chosen_barrier(").unwrap()].lines().count();
+    let line = |stmt: &str, nth: usize| src.lines().enumerate().skip(start).filter(|(_, l)| l.trim() == stmt).nth(nth).unwrap().0 as u32 + 1;
+    let (passed, skipped) = ([line("barrier();", 0), line("storage_barrier();", 1)], [line("storage_barrier();", 0), line("barrier();", 1)]);
+    for o in &outs {
+        let lines: Vec<u32> = o.report.races.iter().flat_map(|r| [r.region.from_line, r.region.to_line]).flatten().collect();
+        assert!(lines.contains(&passed[0]), "{} on {}: no race across the barrier at line {}\n{}", "chosen_barrier_unordered", o.backend, passed[0], o.report);
+        assert!(lines.iter().all(|l| passed.contains(l) && !skipped.contains(l)), "{} on {}: a region names a barrier the run did not pass\n{}", "chosen_barrier_unordered", o.backend, o.report);
+    }
 }
 
 /// RACY (rw, storage, inter-warp): warp 0 writes `data[wg]`, `barrier()`,
