@@ -818,7 +818,13 @@ fn a_barrier_chosen_at_run_time_orders_as_the_one_chosen() {
     for o in &outs {
         let lines: Vec<u32> = o.report.races.iter().flat_map(|r| [r.region.from_line, r.region.to_line]).flatten().collect();
         assert!(lines.contains(&passed[0]), "{} on {}: no race across the barrier at line {}\n{}", "chosen_barrier_unordered", o.backend, passed[0], o.report);
-        assert!(lines.iter().all(|l| passed.contains(l) && !skipped.contains(l)), "{} on {}: a region names a barrier the run did not pass\n{}", "chosen_barrier_unordered", o.backend, o.report);
+        assert!(
+            lines.iter().all(|l| passed.contains(l) && !skipped.contains(l)),
+            "{} on {}: a region names a barrier the run did not pass\n{}",
+            "chosen_barrier_unordered",
+            o.backend,
+            o.report
+        );
     }
 }
 
@@ -2435,4 +2441,47 @@ fn another_workgroups_value_into_an_atomic_is_found() {
 #[test]
 fn a_word_no_workgroup_writes_is_clean() {
     expect_clean("wg_flag_untouched", 32, &wg_flags("wg_flag_untouched"));
+}
+
+// ============================================== the count of race records
+
+/// RACY (ww, workgroup): invocations `i` and `i + 32` (warps 0 and 1)
+/// write word `i % 32` (values other than its 0), one race each; lanes 0, 1 and 31 of warp 0 all
+/// write word 31, a race within the warp besides. 33 race records per
+/// workgroup.
+#[ld::kernel(workgroup_size = 64)]
+fn every_word_twice(out: &mut [u32]) {
+    let s = shared::<[u32; 32]>();
+    let lid = local_index();
+    s[lid % 32] = lid + 1;
+    if lid < 2 {
+        s[31] = lid + 1;
+    }
+    barrier();
+    out[global_id().x] = s[lid % 32];
+}
+
+fn every_word_twice_report(rt: &Runtime, max_records: usize) -> Report {
+    let mut o = rt.zeros::<u32>(4 * 64).unwrap();
+    let opts = ld::CheckOptions { warp_size: Some(32), max_records, ..Default::default() };
+    rt.launch(every_word_twice, 4, (&mut o,)).mode(ld::Mode::Check).check_options(opts).run().unwrap().report.unwrap()
+}
+
+/// Where the record buffer is full, the races beyond it are counted, not
+/// detailed: the count is exact on both backends (the GPU's summaries of
+/// a word's races count every race they stand for, kept or not).
+#[test]
+fn a_full_record_buffer_keeps_the_count_of_races_exact() {
+    for rt in common::runtimes() {
+        let all = every_word_twice_report(&rt, 1 << 18);
+        assert_eq!((all.race_records, all.records_dropped), (4 * 33, 0), "{:?}\n{all}", rt.backend());
+        let kinds: Vec<(RaceKind, String)> = all.races.iter().map(|r| (r.kind, format!("{:?}", r.level))).collect();
+        assert!(kinds.contains(&(RaceKind::WriteWrite, WARP.into())) && kinds.contains(&(RaceKind::WriteWrite, INTRA.into())), "{kinds:?}");
+        for cap in [1, 2, 5, 64] {
+            let few = every_word_twice_report(&rt, cap);
+            assert_eq!(few.race_records, 4 * 33, "{:?}, {cap} records kept at most\n{few}", rt.backend());
+            let kept = few.race_records - few.records_dropped;
+            assert!(kept <= cap as u64 && few.has_races(), "{:?}: {kept} records kept of at most {cap}\n{few}", rt.backend());
+        }
+    }
 }

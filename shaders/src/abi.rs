@@ -253,6 +253,10 @@ pub mod header {
     pub const L1_COUNT: u32 = 4;
     /// Level 1: the pages with records (their list: `Config::l1_pages`).
     pub const L1_PAGES: u32 = 5;
+    /// Race records that [`record::SUMMARY`] slots stand for beyond the
+    /// slots they take, wrapping (a summary of one race adds -1): `COUNT`
+    /// counts slots, `COUNT + EXTRA` the race records, exactly, kept or not.
+    pub const EXTRA: u32 = 6;
     pub const WORDS: u32 = 16;
 }
 
@@ -332,6 +336,29 @@ pub mod record {
     /// of them writing: seen by the lane tags, whatever the values.
     pub const INTRA: u32 = 16;
     pub const NO_BARRIER: u32 = 0xffff;
+    /// A word's races summarized (check mode, at most [`super::MASK_COPIES`]
+    /// copies): [`summary::SLOTS`] slots, the first a record's (`KIND`,
+    /// `TARGET`, `WG`, `WORD`, `REGION`, `ROUND`) with `A` the copies (a
+    /// bit each) that wrote the word in the epoch and `B` those whose lanes
+    /// wrote it in the region, the second [`summary`]'s masks. The host
+    /// turns it into one record per race (`check::findings`), as the CPU's
+    /// sweep makes them: the kernel has no loop over copies to record them.
+    pub const SUMMARY: u32 = 32;
+    /// A summary's kind bits: the word's union differs from its base (some
+    /// copy wrote it); reads that raced cross a barrier (no writer wrote
+    /// the word in the region).
+    pub const WRITTEN: u32 = 64;
+    pub const CROSS_READS: u32 = 128;
+
+    /// A summary's second slot: the copies a lane of which read the word,
+    /// whose lanes raced with two writing ([`INTRA`]), with one writing
+    /// and another touching (`RW | INTRA`).
+    pub mod summary {
+        pub const READS: u32 = 0;
+        pub const INTRA: u32 = 1;
+        pub const INTRA_RW: u32 = 2;
+        pub const SLOTS: u32 = 2;
+    }
 }
 
 /// A level-1 record header.
@@ -609,6 +636,7 @@ pub fn prelude(view: View) -> String {
         ("LD_H_STATUS_TARGETS", header::STATUS_TARGETS),
         ("LD_H_L1_COUNT", header::L1_COUNT),
         ("LD_H_L1_PAGES", header::L1_PAGES),
+        ("LD_H_EXTRA", header::EXTRA),
         ("LD_H_WORDS", header::WORDS),
         ("LD_S_TABLE_FULL", status::TABLE_FULL),
         ("LD_S_L1_FULL", status::L1_FULL),
@@ -633,6 +661,13 @@ pub fn prelude(view: View) -> String {
         ("LD_K_LEVEL1", record::LEVEL1),
         ("LD_K_READ", record::READ),
         ("LD_K_INTRA", record::INTRA),
+        ("LD_K_SUMMARY", record::SUMMARY),
+        ("LD_K_WRITTEN", record::WRITTEN),
+        ("LD_K_CROSS_READS", record::CROSS_READS),
+        ("LD_RS_READS", record::summary::READS),
+        ("LD_RS_INTRA", record::summary::INTRA),
+        ("LD_RS_INTRA_RW", record::summary::INTRA_RW),
+        ("LD_RS_SLOTS", record::summary::SLOTS),
         ("LD_L1_TARGET", l1::TARGET),
         ("LD_L1_PAGE", l1::PAGE),
         ("LD_L1_WG", l1::WG),

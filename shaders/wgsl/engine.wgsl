@@ -23,7 +23,8 @@
 // The generated kernel provides: LD_WG_SIZE (the invocations that share
 // the engine's loops), LD_INVOCATIONS (the kernel's own, the first
 // LD_INVOCATIONS of them), LD_DET_WRITERS (whether deterministic mode keeps each
-// word's last writer: an override constant of the folded kernel), LD_CHECK
+// word's last writer: an override constant of the folded kernel), LD_WIDE
+// (check mode: more copies than a mask holds, an override constant), LD_CHECK
 // (whether it is check mode's state machine or the folded kernel), the kernel's
 // ids, `ld_user(t, k)` (word k of storage target t in the user's buffer),
 // what it knows of its targets (`ld_target_storage`, `ld_target_spans`,
@@ -819,26 +820,35 @@ fn ld_copy_word(x: LdWord, role: u32, flag: u32) -> u32 {
 // union (a storage entry's copies read the base where they did not write:
 // the visited ones forget their writes).
 //
-// The races of a word that raced are recorded where they are found, by a
-// loop over its copies that runs no iteration for a word that did not
-// (`ld_record_word`): lavapipe runs every function a kernel inlines, and
-// every loop body at least once, masked or not, so what costs is the code
-// on the path, not how often it is taken. (Before, a second pass over the
-// words that raced, behind a workgroup flag, recorded them: its copy of the
-// check ran masked at every region, a third of a race-free kernel's check:
-// bisect_small 26.7 -> 18.5 ms without it.)
+// A word that raced is recorded where it is found: as a summary of what
+// the check found per copy, a bit each (`ld_record_summary`), which the
+// host turns into one record per race; past a mask's copies (the
+// pipeline's LD_WIDE), by a loop over its copies that runs no iteration
+// for a word that did not (`ld_record_word`). lavapipe runs every function
+// a kernel inlines, and every loop body at least once, masked or not, so
+// what costs is the code on the path, not how often it is taken: the
+// recording loop was 17% of bisect_small's check and 13% of radix_sort's.
+// (Before it, a second pass over the words that raced, behind a workgroup
+// flag, recorded them: its copy of the check ran masked at every region, a
+// third of a race-free kernel's check.)
 fn ld_check_word(t: u32, e: u32, w: u32, storage: bool, spans: bool, commit: bool, last: bool) {
     let x = ld_word_at(t, e, w, storage);
     if x.k >= ld_tc[t].words {
         return;
     }
     let m = ld_c.copies;
-    var acc = LdCheckAcc(x.b, LD_NONE, false, 0u, 0u, 0u, 0u, 0u);
+    var acc = LdCheckAcc(x.b, LD_NONE, false, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u);
     for (var it = ld_copies_first(x); ld_copies_more(x, it); it = ld_copies_next(it)) {
         ld_check_copy(x, ld_copies_at(x, it), &acc);
     }
-    let raced = acc.pairs != 0u || (acc.readers != 0u && acc.u != x.b) || acc.intra != 0u;
-    ld_record_word(x, raced, acc.u != x.b, spans && acc.here == 0u);
+    let written = acc.u != x.b;
+    let races = acc.pairs + select(0u, acc.readers, written) + acc.intra;
+    let cross_reads = spans && acc.here == 0u;
+    if LD_WIDE {
+        ld_record_word(x, races != 0u, written, cross_reads);
+    } else {
+        ld_record_summary(x, acc, races, written, cross_reads);
+    }
     // Level 1 checks the workgroup's reads of storage against the others'
     // writes (`ld_publish`).
     if storage && acc.read != 0u {
@@ -907,6 +917,15 @@ struct LdCheckAcc {
     here: u32,
     intra: u32,
     read: u32,
+    // The copies (a bit each, up to a mask's: `ld_record_summary`) that
+    // wrote the word in the epoch, whose lanes wrote it in the region, that
+    // read it, and whose lanes raced (two writing; one writing, another
+    // touching).
+    m_writes: u32,
+    m_here: u32,
+    m_read: u32,
+    m_intra: u32,
+    m_intra_rw: u32,
 }
 
 fn ld_check_copy(x: LdWord, c: u32, acc: ptr<function, LdCheckAcc>) {
@@ -921,8 +940,17 @@ fn ld_check_copy(x: LdWord, c: u32, acc: ptr<function, LdCheckAcc>) {
     (*acc).u = select((*acc).u, p, writes);
     (*acc).readers += select(0u, 1u, s.z != 0u && !writes);
     (*acc).here += select(0u, 1u, writes && here);
-    (*acc).intra += select(0u, 1u, ld_lanes_race(s) != 0u);
+    let lanes = ld_lanes_race(s);
+    (*acc).intra += select(0u, 1u, lanes != 0u);
     (*acc).read += select(0u, 1u, s.z != 0u);
+    if !LD_WIDE {
+        let bit = 1u << c;
+        (*acc).m_writes |= select(0u, bit, writes);
+        (*acc).m_here |= select(0u, bit, here);
+        (*acc).m_read |= select(0u, bit, s.z != 0u);
+        (*acc).m_intra |= select(0u, bit, lanes == LD_K_INTRA);
+        (*acc).m_intra_rw |= select(0u, bit, lanes == (LD_K_RW | LD_K_INTRA));
+    }
 }
 
 // A copy's tally as an intra-warp race: two lanes wrote the word
@@ -944,8 +972,39 @@ fn ld_settle_copy(x: LdWord, c: u32, forget: bool) {
     }
 }
 
-// The races of a word that raced (none: no iteration), per copy in copy
-// order, as `ld_check_word` found them: the copy's write-write race with
+// A word that raced (`races` records), summarized in two record slots
+// (`abi::record::SUMMARY`): the host makes the records `ld_record_word`
+// would. The slots' count goes up by two and `LD_H_EXTRA` by the rest,
+// so the host knows how many races there were even where the record
+// buffer is full; a summary whose second slot is past the buffer is
+// counted, not kept.
+fn ld_record_summary(x: LdWord, acc: LdCheckAcc, races: u32, written: bool, cross_reads: bool) {
+    if races == 0u {
+        return;
+    }
+    let i = atomicAdd(&ld_rec[LD_H_COUNT], LD_RS_SLOTS);
+    atomicAdd(&ld_rec[LD_H_EXTRA], races - LD_RS_SLOTS);
+    let o = ld_c.rec_off + i * LD_R_WORDS;
+    if i < ld_c.rec_cap {
+        ld_val[o + LD_R_KIND] = LD_K_SUMMARY | select(0u, LD_K_WRITTEN, written) | select(0u, LD_K_CROSS_READS, cross_reads);
+        ld_val[o + LD_R_TARGET] = x.t;
+        ld_val[o + LD_R_WG] = ld_wg;
+        ld_val[o + LD_R_A] = acc.m_writes;
+        ld_val[o + LD_R_B] = acc.m_here;
+        ld_val[o + LD_R_WORD] = x.k;
+        ld_val[o + LD_R_REGION] = ld_region;
+        ld_val[o + LD_R_ROUND] = ld_c.round;
+    }
+    if i + 1u < ld_c.rec_cap {
+        let o2 = o + LD_R_WORDS;
+        ld_val[o2 + LD_RS_READS] = acc.m_read;
+        ld_val[o2 + LD_RS_INTRA] = acc.m_intra;
+        ld_val[o2 + LD_RS_INTRA_RW] = acc.m_intra_rw;
+    }
+}
+
+// Past a mask's copies: the races of a word that raced (none: no
+// iteration), per copy in copy order, as `ld_check_word` found them: the copy's write-write race with
 // the epoch's previous writer (one of them writing in this region; CROSS:
 // not both), its read of a word another copy wrote (`written`: the union
 // is not the base, so some copy wrote it), and its lanes' race.

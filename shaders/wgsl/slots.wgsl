@@ -15,6 +15,7 @@ const LD_WG_SIZE: u32 = 64u;
 const LD_INVOCATIONS: u32 = 64u;
 const LD_DET_WRITERS: bool = false;
 const LD_CHECK: bool = false;
+const LD_WIDE: bool = false;
 // Every kernel's targets (`abi::TARGETS_MAX`).
 const LD_TARGETS: u32 = 32u;
 

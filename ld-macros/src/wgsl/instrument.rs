@@ -157,10 +157,14 @@ impl Writer<'_> {
         let check = self.variant == super::writer::Variant::Instrumented;
         writeln!(
             out,
-            "const LD_WG_SIZE: u32 = {wg}u;\nconst LD_INVOCATIONS: u32 = {wg}u;\n{}\nconst LD_CHECK: bool = {check};\nconst LD_TARGETS: u32 = {}u;\n",
+            "const LD_WG_SIZE: u32 = {wg}u;\nconst LD_INVOCATIONS: u32 = {wg}u;\n{}\n{}\nconst LD_CHECK: bool = {check};\nconst LD_TARGETS: u32 = {}u;\n",
             // Set by the runtime's pipeline for deterministic mode at one
             // invocation per warp (`Variant::FoldedWriters`).
             if check { "const LD_DET_WRITERS: bool = false;" } else { "override LD_DET_WRITERS: bool = false;" },
+            // Set by the runtime's pipeline where check mode has more copies
+            // than a mask holds (`Variant::Instrumented`): races are then
+            // recorded one by one, not summarized.
+            if check { "override LD_WIDE: bool = false;" } else { "const LD_WIDE: bool = false;" },
             self.targets.len().max(1)
         )
         .unwrap();

@@ -320,7 +320,7 @@ impl Backend for GpuBackend<'_> {
         let lay = self.layout.clone().unwrap();
         let direct = lay.slot.targets.iter().enumerate().filter(|(_, t)| t.direct != 0).fold(0u32, |m, (i, _)| m | 1 << i);
         let variant = match mode {
-            MODE_CHECK => Variant::Instrumented { direct },
+            MODE_CHECK => Variant::Instrumented { direct, wide: lay.roles.copies > ld_shaders::abi::MASK_COPIES },
             MODE_DETERMINISTIC if lay.roles.last_writers() => Variant::FoldedWriters { direct },
             _ => Variant::Folded { direct },
         };
@@ -390,12 +390,14 @@ impl Backend for GpuBackend<'_> {
         let b = self.bufs.as_ref().unwrap();
         let (header_buf, values) = (b.records.clone(), b.values.clone());
         let head = self.read(&header_buf, header::WORDS as u64)?;
-        let total = head[header::COUNT as usize] as u64;
-        let kept = total.min(lay.rec_cap as u64);
+        let slots = head[header::COUNT as usize];
+        let kept = slots.min(lay.rec_cap) as u64;
         let all = self.read(&values, lay.rec_off() as u64 + kept * record::WORDS as u64)?;
         let regions = all[..lay.rec_off() as usize].iter().map(|w| *w != 0).collect();
-        let records = all[lay.rec_off() as usize..].chunks_exact(record::WORDS as usize).map(|c| c.try_into().unwrap()).collect();
-        Ok(Raw { records, total, regions })
+        let slots_kept: Vec<[u32; record::WORDS as usize]> =
+            all[lay.rec_off() as usize..].chunks_exact(record::WORDS as usize).map(|c| c.try_into().unwrap()).collect();
+        let total = slots.wrapping_add(head[header::EXTRA as usize]) as u64;
+        Ok(Raw { records: super::findings::expand(&slots_kept), total, regions })
     }
 
     fn stats(&self) -> Stats {

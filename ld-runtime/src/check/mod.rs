@@ -21,6 +21,7 @@
 pub mod bench;
 pub(crate) mod cpu;
 pub(crate) mod engine;
+pub(crate) mod findings;
 pub(crate) mod gpu;
 pub(crate) mod html;
 pub(crate) mod layout;

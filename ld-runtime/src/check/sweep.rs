@@ -5,7 +5,8 @@
 //! page can be filled when it is first accessed), which is what the GPU's
 //! masks and fallbacks amount to.
 
-use ld_shaders::abi::{record, Roles, NONE, PAGE, TAG_GROUPS_MAX, TAG_LANES};
+use super::findings::{self, Finding};
+use ld_shaders::abi::{record, Roles, PAGE, TAG_GROUPS_MAX, TAG_LANES};
 
 /// One page of a target in a workgroup: its roles (the base, then each
 /// copy's page; see `ld_shaders::abi::Roles`).
@@ -71,35 +72,16 @@ impl Tally {
 pub(crate) fn check_word(e: &mut Entry, r: Roles, w: usize, k: u32, spans: bool, commit: bool, out: &mut Vec<Seen>) {
     let (p0, copies) = (r.p as usize, r.copies as usize);
     let b = e.roles[0][w];
-    let tallies: Vec<Tally> = (0..copies).map(|c| Tally::of(e, r, w, c)).collect();
-    let mut u = b;
-    let mut last: Option<(u32, bool)> = None;
-    let mut here_writers = 0;
-    for (c, t) in tallies.iter().enumerate() {
-        let p = e.roles[p0 + c][w];
-        let here = t.wrote != 0;
-        if p != b {
-            if let Some((prev, prev_here)) = last.filter(|&(_, prev_here)| here || prev_here) {
-                out.push((if here && prev_here { 0 } else { record::CROSS }, prev, c as u32, k));
-            }
-            last = Some((c as u32, here));
-            u = p;
-            here_writers += here as u32;
-        }
-    }
-    if u != b {
-        let cross = if spans && here_writers == 0 { record::CROSS } else { 0 };
-        for (c, t) in tallies.iter().enumerate() {
-            if t.read && e.roles[p0 + c][w] == b {
-                out.push((record::RW | record::READ | cross, c as u32, NONE, k));
-            }
-        }
-    }
-    for (c, t) in tallies.iter().enumerate() {
-        if let Some(kind) = t.race() {
-            out.push((kind, c as u32, NONE, k));
-        }
-    }
+    let found: Vec<(u32, Finding)> = (0..copies)
+        .map(|c| {
+            let t = Tally::of(e, r, w, c);
+            (c as u32, Finding { writes: e.roles[p0 + c][w] != b, here: t.wrote != 0, read: t.read, lanes: t.race().unwrap_or(0) })
+        })
+        .collect();
+    // The union: the last writer's value.
+    let u = found.iter().rev().find(|(_, f)| f.writes).map_or(b, |&(c, _)| e.roles[p0 + c as usize][w]);
+    let here_writers = found.iter().any(|(_, f)| f.writes && f.here);
+    findings::records(found, u != b, spans && !here_writers, |kind, a, c| out.push((kind, a, c, k)));
     for c in 0..copies {
         if commit {
             e.roles[p0 + c][w] = u;
@@ -166,6 +148,7 @@ pub(crate) fn fold_word(e: &mut Entry, r: Roles, w: usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use ld_shaders::abi::NONE;
 
     fn entry(r: Roles) -> Entry {
         Entry::new(r, [0; PAGE as usize])

@@ -20,9 +20,12 @@ pub struct Pipeline {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Variant {
     Native,
-    /// Check mode's level 2.
+    /// Check mode's level 2; `wide`: more copies than a mask holds
+    /// (`abi::MASK_COPIES`), so races are recorded one by one, not
+    /// summarized (the kernel's `LD_WIDE`).
     Instrumented {
         direct: u32,
+        wide: bool,
     },
     /// Deterministic mode.
     Folded {
@@ -41,7 +44,8 @@ impl Variant {
     fn constants(self) -> Vec<(&'static str, f64)> {
         match self {
             Variant::Native => vec![],
-            Variant::Instrumented { direct } | Variant::Folded { direct } => vec![("LD_DIRECT", direct as f64)],
+            Variant::Instrumented { direct, wide } => vec![("LD_DIRECT", direct as f64), ("LD_WIDE", wide as u32 as f64)],
+            Variant::Folded { direct } => vec![("LD_DIRECT", direct as f64)],
             Variant::FoldedWriters { direct } => vec![("LD_DIRECT", direct as f64), ("LD_DET_WRITERS", 1.0)],
         }
     }

@@ -1,0 +1,140 @@
+//! What a word's check finds of each copy, and the race records that
+//! follow from it: one description for both backends. The GPU's kernel
+//! sends a word that raced as a summary, a bit per copy
+//! (`abi::record::SUMMARY`, made by `engine.wgsl`'s `ld_record_summary`),
+//! which [`expand`] turns into records; the CPU's sweep hands its findings
+//! to [`records`] directly. (A kernel with more copies than a mask holds
+//! records its races one by one, in `ld_record_word`, the same way.)
+
+use ld_shaders::abi::{record, NONE};
+
+const W: usize = record::WORDS as usize;
+
+/// What a word's check found of one copy.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Finding {
+    /// The copy's word differs from the base: it wrote the word in the epoch.
+    pub writes: bool,
+    /// A lane of the copy wrote the word in this region (its lane tags).
+    pub here: bool,
+    /// A lane of the copy read the word in this region.
+    pub read: bool,
+    /// Its lanes raced: [`record::INTRA`] (two wrote), `RW | INTRA` (one
+    /// wrote, another touched), or 0.
+    pub lanes: u32,
+}
+
+/// A word's races, in copy order, as `push(kind, a, b)`: each epoch
+/// writer's write-write race with the one before it, where either wrote
+/// in this region (`CROSS`: not both); a read by a copy that left the word
+/// at the base, where some copy wrote it (`written`; `CROSS` where
+/// `cross_reads`); the races of a copy's lanes.
+pub(crate) fn records(found: impl IntoIterator<Item = (u32, Finding)>, written: bool, cross_reads: bool, mut push: impl FnMut(u32, u32, u32)) {
+    let mut last: Option<(u32, bool)> = None;
+    for (c, f) in found {
+        if f.writes {
+            if let Some((prev, prev_here)) = last.filter(|&(_, prev_here)| f.here || prev_here) {
+                push(if f.here && prev_here { 0 } else { record::CROSS }, prev, c);
+            }
+            last = Some((c, f.here));
+        } else if f.read && written {
+            push(record::RW | record::READ | if cross_reads { record::CROSS } else { 0 }, c, NONE);
+        }
+        if f.lanes != 0 {
+            push(f.lanes, c, NONE);
+        }
+    }
+}
+
+/// The kernel's record slots as race records: summaries expanded (one
+/// whose second slot lies past the buffer is left out: its races are in
+/// the count, `header::EXTRA`), every other record as it is.
+pub(crate) fn expand(slots: &[[u32; W]]) -> Vec<[u32; W]> {
+    let mut out = Vec::with_capacity(slots.len());
+    let mut i = 0;
+    while i < slots.len() {
+        let first = slots[i];
+        let kind = first[record::KIND as usize];
+        if kind & record::SUMMARY == 0 {
+            out.push(first);
+            i += 1;
+            continue;
+        }
+        if let Some(second) = slots.get(i + 1) {
+            let at = |s: &[u32; W], f: u32| s[f as usize];
+            let (writes, here) = (at(&first, record::A), at(&first, record::B));
+            let (reads, intra, intra_rw) = (at(second, record::summary::READS), at(second, record::summary::INTRA), at(second, record::summary::INTRA_RW));
+            let bit = |mask: u32, c: u32| mask >> c & 1 != 0;
+            let found = (0..u32::BITS).filter(|&c| bit(writes | reads | intra | intra_rw, c)).map(|c| {
+                let lanes = if bit(intra, c) {
+                    record::INTRA
+                } else if bit(intra_rw, c) {
+                    record::RW | record::INTRA
+                } else {
+                    0
+                };
+                (c, Finding { writes: bit(writes, c), here: bit(here, c), read: bit(reads, c), lanes })
+            });
+            records(found, kind & record::WRITTEN != 0, kind & record::CROSS_READS != 0, |kind, a, b| {
+                let mut r = first;
+                r[record::KIND as usize] = kind;
+                r[record::A as usize] = a;
+                r[record::B as usize] = b;
+                out.push(r);
+            });
+        }
+        i += record::summary::SLOTS as usize;
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn summary(kind: u32, writes: u32, here: u32, reads: u32, intra: u32, intra_rw: u32) -> [[u32; W]; 2] {
+        let mut first = [0, 3, 9, writes, here, 130, 7, 1];
+        first[record::KIND as usize] = record::SUMMARY | kind;
+        let mut second = [0; W];
+        second[record::summary::READS as usize] = reads;
+        second[record::summary::INTRA as usize] = intra;
+        second[record::summary::INTRA_RW as usize] = intra_rw;
+        [first, second]
+    }
+
+    /// (kind, a, b) of each record, the rest checked to be the summary's.
+    fn races(records: &[[u32; W]]) -> Vec<(u32, u32, u32)> {
+        for r in records {
+            assert_eq!((r[1], r[2], r[5], r[6], r[7]), (3, 9, 130, 7, 1), "the word's target, workgroup, word, region and round");
+        }
+        records.iter().map(|r| (r[0], r[3], r[4])).collect()
+    }
+
+    #[test]
+    fn a_summary_becomes_a_record_per_race_in_copy_order() {
+        // Copies 0, 2 and 5 wrote the word (2 and 5 in this region), copy 1
+        // read it, copy 5's lanes raced with two writing, copy 6's with
+        // one writing and another reading.
+        let s = summary(record::WRITTEN, 0b100101, 0b100100, 0b1000010, 0b100000, 0b1000000);
+        let got = races(&expand(&s));
+        let cross = record::CROSS;
+        let read = record::RW | record::READ;
+        let lanes_rw = record::RW | record::INTRA;
+        assert_eq!(got, vec![(read, 1, NONE), (cross, 0, 2), (0, 2, 5), (record::INTRA, 5, NONE), (read, 6, NONE), (lanes_rw, 6, NONE)]);
+        // Reads race only where some copy wrote the word; across a barrier
+        // where no writer wrote it in this region.
+        assert_eq!(races(&expand(&summary(0, 0b1, 0, 0b10, 0, 0))), vec![]);
+        assert_eq!(races(&expand(&summary(record::WRITTEN | record::CROSS_READS, 0b1, 0, 0b10, 0, 0))), vec![(read | cross, 1, NONE)]);
+    }
+
+    #[test]
+    fn records_around_summaries_pass_and_a_summary_cut_short_is_left_out() {
+        let plain = [record::LEVEL1, 3, 9, 2, 4, 130, 7, 1];
+        let s = summary(0, 0b11, 0b10, 0, 0, 0);
+        let got = expand(&[plain, s[0], s[1], plain, s[0]]);
+        assert_eq!(got.len(), 3);
+        assert_eq!((got[0], got[2]), (plain, plain));
+        // Copy 0 wrote the word in an earlier region, copy 1 in this one.
+        assert_eq!(races(&got[1..2]), vec![(record::CROSS, 0, 1)]);
+    }
+}
