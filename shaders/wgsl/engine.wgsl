@@ -24,7 +24,9 @@
 // the engine's loops), LD_INVOCATIONS (the kernel's own, the first
 // LD_INVOCATIONS of them), LD_DET_WRITERS (whether deterministic mode keeps each
 // word's last writer: an override constant of the folded kernel), LD_WIDE
-// (check mode: more copies than a mask holds, an override constant), LD_CHECK
+// (check mode: more copies than a mask holds, an override constant),
+// LD_TAG_GROUPS (the layout's tag words per copy, or 0: an override
+// constant of both), LD_CHECK
 // (whether it is check mode's state machine or the folded kernel), the kernel's
 // ids, `ld_user(t, k)` (word k of storage target t in the user's buffer),
 // what it knows of its targets (`ld_target_storage`, `ld_target_spans`,
@@ -443,9 +445,17 @@ fn ld_lane() -> u32 {
     return ld_li & (ld_c.warp_size - 1u) & (LD_TAG_LANES * LD_TAG_GROUPS_MAX - 1u);
 }
 
+// Tag words per copy and word: the pipeline's LD_TAG_GROUPS where it sets
+// it, so that the branches on it below compile away (lavapipe runs every
+// branch, masked: the tally and clearing of four words where two are used
+// cost 4% of a check), else the configuration's.
+fn ld_tag_groups() -> u32 {
+    return select(ld_c.tag_groups, LD_TAG_GROUPS, LD_TAG_GROUPS != 0u);
+}
+
 // The tag word of copy c, lane group g, entry e, word w.
 fn ld_tag_addr(t: u32, c: u32, g: u32, e: u32, w: u32) -> u32 {
-    return ld_sm + ld_tc[t].tags_off + ((c * ld_c.tag_groups + g) * ld_tc[t].entries + e) * LD_PAGE + w;
+    return ld_sm + ld_tc[t].tags_off + ((c * ld_tag_groups() + g) * ld_tc[t].entries + e) * LD_PAGE + w;
 }
 
 // Check mode: the copies that accessed entry e's word w in the epoch, a
@@ -497,7 +507,7 @@ fn ld_on_write(t: u32, e: u32, w: u32) {
 // LD_DET_WRITERS: lavapipe would run the atomic on every write of every
 // other run too, masked (em's deterministic run took 8% longer).
 fn ld_det_writers() -> bool {
-    return LD_DET_WRITERS && ld_c.mode == LD_MODE_DETERMINISTIC && ld_c.tag_groups == 0u;
+    return LD_DET_WRITERS && ld_c.mode == LD_MODE_DETERMINISTIC && ld_tag_groups() == 0u;
 }
 
 fn ld_writer_addr(t: u32, e: u32, w: u32) -> u32 {
@@ -514,14 +524,14 @@ fn ld_tally(s: vec3<u32>, v: u32) -> vec3<u32> {
 // without a loop (lavapipe charges every loop the sweep passes through,
 // for every word).
 fn ld_copy_tags(x: LdWord, c: u32) -> vec3<u32> {
-    let a = x.tag + c * ld_c.tag_groups * x.tag_stride;
+    let a = x.tag + c * ld_tag_groups() * x.tag_stride;
     var s = ld_tally(vec3<u32>(0u), atomicLoad(&ld_meta[a]));
-    if ld_c.tag_groups > 1u {
+    if ld_tag_groups() > 1u {
         s = ld_tally(s, atomicLoad(&ld_meta[a + x.tag_stride]));
     }
-    if ld_c.tag_groups > 2u {
+    if ld_tag_groups() > 2u {
         s = ld_tally(s, atomicLoad(&ld_meta[a + 2u * x.tag_stride]));
-        if ld_c.tag_groups > 3u {
+        if ld_tag_groups() > 3u {
             s = ld_tally(s, atomicLoad(&ld_meta[a + 3u * x.tag_stride]));
         }
     }
@@ -532,14 +542,14 @@ fn ld_copy_tags(x: LdWord, c: u32) -> vec3<u32> {
 // them (one invocation per word, behind the region's barrier), so plain
 // stores do: an exchange costs lavapipe a read-modify-write per lane.
 fn ld_clear_tags(x: LdWord, c: u32) {
-    let a = x.tag + c * ld_c.tag_groups * x.tag_stride;
+    let a = x.tag + c * ld_tag_groups() * x.tag_stride;
     atomicStore(&ld_meta[a], 0u);
-    if ld_c.tag_groups > 1u {
+    if ld_tag_groups() > 1u {
         atomicStore(&ld_meta[a + x.tag_stride], 0u);
     }
-    if ld_c.tag_groups > 2u {
+    if ld_tag_groups() > 2u {
         atomicStore(&ld_meta[a + 2u * x.tag_stride], 0u);
-        if ld_c.tag_groups > 3u {
+        if ld_tag_groups() > 3u {
             atomicStore(&ld_meta[a + 3u * x.tag_stride], 0u);
         }
     }
@@ -552,7 +562,7 @@ fn ld_clear_tags(x: LdWord, c: u32) {
 // warp size 1. Reads claim their storage pages too (a tag needs an entry),
 // and mark them, so the fold clears their tags at the region's end.
 fn ld_det_tags() -> bool {
-    return !LD_CHECK && ld_c.mode == LD_MODE_DETERMINISTIC && ld_c.tag_groups != 0u;
+    return !LD_CHECK && ld_c.mode == LD_MODE_DETERMINISTIC && ld_tag_groups() != 0u;
 }
 
 fn ld_det_access(t: u32, e: u32, w: u32, write: bool) {
@@ -567,10 +577,10 @@ fn ld_det_access(t: u32, e: u32, w: u32, write: bool) {
     let a = ld_tag_addr(t, ld_copy, 0u, e, w);
     let stride = ld_tc[t].entries * LD_PAGE;
     var o = 0u;
-    if ld_c.tag_groups > 1u {
+    if ld_tag_groups() > 1u {
         o = ld_det_other(a, stride, 0u, g) | ld_det_other(a, stride, 1u, g);
     }
-    if ld_c.tag_groups > 2u {
+    if ld_tag_groups() > 2u {
         o |= ld_det_other(a, stride, 2u, g) | ld_det_other(a, stride, 3u, g);
     }
     let others = (old & ~me) | o;
@@ -583,7 +593,7 @@ fn ld_det_access(t: u32, e: u32, w: u32, write: bool) {
 }
 
 fn ld_det_other(a: u32, stride: u32, h: u32, g: u32) -> u32 {
-    if h == g || h >= ld_c.tag_groups {
+    if h == g || h >= ld_tag_groups() {
         return 0u;
     }
     return atomicLoad(&ld_meta[a + h * stride]);
@@ -592,7 +602,7 @@ fn ld_det_other(a: u32, stride: u32, h: u32, g: u32) -> u32 {
 // The fold, per word of every listed entry: the region's tags are done.
 fn ld_det_clear(t: u32, e: u32, w: u32) {
     // Every copy's and group's tag word of (e, w): one stride apart.
-    let n = ld_c.copies * ld_c.tag_groups;
+    let n = ld_c.copies * ld_tag_groups();
     let a = ld_tag_addr(t, 0u, 0u, e, w);
     let stride = ld_tc[t].entries * LD_PAGE;
     var i = 0u;

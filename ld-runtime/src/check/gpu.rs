@@ -319,10 +319,11 @@ impl Backend for GpuBackend<'_> {
     fn run(&mut self, mode: u32, round: u32) -> Result<()> {
         let lay = self.layout.clone().unwrap();
         let direct = lay.slot.targets.iter().enumerate().filter(|(_, t)| t.direct != 0).fold(0u32, |m, (i, _)| m | 1 << i);
+        let tag_groups = lay.roles.tag_groups;
         let variant = match mode {
-            MODE_CHECK => Variant::Instrumented { direct, wide: lay.roles.copies > ld_shaders::abi::MASK_COPIES },
+            MODE_CHECK => Variant::Instrumented { direct, wide: lay.roles.copies > ld_shaders::abi::MASK_COPIES, tag_groups },
             MODE_DETERMINISTIC if lay.roles.last_writers() => Variant::FoldedWriters { direct },
-            _ => Variant::Folded { direct },
+            _ => Variant::Folded { direct, tag_groups },
         };
         let pl = pipeline::get(self.ctx, self.info, variant)?;
         {

@@ -13,10 +13,12 @@ pub struct Pipeline {
     pub engine: Option<wgpu::BindGroupLayout>,
 }
 
-/// Which of a kernel's shaders. The engine's variants carry `direct`: the
-/// storage targets whose tables the layout maps directly, a bit each
-/// (the kernel's `LD_DIRECT`), so that their accesses compile without the
-/// hash table's probes.
+/// Which of a kernel's shaders. The engine's variants carry what of the
+/// layout their code depends on, so that lavapipe, which runs every
+/// branch, compiles only the paths the layout takes: `direct`, the storage
+/// targets whose tables the layout maps directly, a bit each (the
+/// kernel's `LD_DIRECT`: their accesses without the hash table's probes);
+/// `tag_groups`, the lane-tag words per copy (`LD_TAG_GROUPS`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Variant {
     Native,
@@ -26,10 +28,12 @@ pub enum Variant {
     Instrumented {
         direct: u32,
         wide: bool,
+        tag_groups: u32,
     },
     /// Deterministic mode.
     Folded {
         direct: u32,
+        tag_groups: u32,
     },
     /// Deterministic mode at one invocation per warp: the folded kernel
     /// with `LD_DET_WRITERS` on (each word's last writer kept, see
@@ -44,8 +48,10 @@ impl Variant {
     fn constants(self) -> Vec<(&'static str, f64)> {
         match self {
             Variant::Native => vec![],
-            Variant::Instrumented { direct, wide } => vec![("LD_DIRECT", direct as f64), ("LD_WIDE", wide as u32 as f64)],
-            Variant::Folded { direct } => vec![("LD_DIRECT", direct as f64)],
+            Variant::Instrumented { direct, wide, tag_groups } => {
+                vec![("LD_DIRECT", direct as f64), ("LD_WIDE", wide as u32 as f64), ("LD_TAG_GROUPS", tag_groups as f64)]
+            }
+            Variant::Folded { direct, tag_groups } => vec![("LD_DIRECT", direct as f64), ("LD_TAG_GROUPS", tag_groups as f64)],
             Variant::FoldedWriters { direct } => vec![("LD_DIRECT", direct as f64), ("LD_DET_WRITERS", 1.0)],
         }
     }
