@@ -864,14 +864,15 @@ fn ld_check_word(t: u32, e: u32, w: u32, storage: bool, spans: bool, commit: boo
     if storage && acc.read != 0u {
         ld_val[x.a + (ld_c.set_pages + m) * x.stride] = ld_c.stamp;
     }
-    // The copies' tags are cleared, and where a storage entry's epoch ends
-    // their written flags (after the kernel's last region the host clears
-    // the tags).
+    // The copies' tags are cleared (after the kernel's last region too: the
+    // next batch's workgroups find the meta area zeroed, which the host
+    // fills once per check, not once per batch), and where a storage
+    // entry's epoch ends their written flags.
+    let forget = commit && !x.mat && !last;
+    for (var it = ld_copies_first(x); ld_copies_more(x, it); it = ld_copies_next(it)) {
+        ld_settle_copy(x, ld_copies_at(x, it), forget);
+    }
     if !last {
-        let forget = commit && !x.mat;
-        for (var it = ld_copies_first(x); ld_copies_more(x, it); it = ld_copies_next(it)) {
-            ld_settle_copy(x, ld_copies_at(x, it), forget);
-        }
         // A loop that runs no iteration where nothing is to store (lavapipe
         // would run the body of an `if`, masked), one store per iteration
         // (it runs an unrolled body whole, masked where the copies run
@@ -884,9 +885,10 @@ fn ld_check_word(t: u32, e: u32, w: u32, storage: bool, spans: bool, commit: boo
     }
     if commit {
         ld_val[x.a] = acc.u;
-        // A new epoch starts with the word untouched (after the last
-        // region the host clears it).
-        if !last {
+        // A new epoch starts with the word untouched. After the kernel's
+        // last region a storage word's mask says whether its base is
+        // stored (`LD_BPART`, `ld_final_base`): publishing clears it.
+        if !last || !storage {
             atomicStore(&ld_meta[ld_touched_addr(t, e, w)], 0u);
         }
     }
@@ -1268,6 +1270,11 @@ fn ld_publish(t: u32) {
             ld_val[ld_taddr(t, e)] = 0u;
             ld_list_push(0u, t, e);
         }
+        // The table's key is done with (the mirror names the page from
+        // here on): the next batch finds the meta area zeroed.
+        if !ld_direct(t) {
+            atomicStore(&ld_meta[ld_kaddr(t, e)], 0u);
+        }
     }
     ld_sync();
     let words = ld_tc[t].words;
@@ -1306,12 +1313,20 @@ fn ld_publish(t: u32) {
             atomicOr(&ld_l1[ld_c.l1_headers + r * LD_L1_WORDS + LD_L1_READS + w / 32u], 1u << (w % 32u));
         }
     }
+    // Check mode: the touched masks the kernel left for `ld_final_base`
+    // are done with, as the keys.
+    ld_sync();
+    let cleared = select(0u, n, ld_c.mode == LD_MODE_CHECK);
+    for (var j = ld_li; j < cleared; j += LD_WG_SIZE) {
+        let e = ld_list_item(0u, j / LD_PAGE) & 0xffffffu;
+        atomicStore(&ld_meta[ld_touched_addr(t, e, j % LD_PAGE)], 0u);
+    }
 }
 
 // The base of word w (word k of the memory) after the kernel: where the
 // last check stored only the touched words (`LD_BPART`), the user's word
-// stands in for the others (the touched masks stay until the host clears
-// them before the next batch).
+// stands in for the others (the touched masks stay until `ld_publish`
+// clears them).
 fn ld_final_base(t: u32, e: u32, w: u32, k: u32) -> u32 {
     let f = ld_flags(t, e);
     if (f & LD_BPART) != 0u && atomicLoad(&ld_meta[ld_touched_addr(t, e, w)]) != 0u {

@@ -8,7 +8,7 @@ use super::records::Raw;
 use crate::error::Result;
 use crate::gpu::pipeline::{self, Variant};
 use crate::gpu::transfer::{read_range, read_ranges, wait};
-use crate::gpu::GpuContext;
+use crate::gpu::{Contents, GpuContext};
 use crate::kernel::{KernelInfo, ParamKind, TargetPlace};
 use ld_shaders::abi::{binding, guard, header, record, MODE_CHECK, MODE_DETERMINISTIC, NONE};
 use wgpu::util::DeviceExt;
@@ -28,7 +28,10 @@ pub(crate) struct GpuBackend<'a> {
     enc: Option<wgpu::CommandEncoder>,
     stats: Stats,
     /// The engine buffers this check took, by name, handed back on drop.
-    kept: Vec<(&'static str, wgpu::Buffer, u64)>,
+    kept: Vec<(&'static str, wgpu::Buffer, Contents)>,
+    /// Whether the meta area is zeroed, as the next batch (or check) must
+    /// find it: after a batch whose status is clean (`Contents::Zeros`).
+    meta_zeroed: bool,
 }
 
 /// Engine buffers larger than this are freed after a check, not kept.
@@ -37,8 +40,9 @@ const KEEP_AT_MOST: u64 = 256 << 20;
 impl Drop for GpuBackend<'_> {
     fn drop(&mut self) {
         // This check's buffers join the pool, the oldest leave it first.
+        let zeroed = self.meta_zeroed;
         let mut pool = self.ctx.scratch.lock().unwrap();
-        pool.extend(self.kept.drain(..));
+        pool.extend(self.kept.drain(..).map(|(l, b, c)| (l, b, if c == Contents::Zeros && !zeroed { Contents::Any } else { c })));
         let mut total: u64 = pool.iter().map(|(_, b, _)| b.size()).sum();
         while total > KEEP_AT_MOST {
             total -= pool.remove(0).1.size();
@@ -91,7 +95,20 @@ impl<'a> GpuBackend<'a> {
             contents: bytemuck::cast_slice(&crate::guard::initial(fuel)),
             usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
         });
-        GpuBackend { ctx, info, buffers, uniforms, guard, layout: None, bufs: None, atomics: vec![], enc: None, stats: Stats::default(), kept: vec![] }
+        GpuBackend {
+            ctx,
+            info,
+            buffers,
+            uniforms,
+            guard,
+            layout: None,
+            bufs: None,
+            atomics: vec![],
+            enc: None,
+            stats: Stats::default(),
+            kept: vec![],
+            meta_zeroed: false,
+        }
     }
 
     fn dev(&self) -> &wgpu::Device {
@@ -109,30 +126,36 @@ impl<'a> GpuBackend<'a> {
     /// buffer of that name when it is large enough and not much larger
     /// (the engine clears what it relies on itself), else a new one.
     fn buffer(&mut self, label: &'static str, words: u64, usage: wgpu::BufferUsages) -> wgpu::Buffer {
-        self.buffer_for(label, words, usage, 0).0
+        self.buffer_for(label, words, usage, Contents::Any).0
     }
 
-    /// `buffer`, and whether the contents are those a layout of `signature`
-    /// left (or zeros): written-flag pages hold dispatch stamps, which a
-    /// check can trust only in its own layout.
-    fn buffer_for(&mut self, label: &'static str, words: u64, usage: wgpu::BufferUsages, signature: u64) -> (wgpu::Buffer, bool) {
+    /// `buffer`, and whether it holds `want` (a new buffer holds zeros,
+    /// which is what a layout's check left before it ran). A buffer that
+    /// holds `want` comes first; a layout's values otherwise get a new
+    /// buffer while the pool has room for it, so that launches that
+    /// alternate layouts (scan's three kernels, backprop's two) keep one
+    /// each instead of clearing one at every launch (27 MB at scan's
+    /// `--size 0.1`, 42 MB at backprop's).
+    fn buffer_for(&mut self, label: &'static str, words: u64, usage: wgpu::BufferUsages, want: Contents) -> (wgpu::Buffer, bool) {
         let size = words.max(4) * 4;
         self.stats.bytes_allocated += size;
         let usage = usage | wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST;
-        // A buffer the same layout left first: a launch sequence that
-        // alternates layouts (scan's three kernels) would otherwise clear
-        // its values buffer at every launch (27 MB at `--size 0.1`).
         let mut pool = self.ctx.scratch.lock().unwrap();
         let fits = |l: &str, b: &wgpu::Buffer| l == label && b.size() >= size && b.size() <= 2 * size + (1 << 20) && b.usage() == usage;
-        let pick = pool.iter().rposition(|(l, b, s)| *s == signature && fits(l, b)).or_else(|| pool.iter().rposition(|(l, b, _)| fits(l, b)));
+        let room = pool.iter().map(|(_, b, _)| b.size()).sum::<u64>() + size <= KEEP_AT_MOST;
+        let same = pool.iter().rposition(|(l, b, c)| *c == want && fits(l, b));
+        let pick = match want {
+            Contents::Layout(_) if room => same,
+            _ => same.or_else(|| pool.iter().rposition(|(l, b, _)| fits(l, b))),
+        };
         if let Some(i) = pick {
-            let (_, b, sig) = pool.remove(i);
-            self.kept.push((label, b.clone(), signature));
-            return (b, sig == signature);
+            let (_, b, held) = pool.remove(i);
+            self.kept.push((label, b.clone(), want));
+            return (b, held == want || want == Contents::Any);
         }
         drop(pool);
         let b = self.dev().create_buffer(&wgpu::BufferDescriptor { label: Some(label), size, usage, mapped_at_creation: false });
-        self.kept.push((label, b.clone(), signature));
+        self.kept.push((label, b.clone(), want));
         (b, true)
     }
 
@@ -222,6 +245,18 @@ impl<'a> GpuBackend<'a> {
         }
     }
 
+    /// Debug builds (the tests): after batches that ended well, the meta
+    /// area is zeroed, as the next batch (or check) must find it: a lane
+    /// tag or touched mask left behind would show it races that are not.
+    fn assert_meta_zeroed(&mut self) -> Result<()> {
+        let meta = self.bufs.as_ref().unwrap().meta.clone();
+        let words = read_range(self.ctx, &meta, meta.size())?;
+        let lay = self.layout.as_ref().unwrap();
+        let left = words.iter().position(|w| *w != 0);
+        assert!(left.is_none(), "`{}`: meta word {left:?} of {} left nonzero after a batch ({:?})", self.info.name, words.len(), lay.slot);
+        Ok(())
+    }
+
     /// Level 1's shader over every storage target (`fold`: else `merge`).
     fn level1_pass(&mut self, mode: u32, fold: bool) -> Result<()> {
         let l1 = pipeline::level1(self.ctx)?;
@@ -277,11 +312,20 @@ impl Backend for GpuBackend<'_> {
         self.bufs = None;
         self.kept.retain(|(label, _, _)| *label == "ld atomic snapshot");
         let records = self.buffer("ld header", header::WORDS as u64, wgpu::BufferUsages::empty());
-        let (values, same) = self.buffer_for("ld records and copies", layout.values_words(), wgpu::BufferUsages::empty(), layout.signature());
+        let (values, same) = self.buffer_for("ld records and copies", layout.values_words(), wgpu::BufferUsages::empty(), Contents::Layout(layout.signature()));
         if !same {
             self.enc().clear_buffer(&values, 0, Some(layout.values_words() * 4));
         }
-        let meta = self.buffer("ld tables", layout.batch as u64 * layout.slot.slot_meta, wgpu::BufferUsages::empty());
+        // Lane tags, touched masks, last writers and the tables' keys start
+        // every dispatch zeroed, and every batch that ends well leaves them
+        // so (the kernel clears what it set, `ld_publish` the touched masks
+        // and keys it reads): filled once where a check did not end so.
+        let meta_words = layout.batch as u64 * layout.slot.slot_meta;
+        let (meta, zeroed) = self.buffer_for("ld tables", meta_words, wgpu::BufferUsages::empty(), Contents::Zeros);
+        if !zeroed {
+            self.enc().clear_buffer(&meta, 0, None);
+        }
+        self.meta_zeroed = true;
         let l1 = self.buffer("ld level-1 lists", layout.l1_meta_words(), wgpu::BufferUsages::empty());
         let l1v = self.buffer("ld level-1 pages", layout.l1_page_words(), wgpu::BufferUsages::empty());
         let l1u = self.buffer("ld level-1 union", if layout.deterministic { 0 } else { layout.l1_page_words() }, wgpu::BufferUsages::empty());
@@ -335,16 +379,11 @@ impl Backend for GpuBackend<'_> {
             self.enc().clear_buffer(&records, header::L1_COUNT as u64 * 4, Some(8));
         }
         let g0 = self.kernel_group(&pl.layout);
+        self.meta_zeroed = false;
         let n = lay.workgroups();
         for off in (0..n).step_by(lay.batch as usize) {
             let count = lay.batch.min(n - off);
             self.zero_shared(&lay, count);
-            if lay.roles.meta_pages() != 0 {
-                // Lane tags (or last writers) start every dispatch empty.
-                // (Only this batch's slots: a kept buffer may be larger.)
-                let meta = self.bufs.as_ref().unwrap().meta.clone();
-                self.enc().clear_buffer(&meta, 0, Some(count as u64 * lay.slot.slot_meta * 4));
-            }
             let stamp = self.ctx.stamp.fetch_add(1, std::sync::atomic::Ordering::Relaxed).wrapping_add(1).max(1);
             self.slots_pass(|s| &s.prepare, mode, round, off, count, stamp)?;
             let cfg = self.config(&lay.config(mode, round, off, count, 0, stamp));
@@ -376,6 +415,12 @@ impl Backend for GpuBackend<'_> {
         let mut both = read_ranges(self.ctx, &[(&records, header::WORDS as u64 * 4), (&self.guard, guard::WORDS as u64 * 4)])?;
         let g = both.pop().unwrap();
         let h = both.pop().unwrap();
+        if h[header::STATUS as usize] == 0 && g[guard::CLAIM as usize] == 0 {
+            self.meta_zeroed = true;
+            if cfg!(debug_assertions) {
+                self.assert_meta_zeroed()?;
+            }
+        }
         Ok(Status {
             guard: g.try_into().unwrap(),
             records: h[header::COUNT as usize] as u64,
