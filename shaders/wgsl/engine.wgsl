@@ -1238,7 +1238,9 @@ fn ld_fold_region(close: u32) {
         }
     }
     ld_sync();
-    if close != LD_NONE && ld_orders(close, true) && ld_c.pool_cap != 0u {
+    // (Only layouts with last writers have a pool: the constant compiles
+    // the release away in the other folded kernel.)
+    if LD_DET_WRITERS && close != LD_NONE && ld_orders(close, true) && ld_c.pool_cap != 0u {
         ld_pool_release(blocks);
     }
     var i = ld_li;
