@@ -656,7 +656,12 @@ fn ld_begin_copy() {
 // ------------------------------------------------------------ records
 
 fn ld_record(kind: u32, t: u32, a: u32, b: u32, k: u32) {
-    let i = atomicAdd(&ld_rec[LD_H_COUNT], 1u);
+    ld_record_at(atomicAdd(&ld_rec[LD_H_COUNT], 1u), kind, t, a, b, k);
+}
+
+// Record slot i, where the buffer has it: a race of this workgroup's
+// region (a summary's first slot too, `ld_record_summary`).
+fn ld_record_at(i: u32, kind: u32, t: u32, a: u32, b: u32, k: u32) {
     if i < ld_c.rec_cap {
         let o = ld_c.rec_off + i * LD_R_WORDS;
         ld_val[o + LD_R_KIND] = kind;
@@ -1003,19 +1008,10 @@ fn ld_record_summary(x: LdWord, acc: LdCheckAcc, races: u32, written: bool, cros
     }
     let i = atomicAdd(&ld_rec[LD_H_COUNT], LD_RS_SLOTS);
     atomicAdd(&ld_rec[LD_H_EXTRA], races - LD_RS_SLOTS);
-    let o = ld_c.rec_off + i * LD_R_WORDS;
-    if i < ld_c.rec_cap {
-        ld_val[o + LD_R_KIND] = LD_K_SUMMARY | select(0u, LD_K_WRITTEN, written) | select(0u, LD_K_CROSS_READS, cross_reads);
-        ld_val[o + LD_R_TARGET] = x.t;
-        ld_val[o + LD_R_WG] = ld_wg;
-        ld_val[o + LD_R_A] = acc.m_writes;
-        ld_val[o + LD_R_B] = acc.m_here;
-        ld_val[o + LD_R_WORD] = x.k;
-        ld_val[o + LD_R_REGION] = ld_region;
-        ld_val[o + LD_R_ROUND] = ld_c.round;
-    }
+    let kind = LD_K_SUMMARY | select(0u, LD_K_WRITTEN, written) | select(0u, LD_K_CROSS_READS, cross_reads);
+    ld_record_at(i, kind, x.t, acc.m_writes, acc.m_here, x.k);
     if i + 1u < ld_c.rec_cap {
-        let o2 = o + LD_R_WORDS;
+        let o2 = ld_c.rec_off + (i + 1u) * LD_R_WORDS;
         ld_val[o2 + LD_RS_READS] = acc.m_read;
         ld_val[o2 + LD_RS_INTRA] = acc.m_intra;
         ld_val[o2 + LD_RS_INTRA_RW] = acc.m_intra_rw;
@@ -1023,10 +1019,11 @@ fn ld_record_summary(x: LdWord, acc: LdCheckAcc, races: u32, written: bool, cros
 }
 
 // Past a mask's copies: the races of a word that raced (none: no
-// iteration), per copy in copy order, as `ld_check_word` found them: the copy's write-write race with
-// the epoch's previous writer (one of them writing in this region; CROSS:
-// not both), its read of a word another copy wrote (`written`: the union
-// is not the base, so some copy wrote it), and its lanes' race.
+// iteration), per copy in copy order, as `ld_check_word` found them: the
+// copy's write-write race with the epoch's previous writer (one of them
+// writing in this region; CROSS: not both), its read of a word another
+// copy wrote (`written`: the union is not the base, so some copy wrote
+// it), and its lanes' race (`check::findings::records` on the host).
 fn ld_record_word(x: LdWord, raced: bool, written: bool, cross_reads: bool) {
     var last = LD_NONE;
     var last_here = false;
