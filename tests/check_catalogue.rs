@@ -2443,6 +2443,44 @@ fn a_word_no_workgroup_writes_is_clean() {
     expect_clean("wg_flag_untouched", 32, &wg_flags("wg_flag_untouched"));
 }
 
+/// RACY (ww and rw, storage, inter-workgroup): every workgroup sets
+/// `flag[0]`, and one that finds it still clear claims `out[0]`. A check
+/// runs each workgroup from the launch's input (its copies read the input
+/// where they did not write), so every workgroup claims `out[0]` there; the
+/// sources of the races come from re-running the workgroups the same way.
+/// Re-run one after another on shared buffers, only the first would claim
+/// it, and the race on `out` would have no second write to show.
+#[ld::kernel(workgroup_size = 1)]
+fn first_come(flag: &mut [u32], out: &mut [u32]) {
+    if flag[0] == 0 {
+        out[0] = workgroup_id().x + 1;
+    }
+    flag[0] = 1;
+}
+
+/// Not through `expect_race`: exact mode runs the workgroups on shared
+/// buffers, where only the first claims `out[0]`, so it cannot be this
+/// kernel's oracle.
+#[test]
+fn the_sources_of_a_race_come_from_the_input_the_check_saw() {
+    for rt in common::runtimes() {
+        let mut f = rt.zeros::<u32>(1).unwrap();
+        let mut o = rt.zeros::<u32>(1).unwrap();
+        let r = go(rt.launch(first_come, 4, (&mut f, &mut o)), How::Check(1)).unwrap();
+        let claims: Vec<&ld::Race> = r.races.iter().filter(|x| x.variable == "out").collect();
+        assert_eq!(claims.len(), 3, "workgroup 0 against 1, 2 and 3 on {:?}:\n{r}", rt.backend());
+        for x in claims {
+            // Both workgroups of the race wrote `out[0]`, each seen at its write.
+            let mut writers: Vec<u32> =
+                x.accesses.iter().filter(|a| a.source.contains("out[0] = workgroup_id().x + 1;")).map(|a| a.unit.workgroup[0]).collect();
+            writers.sort();
+            let units: Vec<u32> = x.units.iter().map(|u| u.workgroup[0]).collect();
+            assert_eq!(writers, units, "on {:?}: {x:?}", rt.backend());
+        }
+        assert!(r.races.iter().any(|x| x.variable == "flag"), "{r}");
+    }
+}
+
 // ============================================== the count of race records
 
 /// RACY (ww, workgroup): invocations `i` and `i + 32` (warps 0 and 1)

@@ -18,10 +18,14 @@ pub(crate) mod sources;
 
 use crate::check::records::Raw;
 use crate::cpu::executor::{CpuLaunch, RegionEnd, SharedSet, Workgroup, WorkgroupError};
+use crate::cpu::twin::{Mem, StorageView, Targets};
+use crate::kernel::ParamKind;
 use ld_shaders::abi::{record, NONE};
 pub(crate) use log::{Only, Pair};
 use log::{Summary, WorkgroupLog};
 use rayon::prelude::*;
+use rustc_hash::FxHashMap;
+use std::sync::atomic::Ordering::Relaxed;
 
 /// What a monitored run saw: race records in the engine's format (so one
 /// report builder serves both), and the pairs of accesses behind them.
@@ -43,16 +47,23 @@ pub(crate) fn run(l: &CpuLaunch, warp_size: u32, only: Option<&Only>) -> Result<
         None => (0..l.workgroup_count()).collect(),
     };
     let words = only.map(|o| &o.words);
+    // A check's sources: each workgroup runs from the launch's input, its
+    // writes to the buffers kept to itself, as the check ran it (its copies
+    // read the input where they did not write). What a workgroup sees, and
+    // so its accesses, is then the same on every run, in parallel: the
+    // GPU's and the CPU's reports get the same sources. Atomics are never
+    // privatized (a check runs them on the buffers): where a kernel has
+    // atomic buffers the workgroups run one after another instead, in
+    // workgroup order, for the same reason.
+    let atomics = l.info.params.iter().any(|p| matches!(p.kind, ParamKind::Atomic { .. }));
+    let isolate = only.is_some() && !atomics;
     let one = |&wg: &u64| -> Result<Logged, WorkgroupError> {
-        let log = workgroup(l, wg, words)?;
+        let log = workgroup(l, wg, words, isolate)?;
         Ok((wg as u32, log.pairs, log.summary, log.regions))
     };
-    // A few workgroups (a check's sources) run one after another, so what
-    // they see of each other's writes, and so their accesses, are the same
-    // on every run: the GPU's and the CPU's reports get the same sources.
     let logs: Vec<_> = match only {
-        Some(_) => workgroups.iter().map(one).collect(),
-        None => workgroups.par_iter().map(one).collect(),
+        Some(_) if !isolate => workgroups.iter().map(one).collect(),
+        _ => workgroups.par_iter().map(one).collect(),
     };
     let mut raw = Raw::new(nb);
     let mut pairs = Vec::new();
@@ -72,18 +83,56 @@ pub(crate) fn run(l: &CpuLaunch, warp_size: u32, only: Option<&Only>) -> Result<
     Ok(Monitored { raw, pairs })
 }
 
-fn workgroup<'o>(l: &CpuLaunch, wg: u64, words: Option<&'o rustc_hash::FxHashSet<(u32, u32)>>) -> Result<WorkgroupLog<'o>, WorkgroupError> {
+fn workgroup<'o>(l: &CpuLaunch, wg: u64, words: Option<&'o rustc_hash::FxHashSet<(u32, u32)>>, isolate: bool) -> Result<WorkgroupLog<'o>, WorkgroupError> {
     let mut g = Workgroup::new(l, wg);
     let mut shared = SharedSet::native(l.info);
     let mut log = WorkgroupLog::new(l.info, wg as u32, words);
+    let mut own = isolate.then(|| Isolated::new(l));
     loop {
-        match g.run_region(l, &l.storage, &mut shared, None, Some(&mut log))? {
+        let targets = own.as_mut().map(|o| o as &mut dyn Targets);
+        match g.run_region(l, &l.storage, &mut shared, targets, Some(&mut log))? {
             RegionEnd::Barrier { kind, id } => log.barrier(kind, id),
             RegionEnd::Done => {
                 log.finish();
                 return Ok(log);
             }
         }
+    }
+}
+
+/// A workgroup's writes to the launch's writable buffers, kept to itself
+/// over the buffers it reads through.
+struct Isolated<'l, 'a> {
+    storage: &'l [Option<StorageView<'a>>],
+    writable: Vec<bool>,
+    writes: FxHashMap<(usize, u32), u32>,
+}
+
+impl<'l, 'a> Isolated<'l, 'a> {
+    fn new(l: &'l CpuLaunch<'a>) -> Self {
+        let writable = l.info.params.iter().map(|p| matches!(p.kind, ParamKind::Storage { writable: true, .. })).collect();
+        Isolated { storage: &l.storage, writable, writes: FxHashMap::default() }
+    }
+}
+
+impl Targets for Isolated<'_, '_> {
+    fn enter(&mut self, _local_index: u32) {}
+
+    fn owns(&self, mem: Mem) -> bool {
+        matches!(mem, Mem::Storage(p) if self.writable[p])
+    }
+
+    fn read(&mut self, mem: Mem, word: u32) -> u32 {
+        let Mem::Storage(p) = mem else { unreachable!("only buffers are isolated") };
+        match self.writes.get(&(p, word)) {
+            Some(v) => *v,
+            None => self.storage[p].as_ref().expect("a bound buffer").words[word as usize].load(Relaxed),
+        }
+    }
+
+    fn write(&mut self, mem: Mem, word: u32, value: u32) {
+        let Mem::Storage(p) = mem else { unreachable!("only buffers are isolated") };
+        self.writes.insert((p, word), value);
     }
 }
 
