@@ -1,9 +1,9 @@
 // The engine's work on a batch's slots that is not the kernel's own, for one
 // storage target (`ld_cfg.target_id`) at a time: one workgroup per slot,
-// one invocation per word of a page. Before a batch runs, `prepare` empties
-// the slot's table; after it ran, `publish` turns the slot's pages into
-// level-1 records. Kept out of the instrumented kernel, these loops are
-// compiled once per device, not once per kernel.
+// one invocation per word of a page. After a batch ran, `publish` turns the
+// slot's pages into level-1 records. Kept out of the instrumented kernel,
+// these loops are compiled once per device, not once per kernel. (The
+// kernel empties its tables itself, `ld_setup_storage`.)
 //
 // The engine's functions come from engine.wgsl; what a kernel would
 // provide, this module provides for the one bound target.
@@ -61,17 +61,6 @@ fn ld_enter_slot(s: u32, li: u32) {
 
 fn ld_slot_of(wid: vec3<u32>, nwg: vec3<u32>) -> u32 {
     return wid.x + wid.y * nwg.x;
-}
-
-@compute @workgroup_size(64)
-fn prepare(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) li: u32) {
-    let s = ld_slot_of(wid, nwg);
-    if s >= ld_cfg.wg_count {
-        return;
-    }
-    ld_enter_slot(s, li);
-    ld_setup_storage(ld_c.target_id);
-    ld_report();
 }
 
 @compute @workgroup_size(64)

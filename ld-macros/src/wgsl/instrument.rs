@@ -283,10 +283,11 @@ impl Writer<'_> {
 
     /// The engine calls `main` makes for the targets before the body.
     pub(super) fn steps(&self) -> Steps {
-        // Storage targets come first (`analysis::targets::list`); their
-        // tables are set up by the slots shader, before the dispatch. One
-        // loop over the workgroup arrays, not a call per array: lavapipe
-        // compiles every inlined copy of the engine's loops.
+        // Storage targets come first (`analysis::targets::list`): their
+        // tables' entries are the flat entries before the first workgroup
+        // array's, emptied in one loop. One loop over the workgroup arrays,
+        // not a call per array: lavapipe compiles every inlined copy of the
+        // engine's loops.
         let storage = self.targets.keys().filter(|m| matches!(m, MemRef::Param(_))).count();
         let all = self.targets.len();
         let over = |lo: usize, hi: usize, call: &str, pad: &str| {
@@ -295,7 +296,12 @@ impl Writer<'_> {
             }
             format!("{pad}for (var ld_t = {lo}u; ld_t < {hi}u; ld_t++) {{\n{pad}    {call}(ld_t);\n{pad}}}\n")
         };
-        Steps { setup: over(storage, all, "ld_setup_shared", "    ") }
+        let tables = match storage {
+            0 => String::new(),
+            s if s == all => "    ld_setup_storage(ld_c.entries_total);\n".to_string(),
+            s => format!("    ld_setup_storage(ld_tc[{s}u].first_entry);\n"),
+        };
+        Steps { setup: tables + &over(storage, all, "ld_setup_shared", "    ") }
     }
 
     /// An atomic: a function per call site that checks the index (an

@@ -29,7 +29,7 @@ impl Writer<'_> {
             "{common}// The kernel body, each barrier ending the region it closes.\n\
              fn ld_body() {{\n{body}}}\n\n\
              @compute @workgroup_size({n})\n\
-             fn main(@builtin(local_invocation_index) ld_b_li: u32, @builtin(workgroup_id) ld_b_wid: vec3<u32>, @builtin(num_workgroups) ld_b_nwg: vec3<u32>) {{\n    let ld_s = ld_b_wid.x + ld_b_wid.y * ld_b_nwg.x;\n    if ld_s >= ld_cfg.wg_count {{\n        return;\n    }}\n    ld_enter(ld_s, ld_b_li);\n    if ld_skip() {{\n        return;\n    }}\n{setup}    ld_lists_init();\n    ld_sync();\n    ld_begin_copy();\n    ld_body();\n    {region}(LD_NONE);\n    ld_guard_flush();\n    ld_report();\n}}\n",
+             fn main(@builtin(local_invocation_index) ld_b_li: u32, @builtin(workgroup_id) ld_b_wid: vec3<u32>, @builtin(num_workgroups) ld_b_nwg: vec3<u32>) {{\n    let ld_s = ld_b_wid.x + ld_b_wid.y * ld_b_nwg.x;\n    if ld_s >= ld_cfg.wg_count {{\n        return;\n    }}\n    ld_enter(ld_s, ld_b_li);\n{setup}    if ld_skip() {{\n        return;\n    }}\n    ld_lists_init();\n    ld_sync();\n    ld_begin_copy();\n    ld_body();\n    {region}(LD_NONE);\n    ld_guard_flush();\n    ld_report();\n}}\n",
             body = f.out,
             setup = steps.setup,
         )

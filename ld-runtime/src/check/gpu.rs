@@ -388,7 +388,6 @@ impl Backend for GpuBackend<'_> {
             let count = lay.batch.min(n - off);
             self.zero_shared(&lay, count);
             let stamp = self.ctx.stamp.fetch_add(1, std::sync::atomic::Ordering::Relaxed).wrapping_add(1).max(1);
-            self.slots_pass(|s| &s.prepare, mode, round, off, count, stamp)?;
             let cfg = self.config(&lay.config(mode, round, off, count, 0, stamp));
             let g1 = self.engine_group(pl.engine.as_ref().unwrap(), &cfg);
             self.dispatch(&pl.pipeline, &[&g0, &g1], count);

@@ -142,8 +142,7 @@ pub struct Level1 {
     pub merge: wgpu::ComputePipeline,
     pub fold: wgpu::ComputePipeline,
     pub args: wgpu::ComputePipeline,
-    /// The slots shader (`ld_shaders::SLOTS`): around every batch.
-    pub prepare: wgpu::ComputePipeline,
+    /// The slots shader (`ld_shaders::SLOTS`): after every batch.
     pub publish: wgpu::ComputePipeline,
     pub layout: wgpu::BindGroupLayout,
     pub engine: wgpu::BindGroupLayout,
@@ -179,11 +178,11 @@ pub fn level1(ctx: &GpuContext) -> Result<Arc<Level1>> {
         })
     };
     let (merge, fold, args) = (make(&module, "merge"), make(&module, "fold"), make(&module, "args"));
-    let (prepare, publish) = (make(&slots, "prepare"), make(&slots, "publish"));
+    let publish = make(&slots, "publish");
     if let Some(e) = pollster::block_on(scope.pop()) {
         return Err(Error::wgpu("the engine's shaders", e));
     }
-    let s = Arc::new(Level1 { merge, fold, args, prepare, publish, layout, engine });
+    let s = Arc::new(Level1 { merge, fold, args, publish, layout, engine });
     *ctx.level1.lock().unwrap() = Some(s.clone());
     Ok(s)
 }
