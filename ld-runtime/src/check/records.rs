@@ -120,9 +120,13 @@ pub(crate) fn report(
             }
         })
         .collect();
-    records.sort_unstable();
     let total = raw.total.max(records.len() as u64);
-    records.truncate(max_records);
+    // The first `max_records` in order are kept; the grouping puts the rest
+    // in order itself (sorting em's 98,304 records took 5 ms a check).
+    if records.len() > max_records {
+        records.select_nth_unstable(max_records);
+        records.truncate(max_records);
+    }
     let has_sb = info.barriers.iter().any(|b| b.kind == BarrierKind::Storage);
     let names: Vec<(String, Memory)> = targets.iter().map(|t| (t.name.to_string(), t.memory)).collect();
     let note = |r: &Record| {

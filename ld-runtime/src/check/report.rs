@@ -286,17 +286,20 @@ pub fn aggregate(records: &[Record], targets: &[(String, Memory)], regions: &[Re
     type Key = (Level, u32, u32, u32, bool, RaceKind, Evidence, Unit, Option<Unit>);
     // Hashed, then put in order: a racy kernel gives tens of thousands of
     // records (em: 98,304), which a tree of sets took 20 ms to group.
-    let mut groups: FxHashMap<Key, (Vec<u32>, Option<String>)> = FxHashMap::default();
+    // Per group its words, and its least record (its note is the group's,
+    // whatever order the records come in).
+    let mut groups: FxHashMap<Key, (Vec<u32>, Record)> = FxHashMap::default();
     for r in records {
-        let g =
-            groups.entry((r.level, r.round, r.region, r.target, r.grouped, r.kind, r.evidence, r.unit_a, r.unit_b)).or_insert_with(|| (Vec::new(), note(r)));
+        let g = groups.entry((r.level, r.round, r.region, r.target, r.grouped, r.kind, r.evidence, r.unit_a, r.unit_b)).or_insert_with(|| (Vec::new(), *r));
         g.0.push(r.word);
+        g.1 = g.1.min(*r);
     }
     let mut groups: Vec<_> = groups.into_iter().collect();
     groups.sort_unstable_by_key(|(k, _)| *k);
     groups
         .into_iter()
-        .map(|((level, round, region, target, grouped, kind, evidence, a, b), (mut words, note))| {
+        .map(|((level, round, region, target, grouped, kind, evidence, a, b), (mut words, least))| {
+            let note = note(&least);
             words.sort_unstable();
             words.dedup();
             let (variable, memory) = targets[target as usize].clone();
