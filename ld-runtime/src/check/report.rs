@@ -3,6 +3,7 @@
 
 use rustc_hash::FxHashMap;
 use serde::Serialize;
+use std::collections::hash_map;
 use std::fmt;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -310,7 +311,7 @@ pub fn aggregate(records: &[Record], targets: &[(String, Memory)], regions: &[Re
                     _ => ranges.push((w, w + 1)),
                 }
             }
-            Race {
+            let race = Race {
                 kind,
                 evidence,
                 memory,
@@ -325,7 +326,8 @@ pub fn aggregate(records: &[Record], targets: &[(String, Memory)], regions: &[Re
                 round,
                 grouped,
                 accesses: vec![],
-            }
+            };
+            (target, race)
         })
         .fold(Merged::default(), Merged::add)
         .races
@@ -337,23 +339,23 @@ pub fn aggregate(records: &[Record], targets: &[(String, Memory)], regions: &[Re
 #[derive(Default)]
 struct Merged {
     races: Vec<Race>,
-    index: std::collections::HashMap<MergeKey, usize>,
+    index: FxHashMap<MergeKey, usize>,
 }
 
 /// What a level-2 race is but its workgroup: level, kind, evidence,
-/// variable, region, word ranges and the units' warps.
-type MergeKey = (Level, RaceKind, Evidence, String, Region, Vec<(u32, u32)>, Vec<Option<u32>>);
+/// variable (its target), region, word ranges and the units' warps.
+type MergeKey = (Level, RaceKind, Evidence, u32, Region, Vec<(u32, u32)>, Vec<Option<u32>>);
 
 impl Merged {
-    fn add(mut self, r: Race) -> Merged {
+    fn add(mut self, (target, r): (u32, Race)) -> Merged {
         if r.level == Level::InterWorkgroup {
             self.races.push(r);
             return self;
         }
-        let key = (r.level, r.kind, r.evidence, r.variable.clone(), r.region.clone(), r.words.clone(), r.units.iter().map(|u| u.warp).collect());
+        let key = (r.level, r.kind, r.evidence, target, r.region.clone(), r.words.clone(), r.units.iter().map(|u| u.warp).collect());
         match self.index.entry(key) {
-            std::collections::hash_map::Entry::Occupied(i) => self.races[*i.get()].workgroups.push(r.units[0].workgroup),
-            std::collections::hash_map::Entry::Vacant(v) => {
+            hash_map::Entry::Occupied(i) => self.races[*i.get()].workgroups.push(r.units[0].workgroup),
+            hash_map::Entry::Vacant(v) => {
                 v.insert(self.races.len());
                 let wg = r.units[0].workgroup;
                 self.races.push(Race { workgroups: vec![wg], ..r });
