@@ -580,15 +580,16 @@ fn ld_det_access(t: u32, e: u32, w: u32, write: bool) {
     let bit = ld_tag_bit(write);
     let me = bit | (bit >> 16u) | (bit << 16u);
     let old = atomicOr(&ld_meta[ld_tag_addr(t, ld_copy, g, e, w)], bit);
-    // The other groups' words (no loop on the access path).
+    // The other groups' words (no loop on the access path). Of two, the
+    // other is 1 - g: one load, where a test per group ran both, masked
+    // (the pipeline's LD_TAG_GROUPS decides which code is compiled).
     let a = ld_tag_addr(t, ld_copy, 0u, e, w);
     let stride = ld_tc[t].entries * LD_PAGE;
     var o = 0u;
-    if ld_tag_groups() > 1u {
-        o = ld_det_other(a, stride, 0u, g) | ld_det_other(a, stride, 1u, g);
-    }
-    if ld_tag_groups() > 2u {
-        o |= ld_det_other(a, stride, 2u, g) | ld_det_other(a, stride, 3u, g);
+    if ld_tag_groups() == 2u {
+        o = atomicLoad(&ld_meta[a + (1u - g) * stride]);
+    } else if ld_tag_groups() > 2u {
+        o = ld_det_other(a, stride, 0u, g) | ld_det_other(a, stride, 1u, g) | ld_det_other(a, stride, 2u, g) | ld_det_other(a, stride, 3u, g);
     }
     let others = (old & ~me) | o;
     if (others & 0xffffu) != 0u || (write && (others >> 16u) != 0u) {
