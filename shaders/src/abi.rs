@@ -190,6 +190,10 @@ pub const MODE_DETERMINISTIC: u32 = 1;
 /// Words per page: the unit of allocation, of dirty tracking, and of
 /// level-1 records.
 pub const PAGE: u32 = 64;
+// Level 1's records hold a bit per word of a page read in two words
+// (`l1::READS`), and its sweeps move pages as vec4s (`LD_LANES` in
+// level1.wgsl is `LD_PAGE / 4`).
+const _: () = assert!(PAGE.is_multiple_of(4) && PAGE <= 32 * (l1::WORDS - l1::READS));
 /// Invocations per warp when a check names none (a warp on NVIDIA
 /// hardware: lanes that run in lockstep, whose mutual races value comparison
 /// cannot see), or the largest power of two in a smaller workgroup.

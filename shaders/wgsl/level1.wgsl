@@ -79,12 +79,13 @@ fn ld_l1_record(kind: u32, a: u32, b: u32, k: u32) {
     }
 }
 
-// The sweeps move whole pages as vec4s: LD_LANES invocations per page,
+// The sweeps move whole pages as vec4s: LD_LANES invocations per page (a
+// vec4 each, from the page's size: `abi::PAGE` asserts what level 1 holds),
 // LD_PAGES_PER_WG pages per workgroup. Every invocation reads its page's
 // list itself (the same words as its neighbours, plain loads): no
 // barrier, which a CPU driver pays for dearly, and nothing to wait for on
 // a GPU.
-const LD_LANES: u32 = 16u;
+const LD_LANES: u32 = LD_PAGE / 4u;
 const LD_PAGES_PER_WG: u32 = 4u;
 
 fn ld_user_word(k: u32, words: u32) -> u32 {
