@@ -289,8 +289,9 @@ impl<'a> GpuBackend<'a> {
         })
     }
 
-    /// One of the slots shader's passes over `count` slots, per storage target.
-    fn slots_pass(&mut self, which: fn(&pipeline::Level1) -> &wgpu::ComputePipeline, mode: u32, round: u32, off: u32, count: u32, stamp: u32) -> Result<()> {
+    /// The slots shader's `publish` over `count` slots, per storage target:
+    /// the slots' pages become level-1 records.
+    fn publish_pass(&mut self, mode: u32, round: u32, off: u32, count: u32, stamp: u32) -> Result<()> {
         let l1 = pipeline::level1(self.ctx)?;
         let lay = self.layout.clone().unwrap();
         for (t, p) in self.storage_targets() {
@@ -298,7 +299,7 @@ impl<'a> GpuBackend<'a> {
             let g1 = self.engine_group(&l1.engine, &cfg);
             let spare = self.bufs.as_ref().unwrap().spare.clone();
             let g0 = self.target_group(&l1.layout, p, &spare);
-            self.dispatch(which(&l1), &[&g0, &g1], count);
+            self.dispatch(&l1.publish, &[&g0, &g1], count);
         }
         Ok(())
     }
@@ -391,7 +392,7 @@ impl Backend for GpuBackend<'_> {
             let cfg = self.config(&lay.config(mode, round, off, count, 0, stamp));
             let g1 = self.engine_group(pl.engine.as_ref().unwrap(), &cfg);
             self.dispatch(&pl.pipeline, &[&g0, &g1], count);
-            self.slots_pass(|s| &s.publish, mode, round, off, count, stamp)?;
+            self.publish_pass(mode, round, off, count, stamp)?;
         }
         Ok(())
     }

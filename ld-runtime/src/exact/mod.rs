@@ -61,10 +61,7 @@ pub(crate) fn run(l: &CpuLaunch, warp_size: u32, only: Option<&Only>) -> Result<
         let log = workgroup(l, wg, words, isolate)?;
         Ok((wg as u32, log.pairs, log.summary, log.regions))
     };
-    let logs: Vec<_> = match only {
-        Some(_) if !isolate => workgroups.iter().map(one).collect(),
-        _ => workgroups.par_iter().map(one).collect(),
-    };
+    let logs: Vec<_> = if only.is_some() && atomics { workgroups.iter().map(one).collect() } else { workgroups.par_iter().map(one).collect() };
     let mut raw = Raw::new(nb);
     let mut pairs = Vec::new();
     let mut summaries = Vec::new();
