@@ -339,6 +339,11 @@ pub mod record {
     /// Lanes of one warp (`A` the copy) touched the word in one region, one
     /// of them writing: seen by the lane tags, whatever the values.
     pub const INTRA: u32 = 16;
+    /// Read-write, seen at the write: a unit touched a word in an earlier
+    /// region of the epoch, across a barrier that does not order it, and
+    /// left it as it was; another unit writes it in this region (`A` the
+    /// earlier one).
+    pub const BEFORE: u32 = 256;
     pub const NO_BARRIER: u32 = 0xffff;
     /// A word's races summarized (check mode, at most [`super::MASK_COPIES`]
     /// copies): [`summary::SLOTS`] slots, the first a record's (`KIND`,
@@ -356,11 +361,15 @@ pub mod record {
 
     /// A summary's second slot: the copies a lane of which read the word,
     /// whose lanes raced with two writing ([`INTRA`]), with one writing
-    /// and another touching (`RW | INTRA`).
+    /// and another touching (`RW | INTRA`), and that touched the word in
+    /// an earlier region of the epoch and neither changed it nor touched
+    /// it in this one (`EARLY`: where another copy wrote it in this
+    /// region, that access raced with the write across the barrier).
     pub mod summary {
         pub const READS: u32 = 0;
         pub const INTRA: u32 = 1;
         pub const INTRA_RW: u32 = 2;
+        pub const EARLY: u32 = 3;
         pub const SLOTS: u32 = 2;
     }
 }
@@ -671,6 +680,7 @@ pub fn prelude(view: View) -> String {
         ("LD_RS_READS", record::summary::READS),
         ("LD_RS_INTRA", record::summary::INTRA),
         ("LD_RS_INTRA_RW", record::summary::INTRA_RW),
+        ("LD_RS_EARLY", record::summary::EARLY),
         ("LD_RS_SLOTS", record::summary::SLOTS),
         ("LD_L1_TARGET", l1::TARGET),
         ("LD_L1_PAGE", l1::PAGE),

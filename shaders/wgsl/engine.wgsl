@@ -864,7 +864,7 @@ fn ld_check_word(t: u32, e: u32, w: u32, storage: bool, spans: bool, commit: boo
         return;
     }
     let m = ld_c.copies;
-    var acc = LdCheckAcc(x.b, LD_NONE, false, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u);
+    var acc = LdCheckAcc(x.b, LD_NONE, false, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u);
     // The copies' tags are cleared as they are read (after the kernel's
     // last region too: the next batch's workgroups find the meta area
     // zeroed, which the host fills once per check, not once per batch),
@@ -881,7 +881,7 @@ fn ld_check_word(t: u32, e: u32, w: u32, storage: bool, spans: bool, commit: boo
         }
     }
     let written = acc.u != x.b;
-    let races = acc.pairs + select(0u, acc.readers, written) + acc.intra;
+    let races = acc.pairs + select(0u, acc.readers, written) + acc.intra + select(0u, acc.early, acc.here != 0u);
     let cross_reads = spans && acc.here == 0u;
     if LD_WIDE {
         ld_record_word(x, races != 0u, written, cross_reads);
@@ -955,15 +955,17 @@ struct LdCheckAcc {
     here: u32,
     intra: u32,
     read: u32,
+    early: u32,
     // The copies (a bit each, up to a mask's: `ld_record_summary`) that
     // wrote the word in the epoch, whose lanes wrote it in the region, that
-    // read it, and whose lanes raced (two writing; one writing, another
-    // touching).
+    // read it, whose lanes raced (two writing; one writing, another
+    // touching), and that touched it earlier in the epoch only.
     m_writes: u32,
     m_here: u32,
     m_read: u32,
     m_intra: u32,
     m_intra_rw: u32,
+    m_early: u32,
 }
 
 fn ld_check_copy(x: LdWord, c: u32, acc: ptr<function, LdCheckAcc>) {
@@ -981,6 +983,15 @@ fn ld_check_copy(x: LdWord, c: u32, acc: ptr<function, LdCheckAcc>) {
     let lanes = ld_lanes_race(s);
     (*acc).intra += select(0u, 1u, lanes != 0u);
     (*acc).read += select(0u, 1u, s.z != 0u);
+    // A copy in the word's touched mask with no tag in this region touched
+    // it in an earlier region of the epoch, across a barrier that does not
+    // order this memory; where it left the word at the base and another
+    // copy writes it in this region, that access raced with the write
+    // (write-after-read: the value the copy saw went wherever it went, and
+    // nothing ordered it before the write). Past a mask's copies the
+    // touched mask does not say which copies touched the word.
+    let early = !LD_WIDE && s.y == 0u && !writes;
+    (*acc).early += select(0u, 1u, early);
     if !LD_WIDE {
         let bit = 1u << c;
         (*acc).m_writes |= select(0u, bit, writes);
@@ -988,6 +999,7 @@ fn ld_check_copy(x: LdWord, c: u32, acc: ptr<function, LdCheckAcc>) {
         (*acc).m_read |= select(0u, bit, s.z != 0u);
         (*acc).m_intra |= select(0u, bit, lanes == LD_K_INTRA);
         (*acc).m_intra_rw |= select(0u, bit, lanes == (LD_K_RW | LD_K_INTRA));
+        (*acc).m_early |= select(0u, bit, early);
     }
 }
 
@@ -1029,6 +1041,7 @@ fn ld_record_summary(x: LdWord, acc: LdCheckAcc, races: u32, written: bool, cros
         ld_val[o2 + LD_RS_READS] = acc.m_read;
         ld_val[o2 + LD_RS_INTRA] = acc.m_intra;
         ld_val[o2 + LD_RS_INTRA_RW] = acc.m_intra_rw;
+        ld_val[o2 + LD_RS_EARLY] = acc.m_early;
     }
 }
 

@@ -19,6 +19,10 @@ pub(crate) struct Finding {
     pub here: bool,
     /// A lane of the copy read the word in this region.
     pub read: bool,
+    /// The copy touched the word in an earlier region of the epoch (across
+    /// a barrier that does not order it), not in this one, and left it at
+    /// the base.
+    pub early: bool,
     /// Its lanes raced: [`record::INTRA`] (two wrote), `RW | INTRA` (one
     /// wrote, another touched), or 0.
     pub lanes: u32,
@@ -28,8 +32,11 @@ pub(crate) struct Finding {
 /// writer's write-write race with the one before it, where either wrote
 /// in this region (`CROSS`: not both); a read by a copy that left the word
 /// at the base, where some copy wrote it (`written`; `CROSS` where
-/// `cross_reads`); the races of a copy's lanes.
-pub(crate) fn records(found: impl IntoIterator<Item = (u32, Finding)>, written: bool, cross_reads: bool, mut push: impl FnMut(u32, u32, u32)) {
+/// `cross_reads`); an earlier access of the epoch by a copy that left the
+/// word at the base, where another copy wrote it in this region
+/// (`here_writes`: a write-after-read across the barrier, `CROSS`); the
+/// races of a copy's lanes.
+pub(crate) fn records(found: impl IntoIterator<Item = (u32, Finding)>, words: Written, mut push: impl FnMut(u32, u32, u32)) {
     let mut last: Option<(u32, bool)> = None;
     for (c, f) in found {
         if f.writes {
@@ -37,13 +44,26 @@ pub(crate) fn records(found: impl IntoIterator<Item = (u32, Finding)>, written: 
                 push(if f.here && prev_here { 0 } else { record::CROSS }, prev, c);
             }
             last = Some((c, f.here));
-        } else if f.read && written {
-            push(record::RW | record::READ | if cross_reads { record::CROSS } else { 0 }, c, NONE);
+        } else if f.read && words.written {
+            push(record::RW | record::READ | if words.cross_reads { record::CROSS } else { 0 }, c, NONE);
+        } else if f.early && words.here_writes {
+            push(record::RW | record::BEFORE | record::CROSS, c, NONE);
         }
         if f.lanes != 0 {
             push(f.lanes, c, NONE);
         }
     }
+}
+
+/// What a word's check found of all its copies together: some copy wrote
+/// it in the epoch (its union is not its base); reads that raced cross a
+/// barrier (no copy wrote it in this region); some copy wrote it in this
+/// region.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Written {
+    pub written: bool,
+    pub cross_reads: bool,
+    pub here_writes: bool,
 }
 
 /// The kernel's record slots as race records: summaries expanded (one
@@ -64,8 +84,9 @@ pub(crate) fn expand(slots: &[[u32; W]]) -> Vec<[u32; W]> {
             let at = |s: &[u32; W], f: u32| s[f as usize];
             let (writes, here) = (at(&first, record::A), at(&first, record::B));
             let (reads, intra, intra_rw) = (at(second, record::summary::READS), at(second, record::summary::INTRA), at(second, record::summary::INTRA_RW));
+            let early = at(second, record::summary::EARLY);
             let bit = |mask: u32, c: u32| mask >> c & 1 != 0;
-            let found = (0..u32::BITS).filter(|&c| bit(writes | reads | intra | intra_rw, c)).map(|c| {
+            let found = (0..u32::BITS).filter(|&c| bit(writes | reads | intra | intra_rw | early, c)).map(|c| {
                 let lanes = if bit(intra, c) {
                     record::INTRA
                 } else if bit(intra_rw, c) {
@@ -73,9 +94,10 @@ pub(crate) fn expand(slots: &[[u32; W]]) -> Vec<[u32; W]> {
                 } else {
                     0
                 };
-                (c, Finding { writes: bit(writes, c), here: bit(here, c), read: bit(reads, c), lanes })
+                (c, Finding { writes: bit(writes, c), here: bit(here, c), read: bit(reads, c), early: bit(early, c), lanes })
             });
-            records(found, kind & record::WRITTEN != 0, kind & record::CROSS_READS != 0, |kind, a, b| {
+            let words = Written { written: kind & record::WRITTEN != 0, cross_reads: kind & record::CROSS_READS != 0, here_writes: writes & here != 0 };
+            records(found, words, |kind, a, b| {
                 let mut r = first;
                 r[record::KIND as usize] = kind;
                 r[record::A as usize] = a;
@@ -93,12 +115,17 @@ mod tests {
     use super::*;
 
     fn summary(kind: u32, writes: u32, here: u32, reads: u32, intra: u32, intra_rw: u32) -> [[u32; W]; 2] {
+        summary_early(kind, writes, here, reads, intra, intra_rw, 0)
+    }
+
+    fn summary_early(kind: u32, writes: u32, here: u32, reads: u32, intra: u32, intra_rw: u32, early: u32) -> [[u32; W]; 2] {
         let mut first = [0, 3, 9, writes, here, 130, 7, 1];
         first[record::KIND as usize] = record::SUMMARY | kind;
         let mut second = [0; W];
         second[record::summary::READS as usize] = reads;
         second[record::summary::INTRA as usize] = intra;
         second[record::summary::INTRA_RW as usize] = intra_rw;
+        second[record::summary::EARLY as usize] = early;
         [first, second]
     }
 
@@ -125,6 +152,18 @@ mod tests {
         // where no writer wrote it in this region.
         assert_eq!(races(&expand(&summary(0, 0b1, 0, 0b10, 0, 0))), vec![]);
         assert_eq!(races(&expand(&summary(record::WRITTEN | record::CROSS_READS, 0b1, 0, 0b10, 0, 0))), vec![(read | cross, 1, NONE)]);
+    }
+
+    #[test]
+    fn an_earlier_access_races_only_with_a_write_in_this_region() {
+        let before = record::RW | record::BEFORE | record::CROSS;
+        // Copies 1 and 3 touched the word in an earlier region; copy 2
+        // writes it in this one.
+        let s = summary_early(record::WRITTEN, 0b100, 0b100, 0, 0, 0, 0b1010);
+        assert_eq!(races(&expand(&s)), vec![(before, 1, NONE), (before, 3, NONE)]);
+        // Copy 2 wrote it in an earlier region too: no write here, no race
+        // of the earlier accesses (the region that had both saw it).
+        assert_eq!(races(&expand(&summary_early(record::WRITTEN, 0b100, 0, 0, 0, 0, 0b1010))), vec![]);
     }
 
     #[test]

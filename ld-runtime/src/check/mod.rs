@@ -179,8 +179,9 @@ pub(crate) fn checked(info: &KernelInfo, targets: &[Target]) -> Vec<Checked> {
     out
 }
 
-/// The sentence that explains a race whose cause is a barrier's kind or scope.
-pub(crate) fn note(level: report::Level, memory: Memory, cross: bool, kind: report::RaceKind, has_storage_barrier: bool) -> Option<String> {
+/// The sentence that explains a race whose cause is a barrier's kind or
+/// scope (`before`: the read came first, a write after the barrier).
+pub(crate) fn note(level: report::Level, memory: Memory, cross: bool, kind: report::RaceKind, before: bool, has_storage_barrier: bool) -> Option<String> {
     use report::{Level, RaceKind};
     match level {
         Level::InterWorkgroup if has_storage_barrier => Some(
@@ -193,6 +194,12 @@ pub(crate) fn note(level: report::Level, memory: Memory, cross: bool, kind: repo
         ),
         Level::InterWarp if !cross => None,
         Level::InterWarp => Some(match (memory, kind) {
+            (Memory::Storage, RaceKind::ReadWrite) if before => {
+                "storage read before a workgroupBarrier and written after it: workgroupBarrier does not order storage memory (use storage_barrier())".into()
+            }
+            (Memory::Workgroup, RaceKind::ReadWrite) if before => {
+                "workgroup memory read before a storageBarrier and written after it: storageBarrier does not order workgroup memory (use barrier())".into()
+            }
             (Memory::Storage, RaceKind::ReadWrite) => {
                 "storage written before a workgroupBarrier and read after it: workgroupBarrier does not order storage memory (use storage_barrier())".into()
             }

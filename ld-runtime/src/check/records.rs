@@ -97,6 +97,8 @@ pub(crate) fn report(
                     Evidence::Access
                 } else if kind & record::INTRA != 0 {
                     Evidence::Lanes
+                } else if kind & record::BEFORE != 0 {
+                    Evidence::ReadBefore
                 } else if kind & record::READ != 0 {
                     Evidence::Read
                 } else {
@@ -134,7 +136,7 @@ pub(crate) fn report(
         if r.evidence == Evidence::Access && r.level == Level::IntraWarp {
             None
         } else {
-            super::note(r.level, names[r.target as usize].1, r.cross, r.kind, has_sb)
+            super::note(r.level, names[r.target as usize].1, r.cross, r.kind, r.evidence == Evidence::ReadBefore, has_sb)
         }
     };
     let mut races = report::aggregate(&records, &names, &regions.list, &note);

@@ -49,6 +49,12 @@ pub enum Evidence {
     /// atomics, branches, memory). `words` are the words read; `units` is
     /// the reader.
     Read,
+    /// A unit read a word (or wrote it with the value it held) in an
+    /// earlier region of the epoch, across a barrier that does not order
+    /// that memory, and another unit wrote it in this region (write after
+    /// read): nothing ordered the read before the write. `words` are the
+    /// words read; `units` is the reader.
+    ReadBefore,
     /// Two lanes of one warp accessed the word in one region, at least one
     /// writing (ww: both wrote; rw: one read what another wrote), whatever
     /// the values: lanes share their warp's copy, so values cannot tell.

@@ -6,7 +6,7 @@
 //! masks and fallbacks amount to.
 
 use super::findings::{self, Finding};
-use ld_shaders::abi::{record, Roles, PAGE, TAG_GROUPS_MAX, TAG_LANES};
+use ld_shaders::abi::{record, Roles, MASK_COPIES, PAGE, TAG_GROUPS_MAX, TAG_LANES};
 
 /// One page of a target in a workgroup: its roles (the base, then each
 /// copy's page; see `ld_shaders::abi::Roles`).
@@ -17,6 +17,9 @@ pub(crate) struct Entry {
     /// read (high half) each word in this region (see `engine.wgsl`'s lane
     /// tags).
     pub tags: Vec<[u32; PAGE as usize]>,
+    /// Per word, the copies that touched it in the epoch, a bit each (the
+    /// GPU's touched mask; up to [`MASK_COPIES`] copies).
+    pub touched: [u32; PAGE as usize],
     /// Accessed since the memory's epoch began.
     pub dirty1: bool,
     /// Check mode: the words the workgroup read (level 1's read-write check).
@@ -26,7 +29,8 @@ pub(crate) struct Entry {
 impl Entry {
     /// Every role holding `page`.
     pub fn new(roles: Roles, page: [u32; PAGE as usize]) -> Self {
-        Entry { roles: vec![page; roles.pages as usize], tags: vec![[0; PAGE as usize]; (roles.copies * roles.tag_groups) as usize], dirty1: false, read: 0 }
+        let tags = vec![[0; PAGE as usize]; (roles.copies * roles.tag_groups) as usize];
+        Entry { roles: vec![page; roles.pages as usize], tags, touched: [0; PAGE as usize], dirty1: false, read: 0 }
     }
 }
 
@@ -72,16 +76,25 @@ impl Tally {
 pub(crate) fn check_word(e: &mut Entry, r: Roles, w: usize, k: u32, spans: bool, commit: bool, out: &mut Vec<Seen>) {
     let (p0, copies) = (r.p as usize, r.copies as usize);
     let b = e.roles[0][w];
+    // Which copies touched the word earlier in the epoch: the touched mask
+    // says, up to a mask's copies (see `ld_check_copy`).
+    let masked = r.copies <= MASK_COPIES;
     let found: Vec<(u32, Finding)> = (0..copies)
         .map(|c| {
             let t = Tally::of(e, r, w, c);
-            (c as u32, Finding { writes: e.roles[p0 + c][w] != b, here: t.wrote != 0, read: t.read, lanes: t.race().unwrap_or(0) })
+            let writes = e.roles[p0 + c][w] != b;
+            let early = masked && e.touched[w] >> c & 1 != 0 && t.touched == 0 && !writes;
+            (c as u32, Finding { writes, here: t.wrote != 0, read: t.read, early, lanes: t.race().unwrap_or(0) })
         })
         .collect();
     // The union: the last writer's value.
     let u = found.iter().rev().find(|(_, f)| f.writes).map_or(b, |&(c, _)| e.roles[p0 + c as usize][w]);
-    let here_writers = found.iter().any(|(_, f)| f.writes && f.here);
-    findings::records(found, u != b, spans && !here_writers, |kind, a, c| out.push((kind, a, c, k)));
+    let here_writes = found.iter().any(|(_, f)| f.writes && f.here);
+    let words = findings::Written { written: u != b, cross_reads: spans && !here_writes, here_writes };
+    findings::records(found, words, |kind, a, c| out.push((kind, a, c, k)));
+    if commit {
+        e.touched[w] = 0;
+    }
     for c in 0..copies {
         if commit {
             e.roles[p0 + c][w] = u;
@@ -105,6 +118,7 @@ pub(crate) fn tag_lane(local: u32, warp_size: u32) -> u32 {
 /// (see `ld_tag_bit`); returns the tag word's old value.
 pub(crate) fn tag(e: &mut Entry, r: Roles, w: usize, c: u32, lane: u32, write: bool) -> u32 {
     let me = 1u32 << (lane % TAG_LANES);
+    e.touched[w] |= 1u32.checked_shl(c).unwrap_or(0);
     let word = &mut e.tags[(c * r.tag_groups + lane / TAG_LANES) as usize][w];
     let old = *word;
     *word |= if write { me } else { me << 16 };
@@ -210,6 +224,29 @@ mod tests {
         write(&mut e, r, 1, 1, 0, 8);
         let cross = record::CROSS;
         assert_eq!(check(&mut e, r, 2, true, true), vec![(record::RW | record::READ | cross, 1, NONE, 0), (cross, 0, 1, 1)]);
+    }
+
+    #[test]
+    fn a_read_of_an_earlier_region_races_with_a_write_after_the_barrier() {
+        let r = Roles::check(2).tagged(1);
+        let mut e = entry(r);
+        // An earlier region of the epoch: copy 0 reads words 0 and 1, copy
+        // 1 reads word 2.
+        for (w, c) in [(0, 0), (1, 0), (2, 1)] {
+            tag(&mut e, r, w, c, 0, false);
+        }
+        assert_eq!(check(&mut e, r, 3, true, false), vec![]);
+        // This region: copy 1 writes words 0 and 2 (its own earlier read),
+        // copy 0 writes word 1.
+        write(&mut e, r, 0, 1, 0, 5);
+        write(&mut e, r, 1, 0, 0, 6);
+        write(&mut e, r, 2, 1, 0, 7);
+        let before = record::RW | record::BEFORE | record::CROSS;
+        assert_eq!(check(&mut e, r, 3, true, true), vec![(before, 0, NONE, 0)]);
+        // The epoch ended: the next one starts with no word touched.
+        assert!(e.touched.iter().all(|t| *t == 0));
+        write(&mut e, r, 0, 1, 0, 8);
+        assert_eq!(check(&mut e, r, 1, true, true), vec![]);
     }
 
     #[test]

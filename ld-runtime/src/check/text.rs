@@ -103,7 +103,7 @@ fn kind(r: &Race) -> (&'static str, &'static str) {
     match (r.kind, r.evidence) {
         (RaceKind::WriteWrite, _) => ("write-write", "words"),
         (RaceKind::ReadWrite, Evidence::Writes) => ("read-write", "words written"),
-        (RaceKind::ReadWrite, Evidence::Read | Evidence::Lanes) => ("read-write", "words read"),
+        (RaceKind::ReadWrite, Evidence::Read | Evidence::ReadBefore | Evidence::Lanes) => ("read-write", "words read"),
         (RaceKind::ReadWrite, Evidence::Access) => ("read-write", "words"),
     }
 }
@@ -118,6 +118,7 @@ fn who(r: &Race) -> String {
     match (r.evidence, units.as_slice()) {
         (Evidence::Read, [reader]) if r.level == Level::InterWarp => format!("{reader} read another warp's write"),
         (Evidence::Read, [reader]) => format!("{reader} read another workgroup's write"),
+        (Evidence::ReadBefore, [reader]) => format!("{reader} read a word another warp wrote after the barrier"),
         _ => units.join(" and "),
     }
 }

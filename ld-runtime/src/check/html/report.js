@@ -422,11 +422,12 @@
     const us = (x.units || []).map((u) => unitName(u, x.level));
     let who = us.join(" and ");
     if (x.evidence === "read" && us.length === 1) who = us[0] + " read another " + (x.level === "inter-workgroup" ? "workgroup" : "warp") + "'s write";
+    if (x.evidence === "read-before" && us.length === 1) who = us[0] + " read a word another warp wrote after the barrier";
     rows.push(["units", who]);
     const wgs = x.workgroups || [];
     if (wgs.length) rows.push(["in", plural(wgs.length, "workgroup") + ": " + wgs.slice(0, 8).map(wg).join(", ") + (wgs.length > 8 ? ", ..." : "")]);
-    rows.push(["evidence", { writes: "values written differ when the unit runs on the others' writes", read: "a read returned another unit's write of the same epoch", lanes: "lanes of one warp touched the word in one region" }[x.evidence] || x.evidence]);
-    rows.push([x.evidence === "read" || x.evidence === "lanes" ? "words read" : "words", plural(wordCount(x.words), "word") + ": " + rangesText(x.words, 12)]);
+    rows.push(["evidence", { writes: "values written differ when the unit runs on the others' writes", read: "a read returned another unit's write of the same epoch", lanes: "lanes of one warp touched the word in one region", "read-before": "a read of an earlier region, before a barrier that does not order the memory, and another unit's write after it" }[x.evidence] || x.evidence]);
+    rows.push([x.evidence === "read" || x.evidence === "read-before" || x.evidence === "lanes" ? "words read" : "words", plural(wordCount(x.words), "word") + ": " + rangesText(x.words, 12)]);
     const places = x.places || [];
     if (places.length) {
       const more = wordCount(x.words) - places.length;
