@@ -1915,6 +1915,63 @@ fn a_read_then_the_same_invocations_write_across_a_workgroup_barrier_is_clean() 
     });
 }
 
+/// RACY (ww, workgroup memory, inter-warp): warp 0 changes `s[3]`, warp 1
+/// writes it the value it already holds (0: workgroup arrays start
+/// zeroed), in one region: the word ends 5 or 0 by their order. Value
+/// comparison sees one writer; warp 1's lane tags show its write.
+#[ld::kernel(workgroup_size = 64)]
+fn ww_old_value_shared(out: &mut [u32]) {
+    let s = shared::<[u32; 64]>();
+    let lid = local_index();
+    if lid == 0 {
+        s[3] = 5;
+    }
+    if lid == 32 {
+        s[3] = 0;
+    }
+    barrier();
+    out[lid] = s[lid];
+}
+
+/// RACY (ww, storage, inter-warp): the same on a storage word, the second
+/// write in a later region of the epoch (`barrier()` does not order
+/// storage).
+#[ld::kernel(workgroup_size = 64)]
+fn ww_old_value_storage(data: &mut [u32]) {
+    let lid = local_index();
+    if lid == 0 {
+        data[3] = 5;
+    }
+    barrier();
+    if lid == 32 {
+        data[3] = 0;
+    }
+}
+
+#[test]
+fn a_write_of_the_value_a_word_held_races_with_another_warps_change() {
+    expect_race(
+        "ww_old_value_shared",
+        32,
+        &|rt, how| {
+            let mut o = rt.zeros::<u32>(64).unwrap();
+            let r = go(rt.launch(ww_old_value_shared, 1, (&mut o,)), how);
+            (r, o.to_vec().unwrap())
+        },
+        &[ww(WG, WARP, "s")],
+    );
+    expect_race(
+        "ww_old_value_storage",
+        32,
+        &|rt, how| {
+            let mut d = rt.zeros::<u32>(64).unwrap();
+            let r = go(rt.launch(ww_old_value_storage, 1, (&mut d,)), how);
+            (r, d.to_vec().unwrap())
+        },
+        &[ww(ST, WARP, "data")],
+    );
+}
+
 // ============================ no false positives at small warp sizes
 
 /// The race-free kernels again at warp sizes 1 and 4 (every invocation, or

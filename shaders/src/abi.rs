@@ -361,15 +361,19 @@ pub mod record {
 
     /// A summary's second slot: the copies a lane of which read the word,
     /// whose lanes raced with two writing ([`INTRA`]), with one writing
-    /// and another touching (`RW | INTRA`), and that touched the word in
+    /// and another touching (`RW | INTRA`), that touched the word in
     /// an earlier region of the epoch and neither changed it nor touched
     /// it in this one (`EARLY`: where another copy wrote it in this
-    /// region, that access raced with the write across the barrier).
+    /// region, that access raced with the write across the barrier), and
+    /// whose lanes wrote it in this region, leaving the value it held,
+    /// without reading it (`SILENT`: where another copy changed it in the
+    /// epoch, the two writes raced).
     pub mod summary {
         pub const READS: u32 = 0;
         pub const INTRA: u32 = 1;
         pub const INTRA_RW: u32 = 2;
         pub const EARLY: u32 = 3;
+        pub const SILENT: u32 = 4;
         pub const SLOTS: u32 = 2;
     }
 }
@@ -681,6 +685,7 @@ pub fn prelude(view: View) -> String {
         ("LD_RS_INTRA", record::summary::INTRA),
         ("LD_RS_INTRA_RW", record::summary::INTRA_RW),
         ("LD_RS_EARLY", record::summary::EARLY),
+        ("LD_RS_SILENT", record::summary::SILENT),
         ("LD_RS_SLOTS", record::summary::SLOTS),
         ("LD_L1_TARGET", l1::TARGET),
         ("LD_L1_PAGE", l1::PAGE),

@@ -864,7 +864,7 @@ fn ld_check_word(t: u32, e: u32, w: u32, storage: bool, spans: bool, commit: boo
         return;
     }
     let m = ld_c.copies;
-    var acc = LdCheckAcc(x.b, LD_NONE, false, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u);
+    var acc = LdCheckAcc(x.b, LD_NONE, false, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u);
     // The copies' tags are cleared as they are read (after the kernel's
     // last region too: the next batch's workgroups find the meta area
     // zeroed, which the host fills once per check, not once per batch),
@@ -881,7 +881,7 @@ fn ld_check_word(t: u32, e: u32, w: u32, storage: bool, spans: bool, commit: boo
         }
     }
     let written = acc.u != x.b;
-    let races = acc.pairs + select(0u, acc.readers, written) + acc.intra + select(0u, acc.early, acc.here != 0u);
+    let races = acc.pairs + select(0u, acc.readers + acc.silent, written) + acc.intra + select(0u, acc.early, acc.here != 0u);
     let cross_reads = spans && acc.here == 0u;
     if LD_WIDE {
         ld_record_word(x, races != 0u, written, cross_reads);
@@ -956,16 +956,19 @@ struct LdCheckAcc {
     intra: u32,
     read: u32,
     early: u32,
+    silent: u32,
     // The copies (a bit each, up to a mask's: `ld_record_summary`) that
     // wrote the word in the epoch, whose lanes wrote it in the region, that
     // read it, whose lanes raced (two writing; one writing, another
-    // touching), and that touched it earlier in the epoch only.
+    // touching), that touched it earlier in the epoch only, and whose lanes
+    // wrote it the value it held, without reading it.
     m_writes: u32,
     m_here: u32,
     m_read: u32,
     m_intra: u32,
     m_intra_rw: u32,
     m_early: u32,
+    m_silent: u32,
 }
 
 fn ld_check_copy(x: LdWord, c: u32, acc: ptr<function, LdCheckAcc>) {
@@ -992,6 +995,12 @@ fn ld_check_copy(x: LdWord, c: u32, acc: ptr<function, LdCheckAcc>) {
     // touched mask does not say which copies touched the word.
     let early = !LD_WIDE && s.y == 0u && !writes;
     (*acc).early += select(0u, 1u, early);
+    // Lanes of a copy that wrote the word the value it held (and did not
+    // read it) wrote in this region: where another copy changed the word
+    // in the epoch, the final value depends on their order, which nothing
+    // fixed (write-write; `ld_record_summary`, `check::findings`).
+    let silent = !LD_WIDE && s.x != 0u && !writes && s.z == 0u;
+    (*acc).silent += select(0u, 1u, silent);
     if !LD_WIDE {
         let bit = 1u << c;
         (*acc).m_writes |= select(0u, bit, writes);
@@ -1000,6 +1009,7 @@ fn ld_check_copy(x: LdWord, c: u32, acc: ptr<function, LdCheckAcc>) {
         (*acc).m_intra |= select(0u, bit, lanes == LD_K_INTRA);
         (*acc).m_intra_rw |= select(0u, bit, lanes == (LD_K_RW | LD_K_INTRA));
         (*acc).m_early |= select(0u, bit, early);
+        (*acc).m_silent |= select(0u, bit, silent);
     }
 }
 
@@ -1042,6 +1052,7 @@ fn ld_record_summary(x: LdWord, acc: LdCheckAcc, races: u32, written: bool, cros
         ld_val[o2 + LD_RS_INTRA] = acc.m_intra;
         ld_val[o2 + LD_RS_INTRA_RW] = acc.m_intra_rw;
         ld_val[o2 + LD_RS_EARLY] = acc.m_early;
+        ld_val[o2 + LD_RS_SILENT] = acc.m_silent;
     }
 }
 

@@ -23,6 +23,9 @@ pub(crate) struct Finding {
     /// a barrier that does not order it), not in this one, and left it at
     /// the base.
     pub early: bool,
+    /// Lanes of the copy wrote the word in this region, leaving the value
+    /// it held, and none read it.
+    pub silent: bool,
     /// Its lanes raced: [`record::INTRA`] (two wrote), `RW | INTRA` (one
     /// wrote, another touched), or 0.
     pub lanes: u32,
@@ -34,8 +37,10 @@ pub(crate) struct Finding {
 /// at the base, where some copy wrote it (`written`; `CROSS` where
 /// `cross_reads`); an earlier access of the epoch by a copy that left the
 /// word at the base, where another copy wrote it in this region
-/// (`here_writes`: a write-after-read across the barrier, `CROSS`); the
-/// races of a copy's lanes.
+/// (`here_writes`: a write-after-read across the barrier, `CROSS`); a
+/// write of the value the word held, where another copy changed it (with
+/// the epoch's first writer, `CROSS` where that one wrote it in an earlier
+/// region); the races of a copy's lanes.
 pub(crate) fn records(found: impl IntoIterator<Item = (u32, Finding)>, words: Written, mut push: impl FnMut(u32, u32, u32)) {
     let mut last: Option<(u32, bool)> = None;
     for (c, f) in found {
@@ -48,6 +53,8 @@ pub(crate) fn records(found: impl IntoIterator<Item = (u32, Finding)>, words: Wr
             push(record::RW | record::READ | if words.cross_reads { record::CROSS } else { 0 }, c, NONE);
         } else if f.early && words.here_writes {
             push(record::RW | record::BEFORE | record::CROSS, c, NONE);
+        } else if let Some((first, first_here)) = words.first_writer.filter(|_| f.silent) {
+            push(if first_here { 0 } else { record::CROSS }, first, c);
         }
         if f.lanes != 0 {
             push(f.lanes, c, NONE);
@@ -58,12 +65,14 @@ pub(crate) fn records(found: impl IntoIterator<Item = (u32, Finding)>, words: Wr
 /// What a word's check found of all its copies together: some copy wrote
 /// it in the epoch (its union is not its base); reads that raced cross a
 /// barrier (no copy wrote it in this region); some copy wrote it in this
-/// region.
+/// region; the first copy, in copy order, that changed it in the epoch,
+/// and whether it wrote it in this region.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Written {
     pub written: bool,
     pub cross_reads: bool,
     pub here_writes: bool,
+    pub first_writer: Option<(u32, bool)>,
 }
 
 /// The kernel's record slots as race records: summaries expanded (one
@@ -84,9 +93,9 @@ pub(crate) fn expand(slots: &[[u32; W]]) -> Vec<[u32; W]> {
             let at = |s: &[u32; W], f: u32| s[f as usize];
             let (writes, here) = (at(&first, record::A), at(&first, record::B));
             let (reads, intra, intra_rw) = (at(second, record::summary::READS), at(second, record::summary::INTRA), at(second, record::summary::INTRA_RW));
-            let early = at(second, record::summary::EARLY);
+            let (early, silent) = (at(second, record::summary::EARLY), at(second, record::summary::SILENT));
             let bit = |mask: u32, c: u32| mask >> c & 1 != 0;
-            let found = (0..u32::BITS).filter(|&c| bit(writes | reads | intra | intra_rw | early, c)).map(|c| {
+            let found = (0..u32::BITS).filter(|&c| bit(writes | reads | intra | intra_rw | early | silent, c)).map(|c| {
                 let lanes = if bit(intra, c) {
                     record::INTRA
                 } else if bit(intra_rw, c) {
@@ -94,9 +103,11 @@ pub(crate) fn expand(slots: &[[u32; W]]) -> Vec<[u32; W]> {
                 } else {
                     0
                 };
-                (c, Finding { writes: bit(writes, c), here: bit(here, c), read: bit(reads, c), early: bit(early, c), lanes })
+                (c, Finding { writes: bit(writes, c), here: bit(here, c), read: bit(reads, c), early: bit(early, c), silent: bit(silent, c), lanes })
             });
-            let words = Written { written: kind & record::WRITTEN != 0, cross_reads: kind & record::CROSS_READS != 0, here_writes: writes & here != 0 };
+            let first_writer = (writes != 0).then(|| (writes.trailing_zeros(), bit(here, writes.trailing_zeros())));
+            let words =
+                Written { written: kind & record::WRITTEN != 0, cross_reads: kind & record::CROSS_READS != 0, here_writes: writes & here != 0, first_writer };
             records(found, words, |kind, a, b| {
                 let mut r = first;
                 r[record::KIND as usize] = kind;

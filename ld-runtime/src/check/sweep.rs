@@ -84,13 +84,15 @@ pub(crate) fn check_word(e: &mut Entry, r: Roles, w: usize, k: u32, spans: bool,
             let t = Tally::of(e, r, w, c);
             let writes = e.roles[p0 + c][w] != b;
             let early = masked && e.touched[w] >> c & 1 != 0 && t.touched == 0 && !writes;
-            (c as u32, Finding { writes, here: t.wrote != 0, read: t.read, early, lanes: t.race().unwrap_or(0) })
+            let silent = masked && t.wrote != 0 && !writes && !t.read;
+            (c as u32, Finding { writes, here: t.wrote != 0, read: t.read, early, silent, lanes: t.race().unwrap_or(0) })
         })
         .collect();
     // The union: the last writer's value.
     let u = found.iter().rev().find(|(_, f)| f.writes).map_or(b, |&(c, _)| e.roles[p0 + c as usize][w]);
     let here_writes = found.iter().any(|(_, f)| f.writes && f.here);
-    let words = findings::Written { written: u != b, cross_reads: spans && !here_writes, here_writes };
+    let first_writer = found.iter().find(|(_, f)| f.writes).map(|&(c, f)| (c, f.here));
+    let words = findings::Written { written: u != b, cross_reads: spans && !here_writes, here_writes, first_writer };
     findings::records(found, words, |kind, a, c| out.push((kind, a, c, k)));
     if commit {
         e.touched[w] = 0;
@@ -247,6 +249,27 @@ mod tests {
         assert!(e.touched.iter().all(|t| *t == 0));
         write(&mut e, r, 0, 1, 0, 8);
         assert_eq!(check(&mut e, r, 1, true, true), vec![]);
+    }
+
+    #[test]
+    fn a_write_of_the_value_a_word_held_races_with_a_change() {
+        let r = Roles::check(3).tagged(1);
+        let mut e = entry(r);
+        // Word 0: copy 1 changes it, copies 0 and 2 write the value it held
+        // (copy 2 also reads it: a read of a changed word). Word 1: copies
+        // 0 and 1 both write the value it held: no change, no race seen.
+        write(&mut e, r, 0, 1, 0, 5);
+        write(&mut e, r, 0, 0, 0, 0);
+        write(&mut e, r, 0, 2, 0, 0);
+        tag(&mut e, r, 0, 2, 0, false);
+        write(&mut e, r, 1, 0, 0, 0);
+        write(&mut e, r, 1, 1, 0, 0);
+        assert_eq!(check(&mut e, r, 2, false, true), vec![(0, 1, 0, 0), (record::RW | record::READ, 2, NONE, 0)]);
+        // The silent write in a later region than the change: across the barrier.
+        write(&mut e, r, 0, 1, 0, 9);
+        assert_eq!(check(&mut e, r, 1, true, false), vec![]);
+        write(&mut e, r, 0, 0, 0, 5);
+        assert_eq!(check(&mut e, r, 1, true, false), vec![(record::CROSS, 1, 0, 0)]);
     }
 
     #[test]
