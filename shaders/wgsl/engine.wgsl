@@ -834,7 +834,10 @@ fn ld_copy_word(x: LdWord, role: u32, flag: u32) -> u32 {
 // with that write whatever the value went into next (a register, an
 // atomic, a branch, memory): nothing orders a read and a write of one
 // epoch (CROSS: every writer wrote it in an earlier region, across a
-// barrier that does not order this memory). Lanes of one copy that wrote
+// barrier that does not order this memory). A copy that touched it only
+// in an earlier region of the epoch, or whose lanes wrote it the value it
+// held, races with another copy's write of this region, or change of the
+// epoch (`ld_check_copy`). Lanes of one copy that wrote
 // it twice, or read what another wrote, race within the warp. The region's
 // tags are then cleared (but after the kernel's last region: the host
 // clears them before each dispatch), and the epoch ends (commit: B = P_c =
