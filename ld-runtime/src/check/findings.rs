@@ -178,6 +178,20 @@ mod tests {
     }
 
     #[test]
+    fn a_silent_write_races_with_the_epochs_first_writer() {
+        // Copies 1 and 4 changed the word (4 in this region), copy 2 wrote
+        // it the value it held in this region, copy 3 did and read it too.
+        let mut s = summary(record::WRITTEN, 0b10010, 0b10000, 0b1000, 0, 0);
+        s[1][record::summary::SILENT as usize] = 0b100;
+        let read = record::RW | record::READ;
+        assert_eq!(races(&expand(&s)), vec![(record::CROSS, 1, 2), (read, 3, NONE), (record::CROSS, 1, 4)]);
+        // No copy changed it: nothing to race with.
+        let mut s = summary(0, 0, 0, 0, 0, 0);
+        s[1][record::summary::SILENT as usize] = 0b110;
+        assert_eq!(races(&expand(&s)), vec![]);
+    }
+
+    #[test]
     fn records_around_summaries_pass_and_a_summary_cut_short_is_left_out() {
         let plain = [record::LEVEL1, 3, 9, 2, 4, 130, 7, 1];
         let s = summary(0, 0b11, 0b10, 0, 0, 0);
