@@ -1960,6 +1960,17 @@ fn a_write_of_the_value_a_word_held_races_with_another_warps_change() {
         },
         &[ww(WG, WARP, "s")],
     );
+    // At warp size 1: 64 copies, more than a mask holds, recorded one by one.
+    expect_race(
+        "ww_old_value_shared",
+        1,
+        &|rt, how| {
+            let mut o = rt.zeros::<u32>(64).unwrap();
+            let r = go(rt.launch(ww_old_value_shared, 1, (&mut o,)), how);
+            (r, o.to_vec().unwrap())
+        },
+        &[ww(WG, WARP, "s")],
+    );
     expect_race(
         "ww_old_value_storage",
         32,

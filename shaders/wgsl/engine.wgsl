@@ -867,7 +867,7 @@ fn ld_check_word(t: u32, e: u32, w: u32, storage: bool, spans: bool, commit: boo
         return;
     }
     let m = ld_c.copies;
-    var acc = LdCheckAcc(x.b, LD_NONE, false, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u);
+    var acc = LdCheckAcc(x.b, LD_NONE, false, LD_NONE, false, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u);
     // The copies' tags are cleared as they are read (after the kernel's
     // last region too: the next batch's workgroups find the meta area
     // zeroed, which the host fills once per check, not once per batch),
@@ -887,7 +887,7 @@ fn ld_check_word(t: u32, e: u32, w: u32, storage: bool, spans: bool, commit: boo
     let races = acc.pairs + select(0u, acc.readers + acc.silent, written) + acc.intra + select(0u, acc.early, acc.here != 0u);
     let cross_reads = spans && acc.here == 0u;
     if LD_WIDE {
-        ld_record_word(x, races != 0u, written, cross_reads);
+        ld_record_word(x, races != 0u, written, cross_reads, acc.first, acc.first_here);
     } else {
         ld_record_summary(x, acc, races, written, cross_reads);
     }
@@ -950,6 +950,10 @@ struct LdCheckAcc {
     u: u32,
     last: u32,
     last_here: bool,
+    // The epoch's first writer in copy order, and whether it wrote in this
+    // region (a silent write's partner).
+    first: u32,
+    first_here: bool,
     // Write-write pairs; copies that read the word and left it at the base;
     // epoch writers that wrote it in this region; copies whose lanes raced;
     // copies that read it.
@@ -980,6 +984,9 @@ fn ld_check_copy(x: LdWord, c: u32, acc: ptr<function, LdCheckAcc>) {
     let here = s.x != 0u;
     let writes = p != x.b;
     let pair = writes && (*acc).last != LD_NONE && (here || (*acc).last_here);
+    let first = writes && (*acc).first == LD_NONE;
+    (*acc).first_here = select((*acc).first_here, here, first);
+    (*acc).first = select((*acc).first, c, first);
     (*acc).pairs += select(0u, 1u, pair);
     (*acc).last = select((*acc).last, c, writes);
     (*acc).last_here = select((*acc).last_here, here, writes);
@@ -1002,7 +1009,7 @@ fn ld_check_copy(x: LdWord, c: u32, acc: ptr<function, LdCheckAcc>) {
     // read it) wrote in this region: where another copy changed the word
     // in the epoch, the final value depends on their order, which nothing
     // fixed (write-write; `ld_record_summary`, `check::findings`).
-    let silent = !LD_WIDE && s.x != 0u && !writes && s.z == 0u;
+    let silent = s.x != 0u && !writes && s.z == 0u;
     (*acc).silent += select(0u, 1u, silent);
     if !LD_WIDE {
         let bit = 1u << c;
@@ -1064,8 +1071,10 @@ fn ld_record_summary(x: LdWord, acc: LdCheckAcc, races: u32, written: bool, cros
 // copy's write-write race with the epoch's previous writer (one of them
 // writing in this region; CROSS: not both), its read of a word another
 // copy wrote (`written`: the union is not the base, so some copy wrote
-// it), and its lanes' race (`check::findings::records` on the host).
-fn ld_record_word(x: LdWord, raced: bool, written: bool, cross_reads: bool) {
+// it), its write of the value the word held, with the epoch's first
+// writer (`first`), and its lanes' race (`check::findings::records` on
+// the host).
+fn ld_record_word(x: LdWord, raced: bool, written: bool, cross_reads: bool, first: u32, first_here: bool) {
     var last = LD_NONE;
     var last_here = false;
     // No copy to visit where the word did not race.
@@ -1088,6 +1097,10 @@ fn ld_record_word(x: LdWord, raced: bool, written: bool, cross_reads: bool) {
             last_here = here;
         } else if s.z != 0u && written {
             kind = LD_K_RW | LD_K_READ | select(0u, LD_K_CROSS, cross_reads);
+        } else if here && written {
+            kind = select(0u, LD_K_CROSS, !first_here);
+            a = first;
+            b = c;
         }
         if kind != LD_NONE {
             ld_record(kind, x.t, a, b, x.k);

@@ -84,7 +84,7 @@ pub(crate) fn check_word(e: &mut Entry, r: Roles, w: usize, k: u32, spans: bool,
             let t = Tally::of(e, r, w, c);
             let writes = e.roles[p0 + c][w] != b;
             let early = masked && e.touched[w] >> c & 1 != 0 && t.touched == 0 && !writes;
-            let silent = masked && t.wrote != 0 && !writes && !t.read;
+            let silent = t.wrote != 0 && !writes && !t.read;
             (c as u32, Finding { writes, here: t.wrote != 0, read: t.read, early, silent, lanes: t.race().unwrap_or(0) })
         })
         .collect();
