@@ -153,7 +153,10 @@ abi_struct! {
         /// w holds a bit per copy that accessed word w in the epoch (a bit
         /// for all, past [`MASK_COPIES`] copies): the sweep visits those
         /// words alone, and of each only those copies (the others cannot
-        /// have raced and hold the base).
+        /// have raced and hold the base). Past [`MASK_COPIES`] copies
+        /// ([`Roles::epoch_pages`]) a page per copy and entry follows them,
+        /// page `entries + copy * entries + e`, whose word w is nonzero
+        /// where the copy accessed word w in the epoch.
         pub touched_off,
         /// Storage, deterministic mode at one invocation per warp
         /// ([`Roles::last_writers`]): an entry holds only its base page;
@@ -440,13 +443,25 @@ impl Roles {
     }
 
     /// Pages per entry in the meta area: the lane tags and (check mode)
-    /// the touched page, or one page of last writers
+    /// the touched page and the epoch pages, or one page of last writers
     /// ([`Roles::last_writers`]).
     pub fn meta_pages(self) -> u32 {
         if self.last_writers() {
             1
         } else {
-            self.copies * self.tag_groups + self.check as u32
+            self.copies * self.tag_groups + self.check as u32 + self.epoch_pages()
+        }
+    }
+
+    /// Check mode past a mask's copies, where the touched mask holds one
+    /// bit for all: a page per copy of the words it accessed in the epoch
+    /// (a read before a barrier that does not order it, written by another
+    /// copy after it, is found by these).
+    pub fn epoch_pages(self) -> u32 {
+        if self.check && self.copies > MASK_COPIES {
+            self.copies
+        } else {
+            0
         }
     }
 }
@@ -681,6 +696,7 @@ pub fn prelude(view: View) -> String {
         ("LD_K_SUMMARY", record::SUMMARY),
         ("LD_K_WRITTEN", record::WRITTEN),
         ("LD_K_CROSS_READS", record::CROSS_READS),
+        ("LD_K_BEFORE", record::BEFORE),
         ("LD_RS_READS", record::summary::READS),
         ("LD_RS_INTRA", record::summary::INTRA),
         ("LD_RS_INTRA_RW", record::summary::INTRA_RW),
@@ -774,6 +790,15 @@ mod tests {
         assert_eq!((a.tags_off, a.touched_off, b.tags_off), (8, 8, 8 + 8 * 64));
         assert_eq!(l.slot_meta, 8 + 10 * 64);
         assert_eq!(l.heads, 16);
+    }
+
+    #[test]
+    fn past_a_masks_copies_check_mode_keeps_an_epoch_page_per_copy() {
+        let wide = Roles::check(MASK_COPIES + 32).tagged(1);
+        assert_eq!(wide.epoch_pages(), MASK_COPIES + 32);
+        assert_eq!(wide.meta_pages(), (MASK_COPIES + 32) * 2 + 1);
+        assert_eq!(Roles::check(MASK_COPIES).tagged(1).epoch_pages(), 0);
+        assert_eq!(Roles::deterministic(MASK_COPIES + 32).tagged(32).epoch_pages(), 0);
     }
 
     #[test]

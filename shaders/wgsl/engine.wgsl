@@ -464,6 +464,12 @@ fn ld_touched_addr(t: u32, e: u32, w: u32) -> u32 {
     return ld_sm + ld_tc[t].touched_off + e * LD_PAGE + w;
 }
 
+// Past a mask's copies (LD_WIDE): whether copy c accessed entry e's word
+// w in the epoch, a page per copy after the touched page.
+fn ld_epoch_addr(t: u32, c: u32, e: u32, w: u32) -> u32 {
+    return ld_sm + ld_tc[t].touched_off + ((1u + c) * ld_tc[t].entries + e) * LD_PAGE + w;
+}
+
 // This lane's bit in its tag word: writer, or reader.
 fn ld_tag_bit(write: bool) -> u32 {
     let me = 1u << (ld_lane() % LD_TAG_LANES);
@@ -486,6 +492,9 @@ fn ld_on_read(t: u32, e: u32, w: u32) {
         atomicOr(&ld_meta[ld_tag_addr(t, ld_copy, ld_lane() / LD_TAG_LANES, e, w)], ld_tag_bit(false));
         atomicOr(&ld_meta[ld_touched_addr(t, e, w)], 1u << ld_cur_mark);
         ld_val[ld_taddr(t, e)] = 1u;
+        if LD_WIDE {
+            atomicStore(&ld_meta[ld_epoch_addr(t, ld_copy, e, w)], 1u);
+        }
     }
     ld_det_access(t, e, w, false);
 }
@@ -494,6 +503,9 @@ fn ld_on_write(t: u32, e: u32, w: u32) {
     if LD_CHECK {
         atomicOr(&ld_meta[ld_tag_addr(t, ld_copy, ld_lane() / LD_TAG_LANES, e, w)], ld_tag_bit(true));
         atomicOr(&ld_meta[ld_touched_addr(t, e, w)], 1u << ld_cur_mark);
+        if LD_WIDE {
+            atomicStore(&ld_meta[ld_epoch_addr(t, ld_copy, e, w)], 1u);
+        }
     }
     ld_det_access(t, e, w, true);
     if ld_det_writers() {
@@ -880,14 +892,14 @@ fn ld_check_word(t: u32, e: u32, w: u32, storage: bool, spans: bool, commit: boo
         let c = ld_copies_at(x, it);
         ld_check_copy(x, c, &acc);
         if !LD_WIDE {
-            ld_settle_copy(x, c, forget);
+            ld_settle_copy(x, c, forget, commit);
         }
     }
     let written = acc.u != x.b;
     let races = acc.pairs + select(0u, acc.readers + acc.silent, written) + acc.intra + select(0u, acc.early, acc.here != 0u);
     let cross_reads = spans && acc.here == 0u;
     if LD_WIDE {
-        ld_record_word(x, races != 0u, written, cross_reads, acc.first, acc.first_here);
+        ld_record_word(x, races != 0u, written, cross_reads, acc.here != 0u, acc.first, acc.first_here);
     } else {
         ld_record_summary(x, acc, races, written, cross_reads);
     }
@@ -898,7 +910,7 @@ fn ld_check_word(t: u32, e: u32, w: u32, storage: bool, spans: bool, commit: boo
     }
     if LD_WIDE {
         for (var it = ld_copies_first(x); ld_copies_more(x, it); it = ld_copies_next(it)) {
-            ld_settle_copy(x, ld_copies_at(x, it), forget);
+            ld_settle_copy(x, ld_copies_at(x, it), forget, commit);
         }
     }
     if !last {
@@ -1003,7 +1015,7 @@ fn ld_check_copy(x: LdWord, c: u32, acc: ptr<function, LdCheckAcc>) {
     // (write-after-read: the value the copy saw went wherever it went, and
     // nothing ordered it before the write). Past a mask's copies the
     // touched mask does not say which copies touched the word.
-    let early = !LD_WIDE && s.y == 0u && !writes;
+    let early = s.y == 0u && !writes && ld_accessed_before(x, c);
     (*acc).early += select(0u, 1u, early);
     // Lanes of a copy that wrote the word the value it held (and did not
     // read it) wrote in this region: where another copy changed the word
@@ -1023,6 +1035,16 @@ fn ld_check_copy(x: LdWord, c: u32, acc: ptr<function, LdCheckAcc>) {
     }
 }
 
+// Whether copy c accessed the word in the epoch: every copy the check
+// visits did (its touched mask), but past a mask's copies, where it visits
+// them all, the copy's epoch page says.
+fn ld_accessed_before(x: LdWord, c: u32) -> bool {
+    if LD_WIDE {
+        return atomicLoad(&ld_meta[ld_epoch_addr(x.t, c, x.e, x.w)]) != 0u;
+    }
+    return true;
+}
+
 // A copy's tally as an intra-warp race: two lanes wrote the word
 // (LD_K_INTRA), or two touched it, one writing (also LD_K_RW); 0: none.
 fn ld_lanes_race(s: vec3<u32>) -> u32 {
@@ -1035,8 +1057,11 @@ fn ld_lanes_race(s: vec3<u32>) -> u32 {
 // The region is done with copy c's word: its tags are cleared, and where
 // a storage entry's epoch ends (`forget`), its written flag (the copy then
 // reads the base, the union).
-fn ld_settle_copy(x: LdWord, c: u32, forget: bool) {
+fn ld_settle_copy(x: LdWord, c: u32, forget: bool, commit: bool) {
     ld_clear_tags(x, c);
+    if LD_WIDE && commit {
+        atomicStore(&ld_meta[ld_epoch_addr(x.t, c, x.e, x.w)], 0u);
+    }
     if forget {
         ld_val[x.a + (ld_c.set_pages + c) * x.stride] = 0u;
     }
@@ -1074,7 +1099,7 @@ fn ld_record_summary(x: LdWord, acc: LdCheckAcc, races: u32, written: bool, cros
 // it), its write of the value the word held, with the epoch's first
 // writer (`first`), and its lanes' race (`check::findings::records` on
 // the host).
-fn ld_record_word(x: LdWord, raced: bool, written: bool, cross_reads: bool, first: u32, first_here: bool) {
+fn ld_record_word(x: LdWord, raced: bool, written: bool, cross_reads: bool, here_writes: bool, first: u32, first_here: bool) {
     var last = LD_NONE;
     var last_here = false;
     // No copy to visit where the word did not race.
@@ -1101,6 +1126,8 @@ fn ld_record_word(x: LdWord, raced: bool, written: bool, cross_reads: bool, firs
             kind = select(0u, LD_K_CROSS, !first_here);
             a = first;
             b = c;
+        } else if s.y == 0u && here_writes && ld_accessed_before(x, c) {
+            kind = LD_K_RW | LD_K_BEFORE | LD_K_CROSS;
         }
         if kind != LD_NONE {
             ld_record(kind, x.t, a, b, x.k);

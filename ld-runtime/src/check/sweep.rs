@@ -6,7 +6,7 @@
 //! masks and fallbacks amount to.
 
 use super::findings::{self, Finding};
-use ld_shaders::abi::{record, Roles, MASK_COPIES, PAGE, TAG_GROUPS_MAX, TAG_LANES};
+use ld_shaders::abi::{record, Roles, PAGE, TAG_GROUPS_MAX, TAG_LANES};
 
 /// One page of a target in a workgroup: its roles (the base, then each
 /// copy's page; see `ld_shaders::abi::Roles`).
@@ -17,9 +17,9 @@ pub(crate) struct Entry {
     /// read (high half) each word in this region (see `engine.wgsl`'s lane
     /// tags).
     pub tags: Vec<[u32; PAGE as usize]>,
-    /// Per word, the copies that touched it in the epoch, a bit each (the
-    /// GPU's touched mask; up to [`MASK_COPIES`] copies).
-    pub touched: [u32; PAGE as usize],
+    /// Per copy, the words it touched in the epoch, a bit each (the GPU's
+    /// touched mask, or past `MASK_COPIES` copies its epoch pages).
+    pub touched: Vec<u64>,
     /// Accessed since the memory's epoch began.
     pub dirty1: bool,
     /// Check mode: the words the workgroup read (level 1's read-write check).
@@ -30,7 +30,7 @@ impl Entry {
     /// Every role holding `page`.
     pub fn new(roles: Roles, page: [u32; PAGE as usize]) -> Self {
         let tags = vec![[0; PAGE as usize]; (roles.copies * roles.tag_groups) as usize];
-        Entry { roles: vec![page; roles.pages as usize], tags, touched: [0; PAGE as usize], dirty1: false, read: 0 }
+        Entry { roles: vec![page; roles.pages as usize], tags, touched: vec![0; roles.copies as usize], dirty1: false, read: 0 }
     }
 }
 
@@ -76,14 +76,11 @@ impl Tally {
 pub(crate) fn check_word(e: &mut Entry, r: Roles, w: usize, k: u32, spans: bool, commit: bool, out: &mut Vec<Seen>) {
     let (p0, copies) = (r.p as usize, r.copies as usize);
     let b = e.roles[0][w];
-    // Which copies touched the word earlier in the epoch: the touched mask
-    // says, up to a mask's copies (see `ld_check_copy`).
-    let masked = r.copies <= MASK_COPIES;
     let found: Vec<(u32, Finding)> = (0..copies)
         .map(|c| {
             let t = Tally::of(e, r, w, c);
             let writes = e.roles[p0 + c][w] != b;
-            let early = masked && e.touched[w] >> c & 1 != 0 && t.touched == 0 && !writes;
+            let early = e.touched[c] >> w & 1 != 0 && t.touched == 0 && !writes;
             let silent = t.wrote != 0 && !writes && !t.read;
             (c as u32, Finding { writes, here: t.wrote != 0, read: t.read, early, silent, lanes: t.race().unwrap_or(0) })
         })
@@ -95,7 +92,7 @@ pub(crate) fn check_word(e: &mut Entry, r: Roles, w: usize, k: u32, spans: bool,
     let words = findings::Written { written: u != b, cross_reads: spans && !here_writes, here_writes, first_writer };
     findings::records(found, words, |kind, a, c| out.push((kind, a, c, k)));
     if commit {
-        e.touched[w] = 0;
+        e.touched.iter_mut().for_each(|m| *m &= !(1u64 << w));
     }
     for c in 0..copies {
         if commit {
@@ -120,7 +117,7 @@ pub(crate) fn tag_lane(local: u32, warp_size: u32) -> u32 {
 /// (see `ld_tag_bit`); returns the tag word's old value.
 pub(crate) fn tag(e: &mut Entry, r: Roles, w: usize, c: u32, lane: u32, write: bool) -> u32 {
     let me = 1u32 << (lane % TAG_LANES);
-    e.touched[w] |= 1u32.checked_shl(c).unwrap_or(0);
+    e.touched[c as usize] |= 1 << w;
     let word = &mut e.tags[(c * r.tag_groups + lane / TAG_LANES) as usize][w];
     let old = *word;
     *word |= if write { me } else { me << 16 };
