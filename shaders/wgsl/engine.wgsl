@@ -489,27 +489,29 @@ fn ld_tags_reads() -> bool {
 // copy cost a store per access and a loop per entry at every barrier).
 fn ld_on_read(t: u32, e: u32, w: u32) {
     if LD_CHECK {
-        atomicOr(&ld_meta[ld_tag_addr(t, ld_copy, ld_lane() / LD_TAG_LANES, e, w)], ld_tag_bit(false));
-        atomicOr(&ld_meta[ld_touched_addr(t, e, w)], 1u << ld_cur_mark);
+        ld_check_access(t, e, w, false);
         ld_val[ld_taddr(t, e)] = 1u;
-        if LD_WIDE {
-            atomicStore(&ld_meta[ld_epoch_addr(t, ld_copy, e, w)], 1u);
-        }
     }
     ld_det_access(t, e, w, false);
 }
 
 fn ld_on_write(t: u32, e: u32, w: u32) {
     if LD_CHECK {
-        atomicOr(&ld_meta[ld_tag_addr(t, ld_copy, ld_lane() / LD_TAG_LANES, e, w)], ld_tag_bit(true));
-        atomicOr(&ld_meta[ld_touched_addr(t, e, w)], 1u << ld_cur_mark);
-        if LD_WIDE {
-            atomicStore(&ld_meta[ld_epoch_addr(t, ld_copy, e, w)], 1u);
-        }
+        ld_check_access(t, e, w, true);
     }
     ld_det_access(t, e, w, true);
     if ld_det_writers() {
         atomicMax(&ld_meta[ld_writer_addr(t, e, w)], ld_copy + 1u);
+    }
+}
+
+// Check mode: the access's lane tag, its copy's bit in the touched mask,
+// and past a mask's copies its copy's epoch page.
+fn ld_check_access(t: u32, e: u32, w: u32, write: bool) {
+    atomicOr(&ld_meta[ld_tag_addr(t, ld_copy, ld_lane() / LD_TAG_LANES, e, w)], ld_tag_bit(write));
+    atomicOr(&ld_meta[ld_touched_addr(t, e, w)], 1u << ld_cur_mark);
+    if LD_WIDE {
+        atomicStore(&ld_meta[ld_epoch_addr(t, ld_copy, e, w)], 1u);
     }
 }
 
@@ -1013,8 +1015,9 @@ fn ld_check_copy(x: LdWord, c: u32, acc: ptr<function, LdCheckAcc>) {
     // order this memory; where it left the word at the base and another
     // copy writes it in this region, that access raced with the write
     // (write-after-read: the value the copy saw went wherever it went, and
-    // nothing ordered it before the write). Past a mask's copies the
-    // touched mask does not say which copies touched the word.
+    // nothing ordered it before the write). Past a mask's copies, where
+    // the check visits every copy, its epoch page says whether it touched
+    // the word (`ld_accessed_before`).
     let early = s.y == 0u && !writes && ld_accessed_before(x, c);
     (*acc).early += select(0u, 1u, early);
     // Lanes of a copy that wrote the word the value it held (and did not

@@ -105,7 +105,7 @@ pub(crate) fn expand(slots: &[[u32; W]]) -> Vec<[u32; W]> {
                 };
                 (c, Finding { writes: bit(writes, c), here: bit(here, c), read: bit(reads, c), early: bit(early, c), silent: bit(silent, c), lanes })
             });
-            let first_writer = (writes != 0).then(|| (writes.trailing_zeros(), bit(here, writes.trailing_zeros())));
+            let first_writer = (writes != 0).then(|| writes.trailing_zeros()).map(|c| (c, bit(here, c)));
             let words =
                 Written { written: kind & record::WRITTEN != 0, cross_reads: kind & record::CROSS_READS != 0, here_writes: writes & here != 0, first_writer };
             records(found, words, |kind, a, b| {
@@ -126,18 +126,19 @@ mod tests {
     use super::*;
 
     fn summary(kind: u32, writes: u32, here: u32, reads: u32, intra: u32, intra_rw: u32) -> [[u32; W]; 2] {
-        summary_early(kind, writes, here, reads, intra, intra_rw, 0)
-    }
-
-    fn summary_early(kind: u32, writes: u32, here: u32, reads: u32, intra: u32, intra_rw: u32, early: u32) -> [[u32; W]; 2] {
         let mut first = [0, 3, 9, writes, here, 130, 7, 1];
         first[record::KIND as usize] = record::SUMMARY | kind;
         let mut second = [0; W];
         second[record::summary::READS as usize] = reads;
         second[record::summary::INTRA as usize] = intra;
         second[record::summary::INTRA_RW as usize] = intra_rw;
-        second[record::summary::EARLY as usize] = early;
         [first, second]
+    }
+
+    /// `s` with one more mask of its second slot (`record::summary`'s `field`).
+    fn with(mut s: [[u32; W]; 2], field: u32, mask: u32) -> [[u32; W]; 2] {
+        s[1][field as usize] = mask;
+        s
     }
 
     /// (kind, a, b) of each record, the rest checked to be the summary's.
@@ -170,24 +171,23 @@ mod tests {
         let before = record::RW | record::BEFORE | record::CROSS;
         // Copies 1 and 3 touched the word in an earlier region; copy 2
         // writes it in this one.
-        let s = summary_early(record::WRITTEN, 0b100, 0b100, 0, 0, 0, 0b1010);
+        let s = with(summary(record::WRITTEN, 0b100, 0b100, 0, 0, 0), record::summary::EARLY, 0b1010);
         assert_eq!(races(&expand(&s)), vec![(before, 1, NONE), (before, 3, NONE)]);
         // Copy 2 wrote it in an earlier region too: no write here, no race
         // of the earlier accesses (the region that had both saw it).
-        assert_eq!(races(&expand(&summary_early(record::WRITTEN, 0b100, 0, 0, 0, 0, 0b1010))), vec![]);
+        let s = with(summary(record::WRITTEN, 0b100, 0, 0, 0, 0), record::summary::EARLY, 0b1010);
+        assert_eq!(races(&expand(&s)), vec![]);
     }
 
     #[test]
     fn a_silent_write_races_with_the_epochs_first_writer() {
         // Copies 1 and 4 changed the word (4 in this region), copy 2 wrote
         // it the value it held in this region, copy 3 did and read it too.
-        let mut s = summary(record::WRITTEN, 0b10010, 0b10000, 0b1000, 0, 0);
-        s[1][record::summary::SILENT as usize] = 0b100;
+        let s = with(summary(record::WRITTEN, 0b10010, 0b10000, 0b1000, 0, 0), record::summary::SILENT, 0b100);
         let read = record::RW | record::READ;
         assert_eq!(races(&expand(&s)), vec![(record::CROSS, 1, 2), (read, 3, NONE), (record::CROSS, 1, 4)]);
         // No copy changed it: nothing to race with.
-        let mut s = summary(0, 0, 0, 0, 0, 0);
-        s[1][record::summary::SILENT as usize] = 0b110;
+        let s = with(summary(0, 0, 0, 0, 0, 0), record::summary::SILENT, 0b110);
         assert_eq!(races(&expand(&s)), vec![]);
     }
 
