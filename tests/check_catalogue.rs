@@ -17,266 +17,8 @@
 //! why it does not.
 mod common;
 
+use common::verdicts::*;
 use ld::{Evidence, RaceKind, Report, Runtime};
-
-// ============================================================ the harness
-
-#[derive(Clone, Copy, Debug)]
-enum How {
-    Native,
-    Check(u32),
-    /// Check mode with warp size `.0` and at most `.1` copies per workgroup:
-    /// the warps are checked in memory-adaptive rounds.
-    Capped(u32, u32),
-    /// Deterministic mode at the default settings.
-    Deterministic,
-    /// Exact mode (access monitoring on the CPU) with warp size `.0`.
-    Exact(u32),
-}
-
-/// Runs a launch natively or in check mode with warp size `w`.
-fn go(l: ld::Launch<'_>, how: How) -> Option<Report> {
-    match how {
-        How::Native => {
-            l.run().unwrap();
-            None
-        }
-        How::Check(w) => {
-            let run = l.mode(ld::Mode::Check).check_options(ld::CheckOptions { warp_size: Some(w), ..Default::default() }).run().unwrap();
-            Some(run.report.expect("check mode gives a report"))
-        }
-        How::Deterministic => {
-            l.mode(ld::Mode::Deterministic).run().unwrap();
-            None
-        }
-        How::Exact(w) => {
-            let run = l.mode(ld::Mode::Exact).check_options(ld::CheckOptions { warp_size: Some(w), ..Default::default() }).run().unwrap();
-            Some(run.report.expect("exact mode gives a report"))
-        }
-        How::Capped(w, copies) => {
-            let run = l.mode(ld::Mode::Check).check_options(ld::CheckOptions { warp_size: Some(w), copies: Some(copies), ..Default::default() }).run().unwrap();
-            Some(run.report.expect("check mode gives a report"))
-        }
-    }
-}
-
-/// One backend's results of one case.
-struct Outcome {
-    backend: String,
-    report: Report,
-    /// The user's buffers (concatenated) after the check.
-    checked: Vec<u32>,
-    /// The same buffers after a native run on fresh inputs.
-    native: Vec<u32>,
-    /// The report and buffers of the check with two copies per workgroup
-    /// (every pair of warps checked in rounds).
-    capped: Report,
-    capped_checked: Vec<u32>,
-    /// The buffers after a deterministic run at the default settings.
-    deterministic: Vec<u32>,
-    /// Exact mode's report (access monitoring) and buffers.
-    exact: Report,
-    exact_buffers: Vec<u32>,
-}
-
-/// A case: builds fresh buffers on `rt`, launches (natively or checked) and
-/// returns the report (check mode) and every written buffer, concatenated.
-type Case<'a> = &'a dyn Fn(&Runtime, How) -> (Option<Report>, Vec<u32>);
-
-/// Runs the case in check mode and natively on the CPU and on the GPU (when
-/// there is one), prints the reports and asserts the GPU's verdict equals
-/// the CPU's.
-/// `normalize` maps outputs that depend on the order atomics are served in
-/// to a canonical form (deterministic mode fixes the order of plain writes,
-/// not of atomics).
-fn check_both(name: &str, warp: u32, case: Case, normalize: fn(&mut Vec<u32>)) -> Vec<Outcome> {
-    // Exact mode runs on the CPU executor whatever the runtime: once, on the
-    // CPU runtime, is the oracle for both backends' checks (the GPU
-    // runtime's exact path, downloads and uploads, is tested in
-    // `same_value_writes_are_seen_only_by_exact_mode`).
-    let (exact, exact_buffers) = case(&common::cpu(), How::Exact(warp));
-    let exact = exact.expect("exact mode gives a report");
-    let one = |rt: &Runtime| {
-        let (report, checked) = case(rt, How::Check(warp));
-        let (_, native) = case(rt, How::Native);
-        let (capped, capped_checked) = case(rt, How::Capped(warp, 2));
-        let (_, deterministic) = case(rt, How::Deterministic);
-        let report = report.expect("check mode gives a report");
-        eprintln!("--- {name} (warp size {warp}) on {:?}:\n{report}", rt.backend());
-        let capped = capped.expect("check mode gives a report");
-        let (exact, exact_buffers) = (exact.clone(), exact_buffers.clone());
-        Outcome { backend: format!("{:?}", rt.backend()), report, checked, native, capped, capped_checked, deterministic, exact, exact_buffers }
-    };
-    let mut outs = vec![one(&common::cpu())];
-    if let Some(g) = common::gpu() {
-        outs.push(one(&g));
-    }
-    let cpu = &outs[0];
-    for o in &outs {
-        // Value comparison sees a subset of what access monitoring sees:
-        // every word it reports racing, exact mode reports too.
-        for r in [&o.report, &o.capped] {
-            common::contained_in_exact(r, &o.exact).unwrap_or_else(|e| panic!("{name} on {}: {e}", o.backend));
-        }
-        // Every race of a check names the accesses behind it.
-        for r in &o.report.races {
-            assert!(r.accesses.iter().any(|a| a.line > 0), "{name} on {}: a race without its source accesses: {r:?}", o.backend);
-        }
-        // Under two copies, units sharing a copy in a round run natively
-        // together, so a race inside such a group shows as each backend
-        // interleaves it: there the verdict must hold, the detail need not.
-        assert_eq!(
-            o.capped.has_races(),
-            o.report.has_races(),
-            "{name} on {}: the verdict changes under two copies\n{}\n--- full privatization:\n{}",
-            o.backend,
-            o.capped,
-            o.report
-        );
-    }
-    for o in &outs[1..] {
-        // Deterministic mode gives the same bits on every backend, racy or not.
-        let (mut mine, mut cpus) = (o.deterministic.clone(), cpu.deterministic.clone());
-        normalize(&mut mine);
-        normalize(&mut cpus);
-        assert!(mine == cpus, "{name}: deterministic output on {} differs from the CPU's", o.backend);
-        // Where lanes of one warp race, what the warp computes depends on
-        // the order the device runs its lanes in: both backends must say
-        // so; the rest of the report may differ.
-        assert_eq!(
-            o.report.lane_order_dependent(),
-            cpu.report.lane_order_dependent(),
-            "{name}: only one backend saw lanes of a warp race\n{}\n--- CPU:\n{}",
-            o.report,
-            cpu.report
-        );
-        if cpu.report.lane_order_dependent() {
-            continue;
-        }
-        assert_eq!(
-            o.report.verdict(),
-            cpu.report.verdict(),
-            "{name}: the {} report's verdict differs from the CPU's\n{}\n--- CPU:\n{}",
-            o.backend,
-            o.report,
-            cpu.report
-        );
-    }
-    outs
-}
-
-/// A race-free kernel: no race on either backend, and the buffers after the
-/// check equal a native run's (after `normalize`, for kernels whose native
-/// result depends on the order atomics are served in).
-fn expect_clean_by(name: &str, warp: u32, case: Case, normalize: fn(&mut Vec<u32>)) {
-    let outs = check_both(name, warp, case, normalize);
-    for o in &outs {
-        assert!(!o.report.has_races() && o.report.races.is_empty(), "{name}: FALSE POSITIVE on {}: a race-free kernel reported races\n{}", o.backend, o.report);
-        assert!(!o.exact.has_races(), "{name} on {}: exact mode reports races in a race-free kernel\n{}", o.backend, o.exact);
-        let (mut c, mut n, mut k) = (o.checked.clone(), o.native.clone(), o.capped_checked.clone());
-        normalize(&mut c);
-        normalize(&mut n);
-        normalize(&mut k);
-        assert_eq!(c.len(), n.len(), "{name} on {}: buffer lengths", o.backend);
-        for (i, (a, b)) in c.iter().zip(&n).enumerate() {
-            assert_eq!(a, b, "{name} on {}: word {i} after the check is {a}, a native run gives {b}", o.backend);
-        }
-        assert_eq!(k, n, "{name} on {}: the buffers after a check under two copies differ from a native run's", o.backend);
-        let mut e = o.exact_buffers.clone();
-        normalize(&mut e);
-        assert_eq!(e, n, "{name} on {}: the buffers after exact mode differ from a native run's", o.backend);
-    }
-    let mut cpu = outs[0].checked.clone();
-    normalize(&mut cpu);
-    for o in &outs[1..] {
-        let mut g = o.checked.clone();
-        normalize(&mut g);
-        assert_eq!(g, cpu, "{name}: buffers after the check differ between {} and the CPU", o.backend);
-    }
-}
-
-fn expect_clean(name: &str, warp: u32, case: Case) {
-    expect_clean_by(name, warp, case, |_| {})
-}
-
-/// What one of the reported races must look like.
-#[derive(Clone, Copy, Debug)]
-struct Want {
-    kind: RaceKind,
-    /// "Workgroup" or "Storage" (the `Memory` enum is not re-exported by `ld`).
-    memory: &'static str,
-    /// "InterWarp" or "InterWorkgroup".
-    level: &'static str,
-    variable: &'static str,
-    /// Substrings the race's note must contain (empty: no requirement).
-    note: &'static [&'static str],
-    /// How the race must have been seen (`None`: either way).
-    evidence: Option<Evidence>,
-}
-
-const WG: &str = "Workgroup";
-const ST: &str = "Storage";
-const WARP: &str = "InterWarp";
-const WGS: &str = "InterWorkgroup";
-const INTRA: &str = "IntraWarp";
-
-fn ww(memory: &'static str, level: &'static str, variable: &'static str) -> Want {
-    Want { kind: RaceKind::WriteWrite, memory, level, variable, note: &[], evidence: None }
-}
-
-fn rw(memory: &'static str, level: &'static str, variable: &'static str) -> Want {
-    Want { kind: RaceKind::ReadWrite, memory, level, variable, note: &[], evidence: None }
-}
-
-impl Want {
-    fn note(self, note: &'static [&'static str]) -> Want {
-        Want { note, ..self }
-    }
-
-    /// Seen at the read: the words named are the words read.
-    fn read(self) -> Want {
-        Want { evidence: Some(Evidence::Read), ..self }
-    }
-}
-
-fn matches(r: &ld::Race, w: &Want) -> bool {
-    r.kind == w.kind
-        && format!("{:?}", r.memory) == w.memory
-        && format!("{:?}", r.level) == w.level
-        && r.variable == w.variable
-        && w.note.iter().all(|s| r.note.as_deref().unwrap_or("").contains(s))
-        && w.evidence.is_none_or(|e| e == r.evidence)
-}
-
-/// A racy kernel: races on both backends, and for every `Want` at least one
-/// race matching it.
-fn expect_race(name: &str, warp: u32, case: Case, wants: &[Want]) -> Vec<Outcome> {
-    let outs = check_both(name, warp, case, |_| ());
-    for o in &outs {
-        assert!(o.report.has_races() && !o.report.races.is_empty(), "{name}: MISSED RACE on {}\n{}", o.backend, o.report);
-    }
-    for o in &outs {
-        for w in wants {
-            assert!(o.report.races.iter().any(|r| matches(r, w)), "{name} on {}: no race like {w:?} in\n{}", o.backend, o.report);
-        }
-    }
-    outs
-}
-
-/// A racy kernel whose race value comparison cannot see by construction
-/// (the racing writes store the value already there, say): no race
-/// reported on either backend, and exact mode, which watches accesses,
-/// reports it.
-fn expect_silent(name: &str, warp: u32, case: Case) {
-    for o in check_both(name, warp, case, |_| ()) {
-        assert!(!o.report.has_races(), "{name} on {}: expected no report at warp size {warp}\n{}", o.backend, o.report);
-        assert!(o.exact.has_races(), "{name} on {}: exact mode misses a race value comparison cannot see\n{}", o.backend, o.exact);
-    }
-}
-
-fn iota(n: usize, k: u32) -> Vec<u32> {
-    (0..n as u32).map(|i| i.wrapping_mul(2654435761).rotate_left(k) % 1000 + 1).collect()
-}
 
 // ============================================== workgroup memory, level 2
 
@@ -1989,6 +1731,184 @@ fn a_write_of_the_value_a_word_held_races_with_another_warps_change() {
         },
         &[ww(ST, WARP, "data")],
     );
+    expect_race("ww_old_value_wgs", 32, &old_values("ww_old_value_wgs"), &[ww(ST, WGS, "data")]);
+}
+
+/// RACY (ww, storage, inter-workgroup): workgroup 0 changes `data[3]`,
+/// workgroup 1 writes it the value it held (`init[3]`, without reading
+/// it); nothing orders workgroups, so the word ends changed or not by
+/// their order. Level 1 sees one changed value; workgroup 1's published
+/// write bits show its write.
+#[ld::kernel(workgroup_size = 64)]
+fn ww_old_value_wgs(init: &[u32], data: &mut [u32]) {
+    let lid = local_index();
+    let wg = workgroup_id().x;
+    if lid == 5 && wg == 0 {
+        data[3] = init[3] + 1;
+    }
+    if lid == 40 && wg == 1 {
+        data[3] = init[3];
+    }
+}
+
+/// RACE-FREE: every workgroup writes its own words, half of them the
+/// values they held (`init` is a copy of `data`); no other workgroup
+/// touches them, so a write that leaves a word as it was races with
+/// nothing.
+#[ld::kernel(workgroup_size = 64)]
+fn old_value_own_words(init: &[u32], data: &mut [u32]) {
+    let lid = local_index();
+    let k = workgroup_id().x * 64 + lid;
+    if lid % 2 == 0 {
+        data[k] = init[k];
+    } else {
+        data[k] = k * 3;
+    }
+}
+
+/// RACY (rw, workgroup memory, inter-warp): warp 1 writes `s[3]` the value
+/// it holds (0: workgroup arrays start zeroed) while warp 0 reads it, in
+/// one region. Every order gives the reader the same value, but the read
+/// and the write are unordered (exact mode, and any sanitizer, reports
+/// them): warp 1's lane tags show its write.
+#[ld::kernel(workgroup_size = 64)]
+fn rw_old_value_shared(out: &mut [u32]) {
+    let s = shared::<[u32; 64]>();
+    let lid = local_index();
+    if lid == 40 {
+        s[3] = 0;
+    }
+    if lid == 3 {
+        out[0] = s[3] + 1;
+    }
+}
+
+/// RACY (rw, storage, inter-warp): lane 3 reads `data[3]`, `barrier()`
+/// (which does not order storage), warp 1 writes it the value it held:
+/// write after read in one epoch, found from the word's touched mask.
+/// Then, past a `storage_barrier()`, warp 1 writes `data[4]` the value it
+/// held while lane 4 reads it, in one region.
+#[ld::kernel(workgroup_size = 64)]
+fn rw_old_value_storage(init: &[u32], data: &mut [u32], out: &mut [u32]) {
+    let lid = local_index();
+    if lid == 3 {
+        out[0] = data[3];
+    }
+    barrier();
+    if lid == 35 {
+        data[3] = init[3];
+    }
+    storage_barrier();
+    if lid == 36 {
+        data[4] = init[4];
+    }
+    if lid == 4 {
+        out[1] = data[4];
+    }
+}
+
+/// RACY (rw, storage, inter-warp): warp 1 writes `data[4]` the value it
+/// held, `barrier()` (which does not order storage), then lane 4 reads it:
+/// the read is found from warp 1's written flag, which lasts the epoch.
+#[ld::kernel(workgroup_size = 64)]
+fn rw_old_value_across_wg_barrier(init: &[u32], data: &mut [u32], out: &mut [u32]) {
+    let lid = local_index();
+    if lid == 36 {
+        data[4] = init[4];
+    }
+    barrier();
+    if lid == 4 {
+        out[0] = data[4];
+    }
+}
+
+/// RACY (rw, storage, inter-workgroup): workgroup 1 writes `data[3]` the
+/// value it held while workgroup 0 reads it (nothing orders workgroups).
+#[ld::kernel(workgroup_size = 64)]
+fn rw_old_value_wgs(init: &[u32], data: &mut [u32], out: &mut [u32]) {
+    let lid = local_index();
+    let wg = workgroup_id().x;
+    if lid == 40 && wg == 1 {
+        data[3] = init[3];
+    }
+    if lid == 3 && wg == 0 {
+        out[0] = data[3];
+    }
+}
+
+/// RACE-FREE: the silent writes and reads above, ordered: warp 1 writes
+/// `s[3]` and `data[3]` the values they held, then `barrier()` and
+/// `storage_barrier()`, then warp 0 reads them.
+#[ld::kernel(workgroup_size = 64)]
+fn old_value_then_barriers(init: &[u32], data: &mut [u32], out: &mut [u32]) {
+    let s = shared::<[u32; 64]>();
+    let lid = local_index();
+    if lid == 40 {
+        s[3] = 0;
+        data[3] = init[3];
+    }
+    barrier();
+    storage_barrier();
+    if lid == 3 {
+        out[0] = s[3] + data[3];
+    }
+}
+
+/// The kernels on words written the values they held: `init` is a copy of
+/// `data`; the buffers are `data` then `out`.
+fn old_values(name: &'static str) -> impl Fn(&Runtime, How) -> (Option<Report>, Vec<u32>) {
+    move |rt, how| {
+        let init = rt.upload(&iota(256, 13)).unwrap();
+        let mut d = rt.upload(&iota(256, 13)).unwrap();
+        let mut o = rt.zeros::<u32>(64).unwrap();
+        let r = match name {
+            "ww_old_value_wgs" => go(rt.launch(ww_old_value_wgs, 2, (&init, &mut d)), how),
+            "old_value_own_words" => go(rt.launch(old_value_own_words, 4, (&init, &mut d)), how),
+            "rw_old_value_shared" => go(rt.launch(rw_old_value_shared, 1, (&mut o,)), how),
+            "rw_old_value_storage" => go(rt.launch(rw_old_value_storage, 1, (&init, &mut d, &mut o)), how),
+            "rw_old_value_wgs" => go(rt.launch(rw_old_value_wgs, 2, (&init, &mut d, &mut o)), how),
+            "rw_old_value_across_wg_barrier" => go(rt.launch(rw_old_value_across_wg_barrier, 1, (&init, &mut d, &mut o)), how),
+            _ => go(rt.launch(old_value_then_barriers, 1, (&init, &mut d, &mut o)), how),
+        };
+        let mut v = d.to_vec().unwrap();
+        v.extend(o.to_vec().unwrap());
+        (r, v)
+    }
+}
+
+#[test]
+fn a_write_of_the_value_a_word_held_races_with_another_units_read() {
+    expect_race("rw_old_value_shared", 32, &old_values("rw_old_value_shared"), &[rw(WG, WARP, "s").read()]);
+    // At warp size 1 too: 64 copies, recorded one by one.
+    expect_race("rw_old_value_shared", 1, &old_values("rw_old_value_shared"), &[rw(WG, WARP, "s").read()]);
+    let outs = expect_race(
+        "rw_old_value_storage",
+        32,
+        &old_values("rw_old_value_storage"),
+        &[rw(ST, WARP, "data").read(), Want { evidence: Some(Evidence::ReadBefore), ..rw(ST, WARP, "data") }],
+    );
+    for o in &outs {
+        // The read before the barrier is the only race on word 3, the read
+        // beside the write the only one on word 4.
+        assert!(o.report.races.iter().all(|r| r.evidence != Evidence::ReadBefore || r.words == [(3, 4)]), "{}", o.report);
+    }
+    expect_race("rw_old_value_wgs", 32, &old_values("rw_old_value_wgs"), &[rw(ST, WGS, "data").read()]);
+    // Across a barrier that does not order storage; at warp size 1 too
+    // (64 copies, recorded one by one).
+    for warp in [32, 1] {
+        expect_race("rw_old_value_across_wg_barrier", warp, &old_values("rw_old_value_across_wg_barrier"), &[rw(ST, WARP, "data").read()]);
+    }
+}
+
+#[test]
+fn a_write_of_the_value_a_word_held_before_barriers_is_clean() {
+    expect_clean("old_value_then_barriers", 32, &old_values("old_value_then_barriers"));
+    expect_clean("old_value_then_barriers", 1, &old_values("old_value_then_barriers"));
+}
+
+#[test]
+fn a_write_of_the_value_a_word_held_in_its_own_words_is_clean() {
+    expect_clean("old_value_own_words", 32, &old_values("old_value_own_words"));
 }
 
 // ============================ no false positives at small warp sizes

@@ -39,7 +39,9 @@ impl<T: Element> Buffer<T> {
 
     pub(crate) fn gpu_zeroed(ctx: &Arc<GpuContext>, len: usize) -> Result<Self> {
         let elem = std::any::type_name::<T>();
-        let buf = gpu::zeroed(ctx, (len * std::mem::size_of::<T>()) as u64, elem, len)?;
+        // A length whose bytes overflow is too large for any device.
+        let bytes = (len as u64).saturating_mul(std::mem::size_of::<T>() as u64);
+        let buf = gpu::zeroed(ctx, bytes, elem, len)?;
         Ok(Self::wrap(Store::Gpu { buf, ctx: ctx.clone() }, len))
     }
 

@@ -112,16 +112,19 @@ pub enum FaultKind {
 
 /// `Error::LoopLimit`'s message.
 fn loop_limit(kernel: &str, mode: &str, adapter: &str, line: Option<u32>) -> String {
+    let engine = if mode == "check mode" { "checks each region at its barrier" } else { "folds each region" };
     let which = match line {
         // The kernel's own loop: long, or never ending (a spin lock).
-        Some(l) => format!("ended the kernel's loop at line {l} before it finished: lavapipe ends the loops of an invocation once they have run 65535 iterations in all (a loop that never ends gets there too)"),
-        None => {
-            let engine = if mode == "check mode" { "checks each region at its barrier" } else { "folds each region" };
-            format!("cut loops short: lavapipe ends the loops of an invocation once they have run 65535 iterations in all, and {mode} {engine} with loops of its own")
-        }
+        Some(l) if mode == "native mode" => format!("ended the kernel's loop at line {l} before it finished: lavapipe ends the loops of an invocation once they have run 65535 iterations in all (a loop that never ends gets there too)"),
+        // The engine's loops at every barrier count too: a loop with a
+        // barrier in it gets there after far fewer iterations.
+        Some(l) => format!(
+            "ended the kernel's loop at line {l} before it finished: lavapipe ends the loops of an invocation once they have run 65535 iterations in all, and these count the loops {mode} runs at every barrier the kernel passes ({mode} {engine} with loops of its own), so a loop with barriers in it stops after far fewer iterations than natively (a loop that never ends gets there too)"
+        ),
+        None => format!("cut loops short: lavapipe ends the loops of an invocation once they have run 65535 iterations in all, and {mode} {engine} with loops of its own"),
     };
     format!(
-        "kernel `{kernel}` in {mode}: the device ({adapter}) {which}; the results would be wrong, so none are given. Run it on the CPU reference (LD_BACKEND=cpu), on a GPU, or with fewer loop iterations per invocation"
+        "kernel `{kernel}` in {mode}: the device ({adapter}) {which}; the results would be wrong, so none are given. Run it on the CPU reference (LD_BACKEND=cpu), on a GPU, or with fewer loop iterations (and barriers) per invocation, e.g. by splitting the launch"
     )
 }
 

@@ -664,7 +664,9 @@ impl<'a> Launch<'a> {
         let problem = if g.contains(&0) {
             Some("every dimension needs at least one workgroup".to_string())
         } else if g.iter().any(|&d| d > max) {
-            Some(format!("the device allows at most {max} workgroups per dimension; spread the grid over y and z, or loop inside the kernel"))
+            Some(format!(
+                "the device allows at most {max} workgroups per dimension; spread the grid over y and z (`Grid::cover_2d`), or loop inside the kernel"
+            ))
         } else {
             None
         };

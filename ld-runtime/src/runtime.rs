@@ -92,7 +92,15 @@ impl Runtime {
     pub fn zeros<T: Element>(&self, len: usize) -> Result<Buffer<T>> {
         match &self.gpu {
             Some(ctx) => Buffer::gpu_zeroed(ctx, len),
-            None => Ok(Buffer::cpu_from(&vec![T::zeroed(); len])),
+            None => {
+                // Kernels index with `u32`: words past that are unreachable
+                // (and the allocation would abort the process, not fail).
+                let (bytes, limit) = ((len as u64).saturating_mul(std::mem::size_of::<T>() as u64), 4 * u32::MAX as u64);
+                if bytes > limit {
+                    return Err(Error::BufferTooLarge { elem: std::any::type_name::<T>(), len, bytes, limit });
+                }
+                Ok(Buffer::cpu_from(&vec![T::zeroed(); len]))
+            }
         }
     }
 

@@ -39,15 +39,16 @@ pub struct Flags {
     /// the workgroup when smaller).
     #[arg(long)]
     pub warp_size: Option<u32>,
-    /// Memory for check mode's private copies (level 1 checks in rounds to
-    /// fit it), e.g. `64MiB`, `512KiB`, `1GiB` or bytes.
+    /// Memory for check mode's private copies (the warps are checked in
+    /// rounds to fit it), e.g. `64MiB`, `512KiB`, `1GiB` or bytes.
     #[arg(long, value_parser = parse_bytes)]
     pub memory_budget: Option<u64>,
     /// Check at most this many rounds (trading coverage for time).
     #[arg(long)]
     pub max_rounds: Option<u32>,
-    /// Print check mode's plan (copies, rounds, bytes, P(found)) before running.
-    #[arg(long)]
+    /// Print check mode's plan (copies, rounds, bytes, P(found)) of each
+    /// kernel before it first runs.
+    #[arg(long, requires = "check")]
     pub plan: bool,
     /// Scale of the generated inputs (1.0: the sample's realistic default).
     #[arg(long, default_value_t = 1.0)]
@@ -138,7 +139,14 @@ pub trait App: Sized {
 pub fn launch(l: Launch<'_>, flags: &Flags, mode: Mode, reports: &mut Vec<Report>) -> ld::Result<()> {
     let l = l.mode(mode).check_options(flags.check_options());
     if flags.plan && mode == Mode::Check {
-        eprintln!("{}", l.plan()?);
+        // Once per distinct plan, not at every timed run.
+        static SHOWN: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+        let plan = l.plan()?.to_string();
+        let mut shown = SHOWN.lock().unwrap();
+        if !shown.contains(&plan) {
+            eprintln!("{plan}");
+            shown.push(plan);
+        }
     }
     let run = l.run()?;
     reports.extend(run.report);

@@ -71,8 +71,8 @@ abi_struct! {
         pub barriers,
         /// Role pages of an entry, and the first copy's page in it (the
         /// base is page 0). Storage entries add a written-flag page per copy
-        /// after them (`set_pages + c`), and in check mode a read page
-        /// (`set_pages + copies`).
+        /// after them (`set_pages + c`), and in check mode an access page
+        /// (`set_pages + copies`, [`Roles::reads`]).
         pub set_pages,
         pub role_p,
         /// Scratch words per slot, in the values and the meta buffers.
@@ -193,10 +193,10 @@ pub const MODE_DETERMINISTIC: u32 = 1;
 /// Words per page: the unit of allocation, of dirty tracking, and of
 /// level-1 records.
 pub const PAGE: u32 = 64;
-// Level 1's records hold a bit per word of a page read in two words
-// (`l1::READS`), and its sweeps move pages as vec4s (`LD_LANES` in
-// level1.wgsl is `LD_PAGE / 4`).
-const _: () = assert!(PAGE.is_multiple_of(4) && PAGE <= 32 * (l1::WORDS - l1::READS));
+// Level 1's records hold two bits per word of a page in four words
+// (`l1::ACCESS`; `ld_link_record` clears them), and its sweeps move pages
+// as vec4s (`LD_LANES` in level1.wgsl is `LD_PAGE / 4`).
+const _: () = assert!(PAGE.is_multiple_of(4) && PAGE <= 16 * (l1::WORDS - l1::ACCESS) && l1::WORDS - l1::ACCESS == 4);
 /// Invocations per warp when a check names none (a warp on NVIDIA
 /// hardware: lanes that run in lockstep, whose mutual races value comparison
 /// cannot see), or the largest power of two in a smaller workgroup.
@@ -361,6 +361,11 @@ pub mod record {
     /// the word in the region).
     pub const WRITTEN: u32 = 64;
     pub const CROSS_READS: u32 = 128;
+    /// A summary's kind bit: a copy that touched the word in an earlier
+    /// region of the epoch, not in this one, wrote it then, leaving the
+    /// value it held (storage: its written flag): the copies that read the
+    /// word in this region raced with that write across the barrier.
+    pub const EARLY_WRITE: u32 = 512;
 
     /// A summary's second slot: the copies a lane of which read the word,
     /// whose lanes raced with two writing ([`INTRA`]), with one writing
@@ -388,10 +393,15 @@ pub mod l1 {
     pub const WG: u32 = 2;
     /// Next record of the same page, plus one (0: end).
     pub const NEXT_PAGE: u32 = 3;
-    /// Check mode: the page's words the workgroup read (a bit per word,
-    /// two words).
-    pub const READS: u32 = 4;
-    pub const WORDS: u32 = 6;
+    /// Check mode: how the workgroup accessed the page's words, two bits
+    /// per word (word w: bits `2 * (w % 16)` on in word `ACCESS + w / 16`):
+    /// [`READ`] where it read the word, [`WROTE`] where its lanes wrote it,
+    /// whatever the value (a write that left the word as it was races with
+    /// the other workgroups' accesses too). One atomic or per word.
+    pub const ACCESS: u32 = 4;
+    pub const WORDS: u32 = 8;
+    pub const READ: u32 = 1;
+    pub const WROTE: u32 = 2;
 }
 
 /// The roles of an entry: which of its pages holds what.
@@ -403,9 +413,11 @@ pub struct Roles {
     pub p: u32,
     /// Written-flag pages a storage entry adds (one per copy).
     pub flags: u32,
-    /// Check mode: the page a storage entry adds after its flags, where
-    /// each word the workgroup read holds the dispatch's stamp (level 1's
-    /// read-write check).
+    /// Check mode: the page a storage entry adds after its flags (its
+    /// **access page**), where each word the workgroup read or its lanes
+    /// wrote holds the dispatch's stamp and [`l1::READ`] | [`l1::WROTE`]
+    /// (level 1's checks of reads and of writes that left a word as it
+    /// was; engine.wgsl's `ld_word_access`).
     pub reads: u32,
     /// Lane-tag pages per copy (in the meta area; see [`Config::tag_groups`]).
     pub tag_groups: u32,
@@ -697,6 +709,7 @@ pub fn prelude(view: View) -> String {
         ("LD_K_WRITTEN", record::WRITTEN),
         ("LD_K_CROSS_READS", record::CROSS_READS),
         ("LD_K_BEFORE", record::BEFORE),
+        ("LD_K_EARLY_WRITE", record::EARLY_WRITE),
         ("LD_RS_READS", record::summary::READS),
         ("LD_RS_INTRA", record::summary::INTRA),
         ("LD_RS_INTRA_RW", record::summary::INTRA_RW),
@@ -708,7 +721,9 @@ pub fn prelude(view: View) -> String {
         ("LD_L1_WG", l1::WG),
         ("LD_L1_WORDS", l1::WORDS),
         ("LD_L1_NEXT_PAGE", l1::NEXT_PAGE),
-        ("LD_L1_READS", l1::READS),
+        ("LD_L1_ACCESS", l1::ACCESS),
+        ("LD_L1_READ", l1::READ),
+        ("LD_L1_WROTE", l1::WROTE),
         ("LD_NO_BARRIER", record::NO_BARRIER),
     ];
     for (name, v) in consts {
@@ -771,7 +786,7 @@ mod tests {
         let l = slot_layout(&[Shape::Storage { words: 1000, entries: 8, direct: false }, Shape::Shared { words: 100 }], Roles::check(2), 0);
         let (a, b) = (&l.targets[0], &l.targets[1]);
         // Storage: 8 entries of 1 + 2 role pages, 2 written-flag pages and
-        // a read page; per entry its flags and access mark.
+        // an access page; per entry its flags and access mark.
         assert_eq!((a.entries, a.pages, a.first_entry, a.direct), (8, 6, 0, 0));
         assert_eq!((b.entries, b.pages, b.first_entry), (2, 3, 8));
         assert_eq!(a.flags_off, 8 * 6 * 64);

@@ -881,7 +881,7 @@ fn ld_check_word(t: u32, e: u32, w: u32, storage: bool, spans: bool, commit: boo
         return;
     }
     let m = ld_c.copies;
-    var acc = LdCheckAcc(x.b, LD_NONE, false, LD_NONE, false, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u);
+    var acc = LdCheckAcc(x.b, LD_NONE, false, LD_NONE, false, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u);
     // The copies' tags are cleared as they are read (after the kernel's
     // last region too: the next batch's workgroups find the meta area
     // zeroed, which the host fills once per check, not once per batch),
@@ -898,17 +898,27 @@ fn ld_check_word(t: u32, e: u32, w: u32, storage: bool, spans: bool, commit: boo
         }
     }
     let written = acc.u != x.b;
-    let races = acc.pairs + select(0u, acc.readers + acc.silent, written) + acc.intra + select(0u, acc.early, acc.here != 0u);
-    let cross_reads = spans && acc.here == 0u;
+    // A copy that wrote the word the value it held, in this region, races
+    // with the copies that read it in this region or touched it earlier in
+    // the epoch, as a change would.
+    // So does one that wrote it so in an earlier region of the epoch
+    // (storage, where its written flag shows it), with this region's reads.
+    let silent = acc.silent != 0u;
+    let early_silent = acc.early_write != 0u;
+    let wrote = written || silent || early_silent;
+    let races = acc.pairs + select(0u, acc.readers, wrote) + select(0u, acc.silent, written) + acc.intra + select(0u, acc.early, acc.here != 0u || silent);
+    let cross_reads = spans && acc.here == 0u && !silent;
     if LD_WIDE {
-        ld_record_word(x, races != 0u, written, cross_reads, acc.here != 0u, acc.first, acc.first_here);
+        ld_record_word(x, races != 0u, written, wrote, cross_reads, acc.here != 0u, silent, acc.first, acc.first_here);
     } else {
-        ld_record_summary(x, acc, races, written, cross_reads);
+        ld_record_summary(x, acc, races, written, cross_reads, early_silent);
     }
-    // Level 1 checks the workgroup's reads of storage against the others'
-    // writes (`ld_publish`).
-    if storage && acc.read != 0u {
-        ld_val[x.a + (ld_c.set_pages + m) * x.stride] = ld_c.stamp;
+    // Level 1 checks the workgroup's reads of storage, and its writes of
+    // the values words held, against the others' writes (`ld_publish`).
+    let access = select(0u, LD_L1_READ, acc.read != 0u) | select(0u, LD_L1_WROTE, acc.wrote != 0u);
+    if storage && access != 0u {
+        let a = x.a + (ld_c.set_pages + m) * x.stride;
+        ld_val[a] = ld_access_word(ld_val[a]) | access;
     }
     if LD_WIDE {
         for (var it = ld_copies_first(x); ld_copies_more(x, it); it = ld_copies_next(it)) {
@@ -990,10 +1000,17 @@ struct LdCheckAcc {
     m_intra_rw: u32,
     m_early: u32,
     m_silent: u32,
+    // Nonzero where some copy's lanes wrote the word in this region.
+    wrote: u32,
+    // Copies that touched the word in an earlier region of the epoch only,
+    // and wrote it then the value it held (storage: their written flags).
+    early_write: u32,
 }
 
 fn ld_check_copy(x: LdWord, c: u32, acc: ptr<function, LdCheckAcc>) {
-    let p = ld_copy_word(x, ld_c.role_p + c, ld_c.set_pages + c);
+    // `ld_copy_word`, its written flag kept (one load: see `early_write`).
+    let flagged = !x.mat && ld_val[x.a + (ld_c.set_pages + c) * x.stride] == ld_c.stamp;
+    let p = select(x.b, ld_val[x.a + (ld_c.role_p + c) * x.stride], x.mat || flagged);
     let s = ld_copy_tags(x, c);
     let here = s.x != 0u;
     let writes = p != x.b;
@@ -1020,12 +1037,17 @@ fn ld_check_copy(x: LdWord, c: u32, acc: ptr<function, LdCheckAcc>) {
     // the word (`ld_accessed_before`).
     let early = s.y == 0u && !writes && ld_accessed_before(x, c);
     (*acc).early += select(0u, 1u, early);
+    // Of those, a storage copy whose written flag is set wrote the word
+    // then, leaving the value it held: this region's reads race with it.
+    let early_write = early && flagged;
+    (*acc).early_write += select(0u, 1u, early_write);
     // Lanes of a copy that wrote the word the value it held (and did not
     // read it) wrote in this region: where another copy changed the word
     // in the epoch, the final value depends on their order, which nothing
     // fixed (write-write; `ld_record_summary`, `check::findings`).
     let silent = s.x != 0u && !writes && s.z == 0u;
     (*acc).silent += select(0u, 1u, silent);
+    (*acc).wrote |= s.x;
     if !LD_WIDE {
         let bit = 1u << c;
         (*acc).m_writes |= select(0u, bit, writes);
@@ -1076,13 +1098,13 @@ fn ld_settle_copy(x: LdWord, c: u32, forget: bool, commit: bool) {
 // so the host knows how many races there were even where the record
 // buffer is full; a summary whose second slot is past the buffer is
 // counted, not kept.
-fn ld_record_summary(x: LdWord, acc: LdCheckAcc, races: u32, written: bool, cross_reads: bool) {
+fn ld_record_summary(x: LdWord, acc: LdCheckAcc, races: u32, written: bool, cross_reads: bool, early_silent: bool) {
     if races == 0u {
         return;
     }
     let i = atomicAdd(&ld_rec[LD_H_COUNT], LD_RS_SLOTS);
     atomicAdd(&ld_rec[LD_H_EXTRA], races - LD_RS_SLOTS);
-    let kind = LD_K_SUMMARY | select(0u, LD_K_WRITTEN, written) | select(0u, LD_K_CROSS_READS, cross_reads);
+    let kind = LD_K_SUMMARY | select(0u, LD_K_WRITTEN, written) | select(0u, LD_K_CROSS_READS, cross_reads) | select(0u, LD_K_EARLY_WRITE, early_silent);
     ld_record_at(i, kind, x.t, acc.m_writes, acc.m_here, x.k);
     if i + 1u < ld_c.rec_cap {
         let o2 = ld_c.rec_off + (i + 1u) * LD_R_WORDS;
@@ -1098,11 +1120,13 @@ fn ld_record_summary(x: LdWord, acc: LdCheckAcc, races: u32, written: bool, cros
 // iteration), per copy in copy order, as `ld_check_word` found them: the
 // copy's write-write race with the epoch's previous writer (one of them
 // writing in this region; CROSS: not both), its read of a word another
-// copy wrote (`written`: the union is not the base, so some copy wrote
-// it), its write of the value the word held, with the epoch's first
-// writer (`first`), and its lanes' race (`check::findings::records` on
-// the host).
-fn ld_record_word(x: LdWord, raced: bool, written: bool, cross_reads: bool, here_writes: bool, first: u32, first_here: bool) {
+// copy wrote (`wrote`: the union is not the base, so some copy changed it
+// (`written`), or some copy wrote it the value it held, in this region
+// (`silent`) or an earlier one), its write of the value the word held,
+// with the epoch's first writer (`first`), its earlier access of the
+// epoch, where a copy writes the word in this region, and its lanes' race
+// (`check::findings::records` on the host).
+fn ld_record_word(x: LdWord, raced: bool, written: bool, wrote: bool, cross_reads: bool, here_writes: bool, silent: bool, first: u32, first_here: bool) {
     var last = LD_NONE;
     var last_here = false;
     // No copy to visit where the word did not race.
@@ -1123,13 +1147,13 @@ fn ld_record_word(x: LdWord, raced: bool, written: bool, cross_reads: bool, here
             }
             last = c;
             last_here = here;
-        } else if s.z != 0u && written {
+        } else if s.z != 0u && wrote {
             kind = LD_K_RW | LD_K_READ | select(0u, LD_K_CROSS, cross_reads);
         } else if here && written {
             kind = select(0u, LD_K_CROSS, !first_here);
-            a = first;
-            b = c;
-        } else if s.y == 0u && here_writes && ld_accessed_before(x, c) {
+            a = min(first, c);
+            b = max(first, c);
+        } else if s.y == 0u && (here_writes || silent) && ld_accessed_before(x, c) {
             kind = LD_K_RW | LD_K_BEFORE | LD_K_CROSS;
         }
         if kind != LD_NONE {
@@ -1343,12 +1367,12 @@ fn ld_fold_region(close: u32) {
 // another) and which lavapipe would compile into every kernel.
 
 // The slot's pages that changed a word of the user's buffer, or (check
-// mode) that the workgroup read, become level-1 records, linked per page
-// (pages written with the values they held are no
-// level-1 writes: the CPU reference publishes the same): the entries (one
-// invocation per entry), the words that changed or were read (one per
+// mode) whose words the workgroup read or its lanes wrote, whatever the
+// value, become level-1 records, linked per page (the CPU reference
+// publishes the same): the entries (one
+// invocation per entry), the words that changed or were accessed (one per
 // word: the entry's mark), a record per marked entry, then their words and
-// read bits. An entry's mark holds its record.
+// access bits. An entry's mark holds its record.
 fn ld_publish(t: u32) {
     if ld_li == 0u {
         atomicStore(&ld_list_n[0], 0u);
@@ -1373,7 +1397,7 @@ fn ld_publish(t: u32) {
         let e = ld_list_item(0u, j / LD_PAGE) & 0xffffffu;
         let w = j % LD_PAGE;
         let k = ld_key_page(t, e) * LD_PAGE + w;
-        if k < words && (ld_final_base(t, e, w, k) != ld_user(t, k) || ld_word_read(t, e, w)) {
+        if k < words && (ld_final_base(t, e, w, k) != ld_user(t, k) || ld_word_access(t, e, w) != 0u) {
             ld_val[ld_taddr(t, e)] = 1u;
         }
     }
@@ -1399,8 +1423,9 @@ fn ld_publish(t: u32) {
         let r = ld_val[ld_taddr(t, e)];
         let w = j % LD_PAGE;
         ld_l1v[r * LD_PAGE + w] = ld_final_base(t, e, w, ld_key_page(t, e) * LD_PAGE + w);
-        if ld_word_read(t, e, w) {
-            atomicOr(&ld_l1[ld_c.l1_headers + r * LD_L1_WORDS + LD_L1_READS + w / 32u], 1u << (w % 32u));
+        let bits = ld_word_access(t, e, w);
+        if bits != 0u {
+            atomicOr(&ld_l1[ld_c.l1_headers + r * LD_L1_WORDS + LD_L1_ACCESS + w / 16u], bits << (2u * (w % 16u)));
         }
     }
     // Check mode: the touched masks the kernel left for `ld_final_base`
@@ -1425,10 +1450,22 @@ fn ld_final_base(t: u32, e: u32, w: u32, k: u32) -> u32 {
     return ld_base(t, e, w, k, f);
 }
 
-// Check mode: whether the workgroup read word w of storage entry e (see
-// `ld_check_word`).
-fn ld_word_read(t: u32, e: u32, w: u32) -> bool {
-    return ld_c.mode == LD_MODE_CHECK && ld_val[ld_vaddr(t, ld_c.set_pages + ld_c.copies, e, w)] == ld_c.stamp;
+// Check mode: how the workgroup accessed word w of storage entry e
+// (`abi::l1::READ`, `WROTE`; see `ld_check_word`). Its access page holds
+// the bits beside the dispatch's stamp (its low 30 bits), so that a word
+// marked by an earlier dispatch reads as not accessed, with no clearing.
+fn ld_word_access(t: u32, e: u32, w: u32) -> u32 {
+    if ld_c.mode != LD_MODE_CHECK {
+        return 0u;
+    }
+    return ld_access_word(ld_val[ld_vaddr(t, ld_c.set_pages + ld_c.copies, e, w)]) & 3u;
+}
+
+// An access word as this dispatch's: its bits where its stamp is the
+// dispatch's, else none, stamped.
+fn ld_access_word(v: u32) -> u32 {
+    let stamp = ld_c.stamp << 2u;
+    return stamp | select(0u, v & 3u, (v & ~3u) == stamp);
 }
 
 fn ld_link_record(t: u32, r: u32, page: u32) {
@@ -1442,6 +1479,9 @@ fn ld_link_record(t: u32, r: u32, page: u32) {
     if next == 0u {
         atomicStore(&ld_l1[ld_c.l1_pages + atomicAdd(&ld_rec[LD_H_L1_PAGES], 1u)], r);
     }
-    atomicStore(&ld_l1[h + LD_L1_READS], 0u);
-    atomicStore(&ld_l1[h + LD_L1_READS + 1u], 0u);
+    // The access bits (`abi::l1::ACCESS`; no loop: lavapipe caps them).
+    atomicStore(&ld_l1[h + LD_L1_ACCESS], 0u);
+    atomicStore(&ld_l1[h + LD_L1_ACCESS + 1u], 0u);
+    atomicStore(&ld_l1[h + LD_L1_ACCESS + 2u], 0u);
+    atomicStore(&ld_l1[h + LD_L1_ACCESS + 3u], 0u);
 }

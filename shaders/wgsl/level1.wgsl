@@ -110,8 +110,10 @@ fn ld_store_user(k0: u32, u: vec4<u32>) {
 // value, which the union keeps (the last writer in workgroup order), and
 // whether a workgroup read each. Two writers of a word race, and a reader
 // that left it as it was with a writer (one that wrote it too races
-// write-write with the others: as level 2 judges a warp); the rare second
-// walks record them.
+// write-write with the others: as level 2 judges a warp). A workgroup
+// whose lanes wrote the word the value it held, without reading it (a
+// silent write), races with a writer (the final value depends on their
+// order) and with a reader. The rare second walks record them.
 // Linear in the records: lavapipe caps an invocation's loop iterations.
 fn ld_merge_page(r: u32, page: u32, w: u32) {
     let k0 = page * LD_PAGE + 4u * w;
@@ -122,6 +124,7 @@ fn ld_merge_page(r: u32, page: u32, w: u32) {
     var lo = vec4<u32>(LD_NONE);
     var hi = vec4<u32>(0u);
     var read = vec4<bool>(false);
+    var silent = vec4<bool>(false);
     var q = r + 1u;
     loop {
         if q == 0u {
@@ -137,13 +140,16 @@ fn ld_merge_page(r: u32, page: u32, w: u32) {
         hi = select(hi, g, last);
         lo = select(lo, g, changed & (g < lo));
         writers += select(vec4<u32>(0u), vec4<u32>(1u), changed);
-        read = read | ld_reads(rec, w);
+        let a = ld_access(rec, w);
+        read = read | ld_read_bits(a);
+        silent = silent | (ld_silent_bits(a, changed) & inside);
     }
-    if any(writers > vec4<u32>(1u)) && ld_cfg.mode == LD_MODE_CHECK {
+    let written = writers != vec4<u32>(0u);
+    if any((writers > vec4<u32>(1u)) | (silent & written)) && ld_cfg.mode == LD_MODE_CHECK {
         ld_record_clashes(r, k0, b, inside, lo);
     }
-    if any(read & (writers != vec4<u32>(0u))) && ld_cfg.mode == LD_MODE_CHECK {
-        ld_record_readers(r, k0, b, inside, writers);
+    if any(read & (written | silent)) && ld_cfg.mode == LD_MODE_CHECK {
+        ld_record_readers(r, k0, b, inside, written | silent);
     }
     if ld_cfg.mode == LD_MODE_DET {
         ld_store_user(k0, u);
@@ -163,13 +169,34 @@ fn ld_user_vec(k0: u32) -> vec4<u32> {
 
 // The words 4w..4w+3 of its page that record rec's workgroup read.
 fn ld_reads(rec: u32, w: u32) -> vec4<bool> {
-    let bits = ld_l1[ld_hdr(rec) + LD_L1_READS + (4u * w) / 32u] >> ((4u * w) % 32u);
-    return (vec4<u32>(bits) & vec4<u32>(1u, 2u, 4u, 8u)) != vec4<u32>(0u);
+    return ld_read_bits(ld_access(rec, w));
 }
 
-// A word's readers that did not change it race with its writers: one
-// record per reader, the reader named.
-fn ld_record_readers(r: u32, k0: u32, b: vec4<u32>, inside: vec4<bool>, writers: vec4<u32>) {
+// Those its lanes wrote the value they held, without reading them (the
+// record's words that did not change).
+fn ld_silent(rec: u32, w: u32, changed: vec4<bool>) -> vec4<bool> {
+    return ld_silent_bits(ld_access(rec, w), changed);
+}
+
+// How record rec's workgroup accessed the words 4w..4w+3 of its page
+// (`abi::l1::ACCESS`: two bits per word, sixteen words a header word).
+fn ld_access(rec: u32, w: u32) -> vec4<u32> {
+    let bits = ld_l1[ld_hdr(rec) + LD_L1_ACCESS + w / 4u] >> (8u * (w % 4u));
+    return (vec4<u32>(bits) >> vec4<u32>(0u, 2u, 4u, 6u)) & vec4<u32>(3u);
+}
+
+fn ld_read_bits(a: vec4<u32>) -> vec4<bool> {
+    return (a & vec4<u32>(LD_L1_READ)) != vec4<u32>(0u);
+}
+
+fn ld_silent_bits(a: vec4<u32>, changed: vec4<bool>) -> vec4<bool> {
+    return (a == vec4<u32>(LD_L1_WROTE)) & !changed;
+}
+
+// A word's readers that did not change it race with its writers (`wrote`:
+// a workgroup changed it, or wrote it silently): one record per reader,
+// the reader named.
+fn ld_record_readers(r: u32, k0: u32, b: vec4<u32>, inside: vec4<bool>, wrote: vec4<bool>) {
     let w = (k0 % LD_PAGE) / 4u;
     var q = r + 1u;
     loop {
@@ -179,7 +206,7 @@ fn ld_record_readers(r: u32, k0: u32, b: vec4<u32>, inside: vec4<bool>, writers:
         let rec = q - 1u;
         let g = ld_l1[ld_hdr(rec) + LD_L1_WG];
         q = ld_l1[ld_hdr(rec) + LD_L1_NEXT_PAGE];
-        let racy = ld_reads(rec, w) & !((ld_l1v[rec * LD_LANES + w] != b) & inside) & (writers != vec4<u32>(0u));
+        let racy = ld_reads(rec, w) & !((ld_l1v[rec * LD_LANES + w] != b) & inside) & wrote;
         for (var c = 0u; c < 4u; c++) {
             if racy[c] {
                 ld_l1_record(LD_K_RW | LD_K_READ, g, LD_NONE, k0 + c);
@@ -189,7 +216,7 @@ fn ld_record_readers(r: u32, k0: u32, b: vec4<u32>, inside: vec4<bool>, writers:
 }
 
 // A word's writers race with its first (lowest) writer `lo`: one record
-// per later writer.
+// per later writer, and per silent writer (where the word has a writer).
 fn ld_record_clashes(r: u32, k0: u32, b: vec4<u32>, inside: vec4<bool>, lo: vec4<u32>) {
     let w = (k0 % LD_PAGE) / 4u;
     var q = r + 1u;
@@ -201,9 +228,10 @@ fn ld_record_clashes(r: u32, k0: u32, b: vec4<u32>, inside: vec4<bool>, lo: vec4
         let g = ld_l1[ld_hdr(rec) + LD_L1_WG];
         q = ld_l1[ld_hdr(rec) + LD_L1_NEXT_PAGE];
         let changed = (ld_l1v[rec * LD_LANES + w] != b) & inside;
+        let clash = (changed | (ld_silent(rec, w, changed) & inside)) & (lo != vec4<u32>(LD_NONE));
         for (var c = 0u; c < 4u; c++) {
-            if changed[c] && g != lo[c] {
-                ld_l1_record(0u, lo[c], g, k0 + c);
+            if clash[c] && g != lo[c] {
+                ld_l1_record(0u, min(lo[c], g), max(lo[c], g), k0 + c);
             }
         }
     }

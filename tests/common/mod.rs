@@ -3,6 +3,8 @@
 //! stated bound.
 #![allow(dead_code)]
 
+pub mod verdicts;
+
 use ld::Runtime;
 
 /// The GPU runtime (lavapipe on machines without a GPU). With

@@ -528,7 +528,13 @@ impl FnCx<'_> {
             }
             return Ok(mk(ExprKind::Len(mem, off), Type::U32, span));
         }
-        let recv = self.expr(&m.receiver)?;
+        let recv = match &*m.receiver {
+            syn::Expr::Path(_) | syn::Expr::Index(_) | syn::Expr::Field(_) => match self.target(&m.receiver)? {
+                Target::Place { ty: Type::Atomic(_), .. } => return Err(unknown_atomic(&m.method, &name)),
+                t => self.read(t, m.receiver.span())?,
+            },
+            _ => self.expr(&m.receiver)?,
+        };
         self.number_method(recv, &name, &args, span)
     }
 
@@ -702,4 +708,21 @@ pub fn compound_op(op: &syn::BinOp) -> Option<BinOp> {
         B::ShrAssign(_) => BinOp::Shr,
         _ => return None,
     })
+}
+
+/// A method of an atomic element that is not one of ld's atomic operations.
+fn unknown_atomic(method: &syn::Ident, name: &str) -> Error {
+    let hint = match name {
+        "compare_exchange" | "compare_exchange_weak" => {
+            " (a compare-exchange is `.compare_and_swap(current, new)`: it returns the value the element held and stores `new` where that was `current`; on the GPU it may fail spuriously, as `compare_exchange_weak` may)"
+        }
+        "fetch_update" | "fetch_nand" => " (write it as a loop of `.load()` and `.compare_and_swap(current, new)`)",
+        _ => "",
+    };
+    Error::new(
+        method.span(),
+        format!(
+            "`.{name}()` is not an atomic operation kernels have: atomic elements take `.load()`, `.store(v)`, `.swap(v)`, `.compare_and_swap(current, new)` and `.fetch_add`, `_sub`, `_max`, `_min`, `_and`, `_or`, `_xor` (each with an optional `Ordering::Relaxed`){hint}"
+        ),
+    )
 }

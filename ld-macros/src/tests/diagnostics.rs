@@ -637,6 +637,22 @@ fn k(data: &mut [u32]) {
 }
 
 #[test]
+fn unknown_atomic_method_is_named() {
+    fails(
+        r#"
+#[ld::kernel(workgroup_size = 64)]
+fn k(c: &[AtomicU32]) {
+    let r = c[0].compare_exchange_weak(0, 1, Ordering::Relaxed, Ordering::Relaxed);
+}
+"#,
+        &[(
+            "3:18",
+            "`.compare_exchange_weak()` is not an atomic operation kernels have: atomic elements take `.load()`, `.store(v)`, `.swap(v)`, `.compare_and_swap(current, new)` and `.fetch_add`, `_sub`, `_max`, `_min`, `_and`, `_or`, `_xor` (each with an optional `Ordering::Relaxed`) (a compare-exchange is `.compare_and_swap(current, new)`: it returns the value the element held and stores `new` where that was `current`; on the GPU it may fail spuriously, as `compare_exchange_weak` may)",
+        )],
+    );
+}
+
+#[test]
 fn plain_store_to_atomic() {
     fails(
         r#"

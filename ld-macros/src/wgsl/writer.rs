@@ -43,6 +43,8 @@ pub struct Writer<'m> {
     queue: Vec<Instance>,
     uses_round: bool,
     uses_powi: bool,
+    /// The integer types an `f32` is converted to (`ld_f32_to_*`).
+    float_to_int: BTreeSet<Scalar>,
     /// The integer operation helpers used (see [`int_op`]).
     int_ops: BTreeSet<(IntOp, Scalar)>,
     /// The scalar types whose `ld_opaque_*` identity function is used (see [`hidden`]).
@@ -142,6 +144,7 @@ impl<'m> Writer<'m> {
             uses_round: false,
             uses_powi: false,
             int_ops: BTreeSet::new(),
+            float_to_int: BTreeSet::new(),
             opaque_types: BTreeSet::new(),
             atomic_sites: vec![],
             next_barrier: 0,
@@ -232,6 +235,11 @@ impl<'m> Writer<'m> {
         }
         for (op, s) in std::mem::take(&mut self.int_ops) {
             out.push_str(&int_op_fn(op, s));
+        }
+        for s in std::mem::take(&mut self.float_to_int) {
+            let t = self.ty(&Type::Scalar(s));
+            let zero = if s == Scalar::U32 { "0u" } else { "0i" };
+            writeln!(out, "// Rust's `as {t}` of a NaN is 0 (WGSL leaves it to the device: lavapipe's\n// i32 of a NaN is i32::MIN). The NaN test is on the bits: drivers may fold `x != x`.\nfn ld_f32_to_{t}(x: f32) -> {t} {{\n    return select({t}(x), {zero}, (bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u);\n}}\n").unwrap();
         }
         for s in std::mem::take(&mut self.opaque_types) {
             let t = self.ty(&Type::Scalar(s));
@@ -822,6 +830,9 @@ impl<'m> Writer<'m> {
                 let x = self.expr(f, a);
                 if a.ty == Type::Scalar(*to) {
                     x
+                } else if a.ty == Type::F32 && to.is_integer() {
+                    self.float_to_int.insert(*to);
+                    format!("ld_f32_to_{}({x})", self.ty(&Type::Scalar(*to)))
                 } else {
                     format!("{}({x})", self.ty(&Type::Scalar(*to)))
                 }

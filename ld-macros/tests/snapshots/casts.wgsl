@@ -12,6 +12,18 @@ fn ld_shr_i32(a: i32, b: u32) -> i32 {
     return a >> (b & 31u);
 }
 
+// Rust's `as u32` of a NaN is 0 (WGSL leaves it to the device: lavapipe's
+// i32 of a NaN is i32::MIN). The NaN test is on the bits: drivers may fold `x != x`.
+fn ld_f32_to_u32(x: f32) -> u32 {
+    return select(u32(x), 0u, (bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u);
+}
+
+// Rust's `as i32` of a NaN is 0 (WGSL leaves it to the device: lavapipe's
+// i32 of a NaN is i32::MIN). The NaN test is on the bits: drivers may fold `x != x`.
+fn ld_f32_to_i32(x: f32) -> i32 {
+    return select(i32(x), 0i, (bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u);
+}
+
 fn ld_kernel(ld_gid: vec3<u32>, ld_lid: vec3<u32>, ld_wid: vec3<u32>, ld_nwg: vec3<u32>, ld_lidx: u32) {
     var i: u32;
     var x: f32;
@@ -20,8 +32,8 @@ fn ld_kernel(ld_gid: vec3<u32>, ld_lid: vec3<u32>, ld_wid: vec3<u32>, ld_nwg: ve
     var positive: bool;
     i = ld_gid.x;
     x = f[ld_idx(i, arrayLength(&f), 0u)];
-    { let ld_v = u32(x); let ld_i0 = i; if ld_ok(ld_i0, arrayLength(&u), 1u) { u[ld_i0] = ld_v; } }
-    { let ld_v = i32(x); let ld_i0 = i; if ld_ok(ld_i0, arrayLength(&s), 2u) { s[ld_i0] = ld_v; } }
+    { let ld_v = ld_f32_to_u32(x); let ld_i0 = i; if ld_ok(ld_i0, arrayLength(&u), 1u) { u[ld_i0] = ld_v; } }
+    { let ld_v = ld_f32_to_i32(x); let ld_i0 = i; if ld_ok(ld_i0, arrayLength(&s), 2u) { s[ld_i0] = ld_v; } }
     bits = bitcast<u32>(x);
     { let ld_v = bitcast<f32>((bits ^ 2147483648u)); let ld_i0 = i; if ld_ok(ld_i0, arrayLength(&g), 3u) { g[ld_i0] = ld_v; } }
     signed = i32(bits);
@@ -30,7 +42,7 @@ fn ld_kernel(ld_gid: vec3<u32>, ld_lid: vec3<u32>, ld_wid: vec3<u32>, ld_nwg: ve
     { let ld_v = (f32(u[ld_idx(i, arrayLength(&u), 6u)]) * f32(s[ld_idx(i, arrayLength(&s), 7u)])); let ld_i0 = i; if ld_ok(ld_i0, arrayLength(&g), 8u) { g[ld_i0] += ld_v; } }
     positive = (x > 0.0f);
     { let ld_v = u32(positive); let ld_i0 = i; if ld_ok(ld_i0, arrayLength(&u), 9u) { u[ld_i0] += ld_v; } }
-    { let ld_v = f32(i32(abs(x))); let ld_i0 = i; if ld_ok(ld_i0, arrayLength(&g), 10u) { g[ld_i0] += ld_v; } }
+    { let ld_v = f32(ld_f32_to_i32(abs(x))); let ld_i0 = i; if ld_ok(ld_i0, arrayLength(&g), 10u) { g[ld_i0] += ld_v; } }
 }
 
 @compute @workgroup_size(64, 1, 1)

@@ -21,6 +21,12 @@ fn ld_atomic_0(ld_i: i32, ld_x: u32) -> u32 {
     return atomicAdd(&atomicAdd_[ld_i], ld_x);
 }
 
+// Rust's `as u32` of a NaN is 0 (WGSL leaves it to the device: lavapipe's
+// i32 of a NaN is i32::MIN). The NaN test is on the bits: drivers may fold `x != x`.
+fn ld_f32_to_u32(x: f32) -> u32 {
+    return select(u32(x), 0u, (bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u);
+}
+
 fn square(ld_p0: u32) -> u32 {
     var x: u32;
     x = ld_p0;
@@ -56,7 +62,7 @@ fn ld_kernel(ld_gid: vec3<u32>, ld_lid: vec3<u32>, ld_wid: vec3<u32>, ld_nwg: ve
     square_1 = square(read_);
     tally_1_1 = tally(0u, ld_lidx);
     tally_2 = tally_1(0u, i);
-    { let ld_v = (((square_1 + tally_2) + tally_1_1) + u32(storage_[ld_idx(i, arrayLength(&storage_), 2u)].read_)); let ld_i0 = i; if ld_ok(ld_i0, arrayLength(&write_), 3u) { write_[ld_i0] = ld_v; } }
+    { let ld_v = (((square_1 + tally_2) + tally_1_1) + ld_f32_to_u32(storage_[ld_idx(i, arrayLength(&storage_), 2u)].read_)); let ld_i0 = i; if ld_ok(ld_i0, arrayLength(&write_), 3u) { write_[ld_i0] = ld_v; } }
     _ = ld_atomic_0(0i, 1u);
 }
 

@@ -20,7 +20,8 @@ use std::sync::atomic::Ordering::Relaxed;
 const P: usize = PAGE as usize;
 
 /// A workgroup's final page of a storage target, published for level 1,
-/// and (check mode) the words of it the workgroup read.
+/// and (check mode) the words of it the workgroup read and those its lanes
+/// wrote.
 #[derive(Clone)]
 struct Published {
     target: u32,
@@ -28,6 +29,15 @@ struct Published {
     workgroup: u32,
     values: [u32; P],
     read: u64,
+    wrote: u64,
+}
+
+impl Published {
+    /// Whether the workgroup's lanes wrote word w the value it held (`b`),
+    /// without reading it (level1.wgsl's `ld_silent`).
+    fn silent(&self, w: u32, b: u32) -> bool {
+        self.wrote >> w & 1 != 0 && self.read >> w & 1 == 0 && self.values[w as usize] == b
+    }
 }
 
 pub(crate) struct CpuBackend<'l, 'a> {
@@ -124,10 +134,10 @@ impl<'l, 'a> CpuBackend<'l, 'a> {
             }
             from = to;
         }
-        for (t, page, values, read) in mem.final_pages() {
+        for (t, page, values, read, wrote) in mem.final_pages() {
             let changed = (0..P as u32).any(|w| page * PAGE + w < lay.shapes[t as usize].words() && values[w as usize] != self.user(t, page * PAGE + w));
-            if changed || read != 0 {
-                out.published.push(Published { target: t, page, workgroup: wgl, values, read });
+            if changed || read != 0 || wrote != 0 {
+                out.published.push(Published { target: t, page, workgroup: wgl, values, read, wrote });
             }
         }
         out.full = mem.full;
@@ -234,7 +244,8 @@ impl Backend for CpuBackend<'_, '_> {
                 }
                 let b0 = self.user(t, k);
                 let mut v = b0;
-                // Every later writer races with the first (as level1.wgsl).
+                // Every later writer races with the first (as level1.wgsl),
+                // and so does every silent writer.
                 let mut first = None;
                 for r in &writers {
                     let x = r.values[w as usize];
@@ -246,10 +257,18 @@ impl Backend for CpuBackend<'_, '_> {
                         v = x;
                     }
                 }
+                if let (Some(a), true) = (first, mode == MODE_CHECK) {
+                    for r in writers.iter().filter(|r| r.silent(w, b0)) {
+                        let (x, y) = (a.min(r.workgroup), a.max(r.workgroup));
+                        records.push([record::LEVEL1, t, x, x, y, k, region, self.round]);
+                    }
+                }
                 // A reader that left the word as it was races with its
-                // writers (one that wrote it races write-write).
+                // writers (one that wrote it races write-write), silent
+                // ones too.
+                let silent = writers.iter().any(|r| r.silent(w, b0));
                 for r in writers.iter().filter(|r| mode == MODE_CHECK && r.read >> w & 1 != 0 && r.values[w as usize] == b0) {
-                    if first.is_some() {
+                    if first.is_some() || silent {
                         let kind = record::RW | record::LEVEL1 | record::READ;
                         records.push([kind, t, r.workgroup, r.workgroup, NONE, k, region, self.round]);
                     }
@@ -408,15 +427,16 @@ impl<'x> Copies<'x> {
         }
     }
 
-    /// Every storage page's final base, and the words of it read.
-    fn final_pages(&self) -> Vec<(u32, u32, [u32; P], u64)> {
+    /// Every storage page's final base, and the words of it read and
+    /// written.
+    fn final_pages(&self) -> Vec<(u32, u32, [u32; P], u64, u64)> {
         let mut out = Vec::new();
         for (t, tm) in self.targets.iter().enumerate().filter(|(_, tm)| tm.storage) {
             for (page, e) in &tm.entries {
-                out.push((t as u32, *page, e.roles[0], e.read));
+                out.push((t as u32, *page, e.roles[0], e.read, e.wrote));
             }
         }
-        out.sort_by_key(|(t, p, _, _)| (*t, *p));
+        out.sort_by_key(|(t, p, _, _, _)| (*t, *p));
         out
     }
 
@@ -499,6 +519,7 @@ impl Targets for Copies<'_> {
         let t = self.target(mem).unwrap();
         let roles = self.roles;
         let (c, lane, det) = (self.copy_of[self.local], sweep::tag_lane(self.local as u32, self.warp_size), self.det_tags);
+        let storage = self.targets[t].storage;
         let Some(e) = self.claim(t, word / PAGE) else {
             return;
         };
@@ -509,6 +530,10 @@ impl Targets for Copies<'_> {
         e.roles[self.role][(word % PAGE) as usize] = value;
         if self.check_tags {
             sweep::tag(e, roles, (word % PAGE) as usize, c, lane, true);
+            e.wrote |= 1 << (word % PAGE);
+            if storage {
+                e.wrote_epoch[c as usize] |= 1 << (word % PAGE);
+            }
         }
         e.dirty1 = true;
     }

@@ -66,6 +66,11 @@ pub(crate) trait Backend {
     fn flush(&mut self) -> Result<()> {
         Ok(())
     }
+    /// Forgets the fault a run recorded, before the launch runs again (the
+    /// CPU returns its faults from `run`, keeping none).
+    fn clear_fault(&mut self) -> Result<()> {
+        Ok(())
+    }
     fn records(&mut self) -> Result<Raw>;
     fn stats(&self) -> Stats;
 }
@@ -116,8 +121,34 @@ fn status(b: &mut dyn Backend, on_fault: OnFault) -> Result<Status> {
 
 /// Check mode: level 2 in rounds, then level 1.
 pub(crate) fn check(b: &mut dyn Backend, l: Layout, words: &[u64], opts: &CheckOptions, limits: Limits, on_fault: OnFault) -> Result<Checked> {
-    let r = check_runs(b, l, words, opts, limits, on_fault);
-    faulted(b, r)
+    alone_on_fault(b, l, words, opts, limits, on_fault, check_runs)
+}
+
+/// The runs of one mode (`check_runs`, `deterministic_runs`).
+type Runs<T> = fn(&mut dyn Backend, Layout, &[u64], &CheckOptions, Limits, OnFault) -> Result<T>;
+
+/// `runs`, and where they faulted with lanes sharing their warp's copy,
+/// `runs` again with one invocation per warp: a lane may have used a value
+/// another lane of its warp wrote, so the fault may come from the order
+/// the device ran the lanes in (a lane-order race), which each invocation
+/// on its own copy does not see. A fault there too is the kernel's own,
+/// and is what the launch returns. (The same on both backends, whose lane
+/// orders differ.)
+fn alone_on_fault<T>(b: &mut dyn Backend, l: Layout, words: &[u64], opts: &CheckOptions, limits: Limits, on_fault: OnFault, runs: Runs<T>) -> Result<T> {
+    let (info, grid, caps, deterministic) = (l.info, l.grid, l.caps.clone(), l.deterministic);
+    match runs(b, l, words, opts, limits, on_fault) {
+        Err(Error::Fault { .. }) if opts.warp_size != Some(1) => {
+            log::info!("ld: `{}` faulted with lanes sharing their warp's copy; running it again with one invocation per warp, so the fault does not depend on the device's lane order", info.name);
+            b.atomics(true)?;
+            b.clear_fault()?;
+            b.flush()?;
+            let one = CheckOptions { warp_size: Some(1), ..*opts };
+            let l = layout::layout(info, grid, words, &one, caps, limits, deterministic)?;
+            let r = runs(b, l, words, &one, limits, on_fault);
+            faulted(b, r)
+        }
+        r => faulted(b, r),
+    }
 }
 
 fn check_runs(b: &mut dyn Backend, mut l: Layout, words: &[u64], opts: &CheckOptions, limits: Limits, on_fault: OnFault) -> Result<Checked> {
@@ -169,8 +200,7 @@ fn check_runs(b: &mut dyn Backend, mut l: Layout, words: &[u64], opts: &CheckOpt
 /// Deterministic mode: one pass per region, merges in warp order at
 /// barriers and in workgroup order at the end.
 pub(crate) fn deterministic(b: &mut dyn Backend, l: Layout, words: &[u64], opts: &CheckOptions, limits: Limits, on_fault: OnFault) -> Result<Stats> {
-    let r = deterministic_runs(b, l, words, opts, limits, on_fault);
-    faulted(b, r)
+    alone_on_fault(b, l, words, opts, limits, on_fault, deterministic_runs)
 }
 
 fn deterministic_runs(b: &mut dyn Backend, mut l: Layout, words: &[u64], opts: &CheckOptions, limits: Limits, on_fault: OnFault) -> Result<Stats> {

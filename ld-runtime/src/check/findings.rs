@@ -49,12 +49,13 @@ pub(crate) fn records(found: impl IntoIterator<Item = (u32, Finding)>, words: Wr
                 push(if f.here && prev_here { 0 } else { record::CROSS }, prev, c);
             }
             last = Some((c, f.here));
-        } else if f.read && words.written {
+        } else if f.read && (words.written || words.silent_here || words.early_silent) {
             push(record::RW | record::READ | if words.cross_reads { record::CROSS } else { 0 }, c, NONE);
-        } else if f.early && words.here_writes {
+        } else if f.early && (words.here_writes || words.silent_here) {
             push(record::RW | record::BEFORE | record::CROSS, c, NONE);
         } else if let Some((first, first_here)) = words.first_writer.filter(|_| f.silent) {
-            push(if first_here { 0 } else { record::CROSS }, first, c);
+            // The pair in unit order (the silent writer may come first).
+            push(if first_here { 0 } else { record::CROSS }, first.min(c), first.max(c));
         }
         if f.lanes != 0 {
             push(f.lanes, c, NONE);
@@ -64,15 +65,22 @@ pub(crate) fn records(found: impl IntoIterator<Item = (u32, Finding)>, words: Wr
 
 /// What a word's check found of all its copies together: some copy wrote
 /// it in the epoch (its union is not its base); reads that raced cross a
-/// barrier (no copy wrote it in this region); some copy wrote it in this
-/// region; the first copy, in copy order, that changed it in the epoch,
-/// and whether it wrote it in this region.
+/// barrier (no copy wrote it in this region, whatever the value); some
+/// copy changed it in this region; some copy wrote it in this region the
+/// value it held, without reading it (a silent write: the copies that read
+/// the word in this region, or touched it earlier in the epoch, race with
+/// it as with a change); the first copy, in copy order, that changed it in
+/// the epoch, and whether it wrote it in this region; some copy that did
+/// not touch it in this region wrote it silently in an earlier one of the
+/// epoch (storage: the reads of this region race with that write).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Written {
     pub written: bool,
     pub cross_reads: bool,
     pub here_writes: bool,
+    pub silent_here: bool,
     pub first_writer: Option<(u32, bool)>,
+    pub early_silent: bool,
 }
 
 /// The kernel's record slots as race records: summaries expanded (one
@@ -106,8 +114,14 @@ pub(crate) fn expand(slots: &[[u32; W]]) -> Vec<[u32; W]> {
                 (c, Finding { writes: bit(writes, c), here: bit(here, c), read: bit(reads, c), early: bit(early, c), silent: bit(silent, c), lanes })
             });
             let first_writer = (writes != 0).then(|| writes.trailing_zeros()).map(|c| (c, bit(here, c)));
-            let words =
-                Written { written: kind & record::WRITTEN != 0, cross_reads: kind & record::CROSS_READS != 0, here_writes: writes & here != 0, first_writer };
+            let words = Written {
+                written: kind & record::WRITTEN != 0,
+                cross_reads: kind & record::CROSS_READS != 0,
+                here_writes: writes & here != 0,
+                silent_here: silent != 0,
+                first_writer,
+                early_silent: kind & record::EARLY_WRITE != 0,
+            };
             records(found, words, |kind, a, b| {
                 let mut r = first;
                 r[record::KIND as usize] = kind;
@@ -188,6 +202,22 @@ mod tests {
         assert_eq!(races(&expand(&s)), vec![(record::CROSS, 1, 2), (read, 3, NONE), (record::CROSS, 1, 4)]);
         // No copy changed it: nothing to race with.
         let s = with(summary(0, 0, 0, 0, 0, 0), record::summary::SILENT, 0b110);
+        assert_eq!(races(&expand(&s)), vec![]);
+    }
+
+    #[test]
+    fn a_silent_write_races_with_reads_here_and_accesses_before() {
+        let (read, before) = (record::RW | record::READ, record::RW | record::BEFORE | record::CROSS);
+        // Copy 2 wrote the word the value it held in this region; copy 0
+        // read it here, copy 3 touched it in an earlier region.
+        let s = with(with(summary(0, 0, 0, 0b1, 0, 0), record::summary::SILENT, 0b100), record::summary::EARLY, 0b1000);
+        assert_eq!(races(&expand(&s)), vec![(read, 0, NONE), (before, 3, NONE)]);
+        // Copy 3 wrote it so in an earlier region (its written flag): copy
+        // 0's read here races with it, across the barrier.
+        let s = with(summary(record::EARLY_WRITE | record::CROSS_READS, 0, 0, 0b1, 0, 0), record::summary::EARLY, 0b1000);
+        assert_eq!(races(&expand(&s)), vec![(read | record::CROSS, 0, NONE)]);
+        // Without it, a read and an earlier access are no race.
+        let s = with(summary(record::CROSS_READS, 0, 0, 0b1, 0, 0), record::summary::EARLY, 0b1000);
         assert_eq!(races(&expand(&s)), vec![]);
     }
 

@@ -22,6 +22,8 @@ pub(crate) struct GpuBackend<'a> {
     /// The kernel's guard (`ld_shaders::abi::guard`): the fuel, and the
     /// first fault any dispatch of the check recorded.
     guard: wgpu::Buffer,
+    /// The loop iterations each invocation may start (the guard's start).
+    fuel: u64,
     layout: Option<Layout>,
     bufs: Option<Bufs>,
     atomics: Vec<(usize, wgpu::Buffer)>,
@@ -93,7 +95,7 @@ impl<'a> GpuBackend<'a> {
         let guard = ctx.device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
             label: Some("ld guard"),
             contents: bytemuck::cast_slice(&crate::guard::initial(fuel)),
-            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
         });
         GpuBackend {
             ctx,
@@ -101,6 +103,7 @@ impl<'a> GpuBackend<'a> {
             buffers,
             uniforms,
             guard,
+            fuel,
             layout: None,
             bufs: None,
             atomics: vec![],
@@ -408,6 +411,11 @@ impl Backend for GpuBackend<'_> {
 
     fn flush(&mut self) -> Result<()> {
         GpuBackend::flush(self)
+    }
+
+    fn clear_fault(&mut self) -> Result<()> {
+        self.ctx.queue.write_buffer(&self.guard, 0, bytemuck::cast_slice(&crate::guard::initial(self.fuel)));
+        Ok(())
     }
 
     fn status(&mut self) -> Result<Status> {

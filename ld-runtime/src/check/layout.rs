@@ -301,11 +301,14 @@ pub(crate) fn layout(
         plan: Plan { budget, level1: None, level2: LevelPlan::new(warps, roles.copies as u64, None), batch: 1, bytes: 0 },
     };
     // Race records take at most an eighth of the budget (the count stays exact).
-    let rec_cap = if deterministic {
-        0
-    } else {
-        opts.max_records.min((budget / 8 / (4 * abi::record::WORDS as u64)).max(256) as usize).min(u32::MAX as usize / 8) as u32
+    let rec_cap_for = |budget: u64| {
+        if deterministic {
+            0
+        } else {
+            opts.max_records.min((budget / 8 / (4 * abi::record::WORDS as u64)).max(256) as usize).min(u32::MAX as usize / 8) as u32
+        }
     };
+    let rec_cap = rec_cap_for(budget);
     let fixed = |l: &Layout| 4 * (l.record_words() + l.l1_meta_words() + l.l1_page_words() * if deterministic { 1 } else { 2 });
     let slot_bytes = |l: &Layout| 4 * (l.slot.slot_values + l.slot.slot_meta);
     // Copies per workgroup: one per warp unless asked or forced to fewer.
@@ -330,11 +333,26 @@ pub(crate) fn layout(
         } else {
             ("one workgroup's copies", limits.binding, "device's binding size")
         };
+        // The records grow with the budget (an eighth of it): the budget
+        // that fits is where one workgroup and the records at that budget
+        // fit, a fixed point the sum reaches from below.
+        let needed = if one > room {
+            let mut fits = fixed(&layout) + one;
+            loop {
+                let next = fixed(&probe(layout.roles, rec_cap_for(fits))) + one;
+                if next <= fits {
+                    break fits;
+                }
+                fits = next;
+            }
+        } else {
+            one
+        };
         return Err(Error::CheckMemory {
             kernel: info.name,
             mode: layout.mode_name(),
             what: what.into(),
-            needed: if one > room { fixed(&layout) + one } else { one },
+            needed,
             limit,
             limit_name: name,
             advice: if deterministic {

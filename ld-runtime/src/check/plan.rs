@@ -68,6 +68,12 @@ impl LevelPlan {
         self.divisor(round) == 1 && self.copies >= self.units
     }
 
+    /// Whether `max_rounds` stopped short of the rounds that separate every
+    /// pair (some warps shared a copy in every round run).
+    pub fn cut_short(&self) -> bool {
+        self.rounds_run < self.rounds
+    }
+
     /// Eq. 1: the probability that a random racing pair is separated
     /// (hence its race found) within `k` rounds.
     pub fn p_within(&self, k: u32) -> f64 {
@@ -181,12 +187,13 @@ impl std::fmt::Display for Plan {
         let p = &self.level2;
         write!(
             f,
-            "  level 2 (warps of a workgroup): {} units, {} copies, {} of {} rounds, {} passes per region; P(found) by round:",
+            "  level 2 (warps of a workgroup): {} units, {} copies, {} of {} rounds, {} pass{} per region; P(found) by round:",
             p.units,
             p.copies,
             p.rounds_run,
             p.rounds,
-            p.passes()
+            p.passes(),
+            if p.passes() == 1 { "" } else { "es" }
         )?;
         for k in 1..=p.rounds_run {
             write!(f, " {:.0}%", 100.0 * p.p_within(k))?;

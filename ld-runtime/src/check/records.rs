@@ -3,7 +3,7 @@
 //! in canonical order, regions get their source lines, and the report
 //! counts units, words and regions.
 
-use super::plan::Plan;
+use super::plan::{LevelPlan, Plan};
 use super::report::{self, BarrierLine, Evidence, Level, Memory, RaceKind, Record, Region, Report, Unit};
 use super::Target;
 use crate::cpu::executor::unlinear;
@@ -157,7 +157,15 @@ pub(crate) fn report(
         raced.insert(r.region);
     }
     let level1_ran = plan.is_none_or(|p| p.level1.is_some());
-    let buffers = if total == 0 {
+    // Rounds cut short (`max_rounds`) leave some pairs of warps unseparated.
+    let partial = p2.filter(LevelPlan::cut_short);
+    let buffers = if let (0, Some(p)) = (total, partial) {
+        format!(
+            "as after a native run, if no race hides in the {} of {} rounds not checked (CheckOptions::max_rounds): warps that shared a copy in every round checked ran together, as natively",
+            p.rounds - p.rounds_run,
+            p.rounds
+        )
+    } else if total == 0 {
         "as after a native run (no race: every unit saw what it would see natively)".to_string()
     } else {
         "each workgroup and warp ran in isolation on its region's input; their writes were merged in unit order (later units win conflicts), as deterministic mode would"

@@ -43,11 +43,12 @@ pub enum Evidence {
     /// words written.
     Writes,
     /// A unit read a word another unit wrote in the same epoch (between
-    /// warps: a read of a word another warp's copy changed; between
-    /// workgroups: a read of a word another workgroup changed, by a
-    /// workgroup that left it as it was), whatever the value went into next (registers,
-    /// atomics, branches, memory). `words` are the words read; `units` is
-    /// the reader.
+    /// warps: a read of a word another warp's copy changed, or whose lanes
+    /// wrote it the value it held in the read's region; between
+    /// workgroups: a read of a word another workgroup changed or wrote, by
+    /// a workgroup that left it as it was), whatever the value went into
+    /// next (registers, atomics, branches, memory). `words` are the words
+    /// read; `units` is the reader.
     Read,
     /// A unit read a word (or wrote it with the value it held) in an
     /// earlier region of the epoch, across a barrier that does not order

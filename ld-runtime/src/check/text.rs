@@ -21,6 +21,15 @@ impl fmt::Display for Report {
         writeln!(f, "  units: {} workgroups x {} warps of {} invocations", self.workgroups, self.warps_per_workgroup, self.warp_size)?;
         let checked: Vec<String> = self.checked.iter().map(|c| format!("{} ({}, {})", c.name, c.memory.name(), c.treatment)).collect();
         writeln!(f, "  checked: {}", if checked.is_empty() { "nothing (no memory is written)".into() } else { checked.join(", ") })?;
+        if let Some(p) = self.plan.as_ref().map(|p| p.level2).filter(|p| p.cut_short()) {
+            writeln!(
+                f,
+                "  coverage: {} of {} rounds checked (CheckOptions::max_rounds): a race between two warps that shared a copy in every round checked is not seen; P(found) for one racing pair {:.0}%",
+                p.rounds_run,
+                p.rounds,
+                100.0 * p.p_within(p.rounds_run)
+            )?;
+        }
         if self.races.is_empty() {
             writeln!(f, "  no races found ({} regions analysed)", self.regions_analyzed)?;
         } else {

@@ -37,10 +37,13 @@ pub fn rem_i32(a: i32, b: i32) -> i32 {
     }
 }
 
-/// Float remainder; sign follows the dividend, like SPIR-V's `OpFRem`.
+/// WGSL's float `%`: `a - b * trunc(a / b)`, each step rounded to f32 (as
+/// lavapipe computes SPIR-V's `OpFRem`). It differs from Rust's `%` (an
+/// exact fmod) where the quotient is large (`4294967296.0 % 3.0` is 0, not
+/// 1) and in the sign of a zero result (`-6.0 % 3.0` is +0.0, not -0.0).
 #[inline]
 pub fn rem_f32(a: f32, b: f32) -> f32 {
-    a % b
+    a - b * (a / b).trunc()
 }
 
 /// WGSL's `u32(f32)`: round toward zero, clamped to the representable range.
@@ -117,5 +120,14 @@ mod tests {
         assert_eq!(f32_to_i32(1e20), 2147483520);
         assert_eq!(f32_to_i32(-1e20), i32::MIN);
         assert_eq!(f32_to_i32(-2.7), -2);
+        assert_eq!((f32_to_i32(f32::NAN), f32_to_u32(-f32::NAN)), (0, 0));
+    }
+
+    #[test]
+    fn float_remainder_is_wgsls() {
+        assert_eq!(rem_f32(-6.0, 3.0).to_bits(), 0.0f32.to_bits());
+        assert_eq!(rem_f32(4294967296.0, 3.0), 0.0);
+        assert_eq!(rem_f32(-7.5, 2.0), -1.5);
+        assert!(rem_f32(1.0, 0.0).is_nan());
     }
 }
