@@ -54,6 +54,9 @@ export LD_REQUIRE_GPU=1
 export LD_REQUIRE_BROWSER=1
 # Benchmarks run once each under `cargo test`: keep their inputs small.
 export LD_BENCH_SIZE="${LD_BENCH_SIZE:-0.02}"
+# A fresh build gains nothing from incremental caches (1.7 GB of the
+# target directory); keep them where a developer asks for them.
+export CARGO_INCREMENTAL="${CARGO_INCREMENTAL:-0}"
 # Mesa's Vulkan loader probes Wayland and complains without a runtime dir.
 export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-$(mktemp -d)}"
 cargo test --workspace --all-targets "$@"
