@@ -280,6 +280,11 @@ impl<'a> Launch<'a> {
 
     fn run_in_mode(self) -> Result<Run> {
         let uniforms = self.check()?;
+        // A lost device fails every mode before anything is compiled or
+        // planned (a check's pipelines take lavapipe hundreds of ms).
+        if let Some(ctx) = &self.rt.gpu {
+            ctx.check_alive(&format!("before launching `{}`", self.info.name))?;
+        }
         if matches!(self.mode, Mode::Check | Mode::Deterministic) {
             return self.run_check(uniforms);
         }
