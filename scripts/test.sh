@@ -65,7 +65,7 @@ cargo test --workspace --doc "$@"
 # Every crate packages, the engine's WGSL included (no verify build: the
 # suite above has built and tested the same sources).
 cargo package --workspace --allow-dirty --no-verify --offline -q
-cargo package -p ld-shaders --allow-dirty --offline --list | grep -qx wgsl/engine.wgsl
+cargo package -p ld-shaders --allow-dirty --offline --list | grep -qx wgsl/engine/check.wgsl
 # Style gates: formatting and lints, warnings as errors.
 cargo fmt --all --check
 cargo clippy --workspace --all-targets "$@" -- -D warnings

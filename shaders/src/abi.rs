@@ -102,7 +102,7 @@ abi_struct! {
         /// Engine shaders: the target they work on.
         pub target_id,
         /// Always 2: the iterations of the loop that tells whether the device
-        /// cut loops short (see `engine.wgsl`).
+        /// cut loops short (see `engine/state.wgsl`).
         pub canary,
         /// Tag pages per copy (one per 16 lanes of a warp, at most
         /// [`TAG_GROUPS_MAX`]; 0 in deterministic mode at warp size 1):
@@ -417,7 +417,7 @@ pub struct Roles {
     /// **access page**), where each word the workgroup read or its lanes
     /// wrote holds the dispatch's stamp and [`l1::READ`] | [`l1::WROTE`]
     /// (level 1's checks of reads and of writes that left a word as it
-    /// was; engine.wgsl's `ld_word_access`).
+    /// was; engine/publish.wgsl's `ld_word_access`).
     pub reads: u32,
     /// Lane-tag pages per copy (in the meta area; see [`Config::tag_groups`]).
     pub tag_groups: u32,

@@ -3,10 +3,14 @@
 //! instrumented kernel) and the runtime (which lays out and uploads what
 //! [`abi`] describes).
 //!
-//! - `wgsl/engine.wgsl`: what runs inside an instrumented kernel: the
-//!   accessors of the warps' copies and their lane tags, and at each of its
-//!   barriers the check (write-write, tagged reads, the union, the commit)
-//!   or deterministic mode's ordered fold; level 1's records.
+//! - `wgsl/engine/`: what runs inside an instrumented kernel, one file per
+//!   concept, in the order [`ENGINE`] splices them: the state
+//!   (`state.wgsl`), entries and their roles (`entries.wgsl`, `pool.wgsl`),
+//!   the accessors of the warps' copies (`access.wgsl`) and their lane tags
+//!   (`tags.wgsl`), and at each of its barriers the steps (`regions.wgsl`,
+//!   `steps.wgsl`, `words.wgsl`) of the check (write-write, tagged reads,
+//!   the union, the commit: `check.wgsl`, `records.wgsl`) or deterministic
+//!   mode's ordered fold (`fold.wgsl`); level 1's records (`publish.wgsl`).
 //! - `wgsl/slots.wgsl`: the engine's dispatches around each batch of
 //!   workgroups, one per storage target: emptying the slots' tables before
 //!   it, turning their pages into level-1 records after it.
@@ -18,7 +22,20 @@ pub mod abi;
 /// The engine's functions, spliced into every instrumented kernel after
 /// [`abi::wgsl_prelude`] and the kernel's own `LD_WG_SIZE`,
 /// `LD_DET_WRITERS`, `LD_WIDE`, `LD_TAG_GROUPS`, `LD_CHECK`, `LD_TARGETS` and `ld_user`.
-pub const ENGINE: &str = include_str!("../wgsl/engine.wgsl");
+pub const ENGINE: &str = concat!(
+    include_str!("../wgsl/engine/state.wgsl"),
+    include_str!("../wgsl/engine/entries.wgsl"),
+    include_str!("../wgsl/engine/pool.wgsl"),
+    include_str!("../wgsl/engine/access.wgsl"),
+    include_str!("../wgsl/engine/tags.wgsl"),
+    include_str!("../wgsl/engine/records.wgsl"),
+    include_str!("../wgsl/engine/regions.wgsl"),
+    include_str!("../wgsl/engine/steps.wgsl"),
+    include_str!("../wgsl/engine/words.wgsl"),
+    include_str!("../wgsl/engine/check.wgsl"),
+    include_str!("../wgsl/engine/fold.wgsl"),
+    include_str!("../wgsl/engine/publish.wgsl"),
+);
 
 /// The guard's functions (bounds checks, loop fuel), in every kernel
 /// variant after [`abi::guard_prelude`]'s declarations.

@@ -32,7 +32,7 @@ fn args() {
     ld_args[2] = 1u;
 }
 
-// See engine.wgsl: lavapipe cuts the loops of an invocation short after
+// See engine/state.wgsl: lavapipe cuts the loops of an invocation short after
 // 65535 iterations in all; a last loop of two iterations tells.
 fn ld_canary() {
     var i = 0u;

@@ -5,7 +5,7 @@
 // these loops are compiled once per device, not once per kernel. (The
 // kernel empties its tables itself, `ld_setup_storage`.)
 //
-// The engine's functions come from engine.wgsl; what a kernel would
+// The engine's functions come from engine/ (`ENGINE`); what a kernel would
 // provide, this module provides for the one bound target.
 
 @group(0) @binding(0) var<storage, read_write> ld_user_buf: array<u32>;

@@ -8,7 +8,7 @@
 //! and the lane tags of every access and commits where the barrier ends an
 //! epoch; deterministic mode folds. Every
 //! access to a target (a written storage buffer or a workgroup array) goes
-//! through the engine (`ld-shaders`' `engine.wgsl`) to the running warp's
+//! through the engine (`ld-shaders`' `wgsl/engine/`) to the running warp's
 //! copy, one 32-bit word at a time. The contract with the runtime (bindings,
 //! configuration, layouts) is `ld_shaders::abi`.
 

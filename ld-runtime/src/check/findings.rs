@@ -1,7 +1,7 @@
 //! What a word's check finds of each copy, and the race records that
 //! follow from it: one description for both backends. The GPU's kernel
 //! sends a word that raced as a summary, a bit per copy
-//! (`abi::record::SUMMARY`, made by `engine.wgsl`'s `ld_record_summary`),
+//! (`abi::record::SUMMARY`, made by `engine/check.wgsl`'s `ld_record_summary`),
 //! which [`expand`] turns into records; the CPU's sweep hands its findings
 //! to [`records`] directly. (A kernel with more copies than a mask holds
 //! records its races one by one, in `ld_record_word`, the same way.)

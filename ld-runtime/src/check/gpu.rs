@@ -370,7 +370,7 @@ impl Backend for GpuBackend<'_> {
         let tag_groups = lay.roles.tag_groups;
         // Deterministic layouts have lane tags or keep last writers, never
         // both: each folded pipeline compiles only its own paths
-        // (`ld_det_writers`, `ld_det_tags` in engine.wgsl are constants).
+        // (`ld_det_writers`, `ld_det_tags` in engine/fold.wgsl and engine/tags.wgsl are constants).
         let variant = match mode {
             MODE_CHECK => Variant::Instrumented { direct, wide: lay.roles.copies > ld_shaders::abi::MASK_COPIES, tag_groups },
             MODE_DETERMINISTIC if lay.roles.last_writers() => Variant::FoldedWriters { direct },

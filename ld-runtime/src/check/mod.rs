@@ -2,7 +2,7 @@
 //! engine deterministic mode shares with it.
 //!
 //! The instrumented kernel checks itself at its barriers (`ld-shaders`'
-//! `engine.wgsl`; `sweep` is the same per-word algorithm on the CPU): every
+//! `wgsl/engine/`; `sweep` is the same per-word algorithm on the CPU): every
 //! warp runs each region on its own copies of the targets, the workgroup
 //! finds write-write races while merging them, runs the region again from
 //! its start on the union minus the warp's own writes, and finds read-write

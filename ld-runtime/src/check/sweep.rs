@@ -1,5 +1,5 @@
 //! The engine's per-word steps on the CPU: the same algorithm as
-//! `ld-shaders`' `engine.wgsl` (`ld_check_word`, `ld_fold_word`), so the
+//! `ld-shaders`' `engine/check.wgsl` and `engine/fold.wgsl` (`ld_check_word`, `ld_fold_word`), so the
 //! CPU reference finds exactly what the GPU finds. On the CPU an entry's
 //! role pages are always stored whole (invocations run one at a time, so a
 //! page can be filled when it is first accessed), which is what the GPU's
@@ -14,7 +14,7 @@ use ld_shaders::abi::{record, Roles, PAGE, TAG_GROUPS_MAX, TAG_LANES};
 pub(crate) struct Entry {
     pub roles: Vec<[u32; PAGE as usize]>,
     /// Per copy and group of 16 lanes, the lanes that wrote (low half) and
-    /// read (high half) each word in this region (see `engine.wgsl`'s lane
+    /// read (high half) each word in this region (see `engine/tags.wgsl`'s lane
     /// tags).
     pub tags: Vec<[u32; PAGE as usize]>,
     /// Per copy, the words it touched in the epoch, a bit each (the GPU's

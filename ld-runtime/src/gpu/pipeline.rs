@@ -37,7 +37,7 @@ pub enum Variant {
     },
     /// Deterministic mode at one invocation per warp: the folded kernel
     /// with `LD_DET_WRITERS` on (each word's last writer kept, see
-    /// `engine.wgsl`), which other runs need not pay for.
+    /// `wgsl/engine/`), which other runs need not pay for.
     FoldedWriters {
         direct: u32,
     },

@@ -1,0 +1,156 @@
+// Entries: where each role's word of an entry lives, the hash tables of
+// storage pages, and what a role word holds (its written flag, else the
+// base).
+
+// ------------------------------------------------------------ addresses
+
+fn ld_vaddr(t: u32, role: u32, e: u32, w: u32) -> u32 {
+    return ld_sv + ld_tc[t].values_off + (role * ld_tc[t].entries + e) * LD_PAGE + w;
+}
+
+// An entry's flags, and the mark writers leave on it (plain words: flags
+// change only behind barriers, one invocation per entry).
+fn ld_faddr(t: u32, e: u32) -> u32 {
+    return ld_sv + ld_tc[t].flags_off + e;
+}
+
+fn ld_taddr(t: u32, e: u32) -> u32 {
+    return ld_sv + ld_tc[t].touch_off + e;
+}
+
+// A storage table's keys (claimed atomically) and their plain mirror.
+fn ld_kaddr(t: u32, e: u32) -> u32 {
+    return ld_sm + ld_tc[t].keys_off + e;
+}
+
+fn ld_mirror(t: u32, e: u32) -> u32 {
+    return ld_sv + ld_tc[t].mirror_off + e;
+}
+
+// ------------------------------------------------------------ storage tables
+
+// Fibonacci hashing (the product's top bits; `cap` a power of two): a
+// workgroup's pages are mostly runs and strides, which it spreads evenly.
+// (The product's low bits, mixed with bits 15 up, put nine consecutive
+// pages out of reach of four probes in a table of 32 for 188 of 256
+// workgroups: scan's and the scaling example's checks all ran twice.)
+fn ld_hash(page: u32, cap: u32) -> u32 {
+    let bits = firstTrailingBit(cap);
+    return select((page * 0x9E3779B1u) >> (32u - bits), 0u, bits == 0u);
+}
+
+// Tables are probed four slots deep, without a loop (see the top); a page
+// further away counts as a full table, which the host then grows. A
+// direct-mapped table holds page p in entry p: `ld_direct` is a constant
+// in a kernel, so its accesses compile without the probes (lavapipe runs
+// both sides of a branch, not one chosen at run time).
+fn ld_find(t: u32, page: u32) -> u32 {
+    if ld_direct(t) {
+        return page;
+    }
+    let cap = ld_tc[t].entries;
+    let h = ld_hash(page, cap);
+    let key = page + 1u;
+    let h1 = (h + 1u) & (cap - 1u);
+    let h2 = (h + 2u) & (cap - 1u);
+    let h3 = (h + 3u) & (cap - 1u);
+    // Every slot is looked at: a mirror another invocation has not written
+    // yet must not hide the page's own slot further on.
+    var e = LD_NONE;
+    if ld_val[ld_mirror(t, h3)] == key {
+        e = h3;
+    }
+    if ld_val[ld_mirror(t, h2)] == key {
+        e = h2;
+    }
+    if ld_val[ld_mirror(t, h1)] == key {
+        e = h1;
+    }
+    if ld_val[ld_mirror(t, h)] == key {
+        e = h;
+    }
+    return e;
+}
+
+// Claims slot h for the page: whether it is now (or already was) the
+// page's. A spurious failure of the weak exchange counts as taken.
+fn ld_claim(t: u32, h: u32, page: u32) -> bool {
+    let r = atomicCompareExchangeWeak(&ld_meta[ld_kaddr(t, h)], 0u, page + 1u);
+    return r.exchanged || r.old_value == page + 1u;
+}
+
+// The page's entry, claimed if new (at most two exchanges: this is inlined
+// at every write, and lavapipe runs it for every invocation); LD_NONE when
+// the probes found no room: the host then runs the check again with a
+// larger table.
+fn ld_insert(t: u32, page: u32) -> u32 {
+    if ld_direct(t) {
+        return page;
+    }
+    var e = ld_find(t, page);
+    if e == LD_NONE {
+        let cap = ld_tc[t].entries;
+        let h = ld_hash(page, cap);
+        // The first two slots whose mirror says free (a slot another
+        // invocation is claiming right now fails its exchange).
+        var a = LD_NONE;
+        var b = LD_NONE;
+        for (var i = 0u; i < 4u; i++) {
+            let s = (h + i) & (cap - 1u);
+            let free = ld_val[ld_mirror(t, s)] == 0u;
+            b = select(b, s, free && a != LD_NONE && b == LD_NONE);
+            a = select(a, s, free && a == LD_NONE);
+        }
+        if a != LD_NONE && ld_claim(t, a, page) {
+            e = a;
+        } else if b != LD_NONE && ld_claim(t, b, page) {
+            e = b;
+        }
+        if e == LD_NONE {
+            ld_full_bits |= 1u << t;
+            return e;
+        }
+        ld_val[ld_mirror(t, e)] = page + 1u;
+    }
+    return e;
+}
+
+fn ld_key_page(t: u32, e: u32) -> u32 {
+    if ld_direct(t) {
+        return e;
+    }
+    return ld_val[ld_mirror(t, e)] - 1u;
+}
+
+// An entry's key: its page + 1, or 0 while it holds none.
+fn ld_entry_key(t: u32, e: u32) -> u32 {
+    let used = select(0u, e + 1u, (ld_flags(t, e) & LD_USED) != 0u);
+    if ld_direct(t) {
+        return used;
+    }
+    return atomicLoad(&ld_meta[ld_kaddr(t, e)]);
+}
+
+// ------------------------------------------------------------ roles
+
+fn ld_flags(t: u32, e: u32) -> u32 {
+    return ld_val[ld_faddr(t, e)];
+}
+
+// The base role of word w (word k of the memory).
+fn ld_base(t: u32, e: u32, w: u32, k: u32, f: u32) -> u32 {
+    if (f & LD_BVALID) != 0u {
+        return ld_val[ld_vaddr(t, 0u, e, w)];
+    }
+    return ld_user(t, k);
+}
+
+// A pass's role page (`role`, written-flag page `flag`): its word where
+// stored, else the base.
+fn ld_get(t: u32, e: u32, role: u32, flag: u32, w: u32, k: u32) -> u32 {
+    let f = ld_flags(t, e);
+    if (f & LD_MAT) != 0u || ld_val[ld_vaddr(t, flag, e, w)] == ld_c.stamp {
+        return ld_val[ld_vaddr(t, role, e, w)];
+    }
+    return ld_base(t, e, w, k, f);
+}

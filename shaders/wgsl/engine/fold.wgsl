@@ -1,0 +1,106 @@
+// Deterministic mode at a barrier: the written words fold in copy order.
+
+// Deterministic mode at the end of an epoch: the copies' writes merge in
+// copy order (a later copy wins a word several wrote). The copies start
+// the next region from the result (`copies`), but after the kernel's last
+// region only the base is read (`ld_publish`): storing
+// every copy there took bfs's rerun at one invocation per warp (256 copies)
+// as long again as the fold itself.
+fn ld_fold_word(t: u32, e: u32, w: u32, storage: bool, copies: bool) {
+    let x = ld_word_at(t, e, w, storage);
+    if x.k >= ld_tc[t].words {
+        return;
+    }
+    var u = x.b;
+    if ld_det_writers() {
+        // Down from the last writer to the last copy whose word differs
+        // from the base (a copy may have written the base's value back).
+        let a = ld_writer_addr(t, e, w);
+        var c = atomicLoad(&ld_meta[a]);
+        atomicStore(&ld_meta[a], 0u);
+        for (; c > 0u; c--) {
+            let p = ld_copy_of(x, c - 1u);
+            if p != x.b {
+                u = p;
+                break;
+            }
+        }
+    } else {
+        var c = 0u;
+        for (; c < ld_c.copies; c++) {
+            let p = ld_copy_of(x, c);
+            u = select(u, p, p != x.b);
+        }
+    }
+    ld_val[x.a] = u;
+    // (Pooled copies read the base where their blocks are given back.
+    // Where the word kept the base's value in a materialized entry, every
+    // copy holds it already: a copy that wrote another value would be the
+    // union. An entry that is not yet materialized becomes so here: its
+    // copies' pages hold what earlier epochs left where nothing wrote.)
+    let n = select(0u, ld_c.copies, copies && !x.pooled && (u != x.b || !x.mat));
+    for (var c2 = 0u; c2 < n; c2++) {
+        ld_val[x.a + (ld_c.role_p + c2) * x.stride] = u;
+    }
+}
+
+// Deterministic mode (the folded kernel), at
+// every barrier and at the end: the region's written entries are listed;
+// where the closing barrier ends their epoch, their words fold in copy
+// order and the entries settle; the entries still dirty carry over to the
+// other list.
+fn ld_fold_region(close: u32) {
+    ld_sync();
+    ld_scan();
+    if ld_li == 0u {
+        atomicStore(&ld_list_n[1u - ld_list_cur], 0u);
+    }
+    ld_sync();
+    let cur = ld_list_cur;
+    let len = atomicLoad(&ld_list_n[cur]);
+    let blocks = min(atomicLoad(&ld_pool_n), ld_c.pool_cap);
+    var j = ld_li;
+    for (; j < len * LD_PAGE; j += LD_WG_SIZE) {
+        let item = ld_list_item(cur, j / LD_PAGE);
+        let t = item >> 24u;
+        let storage = ld_target_storage(t);
+        if ld_orders(close, storage) {
+            ld_fold_word(t, item & 0xffffffu, j % LD_PAGE, storage, close != LD_NONE);
+        }
+        if ld_det_tags() {
+            ld_det_clear(t, item & 0xffffffu, j % LD_PAGE);
+        }
+    }
+    ld_sync();
+    // (Only layouts with last writers have a pool: the constant compiles
+    // the release away in the other folded kernel.)
+    if LD_DET_WRITERS && close != LD_NONE && ld_orders(close, true) && ld_c.pool_cap != 0u {
+        ld_pool_release(blocks);
+    }
+    var i = ld_li;
+    for (; i < len; i += LD_WG_SIZE) {
+        let item = ld_list_item(cur, i);
+        let t = item >> 24u;
+        ld_settle(t, item & 0xffffffu, LD_STEP_SETTLE_FOLD, ld_orders(close, ld_target_storage(t)), close == LD_NONE);
+    }
+    ld_sync();
+    ld_list_cur = 1u - cur;
+}
+
+// Deterministic mode: once a workgroup has found lanes of a warp sharing a
+// word (`ld_det_access`), the host discards the run and runs the kernel
+// again at warp size 1, so the workgroups that start after that skip their
+// work (lavapipe runs a dispatch's workgroups a few at a time; on a GPU
+// most have started). One load for the whole workgroup, so the barriers
+// that follow stay uniform.
+var<workgroup> ld_skip_wg: u32;
+
+fn ld_skip() -> bool {
+    if LD_CHECK || LD_DET_WRITERS {
+        return false;
+    }
+    if ld_li == 0u {
+        ld_skip_wg = atomicLoad(&ld_rec[LD_H_STATUS]) & LD_S_LANES;
+    }
+    return workgroupUniformLoad(&ld_skip_wg) != 0u;
+}

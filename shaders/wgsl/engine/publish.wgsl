@@ -1,0 +1,129 @@
+// Level 1's records, made from a slot's entries after the batch.
+
+// ------------------------------------------------------------ level 1
+
+// Level 1's records are made in the slots shader (slots.wgsl), one
+// workgroup of LD_PAGE invocations per slot, one
+// invocation per word of a page: they are loops over pages, which the
+// kernel would run with one invocation per page (a page's words one after
+// another) and which lavapipe would compile into every kernel.
+
+// The slot's pages that changed a word of the user's buffer, or (check
+// mode) whose words the workgroup read or its lanes wrote, whatever the
+// value, become level-1 records, linked per page (the CPU reference
+// publishes the same): the entries (one
+// invocation per entry), the words that changed or were accessed (one per
+// word: the entry's mark), a record per marked entry, then their words and
+// access bits. An entry's mark holds its record.
+fn ld_publish(t: u32) {
+    if ld_li == 0u {
+        atomicStore(&ld_list_n[0], 0u);
+        atomicStore(&ld_list_n[1], 0u);
+    }
+    workgroupBarrier();
+    for (var e = ld_li; e < ld_tc[t].entries; e += LD_WG_SIZE) {
+        if ld_entry_key(t, e) != 0u {
+            ld_val[ld_taddr(t, e)] = 0u;
+            ld_list_push(0u, t, e);
+        }
+        // The table's key is done with (the mirror names the page from
+        // here on): the next batch finds the meta area zeroed.
+        if !ld_direct(t) {
+            atomicStore(&ld_meta[ld_kaddr(t, e)], 0u);
+        }
+    }
+    ld_sync();
+    let words = ld_tc[t].words;
+    let n = atomicLoad(&ld_list_n[0]) * LD_PAGE;
+    for (var j = ld_li; j < n; j += LD_WG_SIZE) {
+        let e = ld_list_item(0u, j / LD_PAGE) & 0xffffffu;
+        let w = j % LD_PAGE;
+        let k = ld_key_page(t, e) * LD_PAGE + w;
+        if k < words && (ld_final_base(t, e, w, k) != ld_user(t, k) || ld_word_access(t, e, w) != 0u) {
+            ld_val[ld_taddr(t, e)] = 1u;
+        }
+    }
+    ld_sync();
+    let listed = atomicLoad(&ld_list_n[0]);
+    for (var i = ld_li; i < listed; i += LD_WG_SIZE) {
+        let e = ld_list_item(0u, i) & 0xffffffu;
+        if ld_val[ld_taddr(t, e)] != 0u {
+            let r = atomicAdd(&ld_rec[LD_H_L1_COUNT], 1u);
+            if r < ld_c.l1_cap {
+                ld_link_record(t, r, ld_key_page(t, e));
+                ld_val[ld_taddr(t, e)] = r;
+                ld_list_push(1u, t, e);
+            } else {
+                ld_status(LD_S_L1_FULL);
+            }
+        }
+    }
+    ld_sync();
+    let m = atomicLoad(&ld_list_n[1]) * LD_PAGE;
+    for (var j = ld_li; j < m; j += LD_WG_SIZE) {
+        let e = ld_list_item(1u, j / LD_PAGE) & 0xffffffu;
+        let r = ld_val[ld_taddr(t, e)];
+        let w = j % LD_PAGE;
+        ld_l1v[r * LD_PAGE + w] = ld_final_base(t, e, w, ld_key_page(t, e) * LD_PAGE + w);
+        let bits = ld_word_access(t, e, w);
+        if bits != 0u {
+            atomicOr(&ld_l1[ld_c.l1_headers + r * LD_L1_WORDS + LD_L1_ACCESS + w / 16u], bits << (2u * (w % 16u)));
+        }
+    }
+    // Check mode: the touched masks the kernel left for `ld_final_base`
+    // are done with, as the keys.
+    ld_sync();
+    let cleared = select(0u, n, ld_c.mode == LD_MODE_CHECK);
+    for (var j = ld_li; j < cleared; j += LD_WG_SIZE) {
+        let e = ld_list_item(0u, j / LD_PAGE) & 0xffffffu;
+        atomicStore(&ld_meta[ld_touched_addr(t, e, j % LD_PAGE)], 0u);
+    }
+}
+
+// The base of word w (word k of the memory) after the kernel: where the
+// last check stored only the touched words (`LD_BPART`), the user's word
+// stands in for the others (the touched masks stay until `ld_publish`
+// clears them).
+fn ld_final_base(t: u32, e: u32, w: u32, k: u32) -> u32 {
+    let f = ld_flags(t, e);
+    if (f & LD_BPART) != 0u && atomicLoad(&ld_meta[ld_touched_addr(t, e, w)]) != 0u {
+        return ld_val[ld_vaddr(t, 0u, e, w)];
+    }
+    return ld_base(t, e, w, k, f);
+}
+
+// Check mode: how the workgroup accessed word w of storage entry e
+// (`abi::l1::READ`, `WROTE`; see `ld_check_word`). Its access page holds
+// the bits beside the dispatch's stamp (its low 30 bits), so that a word
+// marked by an earlier dispatch reads as not accessed, with no clearing.
+fn ld_word_access(t: u32, e: u32, w: u32) -> u32 {
+    if ld_c.mode != LD_MODE_CHECK {
+        return 0u;
+    }
+    return ld_access_word(ld_val[ld_vaddr(t, ld_c.set_pages + ld_c.copies, e, w)]) & 3u;
+}
+
+// An access word as this dispatch's: its bits where its stamp is the
+// dispatch's, else none, stamped.
+fn ld_access_word(v: u32) -> u32 {
+    let stamp = ld_c.stamp << 2u;
+    return stamp | select(0u, v & 3u, (v & ~3u) == stamp);
+}
+
+fn ld_link_record(t: u32, r: u32, page: u32) {
+    let h = ld_c.l1_headers + r * LD_L1_WORDS;
+    atomicStore(&ld_l1[h + LD_L1_TARGET], t);
+    atomicStore(&ld_l1[h + LD_L1_PAGE], page);
+    atomicStore(&ld_l1[h + LD_L1_WG], ld_wg);
+    let next = atomicExchange(&ld_l1[ld_tc[t].heads_off + page], r + 1u);
+    atomicStore(&ld_l1[h + LD_L1_NEXT_PAGE], next);
+    // The page's first record lists the page for level 1's sweeps.
+    if next == 0u {
+        atomicStore(&ld_l1[ld_c.l1_pages + atomicAdd(&ld_rec[LD_H_L1_PAGES], 1u)], r);
+    }
+    // The access bits (`abi::l1::ACCESS`; no loop: lavapipe caps them).
+    atomicStore(&ld_l1[h + LD_L1_ACCESS], 0u);
+    atomicStore(&ld_l1[h + LD_L1_ACCESS + 1u], 0u);
+    atomicStore(&ld_l1[h + LD_L1_ACCESS + 2u], 0u);
+    atomicStore(&ld_l1[h + LD_L1_ACCESS + 3u], 0u);
+}

@@ -1,0 +1,72 @@
+// A word of an entry as the sweeps at a barrier see it (`LdWord`): its
+// roles' addresses and a copy's value.
+
+// ------------------------------------------------------------ sweeps
+
+// The word of entry e's word w.
+fn ld_word(t: u32, e: u32, w: u32, storage: bool) -> u32 {
+    if storage {
+        return ld_key_page(t, e) * LD_PAGE + w;
+    }
+    return e * LD_PAGE + w;
+}
+
+// Where the roles of one word of an entry lie: role r at `a + r * stride`.
+struct LdWord {
+    a: u32,
+    stride: u32,
+    // The target, and its lane tags (copy c, group g at `tag + (c * groups + g) * tag_stride`).
+    t: u32,
+    tag: u32,
+    tag_stride: u32,
+    // The word of the memory, whether every role is stored, and the base.
+    k: u32,
+    mat: bool,
+    b: u32,
+    // Check mode: the copies that accessed the word in the epoch (a mask),
+    // or (more copies than a mask holds) how many to visit from copy 0.
+    mask: u32,
+    all: u32,
+    // Deterministic mode: the entry and word, and whether the copies' pages
+    // are pool blocks.
+    e: u32,
+    w: u32,
+    pooled: bool,
+}
+
+fn ld_word_at(t: u32, e: u32, w: u32, storage: bool) -> LdWord {
+    var x: LdWord;
+    x.stride = ld_tc[t].entries * LD_PAGE;
+    x.a = ld_sv + ld_tc[t].values_off + e * LD_PAGE + w;
+    x.t = t;
+    x.tag = ld_tag_addr(t, 0u, 0u, e, w);
+    x.tag_stride = ld_tc[t].entries * LD_PAGE;
+    x.k = ld_word(t, e, w, storage);
+    let f = ld_flags(t, e);
+    x.mat = (f & LD_MAT) != 0u;
+    x.b = ld_base(t, e, w, x.k, f);
+    if LD_CHECK {
+        x.mask = atomicLoad(&ld_meta[ld_touched_addr(t, e, w)]);
+    }
+    x.all = select(0u, ld_c.copies, ld_c.copies > LD_MASK_COPIES);
+    x.e = e;
+    x.w = w;
+    x.pooled = ld_pooled(t);
+    return x;
+}
+
+// Deterministic mode: copy c's word, as its page or block holds it.
+fn ld_copy_of(x: LdWord, c: u32) -> u32 {
+    if x.pooled {
+        return ld_pool_word(x.t, x.e, c, x.w, x.b);
+    }
+    return ld_copy_word(x, ld_c.role_p + c, ld_c.set_pages + c);
+}
+
+// Copy c's page `role`, flagged in page `flag`: the stored word, or the
+// base where the copy has not written it.
+fn ld_copy_word(x: LdWord, role: u32, flag: u32) -> u32 {
+    let v = ld_val[x.a + role * x.stride];
+    let written = x.mat || ld_val[x.a + flag * x.stride] == ld_c.stamp;
+    return select(x.b, v, written);
+}
