@@ -1822,6 +1822,35 @@ fn rw_old_value_across_wg_barrier(init: &[u32], data: &mut [u32], out: &mut [u32
     }
 }
 
+/// RACY (rw, workgroup memory, across a barrier that does not order it):
+/// warp 1 writes `s[4]` the value it held (zero), `storage_barrier()`,
+/// then warp 0 reads it. Found up to `abi::WROTE_MASK_COPIES` copies (the
+/// touched mask's high half says which copies wrote the word).
+#[ld::kernel(workgroup_size = 64)]
+fn rw_old_value_across_storage_barrier(out: &mut [u32]) {
+    let s = shared::<[u32; 64]>();
+    let lid = local_index();
+    if lid == 36 {
+        s[4] = 0;
+    }
+    storage_barrier();
+    if lid == 4 {
+        out[0] = s[4] + 1;
+    }
+}
+
+/// RACE-FREE: each invocation writes its own `s[lid]` the value it held,
+/// `storage_barrier()`, and reads it back (an invocation's own accesses
+/// are ordered).
+#[ld::kernel(workgroup_size = 64)]
+fn own_old_value_across_storage_barrier(out: &mut [u32]) {
+    let s = shared::<[u32; 64]>();
+    let lid = local_index();
+    s[lid] = 0;
+    storage_barrier();
+    out[lid] = s[lid] + lid;
+}
+
 /// RACY (rw, storage, inter-workgroup): workgroup 1 writes `data[3]` the
 /// value it held while workgroup 0 reads it (nothing orders workgroups).
 #[ld::kernel(workgroup_size = 64)]
@@ -1868,6 +1897,8 @@ fn old_values(name: &'static str) -> impl Fn(&Runtime, How) -> (Option<Report>, 
             "rw_old_value_storage" => go(rt.launch(rw_old_value_storage, 1, (&init, &mut d, &mut o)), how),
             "rw_old_value_wgs" => go(rt.launch(rw_old_value_wgs, 2, (&init, &mut d, &mut o)), how),
             "rw_old_value_across_wg_barrier" => go(rt.launch(rw_old_value_across_wg_barrier, 1, (&init, &mut d, &mut o)), how),
+            "rw_old_value_across_storage_barrier" => go(rt.launch(rw_old_value_across_storage_barrier, 1, (&mut o,)), how),
+            "own_old_value_across_storage_barrier" => go(rt.launch(own_old_value_across_storage_barrier, 1, (&mut o,)), how),
             _ => go(rt.launch(old_value_then_barriers, 1, (&init, &mut d, &mut o)), how),
         };
         let mut v = d.to_vec().unwrap();
@@ -1898,12 +1929,20 @@ fn a_write_of_the_value_a_word_held_races_with_another_units_read() {
     for warp in [32, 1] {
         expect_race("rw_old_value_across_wg_barrier", warp, &old_values("rw_old_value_across_wg_barrier"), &[rw(ST, WARP, "data").read()]);
     }
+    // In workgroup memory across a barrier that does not order it: at warp
+    // sizes 32 and 4 (2 and 16 copies, within the touched mask's high half).
+    for warp in [32, 4] {
+        expect_race("rw_old_value_across_storage_barrier", warp, &old_values("rw_old_value_across_storage_barrier"), &[rw(WG, WARP, "s").read()]);
+    }
 }
 
 #[test]
 fn a_write_of_the_value_a_word_held_before_barriers_is_clean() {
     expect_clean("old_value_then_barriers", 32, &old_values("old_value_then_barriers"));
     expect_clean("old_value_then_barriers", 1, &old_values("old_value_then_barriers"));
+    for warp in [32, 4, 1] {
+        expect_clean("own_old_value_across_storage_barrier", warp, &old_values("own_old_value_across_storage_barrier"));
+    }
 }
 
 #[test]

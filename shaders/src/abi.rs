@@ -482,6 +482,13 @@ impl Roles {
 /// mode's sweep visits every copy of a touched word.
 pub const MASK_COPIES: u32 = 32;
 
+/// Copies up to which a touched mask also says which copies wrote the word
+/// in the epoch: bit `16 + c`, set by the same atomic or as the copy's
+/// touched bit `c`, so it costs nothing. Workgroup arrays have no written
+/// flags, so this is where a silent write before a barrier that does not
+/// order them shows; past it, such a write is missed.
+pub const WROTE_MASK_COPIES: u32 = 16;
+
 /// Tag words per copy at most (the engine reads them without a loop):
 /// lanes further apart than the words hold share a bit, which can only
 /// hide a race between them.
@@ -691,6 +698,7 @@ pub fn prelude(view: View) -> String {
         ("LD_TAG_LANES", TAG_LANES),
         ("LD_TAG_GROUPS_MAX", TAG_GROUPS_MAX),
         ("LD_MASK_COPIES", MASK_COPIES),
+        ("LD_WROTE_MASK_COPIES", WROTE_MASK_COPIES),
         ("LD_R_KIND", record::KIND),
         ("LD_R_TARGET", record::TARGET),
         ("LD_R_WG", record::WG),

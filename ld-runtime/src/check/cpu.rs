@@ -531,7 +531,9 @@ impl Targets for Copies<'_> {
         if self.check_tags {
             sweep::tag(e, roles, (word % PAGE) as usize, c, lane, true);
             e.wrote |= 1 << (word % PAGE);
-            if storage {
+            // The GPU's written flags (storage), or its touched masks' high
+            // halves (up to `abi::WROTE_MASK_COPIES` copies).
+            if storage || roles.copies <= ld_shaders::abi::WROTE_MASK_COPIES {
                 e.wrote_epoch[c as usize] |= 1 << (word % PAGE);
             }
         }

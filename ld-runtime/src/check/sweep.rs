@@ -20,9 +20,10 @@ pub(crate) struct Entry {
     /// Per copy, the words it touched in the epoch, a bit each (the GPU's
     /// touched mask, or past `MASK_COPIES` copies its epoch pages).
     pub touched: Vec<u64>,
-    /// Per copy, the words of a storage entry it wrote in the epoch, a bit
-    /// each (the GPU's written flags; none for workgroup arrays, whose
-    /// roles are stored whole).
+    /// Per copy, the words of the entry it wrote in the epoch, a bit each
+    /// (the GPU's written flags; for workgroup arrays, whose roles are
+    /// stored whole, its touched masks' high halves, kept up to
+    /// `abi::WROTE_MASK_COPIES` copies).
     pub wrote_epoch: Vec<u64>,
     /// Accessed since the memory's epoch began.
     pub dirty1: bool,

@@ -57,5 +57,6 @@ fn ld_begin_copy() {
     ld_cur_role = ld_c.role_p + ld_copy;
     ld_cur_flag = ld_c.set_pages + ld_copy;
     ld_cur_mark = select(0u, ld_copy, ld_c.copies <= LD_MASK_COPIES);
+    ld_cur_wmark = ld_cur_mark + select(0u, LD_WROTE_MASK_COPIES, ld_c.copies <= LD_WROTE_MASK_COPIES);
     ld_pass_bases();
 }

@@ -201,9 +201,10 @@ fn ld_check_copy(x: LdWord, c: u32, acc: ptr<function, LdCheckAcc>) {
     // the word (`ld_accessed_before`).
     let early = s.y == 0u && !writes && ld_accessed_before(x, c);
     (*acc).early += select(0u, 1u, early);
-    // Of those, a storage copy whose written flag is set wrote the word
-    // then, leaving the value it held: this region's reads race with it.
-    let early_write = early && flagged;
+    // Of those, a copy that wrote the word then (a storage copy's written
+    // flag; a workgroup array's, its bit in the touched mask's high half)
+    // left the value it held: this region's reads race with it.
+    let early_write = early && (flagged || ((x.wmask >> c) & 1u) != 0u);
     (*acc).early_write += select(0u, 1u, early_write);
     // Lanes of a copy that wrote the word the value it held (and did not
     // read it) wrote in this region: where another copy changed the word

@@ -62,6 +62,7 @@ var<private> ld_full_bits: u32;
 var<private> ld_cur_role: u32;
 var<private> ld_cur_flag: u32;
 var<private> ld_cur_mark: u32;
+var<private> ld_cur_wmark: u32;
 
 // The dirty-entry lists: entries accessed since their epoch began. A
 // region pushes onto the current list; the region's last step carries the

@@ -86,11 +86,12 @@ fn ld_on_write(t: u32, e: u32, w: u32) {
     }
 }
 
-// Check mode: the access's lane tag, its copy's bit in the touched mask,
-// and past a mask's copies its copy's epoch page.
+// Check mode: the access's lane tag, its copy's bit in the touched mask
+// (a write's in the mask's high half, up to LD_WROTE_MASK_COPIES copies:
+// `ld_word_at`), and past a mask's copies its copy's epoch page.
 fn ld_check_access(t: u32, e: u32, w: u32, write: bool) {
     atomicOr(&ld_meta[ld_tag_addr(t, ld_copy, ld_lane() / LD_TAG_LANES, e, w)], ld_tag_bit(write));
-    atomicOr(&ld_meta[ld_touched_addr(t, e, w)], 1u << ld_cur_mark);
+    atomicOr(&ld_meta[ld_touched_addr(t, e, w)], 1u << select(ld_cur_mark, ld_cur_wmark, write));
     if LD_WIDE {
         atomicStore(&ld_meta[ld_epoch_addr(t, ld_copy, e, w)], 1u);
     }

@@ -24,8 +24,10 @@ struct LdWord {
     mat: bool,
     b: u32,
     // Check mode: the copies that accessed the word in the epoch (a mask),
-    // or (more copies than a mask holds) how many to visit from copy 0.
+    // or (more copies than a mask holds) how many to visit from copy 0;
+    // up to LD_WROTE_MASK_COPIES copies, those that wrote it in the epoch.
     mask: u32,
+    wmask: u32,
     all: u32,
     // Deterministic mode: the entry and word, and whether the copies' pages
     // are pool blocks.
@@ -46,7 +48,10 @@ fn ld_word_at(t: u32, e: u32, w: u32, storage: bool) -> LdWord {
     x.mat = (f & LD_MAT) != 0u;
     x.b = ld_base(t, e, w, x.k, f);
     if LD_CHECK {
-        x.mask = atomicLoad(&ld_meta[ld_touched_addr(t, e, w)]);
+        let m = atomicLoad(&ld_meta[ld_touched_addr(t, e, w)]);
+        let halves = ld_c.copies <= LD_WROTE_MASK_COPIES;
+        x.mask = select(m, (m | (m >> LD_WROTE_MASK_COPIES)) & ((1u << LD_WROTE_MASK_COPIES) - 1u), halves);
+        x.wmask = select(0u, m >> LD_WROTE_MASK_COPIES, halves);
     }
     x.all = select(0u, ld_c.copies, ld_c.copies > LD_MASK_COPIES);
     x.e = e;
