@@ -248,3 +248,37 @@ fn f32_constant_overflow_and_nan() {
         expect(&what, &got, &want);
     }
 }
+
+/// Module consts initialized from the standard library's constants, as a
+/// hash table's empty key or a reduction's identity is written.
+#[ld::kernels]
+mod named {
+    const EMPTY: u32 = u32::MAX;
+    const HALF_MAX: f32 = f32::MAX / 2.0;
+    const LOWEST: i32 = i32::MIN + 1;
+    const TWO_PI: f32 = 2.0 * core::f32::consts::PI;
+
+    #[kernel(workgroup_size = 64)]
+    pub fn named_consts(out: &mut [u32]) {
+        if global_id().x == 0 {
+            out[0] = EMPTY;
+            out[1] = HALF_MAX.to_bits();
+            out[2] = LOWEST as u32;
+            out[3] = TWO_PI.to_bits();
+        }
+    }
+}
+
+#[test]
+fn consts_initialized_from_named_constants() {
+    let want = [u32::MAX, (f32::MAX / 2.0).to_bits(), (i32::MIN + 1) as u32, (2.0 * std::f32::consts::PI).to_bits()];
+    for mode in MODES {
+        let what = format!("named_consts, {mode:?}");
+        let got = both(&what, |rt| {
+            let mut out = rt.zeros::<u32>(want.len()).unwrap();
+            run_in(rt.launch(named::named_consts, 1u32, (&mut out,)), mode);
+            out.to_vec().unwrap()
+        });
+        expect(&what, &got, &want);
+    }
+}

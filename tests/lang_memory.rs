@@ -513,10 +513,10 @@ fn atomic_min_max_and_or_xor_swap_on_storage() {
     expect("atomic_ops", &got, &want);
 }
 
-/// Single-winner election with compare_and_swap: WGSL's compare-exchange is
-/// weak (may fail spuriously, returning the expected value), so each
-/// invocation retries until the flag is non-zero; then exactly one
-/// invocation finds its own id in the flag.
+/// Single-winner election with compare_and_swap (strong on every backend:
+/// ld retries WGSL's weak compare-exchange): each invocation tries until
+/// the flag is non-zero; then exactly one invocation finds its own id in
+/// the flag.
 #[ld::kernel(workgroup_size = 64)]
 fn elect(flag: &[AtomicU32], winners: &[AtomicU32], n: u32) {
     let i = global_id().x;

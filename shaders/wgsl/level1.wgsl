@@ -113,7 +113,8 @@ fn ld_store_user(k0: u32, u: vec4<u32>) {
 // write-write with the others: as level 2 judges a warp). A workgroup
 // whose lanes wrote the word the value it held, without reading it (a
 // silent write), races with a writer (the final value depends on their
-// order) and with a reader. The rare second walks record them.
+// order) and with a reader; one that read it and wrote it the value it
+// held, with another workgroup's read. The rare second walks record them.
 // Linear in the records: lavapipe caps an invocation's loop iterations.
 fn ld_merge_page(r: u32, page: u32, w: u32) {
     let k0 = page * LD_PAGE + 4u * w;
@@ -125,6 +126,7 @@ fn ld_merge_page(r: u32, page: u32, w: u32) {
     var hi = vec4<u32>(0u);
     var read = vec4<bool>(false);
     var silent = vec4<bool>(false);
+    var quiet = vec4<u32>(0u);
     var q = r + 1u;
     loop {
         if q == 0u {
@@ -143,13 +145,14 @@ fn ld_merge_page(r: u32, page: u32, w: u32) {
         let a = ld_access(rec, w);
         read = read | ld_read_bits(a);
         silent = silent | (ld_silent_bits(a, changed) & inside);
+        quiet += select(vec4<u32>(0u), vec4<u32>(1u), ld_quiet_bits(a, changed) & inside);
     }
     let written = writers != vec4<u32>(0u);
     if any((writers > vec4<u32>(1u)) | (silent & written)) && ld_cfg.mode == LD_MODE_CHECK {
         ld_record_clashes(r, k0, b, inside, lo);
     }
-    if any(read & (written | silent)) && ld_cfg.mode == LD_MODE_CHECK {
-        ld_record_readers(r, k0, b, inside, written | silent);
+    if any(read & (written | silent | (quiet != vec4<u32>(0u)))) && ld_cfg.mode == LD_MODE_CHECK {
+        ld_record_readers(r, k0, b, inside, written | silent, quiet);
     }
     if ld_cfg.mode == LD_MODE_DET {
         ld_store_user(k0, u);
@@ -165,11 +168,6 @@ fn ld_inside(k0: u32) -> vec4<bool> {
 fn ld_user_vec(k0: u32) -> vec4<u32> {
     let words = ld_cfg.t[ld_cfg.target_id].words;
     return vec4<u32>(ld_user_word(k0, words), ld_user_word(k0 + 1u, words), ld_user_word(k0 + 2u, words), ld_user_word(k0 + 3u, words));
-}
-
-// The words 4w..4w+3 of its page that record rec's workgroup read.
-fn ld_reads(rec: u32, w: u32) -> vec4<bool> {
-    return ld_read_bits(ld_access(rec, w));
 }
 
 // Those its lanes wrote the value they held, without reading them (the
@@ -193,10 +191,18 @@ fn ld_silent_bits(a: vec4<u32>, changed: vec4<bool>) -> vec4<bool> {
     return (a == vec4<u32>(LD_L1_WROTE)) & !changed;
 }
 
+// Words a workgroup read and wrote the value they held (a read-modify-write
+// that changed nothing): a write all the same, racing with the other
+// workgroups' reads.
+fn ld_quiet_bits(a: vec4<u32>, changed: vec4<bool>) -> vec4<bool> {
+    return (a == vec4<u32>(LD_L1_WROTE | LD_L1_READ)) & !changed;
+}
+
 // A word's readers that did not change it race with its writers (`wrote`:
-// a workgroup changed it, or wrote it silently): one record per reader,
-// the reader named.
-fn ld_record_readers(r: u32, k0: u32, b: vec4<u32>, inside: vec4<bool>, wrote: vec4<bool>) {
+// a workgroup changed it, or wrote it silently; or `quiet`: another
+// workgroup read it and wrote it the value it held): one record per
+// reader, the reader named.
+fn ld_record_readers(r: u32, k0: u32, b: vec4<u32>, inside: vec4<bool>, wrote: vec4<bool>, quiet: vec4<u32>) {
     let w = (k0 % LD_PAGE) / 4u;
     var q = r + 1u;
     loop {
@@ -206,7 +212,10 @@ fn ld_record_readers(r: u32, k0: u32, b: vec4<u32>, inside: vec4<bool>, wrote: v
         let rec = q - 1u;
         let g = ld_l1[ld_hdr(rec) + LD_L1_WG];
         q = ld_l1[ld_hdr(rec) + LD_L1_NEXT_PAGE];
-        let racy = ld_reads(rec, w) & !((ld_l1v[rec * LD_LANES + w] != b) & inside) & wrote;
+        let a = ld_access(rec, w);
+        let changed = (ld_l1v[rec * LD_LANES + w] != b) & inside;
+        let own = select(vec4<u32>(0u), vec4<u32>(1u), ld_quiet_bits(a, changed) & inside);
+        let racy = ld_read_bits(a) & !changed & (wrote | (quiet > own));
         for (var c = 0u; c < 4u; c++) {
             if racy[c] {
                 ld_l1_record(LD_K_RW | LD_K_READ, g, LD_NONE, k0 + c);

@@ -267,27 +267,7 @@ impl FnCx<'_> {
             };
         }
         // `u32::MAX`, `f32::consts::PI`, ...
-        let segs: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
-        let (ty, name) = (segs[segs.len() - 2].as_str(), segs[segs.len() - 1].as_str());
-        let lit = match (ty, name) {
-            ("u32", "MAX") => (Lit::Int(u32::MAX as i64), Type::U32),
-            ("u32", "MIN") => (Lit::Int(0), Type::U32),
-            ("i32", "MAX") => (Lit::Int(i32::MAX as i64), Type::I32),
-            ("i32", "MIN") => (Lit::Int(i32::MIN as i64), Type::I32),
-            ("f32", "MAX") => (Lit::Float(f32::MAX), Type::F32),
-            ("f32", "MIN") => (Lit::Float(f32::MIN), Type::F32),
-            ("f32", "EPSILON") => (Lit::Float(f32::EPSILON), Type::F32),
-            ("f32", "MIN_POSITIVE") => (Lit::Float(f32::MIN_POSITIVE), Type::F32),
-            ("consts", "PI") => (Lit::Float(std::f32::consts::PI), Type::F32),
-            ("consts", "TAU") => (Lit::Float(std::f32::consts::TAU), Type::F32),
-            ("consts", "E") => (Lit::Float(std::f32::consts::E), Type::F32),
-            ("consts", "SQRT_2") => (Lit::Float(std::f32::consts::SQRT_2), Type::F32),
-            ("consts", "LN_2") => (Lit::Float(std::f32::consts::LN_2), Type::F32),
-            ("f32", "INFINITY" | "NEG_INFINITY" | "NAN") => {
-                return Err(Error::new(span, "WGSL has no infinity or NaN literals: use `f32::MAX`"));
-            }
-            _ => return Err(Error::new(span, format!("`{}` is not supported in kernels", segs.join("::")))),
-        };
+        let lit = super::consts::named(&p.path, span)?;
         Ok(Target::Value(mk(ExprKind::Lit(lit.0), lit.1, span)))
     }
 
@@ -425,6 +405,12 @@ impl FnCx<'_> {
             let rest: Vec<syn::Expr> = args.cloned().collect();
             return self.number_method(recv, name, &rest, span);
         }
+        if matches!(name, "fence" | "compiler_fence") {
+            return Err(Error::new(
+                c.func.span(),
+                "memory fences are not supported in kernels: order memory with `barrier()` (workgroup memory) or `storage_barrier()` (storage) between the accesses, or use atomics",
+            ));
+        }
         Err(Error::new(c.func.span(), format!("`{}` is not supported in kernels", segs.join("::"))))
     }
 
@@ -506,6 +492,9 @@ impl FnCx<'_> {
         let args: Vec<syn::Expr> = m.args.iter().cloned().collect();
         if let Some(op) = intrinsics::atomic(&name) {
             let recv = self.target(&m.receiver)?;
+            if let Target::Mem { view, .. } = &recv {
+                return Err(slice_method(&m.method, &name, &view.name));
+            }
             if let Target::Place { place, ty: Type::Atomic(s), .. } = recv {
                 return self.atomic_call(op, place, s, &args, span);
             }
@@ -531,6 +520,7 @@ impl FnCx<'_> {
         let recv = match &*m.receiver {
             syn::Expr::Path(_) | syn::Expr::Index(_) | syn::Expr::Field(_) => match self.target(&m.receiver)? {
                 Target::Place { ty: Type::Atomic(_), .. } => return Err(unknown_atomic(&m.method, &name)),
+                Target::Mem { view, .. } => return Err(slice_method(&m.method, &name, &view.name)),
                 t => self.read(t, m.receiver.span())?,
             },
             _ => self.expr(&m.receiver)?,
@@ -711,10 +701,20 @@ pub fn compound_op(op: &syn::BinOp) -> Option<BinOp> {
 }
 
 /// A method of an atomic element that is not one of ld's atomic operations.
+/// A method called on a buffer, shared array or window: they have only
+/// `.len()`; the rest is indexing.
+fn slice_method(method: &syn::Ident, name: &str, slice: &str) -> Error {
+    let how = match name {
+        "swap" => format!("swap through a local (`let t = {slice}[i]; {slice}[i] = {slice}[j]; {slice}[j] = t;`)"),
+        _ => format!("index them (`{slice}[i]`) or ask their `.len()`"),
+    };
+    Error::new(method.span(), format!("slices have no `.{name}()` in kernels: {how}"))
+}
+
 fn unknown_atomic(method: &syn::Ident, name: &str) -> Error {
     let hint = match name {
         "compare_exchange" | "compare_exchange_weak" => {
-            " (a compare-exchange is `.compare_and_swap(current, new)`: it returns the value the element held and stores `new` where that was `current`; on the GPU it may fail spuriously, as `compare_exchange_weak` may)"
+            " (a compare-exchange is `.compare_and_swap(current, new)`: it returns the value the element held and stores `new` where that was `current`, never failing spuriously)"
         }
         "fetch_update" | "fetch_nand" => " (write it as a loop of `.load()` and `.compare_and_swap(current, new)`)",
         _ => "",

@@ -26,6 +26,10 @@ impl TypeEnv<'_> {
                         Err(Error::new(ty.span(), format!("`{name}` is not a WGSL type: kernels use 32-bit `u32`, `i32`, `f32` and `bool`")))
                     }
                     "f64" => Err(Error::new(ty.span(), "`f64` is not supported by WGSL: use `f32`")),
+                    "AtomicU32" | "AtomicI32" => Err(Error::new(
+                        ty.span(),
+                        format!("`{name}` cannot be a struct field or a local in a kernel: atomics live in buffers, a parameter `&[{name}]`"),
+                    )),
                     other => match self.struct_names.get(other) {
                         Some(id) => Ok(Type::Struct(*id)),
                         None => Err(Error::new(

@@ -647,7 +647,7 @@ fn k(c: &[AtomicU32]) {
 "#,
         &[(
             "3:18",
-            "`.compare_exchange_weak()` is not an atomic operation kernels have: atomic elements take `.load()`, `.store(v)`, `.swap(v)`, `.compare_and_swap(current, new)` and `.fetch_add`, `_sub`, `_max`, `_min`, `_and`, `_or`, `_xor` (each with an optional `Ordering::Relaxed`) (a compare-exchange is `.compare_and_swap(current, new)`: it returns the value the element held and stores `new` where that was `current`; on the GPU it may fail spuriously, as `compare_exchange_weak` may)",
+            "`.compare_exchange_weak()` is not an atomic operation kernels have: atomic elements take `.load()`, `.store(v)`, `.swap(v)`, `.compare_and_swap(current, new)` and `.fetch_add`, `_sub`, `_max`, `_min`, `_and`, `_or`, `_xor` (each with an optional `Ordering::Relaxed`) (a compare-exchange is `.compare_and_swap(current, new)`: it returns the value the element held and stores `new` where that was `current`, never failing spuriously)",
         )],
     );
 }
@@ -1213,4 +1213,58 @@ fn too_many_targets() {
     let arrays: String = (0..33).map(|i| format!("    let a{i} = shared::<[u32; 4]>();\n    a{i}[0] = 1;\n")).collect();
     let src = format!("#[ld::kernel(workgroup_size = 64)]\nfn k(data: &mut [u32]) {{\n{arrays}}}\n");
     fails(&src, &[("2:4", "this kernel writes 34 memories with plain stores (writable buffers and workgroup arrays); ld checks at most 32 per kernel: make some read-only or atomic, merge arrays, or split the kernel")]);
+}
+
+#[test]
+fn slice_methods_other_than_len_suggest_indexing() {
+    fails(
+        r#"
+#[ld::kernel(workgroup_size = 64)]
+fn k(data: &mut [u32]) {
+    data.swap(0, 1);
+}
+"#,
+        &[("3:10", "slices have no `.swap()` in kernels: swap through a local (`let t = data[i]; data[i] = data[j]; data[j] = t;`)")],
+    );
+    fails(
+        r#"
+#[ld::kernel(workgroup_size = 64)]
+fn k(data: &mut [u32]) {
+    data.fill(0);
+}
+"#,
+        &[("3:10", "slices have no `.fill()` in kernels: index them (`data[i]`) or ask their `.len()`")],
+    );
+}
+
+#[test]
+fn atomics_in_structs_are_named() {
+    fails(
+        r#"
+#[ld::kernels]
+mod m {
+    pub struct Counter {
+        pub n: AtomicU32,
+    }
+    #[kernel(workgroup_size = 64)]
+    pub fn k(c: &mut [Counter]) {
+        c[0].n = 0;
+    }
+}
+"#,
+        &[("4:16", "`AtomicU32` cannot be a struct field or a local in a kernel: atomics live in buffers, a parameter `&[AtomicU32]`")],
+    );
+}
+
+#[test]
+fn fences_point_to_barriers() {
+    fails(
+        r#"
+#[ld::kernel(workgroup_size = 64)]
+fn k(data: &mut [u32]) {
+    core::sync::atomic::fence(Ordering::SeqCst);
+}
+"#,
+        &[("3:5", "memory fences are not supported in kernels: order memory with `barrier()` (workgroup memory) or `storage_barrier()` (storage) between the accesses, or use atomics")],
+    );
 }

@@ -324,13 +324,30 @@ impl Writer<'_> {
         let site = self.mem_site(m, span);
         let ok = self.index_ok(&index.ty, "ld_i", &len, site);
         let it = self.ty(&index.ty);
-        let body = if *ty == Type::Unit {
+        let body = if op == AtomicOp::CompareExchange {
+            // WGSL's compare-exchange is weak: it may fail without storing
+            // while the element holds `current`, which the old value alone
+            // cannot tell from success. Retried until it stores or sees
+            // another value, the operation is the strong one the CPU twin
+            // runs (a GPU whose exchange is strong never retries).
+            let weak = format!("atomicCompareExchangeWeak(&{target}, ld_x, ld_y)");
+            let t = self.ty(&Type::Scalar(elem));
+            format!(
+                "    if !{ok} {{\n        return {t}();\n    }}\n    var ld_r = {weak};\n    loop {{\n        if ld_r.exchanged || ld_r.old_value != ld_x {{\n            break;\n        }}\n        ld_r = {weak};\n    }}\n    return ld_r.old_value;\n"
+            )
+        } else if *ty == Type::Unit {
             format!("    if {ok} {{\n        {call};\n    }}\n")
         } else {
             let t = self.ty(ty);
             format!("    if !{ok} {{\n        return {t}();\n    }}\n    return {call};\n")
         };
-        let ret = if *ty == Type::Unit { String::new() } else { format!(" -> {}", self.ty(ty)) };
+        let ret = if op == AtomicOp::CompareExchange {
+            format!(" -> {et}")
+        } else if *ty == Type::Unit {
+            String::new()
+        } else {
+            format!(" -> {}", self.ty(ty))
+        };
         self.atomic_sites.push(format!("fn ld_atomic_{n}(ld_i: {it}{}){ret} {{\n{body}}}\n\n", params.concat()));
         let mut call_args = vec![i];
         call_args.extend(xs);

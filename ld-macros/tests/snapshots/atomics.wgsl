@@ -82,7 +82,14 @@ fn ld_atomic_10(ld_i: i32, ld_x: u32, ld_y: u32) -> u32 {
     if !ld_ok_i(ld_i, arrayLength(&bins), 11u) {
         return u32();
     }
-    return atomicCompareExchangeWeak(&bins[ld_i], ld_x, ld_y).old_value;
+    var ld_r = atomicCompareExchangeWeak(&bins[ld_i], ld_x, ld_y);
+    loop {
+        if ld_r.exchanged || ld_r.old_value != ld_x {
+            break;
+        }
+        ld_r = atomicCompareExchangeWeak(&bins[ld_i], ld_x, ld_y);
+    }
+    return ld_r.old_value;
 }
 
 fn ld_atomic_11(ld_i: i32, ld_x: i32) -> i32 {

@@ -38,6 +38,12 @@ impl Published {
     fn silent(&self, w: u32, b: u32) -> bool {
         self.wrote >> w & 1 != 0 && self.read >> w & 1 == 0 && self.values[w as usize] == b
     }
+
+    /// Whether it read word w and wrote it the value it held (level1.wgsl's
+    /// `ld_quiet_bits`): a write all the same, racing with others' reads.
+    fn quiet(&self, w: u32, b: u32) -> bool {
+        self.wrote >> w & 1 != 0 && self.read >> w & 1 != 0 && self.values[w as usize] == b
+    }
 }
 
 pub(crate) struct CpuBackend<'l, 'a> {
@@ -265,10 +271,12 @@ impl Backend for CpuBackend<'_, '_> {
                 }
                 // A reader that left the word as it was races with its
                 // writers (one that wrote it races write-write), silent
-                // ones too.
+                // ones too, and with another reader that wrote it the
+                // value it held.
                 let silent = writers.iter().any(|r| r.silent(w, b0));
+                let quiet = writers.iter().filter(|r| r.quiet(w, b0)).count();
                 for r in writers.iter().filter(|r| mode == MODE_CHECK && r.read >> w & 1 != 0 && r.values[w as usize] == b0) {
-                    if first.is_some() || silent {
+                    if first.is_some() || silent || quiet > usize::from(r.quiet(w, b0)) {
                         let kind = record::RW | record::LEVEL1 | record::READ;
                         records.push([kind, t, r.workgroup, r.workgroup, NONE, k, region, self.round]);
                     }

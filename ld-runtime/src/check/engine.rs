@@ -145,9 +145,27 @@ fn alone_on_fault<T>(b: &mut dyn Backend, l: Layout, words: &[u64], opts: &Check
             let one = CheckOptions { warp_size: Some(1), ..*opts };
             let l = layout::layout(info, grid, words, &one, caps, limits, deterministic)?;
             let r = runs(b, l, words, &one, limits, on_fault);
-            faulted(b, r)
+            faulted(b, r).map_err(isolated)
         }
-        r => faulted(b, r),
+        r => faulted(b, r).map_err(isolated),
+    }
+}
+
+/// A fault of a check or deterministic run, with what may have caused it
+/// there and not in a native run: each unit ran on its own copy, so a read
+/// of a word another unit wrote without a barrier between them saw the
+/// old value (a race, which such a read is, can give it natively too).
+fn isolated(e: Error) -> Error {
+    match e {
+        Error::Fault { kernel, invocation, kind, message } => Error::Fault {
+            kernel,
+            invocation,
+            kind,
+            message: format!(
+                "{message}. (Each warp ran its regions on its own copy of memory: where the faulting value was read from memory another warp or workgroup writes with no barrier between them, the read saw the value the memory held before, which a native run can see too; `Mode::Exact` watches every access and names such a race)"
+            ),
+        },
+        e => e,
     }
 }
 

@@ -26,6 +26,9 @@ pub(crate) struct Finding {
     /// Lanes of the copy wrote the word in this region, leaving the value
     /// it held, and none read it.
     pub silent: bool,
+    /// Lanes of the copy read the word and wrote it the value it held in
+    /// this region (a read-modify-write that changed nothing).
+    pub quiet: bool,
     /// Its lanes raced: [`record::INTRA`] (two wrote), `RW | INTRA` (one
     /// wrote, another touched), or 0.
     pub lanes: u32,
@@ -40,7 +43,8 @@ pub(crate) struct Finding {
 /// (`here_writes`: a write-after-read across the barrier, `CROSS`); a
 /// write of the value the word held, where another copy changed it (with
 /// the epoch's first writer, `CROSS` where that one wrote it in an earlier
-/// region); the races of a copy's lanes.
+/// region); a read where another copy read the word and wrote it the value
+/// it held (`quiet`); the races of a copy's lanes.
 pub(crate) fn records(found: impl IntoIterator<Item = (u32, Finding)>, words: Written, mut push: impl FnMut(u32, u32, u32)) {
     let mut last: Option<(u32, bool)> = None;
     for (c, f) in found {
@@ -49,9 +53,9 @@ pub(crate) fn records(found: impl IntoIterator<Item = (u32, Finding)>, words: Wr
                 push(if f.here && prev_here { 0 } else { record::CROSS }, prev, c);
             }
             last = Some((c, f.here));
-        } else if f.read && (words.written || words.silent_here || words.early_silent) {
+        } else if f.read && (words.written || words.silent_here || words.early_silent || words.quiet > u32::from(f.quiet)) {
             push(record::RW | record::READ | if words.cross_reads { record::CROSS } else { 0 }, c, NONE);
-        } else if f.early && (words.here_writes || words.silent_here) {
+        } else if f.early && (words.here_writes || words.silent_here || words.quiet != 0) {
             push(record::RW | record::BEFORE | record::CROSS, c, NONE);
         } else if let Some((first, first_here)) = words.first_writer.filter(|_| f.silent) {
             // The pair in unit order (the silent writer may come first).
@@ -72,7 +76,8 @@ pub(crate) fn records(found: impl IntoIterator<Item = (u32, Finding)>, words: Wr
 /// it as with a change); the first copy, in copy order, that changed it in
 /// the epoch, and whether it wrote it in this region; some copy that did
 /// not touch it in this region wrote it silently in an earlier one of the
-/// epoch (storage: the reads of this region race with that write).
+/// epoch (storage: the reads of this region race with that write); how
+/// many copies read it and wrote it the value it held in this region.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Written {
     pub written: bool,
@@ -81,6 +86,7 @@ pub(crate) struct Written {
     pub silent_here: bool,
     pub first_writer: Option<(u32, bool)>,
     pub early_silent: bool,
+    pub quiet: u32,
 }
 
 /// The kernel's record slots as race records: summaries expanded (one
@@ -101,7 +107,7 @@ pub(crate) fn expand(slots: &[[u32; W]]) -> Vec<[u32; W]> {
             let at = |s: &[u32; W], f: u32| s[f as usize];
             let (writes, here) = (at(&first, record::A), at(&first, record::B));
             let (reads, intra, intra_rw) = (at(second, record::summary::READS), at(second, record::summary::INTRA), at(second, record::summary::INTRA_RW));
-            let (early, silent) = (at(second, record::summary::EARLY), at(second, record::summary::SILENT));
+            let (early, silent, quiet) = (at(second, record::summary::EARLY), at(second, record::summary::SILENT), at(second, record::summary::QUIET));
             let bit = |mask: u32, c: u32| mask >> c & 1 != 0;
             let found = (0..u32::BITS).filter(|&c| bit(writes | reads | intra | intra_rw | early | silent, c)).map(|c| {
                 let lanes = if bit(intra, c) {
@@ -111,7 +117,18 @@ pub(crate) fn expand(slots: &[[u32; W]]) -> Vec<[u32; W]> {
                 } else {
                     0
                 };
-                (c, Finding { writes: bit(writes, c), here: bit(here, c), read: bit(reads, c), early: bit(early, c), silent: bit(silent, c), lanes })
+                (
+                    c,
+                    Finding {
+                        writes: bit(writes, c),
+                        here: bit(here, c),
+                        read: bit(reads, c),
+                        early: bit(early, c),
+                        silent: bit(silent, c),
+                        quiet: bit(quiet, c),
+                        lanes,
+                    },
+                )
             });
             let first_writer = (writes != 0).then(|| writes.trailing_zeros()).map(|c| (c, bit(here, c)));
             let words = Written {
@@ -121,6 +138,7 @@ pub(crate) fn expand(slots: &[[u32; W]]) -> Vec<[u32; W]> {
                 silent_here: silent != 0,
                 first_writer,
                 early_silent: kind & record::EARLY_WRITE != 0,
+                quiet: quiet.count_ones(),
             };
             records(found, words, |kind, a, b| {
                 let mut r = first;

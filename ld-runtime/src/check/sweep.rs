@@ -100,7 +100,8 @@ pub(crate) fn check_word(e: &mut Entry, r: Roles, w: usize, k: u32, spans: bool,
             let early = e.touched[c] >> w & 1 != 0 && t.touched == 0 && !writes;
             early_silent |= early && e.wrote_epoch[c] >> w & 1 != 0;
             let silent = t.wrote != 0 && !writes && !t.read;
-            (c as u32, Finding { writes, here: t.wrote != 0, read: t.read, early, silent, lanes: t.race().unwrap_or(0) })
+            let quiet = t.wrote != 0 && !writes && t.read;
+            (c as u32, Finding { writes, here: t.wrote != 0, read: t.read, early, silent, quiet, lanes: t.race().unwrap_or(0) })
         })
         .collect();
     // The union: the last writer's value.
@@ -108,7 +109,9 @@ pub(crate) fn check_word(e: &mut Entry, r: Roles, w: usize, k: u32, spans: bool,
     let here_writes = found.iter().any(|(_, f)| f.writes && f.here);
     let silent_here = found.iter().any(|(_, f)| f.silent);
     let first_writer = found.iter().find(|(_, f)| f.writes).map(|&(c, f)| (c, f.here));
-    let words = findings::Written { written: u != b, cross_reads: spans && !here_writes && !silent_here, here_writes, silent_here, first_writer, early_silent };
+    let quiet = found.iter().filter(|(_, f)| f.quiet).count() as u32;
+    let cross_reads = spans && !here_writes && !silent_here && quiet == 0;
+    let words = findings::Written { written: u != b, cross_reads, here_writes, silent_here, first_writer, early_silent, quiet };
     findings::records(found, words, |kind, a, c| out.push((kind, a, c, k)));
     if commit {
         e.touched.iter_mut().chain(&mut e.wrote_epoch).for_each(|m| *m &= !(1u64 << w));

@@ -172,6 +172,21 @@ fn union(g: &[&Race]) -> (Vec<(u32, u32)>, u64) {
     (out, count)
 }
 
+/// The places of a group's races, as many as one race names at most: the
+/// group's words line is their union, so its places line is too.
+fn places<'a>(g: &[&'a Race]) -> Vec<&'a str> {
+    let mut out: Vec<&str> = Vec::new();
+    for p in g.iter().flat_map(|r| &r.places) {
+        if out.len() == super::report::PLACES {
+            break;
+        }
+        if !out.contains(&p.as_str()) {
+            out.push(p);
+        }
+    }
+    out
+}
+
 fn ranges(words: &[(u32, u32)]) -> String {
     let shown: Vec<String> = words.iter().take(8).map(|(a, b)| if b - a == 1 { format!("{a}") } else { format!("{a}..{b}") }).collect();
     let more = if words.len() > 8 { format!(" (+{} more ranges)", words.len() - 8) } else { String::new() };
@@ -185,9 +200,10 @@ fn diagnostic(g: &[&Race]) -> String {
     let mut notes = vec![format!("region: {}", r.region)];
     let (words, count) = union(g);
     notes.push(format!("{}: {} ({count} in all)", kind(r).1, ranges(&words)));
-    if !r.places.is_empty() {
-        let more = if count > r.places.len() as u64 { ", ..." } else { "" };
-        notes.push(format!("places: {}{more}", r.places.join(", ")));
+    let places = places(g);
+    if !places.is_empty() {
+        let more = if count > places.len() as u64 { ", ..." } else { "" };
+        notes.push(format!("places: {}{more}", places.join(", ")));
     }
     if let Some(n) = &r.note {
         notes.push(format!("note: {n}"));

@@ -45,7 +45,7 @@ fn ld_check_word(t: u32, e: u32, w: u32, storage: bool, spans: bool, commit: boo
         return;
     }
     let m = ld_c.copies;
-    var acc = LdCheckAcc(x.b, LD_NONE, false, LD_NONE, false, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u);
+    var acc = LdCheckAcc(x.b, LD_NONE, false, LD_NONE, false, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u);
     // The copies' tags are cleared as they are read (after the kernel's
     // last region too: the next batch's workgroups find the meta area
     // zeroed, which the host fills once per check, not once per batch),
@@ -70,10 +70,16 @@ fn ld_check_word(t: u32, e: u32, w: u32, storage: bool, spans: bool, commit: boo
     let silent = acc.silent != 0u;
     let early_silent = acc.early_write != 0u;
     let wrote = written || silent || early_silent;
-    let races = acc.pairs + select(0u, acc.readers, wrote) + select(0u, acc.silent, written) + acc.intra + select(0u, acc.early, acc.here != 0u || silent);
-    let cross_reads = spans && acc.here == 0u && !silent;
+    // A copy that read the word and wrote it the value it held (`quiet`)
+    // races with the other copies' reads: where it is the only one, every
+    // reader but itself (it is a reader too).
+    let quiet_readers = select(select(0u, acc.readers - 1u, acc.quiet == 1u), acc.readers, acc.quiet > 1u);
+    let readers = select(quiet_readers, acc.readers, wrote);
+    let here = acc.here != 0u || silent || acc.quiet != 0u;
+    let races = acc.pairs + readers + select(0u, acc.silent, written) + acc.intra + select(0u, acc.early, here);
+    let cross_reads = spans && !here;
     if LD_WIDE {
-        ld_record_word(x, races != 0u, written, wrote, cross_reads, acc.here != 0u, silent, acc.first, acc.first_here);
+        ld_record_word(x, races != 0u, written, wrote, cross_reads, acc.here != 0u, silent, acc.quiet, acc.first, acc.first_here);
     } else {
         ld_record_summary(x, acc, races, written, cross_reads, early_silent);
     }
@@ -169,6 +175,12 @@ struct LdCheckAcc {
     // Copies that touched the word in an earlier region of the epoch only,
     // and wrote it then the value it held (storage: their written flags).
     early_write: u32,
+    // Copies whose lanes read the word and wrote it the value it held in
+    // this region (a read-modify-write that changed nothing, such as
+    // `x = x.min(limit)` under the limit), and their mask: a write all the
+    // same, which races with the other copies' reads.
+    quiet: u32,
+    m_quiet: u32,
 }
 
 fn ld_check_copy(x: LdWord, c: u32, acc: ptr<function, LdCheckAcc>) {
@@ -212,6 +224,8 @@ fn ld_check_copy(x: LdWord, c: u32, acc: ptr<function, LdCheckAcc>) {
     // fixed (write-write; `ld_record_summary`, `check::findings`).
     let silent = s.x != 0u && !writes && s.z == 0u;
     (*acc).silent += select(0u, 1u, silent);
+    let quiet = s.x != 0u && !writes && s.z != 0u;
+    (*acc).quiet += select(0u, 1u, quiet);
     (*acc).wrote |= s.x;
     if !LD_WIDE {
         let bit = 1u << c;
@@ -222,6 +236,7 @@ fn ld_check_copy(x: LdWord, c: u32, acc: ptr<function, LdCheckAcc>) {
         (*acc).m_intra_rw |= select(0u, bit, lanes == (LD_K_RW | LD_K_INTRA));
         (*acc).m_early |= select(0u, bit, early);
         (*acc).m_silent |= select(0u, bit, silent);
+        (*acc).m_quiet |= select(0u, bit, quiet);
     }
 }
 
@@ -278,6 +293,7 @@ fn ld_record_summary(x: LdWord, acc: LdCheckAcc, races: u32, written: bool, cros
         ld_val[o2 + LD_RS_INTRA_RW] = acc.m_intra_rw;
         ld_val[o2 + LD_RS_EARLY] = acc.m_early;
         ld_val[o2 + LD_RS_SILENT] = acc.m_silent;
+        ld_val[o2 + LD_RS_QUIET] = acc.m_quiet;
     }
 }
 
@@ -291,7 +307,7 @@ fn ld_record_summary(x: LdWord, acc: LdCheckAcc, races: u32, written: bool, cros
 // with the epoch's first writer (`first`), its earlier access of the
 // epoch, where a copy writes the word in this region, and its lanes' race
 // (`check::findings::records` on the host).
-fn ld_record_word(x: LdWord, raced: bool, written: bool, wrote: bool, cross_reads: bool, here_writes: bool, silent: bool, first: u32, first_here: bool) {
+fn ld_record_word(x: LdWord, raced: bool, written: bool, wrote: bool, cross_reads: bool, here_writes: bool, silent: bool, quiet: u32, first: u32, first_here: bool) {
     var last = LD_NONE;
     var last_here = false;
     // No copy to visit where the word did not race.
@@ -312,13 +328,13 @@ fn ld_record_word(x: LdWord, raced: bool, written: bool, wrote: bool, cross_read
             }
             last = c;
             last_here = here;
-        } else if s.z != 0u && wrote {
+        } else if s.z != 0u && (wrote || quiet > select(0u, 1u, here)) {
             kind = LD_K_RW | LD_K_READ | select(0u, LD_K_CROSS, cross_reads);
         } else if here && written {
             kind = select(0u, LD_K_CROSS, !first_here);
             a = min(first, c);
             b = max(first, c);
-        } else if s.y == 0u && (here_writes || silent) && ld_accessed_before(x, c) {
+        } else if s.y == 0u && (here_writes || silent || quiet != 0u) && ld_accessed_before(x, c) {
             kind = LD_K_RW | LD_K_BEFORE | LD_K_CROSS;
         }
         if kind != LD_NONE {
