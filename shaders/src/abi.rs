@@ -381,8 +381,6 @@ pub mod record {
         pub const INTRA: u32 = 1;
         pub const INTRA_RW: u32 = 2;
         pub const EARLY: u32 = 3;
-        pub const SILENT: u32 = 4;
-        pub const QUIET: u32 = 5;
         pub const SLOTS: u32 = 2;
     }
 }
@@ -723,8 +721,6 @@ pub fn prelude(view: View) -> String {
         ("LD_RS_INTRA", record::summary::INTRA),
         ("LD_RS_INTRA_RW", record::summary::INTRA_RW),
         ("LD_RS_EARLY", record::summary::EARLY),
-        ("LD_RS_SILENT", record::summary::SILENT),
-        ("LD_RS_QUIET", record::summary::QUIET),
         ("LD_RS_SLOTS", record::summary::SLOTS),
         ("LD_L1_TARGET", l1::TARGET),
         ("LD_L1_PAGE", l1::PAGE),

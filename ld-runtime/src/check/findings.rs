@@ -107,7 +107,10 @@ pub(crate) fn expand(slots: &[[u32; W]]) -> Vec<[u32; W]> {
             let at = |s: &[u32; W], f: u32| s[f as usize];
             let (writes, here) = (at(&first, record::A), at(&first, record::B));
             let (reads, intra, intra_rw) = (at(second, record::summary::READS), at(second, record::summary::INTRA), at(second, record::summary::INTRA_RW));
-            let (early, silent, quiet) = (at(second, record::summary::EARLY), at(second, record::summary::SILENT), at(second, record::summary::QUIET));
+            let early = at(second, record::summary::EARLY);
+            // Copies whose lanes wrote the word the value it held, without
+            // reading it (silent) or after reading it (quiet).
+            let (silent, quiet) = (here & !writes & !reads, here & !writes & reads);
             let bit = |mask: u32, c: u32| mask >> c & 1 != 0;
             let found = (0..u32::BITS).filter(|&c| bit(writes | reads | intra | intra_rw | early | silent, c)).map(|c| {
                 let lanes = if bit(intra, c) {
@@ -215,12 +218,22 @@ mod tests {
     fn a_silent_write_races_with_the_epochs_first_writer() {
         // Copies 1 and 4 changed the word (4 in this region), copy 2 wrote
         // it the value it held in this region, copy 3 did and read it too.
-        let s = with(summary(record::WRITTEN, 0b10010, 0b10000, 0b1000, 0, 0), record::summary::SILENT, 0b100);
+        let s = summary(record::WRITTEN, 0b10010, 0b11100, 0b1000, 0, 0);
         let read = record::RW | record::READ;
         assert_eq!(races(&expand(&s)), vec![(record::CROSS, 1, 2), (read, 3, NONE), (record::CROSS, 1, 4)]);
         // No copy changed it: nothing to race with.
-        let s = with(summary(0, 0, 0, 0, 0, 0), record::summary::SILENT, 0b110);
+        let s = summary(0, 0, 0b110, 0, 0, 0);
         assert_eq!(races(&expand(&s)), vec![]);
+    }
+
+    #[test]
+    fn a_quiet_write_races_with_other_copies_reads() {
+        let read = record::RW | record::READ;
+        // Copy 1 read the word and wrote it the value it held; copy 0 read it.
+        assert_eq!(races(&expand(&summary(0, 0, 0b10, 0b11, 0, 0))), vec![(read, 0, NONE)]);
+        // Alone, copy 1 races with nobody; two such copies race with each other.
+        assert_eq!(races(&expand(&summary(0, 0, 0b10, 0b10, 0, 0))), vec![]);
+        assert_eq!(races(&expand(&summary(0, 0, 0b110, 0b110, 0, 0))), vec![(read, 1, NONE), (read, 2, NONE)]);
     }
 
     #[test]
@@ -228,7 +241,7 @@ mod tests {
         let (read, before) = (record::RW | record::READ, record::RW | record::BEFORE | record::CROSS);
         // Copy 2 wrote the word the value it held in this region; copy 0
         // read it here, copy 3 touched it in an earlier region.
-        let s = with(with(summary(0, 0, 0, 0b1, 0, 0), record::summary::SILENT, 0b100), record::summary::EARLY, 0b1000);
+        let s = with(summary(0, 0, 0b100, 0b1, 0, 0), record::summary::EARLY, 0b1000);
         assert_eq!(races(&expand(&s)), vec![(read, 0, NONE), (before, 3, NONE)]);
         // Copy 3 wrote it so in an earlier region (its written flag): copy
         // 0's read here races with it, across the barrier.

@@ -45,7 +45,7 @@ fn ld_check_word(t: u32, e: u32, w: u32, storage: bool, spans: bool, commit: boo
         return;
     }
     let m = ld_c.copies;
-    var acc = LdCheckAcc(x.b, LD_NONE, false, LD_NONE, false, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u);
+    var acc = LdCheckAcc(x.b, LD_NONE, false, LD_NONE, false, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u);
     // The copies' tags are cleared as they are read (after the kernel's
     // last region too: the next batch's workgroups find the meta area
     // zeroed, which the host fills once per check, not once per batch),
@@ -62,6 +62,11 @@ fn ld_check_word(t: u32, e: u32, w: u32, storage: bool, spans: bool, commit: boo
         }
     }
     let written = acc.u != x.b;
+    if !LD_WIDE {
+        let same = acc.m_here & ~acc.m_writes;
+        acc.silent = countOneBits(same & ~acc.m_read);
+        acc.quiet = countOneBits(same & acc.m_read);
+    }
     // A copy that wrote the word the value it held, in this region, races
     // with the copies that read it in this region or touched it earlier in
     // the epoch, as a change would.
@@ -161,15 +166,15 @@ struct LdCheckAcc {
     // The copies (a bit each, up to a mask's: `ld_record_summary`) that
     // wrote the word in the epoch, whose lanes wrote it in the region, that
     // read it, whose lanes raced (two writing; one writing, another
-    // touching), that touched it earlier in the epoch only, and whose lanes
-    // wrote it the value it held, without reading it.
+    // touching), that touched it earlier in the epoch only. (Those whose
+    // lanes wrote it the value it held are `m_here & !m_writes`, without
+    // reading it or after, `silent` and `quiet`.)
     m_writes: u32,
     m_here: u32,
     m_read: u32,
     m_intra: u32,
     m_intra_rw: u32,
     m_early: u32,
-    m_silent: u32,
     // Nonzero where some copy's lanes wrote the word in this region.
     wrote: u32,
     // Copies that touched the word in an earlier region of the epoch only,
@@ -180,7 +185,6 @@ struct LdCheckAcc {
     // `x = x.min(limit)` under the limit), and their mask: a write all the
     // same, which races with the other copies' reads.
     quiet: u32,
-    m_quiet: u32,
 }
 
 fn ld_check_copy(x: LdWord, c: u32, acc: ptr<function, LdCheckAcc>) {
@@ -222,10 +226,13 @@ fn ld_check_copy(x: LdWord, c: u32, acc: ptr<function, LdCheckAcc>) {
     // read it) wrote in this region: where another copy changed the word
     // in the epoch, the final value depends on their order, which nothing
     // fixed (write-write; `ld_record_summary`, `check::findings`).
-    let silent = s.x != 0u && !writes && s.z == 0u;
-    (*acc).silent += select(0u, 1u, silent);
-    let quiet = s.x != 0u && !writes && s.z != 0u;
-    (*acc).quiet += select(0u, 1u, quiet);
+    // Counted here past a mask's copies; up to it, the masks say
+    // (`ld_check_word`: fewer operations per copy).
+    if LD_WIDE {
+        let same = s.x != 0u && !writes;
+        (*acc).silent += select(0u, 1u, same && s.z == 0u);
+        (*acc).quiet += select(0u, 1u, same && s.z != 0u);
+    }
     (*acc).wrote |= s.x;
     if !LD_WIDE {
         let bit = 1u << c;
@@ -235,8 +242,6 @@ fn ld_check_copy(x: LdWord, c: u32, acc: ptr<function, LdCheckAcc>) {
         (*acc).m_intra |= select(0u, bit, lanes == LD_K_INTRA);
         (*acc).m_intra_rw |= select(0u, bit, lanes == (LD_K_RW | LD_K_INTRA));
         (*acc).m_early |= select(0u, bit, early);
-        (*acc).m_silent |= select(0u, bit, silent);
-        (*acc).m_quiet |= select(0u, bit, quiet);
     }
 }
 
@@ -292,8 +297,6 @@ fn ld_record_summary(x: LdWord, acc: LdCheckAcc, races: u32, written: bool, cros
         ld_val[o2 + LD_RS_INTRA] = acc.m_intra;
         ld_val[o2 + LD_RS_INTRA_RW] = acc.m_intra_rw;
         ld_val[o2 + LD_RS_EARLY] = acc.m_early;
-        ld_val[o2 + LD_RS_SILENT] = acc.m_silent;
-        ld_val[o2 + LD_RS_QUIET] = acc.m_quiet;
     }
 }
 
