@@ -212,7 +212,7 @@ fn diagnostic(g: &[&Race]) -> String {
         notes.push(format!("found in round {} under the memory budget: each unit named stands for the group sharing its copy in that round", r.round));
     }
     if r.accesses.is_empty() && r.evidence != Evidence::Access {
-        notes.push("source lines: not found (CheckOptions::sources is off, or re-running the racing workgroups on the CPU did not reach these words)".into());
+        notes.push("source lines: not found (CheckOptions::sources is off, or re-running the racing workgroups natively on the CPU did not reach these words: where a racy read steers the writes, the native run read another value than the check's warps, each on its own copy, did)".into());
     }
     let mut files = SimpleFiles::new();
     let labels = labels(&r.accesses, &r.variable, &mut files);

@@ -182,8 +182,8 @@ struct LdCheckAcc {
     early_write: u32,
     // Copies whose lanes read the word and wrote it the value it held in
     // this region (a read-modify-write that changed nothing, such as
-    // `x = x.min(limit)` under the limit), and their mask: a write all the
-    // same, which races with the other copies' reads.
+    // `x = x.min(limit)` under the limit): a write all the same, which
+    // races with the other copies' reads.
     quiet: u32,
 }
 
