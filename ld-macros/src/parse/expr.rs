@@ -700,7 +700,6 @@ pub fn compound_op(op: &syn::BinOp) -> Option<BinOp> {
     })
 }
 
-/// A method of an atomic element that is not one of ld's atomic operations.
 /// A method called on a buffer, shared array or window: they have only
 /// `.len()`; the rest is indexing.
 fn slice_method(method: &syn::Ident, name: &str, slice: &str) -> Error {
@@ -711,6 +710,7 @@ fn slice_method(method: &syn::Ident, name: &str, slice: &str) -> Error {
     Error::new(method.span(), format!("slices have no `.{name}()` in kernels: {how}"))
 }
 
+/// A method of an atomic element that is not one of ld's atomic operations.
 fn unknown_atomic(method: &syn::Ident, name: &str) -> Error {
     let hint = match name {
         "compare_exchange" | "compare_exchange_weak" => {

@@ -331,9 +331,8 @@ impl Writer<'_> {
             // another value, the operation is the strong one the CPU twin
             // runs (a GPU whose exchange is strong never retries).
             let weak = format!("atomicCompareExchangeWeak(&{target}, ld_x, ld_y)");
-            let t = self.ty(&Type::Scalar(elem));
             format!(
-                "    if !{ok} {{\n        return {t}();\n    }}\n    var ld_r = {weak};\n    loop {{\n        if ld_r.exchanged || ld_r.old_value != ld_x {{\n            break;\n        }}\n        ld_r = {weak};\n    }}\n    return ld_r.old_value;\n"
+                "    if !{ok} {{\n        return {et}();\n    }}\n    var ld_r = {weak};\n    loop {{\n        if ld_r.exchanged || ld_r.old_value != ld_x {{\n            break;\n        }}\n        ld_r = {weak};\n    }}\n    return ld_r.old_value;\n"
             )
         } else if *ty == Type::Unit {
             format!("    if {ok} {{\n        {call};\n    }}\n")

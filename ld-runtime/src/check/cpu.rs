@@ -36,13 +36,18 @@ impl Published {
     /// Whether the workgroup's lanes wrote word w the value it held (`b`),
     /// without reading it (level1.wgsl's `ld_silent`).
     fn silent(&self, w: u32, b: u32) -> bool {
-        self.wrote >> w & 1 != 0 && self.read >> w & 1 == 0 && self.values[w as usize] == b
+        self.kept(w, b) && self.read >> w & 1 == 0
     }
 
     /// Whether it read word w and wrote it the value it held (level1.wgsl's
     /// `ld_quiet_bits`): a write all the same, racing with others' reads.
     fn quiet(&self, w: u32, b: u32) -> bool {
-        self.wrote >> w & 1 != 0 && self.read >> w & 1 != 0 && self.values[w as usize] == b
+        self.kept(w, b) && self.read >> w & 1 != 0
+    }
+
+    /// Whether its lanes wrote word w and left it at `b`.
+    fn kept(&self, w: u32, b: u32) -> bool {
+        self.wrote >> w & 1 != 0 && self.values[w as usize] == b
     }
 }
 

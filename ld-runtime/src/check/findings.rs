@@ -23,15 +23,23 @@ pub(crate) struct Finding {
     /// a barrier that does not order it), not in this one, and left it at
     /// the base.
     pub early: bool,
-    /// Lanes of the copy wrote the word in this region, leaving the value
-    /// it held, and none read it.
-    pub silent: bool,
-    /// Lanes of the copy read the word and wrote it the value it held in
-    /// this region (a read-modify-write that changed nothing).
-    pub quiet: bool,
     /// Its lanes raced: [`record::INTRA`] (two wrote), `RW | INTRA` (one
     /// wrote, another touched), or 0.
     pub lanes: u32,
+}
+
+impl Finding {
+    /// Lanes of the copy wrote the word in this region, leaving the value
+    /// it held, and none read it.
+    pub fn silent(&self) -> bool {
+        self.here && !self.writes && !self.read
+    }
+
+    /// Lanes of the copy read the word and wrote it the value it held in
+    /// this region (a read-modify-write that changed nothing).
+    pub fn quiet(&self) -> bool {
+        self.here && !self.writes && self.read
+    }
 }
 
 /// A word's races, in copy order, as `push(kind, a, b)`: each epoch
@@ -53,11 +61,11 @@ pub(crate) fn records(found: impl IntoIterator<Item = (u32, Finding)>, words: Wr
                 push(if f.here && prev_here { 0 } else { record::CROSS }, prev, c);
             }
             last = Some((c, f.here));
-        } else if f.read && (words.written || words.silent_here || words.early_silent || words.quiet > u32::from(f.quiet)) {
+        } else if f.read && (words.written || words.silent_here || words.early_silent || words.quiet > u32::from(f.quiet())) {
             push(record::RW | record::READ | if words.cross_reads { record::CROSS } else { 0 }, c, NONE);
         } else if f.early && (words.here_writes || words.silent_here || words.quiet != 0) {
             push(record::RW | record::BEFORE | record::CROSS, c, NONE);
-        } else if let Some((first, first_here)) = words.first_writer.filter(|_| f.silent) {
+        } else if let Some((first, first_here)) = words.first_writer.filter(|_| f.silent()) {
             // The pair in unit order (the silent writer may come first).
             push(if first_here { 0 } else { record::CROSS }, first.min(c), first.max(c));
         }
@@ -120,18 +128,7 @@ pub(crate) fn expand(slots: &[[u32; W]]) -> Vec<[u32; W]> {
                 } else {
                     0
                 };
-                (
-                    c,
-                    Finding {
-                        writes: bit(writes, c),
-                        here: bit(here, c),
-                        read: bit(reads, c),
-                        early: bit(early, c),
-                        silent: bit(silent, c),
-                        quiet: bit(quiet, c),
-                        lanes,
-                    },
-                )
+                (c, Finding { writes: bit(writes, c), here: bit(here, c), read: bit(reads, c), early: bit(early, c), lanes })
             });
             let first_writer = (writes != 0).then(|| writes.trailing_zeros()).map(|c| (c, bit(here, c)));
             let words = Written {

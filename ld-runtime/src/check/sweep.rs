@@ -99,17 +99,15 @@ pub(crate) fn check_word(e: &mut Entry, r: Roles, w: usize, k: u32, spans: bool,
             let writes = e.roles[p0 + c][w] != b;
             let early = e.touched[c] >> w & 1 != 0 && t.touched == 0 && !writes;
             early_silent |= early && e.wrote_epoch[c] >> w & 1 != 0;
-            let silent = t.wrote != 0 && !writes && !t.read;
-            let quiet = t.wrote != 0 && !writes && t.read;
-            (c as u32, Finding { writes, here: t.wrote != 0, read: t.read, early, silent, quiet, lanes: t.race().unwrap_or(0) })
+            (c as u32, Finding { writes, here: t.wrote != 0, read: t.read, early, lanes: t.race().unwrap_or(0) })
         })
         .collect();
     // The union: the last writer's value.
     let u = found.iter().rev().find(|(_, f)| f.writes).map_or(b, |&(c, _)| e.roles[p0 + c as usize][w]);
     let here_writes = found.iter().any(|(_, f)| f.writes && f.here);
-    let silent_here = found.iter().any(|(_, f)| f.silent);
+    let silent_here = found.iter().any(|(_, f)| f.silent());
     let first_writer = found.iter().find(|(_, f)| f.writes).map(|&(c, f)| (c, f.here));
-    let quiet = found.iter().filter(|(_, f)| f.quiet).count() as u32;
+    let quiet = found.iter().filter(|(_, f)| f.quiet()).count() as u32;
     let cross_reads = spans && !here_writes && !silent_here && quiet == 0;
     let words = findings::Written { written: u != b, cross_reads, here_writes, silent_here, first_writer, early_silent, quiet };
     findings::records(found, words, |kind, a, c| out.push((kind, a, c, k)));

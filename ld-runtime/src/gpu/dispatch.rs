@@ -24,7 +24,6 @@ pub fn dispatch(
     uniforms: &[u32],
     fuel: u64,
 ) -> Result<(Duration, Vec<u32>)> {
-    ctx.check_alive(&format!("before launching `{}`", info.name))?;
     let p = pipeline::get(ctx, info, pipeline::Variant::Native)?;
     let scope = ctx.device.push_error_scope(wgpu::ErrorFilter::Validation);
     let ubuf = (!uniforms.is_empty()).then(|| {
