@@ -274,3 +274,39 @@ fn one_invocation_per_warp_keeps_its_pages_in_a_pool_that_grows() {
     });
     assert_eq!(got, pooled_rounds_model(input));
 }
+
+/// Lane `lanes[0]` writes a storage word and a workgroup word; lane
+/// `lanes[1]` of the same warp reads both later in the region (a race
+/// between lanes, which one copy per warp cannot order): deterministic
+/// mode finds it in the region's lane tags and runs at one invocation per
+/// warp, where the reader sees the words as they were.
+#[ld::kernel(workgroup_size = 32)]
+fn lane_pair(lanes: &[u32], data: &mut [u32], seen: &mut [u32]) {
+    let lid = local_index();
+    let tile = shared::<[u32; 4]>();
+    if lid == lanes[0] {
+        data[0] = 7;
+        tile[1] = 9;
+    }
+    if lid == lanes[1] {
+        seen[0] = data[0];
+        seen[1] = tile[1];
+    }
+}
+
+#[test]
+fn lanes_of_a_warp_sharing_a_word_run_one_per_warp() {
+    // Same tag group, across the two groups of 16 lanes, either way round.
+    for pair in [[3u32, 9], [3, 17], [17, 3], [20, 28], [31, 0]] {
+        let got = one_pattern(&format!("lanes {pair:?}"), |rt| {
+            let l = rt.upload(&pair).unwrap();
+            let mut d = rt.upload(&[5u32]).unwrap();
+            let mut s = rt.zeros::<u32>(2).unwrap();
+            rt.launch(lane_pair, 1u32, (&l, &mut d, &mut s)).mode(Mode::Deterministic).run().unwrap();
+            let mut out = d.to_vec().unwrap();
+            out.extend(s.to_vec().unwrap());
+            out
+        });
+        assert_eq!(got, vec![7, 5, 0], "lanes {pair:?}: the reader saw the writer's lane");
+    }
+}

@@ -246,6 +246,12 @@ pub mod flag {
     /// Written in this dispatch (direct-mapped storage entries: the entry
     /// holds its page; hashed ones know it by their key).
     pub const USED: u32 = 16;
+    /// Deterministic mode with lane tags, up to [`COPY_BITS`] copies: bit
+    /// `COPIES_SHIFT + c`, copy c accessed the entry in its epoch (from
+    /// its mark, [`super::Roles::marks`]), so the fold at the epoch's end
+    /// visits those copies alone; with more copies, every copy.
+    pub const COPIES_SHIFT: u32 = 16;
+    pub const COPY_BITS: u32 = 16;
 }
 
 /// The header buffer's words.
@@ -453,6 +459,19 @@ impl Roles {
         !self.check && self.tag_groups == 0
     }
 
+    /// Marks per entry (a word each, set by the accesses of a region, which
+    /// list the entry at its end): deterministic mode with lane tags marks
+    /// per copy, so that its fold visits the copies that accessed the
+    /// entry ([`flag::COPIES_SHIFT`]); a word per copy and entry, where
+    /// a mask would cost every access an atomic or.
+    pub fn marks(self) -> u32 {
+        if !self.check && self.tag_groups != 0 {
+            self.copies
+        } else {
+            1
+        }
+    }
+
     /// Pages per entry in the meta area: the lane tags and (check mode)
     /// the touched page and the epoch pages, or one page of last writers
     /// ([`Roles::last_writers`]).
@@ -584,7 +603,7 @@ pub fn slot_layout(shapes: &[Shape], roles: Roles, pool_blocks: u32) -> SlotLayo
         values += e * pages as u64 * PAGE as u64;
         t.flags_off = values as u32;
         t.touch_off = (values + e) as u32;
-        values += 2 * e;
+        values += e + e * roles.marks() as u64;
         if storage {
             t.mirror_off = values as u32;
             values += e;
@@ -680,6 +699,8 @@ pub fn prelude(view: View) -> String {
         ("LD_DIRTY1", flag::DIRTY1),
         ("LD_BPART", flag::BPART),
         ("LD_USED", flag::USED),
+        ("LD_COPIES_SHIFT", flag::COPIES_SHIFT),
+        ("LD_COPY_BITS", flag::COPY_BITS),
         ("LD_H_COUNT", header::COUNT),
         ("LD_H_STATUS", header::STATUS),
         ("LD_H_STATUS_WG", header::STATUS_WG),

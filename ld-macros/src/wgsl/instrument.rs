@@ -194,7 +194,7 @@ impl Writer<'_> {
             } else {
                 // A workgroup array's words lie in order from the pass's role base.
                 writeln!(access, "var<private> ld_b{t}: u32;\nvar<private> ld_tb{t}: u32;\n\nfn ld_rd{t}(k: u32) -> u32 {{\n    let v = ld_val[ld_b{t} + k];\n    ld_on_read({t}u, k / LD_PAGE, k % LD_PAGE);\n    return v;\n}}\n\nfn ld_wr{t}(k: u32, v: u32) {{\n    ld_val[ld_b{t} + k] = v;\n    ld_val[ld_tb{t} + k / LD_PAGE] = 1u;\n    ld_on_write({t}u, k / LD_PAGE, k % LD_PAGE);\n}}\n").unwrap();
-                writeln!(bases, "    ld_b{t} = ld_vaddr({t}u, ld_cur_role, 0u, 0u);\n    ld_tb{t} = ld_taddr({t}u, 0u);").unwrap();
+                writeln!(bases, "    ld_b{t} = ld_vaddr({t}u, ld_cur_role, 0u, 0u);\n    ld_tb{t} = ld_mark_addr({t}u, 0u);").unwrap();
             }
         }
         access.push_str(&format!("fn ld_pass_bases() {{\n{bases}}}\n\n"));

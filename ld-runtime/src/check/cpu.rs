@@ -134,7 +134,7 @@ impl<'l, 'a> CpuBackend<'l, 'a> {
             } else {
                 mem.fold(kind);
                 if mem.det_tags {
-                    mem.det_clear();
+                    mem.lanes |= mem.det_clear();
                 }
             }
             for (t, (kind, a, b, k)) in seen {
@@ -349,7 +349,7 @@ struct Copies<'x> {
     warp_size: u32,
     /// Check mode's lane tags (see `ld_on_read`); deterministic mode's
     /// (see `ld_det_access`), and whether two lanes of a copy shared a word
-    /// in a region.
+    /// in a region (found at its end: `det_clear`).
     check_tags: bool,
     det_tags: bool,
     lanes: bool,
@@ -420,24 +420,23 @@ impl<'x> Copies<'x> {
             return (self.under)(t as u32, word);
         };
         let w = (word % PAGE) as usize;
-        let conflict = if det {
-            sweep::det_access(e, roles, w, c, lane, false)
-        } else {
-            sweep::tag(e, roles, w, c, lane, false);
+        sweep::tag(e, roles, w, c, lane, false);
+        if !det {
             e.read |= 1 << w;
-            false
-        };
+        }
         e.dirty1 = true;
-        let v = e.roles[role][w];
-        self.lanes |= conflict;
-        v
+        e.roles[role][w]
     }
 
-    /// Deterministic mode at a region's end.
-    fn det_clear(&mut self) {
+    /// Deterministic mode at a region's end: whether lanes of a copy
+    /// shared a word in it.
+    fn det_clear(&mut self) -> bool {
+        let roles = self.roles;
+        let mut lanes = false;
         for tm in &mut self.targets {
-            tm.entries.values_mut().for_each(sweep::det_clear);
+            tm.entries.values_mut().for_each(|e| lanes |= sweep::det_clear(e, roles));
         }
+        lanes
     }
 
     /// Every storage page's final base, and the words of it read and
@@ -536,8 +535,8 @@ impl Targets for Copies<'_> {
         let Some(e) = self.claim(t, word / PAGE) else {
             return;
         };
-        if det && sweep::det_access(e, roles, (word % PAGE) as usize, c, lane, true) {
-            self.lanes = true;
+        if det {
+            sweep::tag(e, roles, (word % PAGE) as usize, c, lane, true);
         }
         let e = self.targets[t].entries.get_mut(&(word / PAGE)).unwrap();
         e.roles[self.role][(word % PAGE) as usize] = value;

@@ -144,21 +144,13 @@ pub(crate) fn tag(e: &mut Entry, r: Roles, w: usize, c: u32, lane: u32, write: b
     old
 }
 
-/// Deterministic mode (see `ld_det_access`): tags `lane`'s access to word w
-/// of copy c; whether another lane of c wrote it, or (`write`) read it, in
-/// this region.
-pub(crate) fn det_access(e: &mut Entry, r: Roles, w: usize, c: u32, lane: u32, write: bool) -> bool {
-    let me = 1u32 << (lane % TAG_LANES);
-    let mut others = tag(e, r, w, c, lane, write) & !(me | me << 16);
-    for g in (0..r.tag_groups).filter(|&g| g != lane / TAG_LANES) {
-        others |= e.tags[(c * r.tag_groups + g) as usize][w];
-    }
-    others & 0xffff != 0 || (write && others >> 16 != 0)
-}
-
-/// Deterministic mode at a region's end: every tag is done.
-pub(crate) fn det_clear(e: &mut Entry) {
+/// Deterministic mode at a region's end (see `ld_det_clear`): whether
+/// two lanes of a copy touched a word, one writing (the tally check mode
+/// calls an intra-warp race); every tag is done.
+pub(crate) fn det_clear(e: &mut Entry, r: Roles) -> bool {
+    let lanes = (0..PAGE as usize).any(|w| (0..r.copies as usize).any(|c| Tally::of(e, r, w, c).race().is_some()));
     e.tags.iter_mut().for_each(|t| *t = [0; PAGE as usize]);
+    lanes
 }
 
 /// Deterministic mode at an epoch's end (see `ld_fold_word`): the copies'
@@ -294,13 +286,15 @@ mod tests {
     fn lane_tags_see_a_conflict_in_either_order() {
         let r = Roles::deterministic(2).tagged(32);
         // (lane, write) pairs of copy 1 on word 3, in both orders.
-        for accesses in [[(4, false), (20, true)], [(20, true), (4, false)], [(7, true), (7, false)], [(2, false), (9, false)]] {
+        for accesses in [[(4, false), (20, true)], [(20, true), (4, false)], [(7, true), (7, false)], [(2, false), (9, false)], [(3, true), (19, true)]] {
             let mut e = entry(r);
-            let seen: Vec<bool> = accesses.iter().map(|&(lane, write)| det_access(&mut e, r, 3, 1, lane, write)).collect();
+            for &(lane, write) in &accesses {
+                tag(&mut e, r, 3, 1, lane, write);
+            }
             let conflict = accesses[0].0 != accesses[1].0 && (accesses[0].1 || accesses[1].1);
-            assert_eq!(seen.iter().any(|s| *s), conflict, "{accesses:?}");
-            det_clear(&mut e);
+            assert_eq!(det_clear(&mut e, r), conflict, "{accesses:?}");
             assert!(e.tags.iter().all(|t| t.iter().all(|w| *w == 0)));
+            assert!(!det_clear(&mut e, r), "{accesses:?}: the tags were cleared");
         }
     }
 

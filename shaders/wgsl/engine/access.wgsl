@@ -41,7 +41,7 @@ fn ld_storage_write(t: u32, k: u32, v: u32) {
             ld_val[ld_vaddr(t, ld_cur_role, e, w)] = v;
             ld_val[ld_vaddr(t, ld_cur_flag, e, w)] = ld_c.stamp;
         }
-        ld_val[ld_taddr(t, e)] = 1u;
+        ld_val[ld_mark_addr(t, e)] = 1u;
         ld_on_write(t, e, w);
     }
 }
@@ -52,5 +52,6 @@ fn ld_begin_copy() {
     ld_cur_flag = ld_c.set_pages + ld_copy;
     ld_cur_mark = select(0u, ld_copy, ld_c.copies <= LD_MASK_COPIES);
     ld_cur_wmark = ld_cur_mark + select(0u, LD_WROTE_MASK_COPIES, ld_c.copies <= LD_WROTE_MASK_COPIES);
+    ld_mark_copy = select(0u, ld_copy, ld_det_tags());
     ld_pass_bases();
 }

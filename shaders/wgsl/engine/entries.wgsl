@@ -18,6 +18,39 @@ fn ld_taddr(t: u32, e: u32) -> u32 {
     return ld_sv + ld_tc[t].touch_off + e;
 }
 
+// The mark the running invocation's accesses leave on entry e: its copy's
+// where marks are per copy (`Roles::marks`: deterministic mode with lane
+// tags, whose fold then visits only the copies that accessed an entry),
+// else the entry's one. (One mark per storage entry, the fold visiting
+// every copy there, made bplustree's and backprop's deterministic runs
+// 1.1-1.2 times as long.)
+fn ld_mark_addr(t: u32, e: u32) -> u32 {
+    return ld_taddr(t, e) + ld_mark_copy * ld_tc[t].entries;
+}
+
+// The marks of entry e, per copy: copy c's at `ld_taddr + c * entries`.
+fn ld_marks(t: u32) -> u32 {
+    return select(1u, ld_c.copies, ld_det_tags());
+}
+
+// Deterministic mode: the copies the fold visits for entry e, from its
+// flags (`LD_COPIES_SHIFT`), or every copy (LD_NONE) past LD_COPY_BITS.
+fn ld_copy_set(f: u32) -> u32 {
+    return select(f >> LD_COPIES_SHIFT, LD_NONE, ld_c.copies > LD_COPY_BITS || !ld_det_tags());
+}
+
+// The first copy of a set (`ld_copy_set`), and the one after c; past the
+// last, LD_NONE (at least `ld_c.copies`). A select, not a branch, decides
+// between a mask and every copy (lavapipe runs both sides of a branch).
+fn ld_first_copy(m: u32) -> u32 {
+    return select(firstTrailingBit(m), 0u, m == LD_NONE);
+}
+
+fn ld_next_copy(m: u32, c: u32) -> u32 {
+    let rest = m & ~((2u << min(c, 30u)) - 1u);
+    return select(select(firstTrailingBit(rest), LD_NONE, rest == 0u), c + 1u, m == LD_NONE);
+}
+
 // A storage table's keys (claimed atomically) and their plain mirror.
 fn ld_kaddr(t: u32, e: u32) -> u32 {
     return ld_sm + ld_tc[t].keys_off + e;

@@ -26,8 +26,9 @@ fn ld_fold_word(t: u32, e: u32, w: u32, storage: bool, copies: bool) {
             }
         }
     } else {
-        var c = 0u;
-        for (; c < ld_c.copies; c++) {
+        // The copies that accessed the entry in the epoch, in copy order:
+        // the others hold the base.
+        for (var c = ld_first_copy(x.cset); c < ld_c.copies; c = ld_next_copy(x.cset, c)) {
             let p = ld_copy_of(x, c);
             u = select(u, p, p != x.b);
         }
@@ -68,7 +69,8 @@ fn ld_fold_region(close: u32) {
             ld_fold_word(t, item & 0xffffffu, j % LD_PAGE, storage, close != LD_NONE);
         }
         if ld_det_tags() {
-            ld_det_clear(t, item & 0xffffffu, j % LD_PAGE);
+            let e = item & 0xffffffu;
+            ld_det_clear(t, e, j % LD_PAGE, ld_copy_set(ld_flags(t, e)));
         }
     }
     ld_sync();
@@ -88,7 +90,7 @@ fn ld_fold_region(close: u32) {
 }
 
 // Deterministic mode: once a workgroup has found lanes of a warp sharing a
-// word (`ld_det_access`), the host discards the run and runs the kernel
+// word (`ld_det_clear`), the host discards the run and runs the kernel
 // again at warp size 1, so the workgroups that start after that skip their
 // work (lavapipe runs a dispatch's workgroups a few at a time; on a GPU
 // most have started). One load for the whole workgroup, so the barriers

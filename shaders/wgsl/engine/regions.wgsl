@@ -25,29 +25,47 @@ fn ld_setup_storage(n: u32) {
         atomicStore(&ld_meta[ld_kaddr(t, i)], 0u);
         ld_val[ld_mirror(t, i)] = 0u;
         ld_val[ld_faddr(t, i)] = 0u;
-        ld_val[ld_taddr(t, i)] = 0u;
+        for (var c = 0u; c < ld_marks(t); c++) {
+            ld_val[ld_taddr(t, i) + c * ld_tc[t].entries] = 0u;
+        }
     }
 }
 
 // After a region: the entries its accesses marked join the current list
-// (once per epoch).
+// (once per epoch); where marks are per copy, the copies that marked an
+// entry join its flags' set for the epoch (`ld_copy_set`).
 fn ld_scan() {
     let n = ld_c.entries_total;
     var j = ld_li;
     for (; j < n; j += LD_WG_SIZE) {
         let t = ld_flat_target(j);
         let e = j - ld_tc[t].first_entry;
-        let ta = ld_taddr(t, e);
-        if ld_val[ta] != 0u {
-            ld_val[ta] = 0u;
+        let copies = ld_scan_marks(t, e);
+        if copies != 0u {
             let fa = ld_faddr(t, e);
             let f = ld_val[fa];
             if (f & LD_DIRTY1) == 0u {
                 ld_list_push(ld_list_cur, t, e);
             }
-            ld_val[fa] = f | LD_DIRTY1 | LD_USED;
+            let cset = select(0u, (copies & ((1u << LD_COPY_BITS) - 1u)) << LD_COPIES_SHIFT, ld_det_tags());
+            ld_val[fa] = f | LD_DIRTY1 | LD_USED | cset;
         }
     }
+}
+
+// Entry e's marks, cleared: the copies that set one, a bit each (copies
+// past 31 share bit 31; one mark per entry: bit 0).
+fn ld_scan_marks(t: u32, e: u32) -> u32 {
+    let ta = ld_taddr(t, e);
+    var m = 0u;
+    for (var c = 0u; c < ld_marks(t); c++) {
+        let a = ta + c * ld_tc[t].entries;
+        if ld_val[a] != 0u {
+            ld_val[a] = 0u;
+            m |= 1u << min(c, 31u);
+        }
+    }
+    return m;
 }
 
 // ------------------------------------------------------------ regions

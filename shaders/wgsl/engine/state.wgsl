@@ -37,6 +37,8 @@ var<private> ld_slot: u32;
 var<private> ld_li: u32;
 var<private> ld_warp: u32;
 var<private> ld_copy: u32;
+// The copy whose marks the invocation's accesses set (`ld_mark_addr`).
+var<private> ld_mark_copy: u32;
 var<private> ld_region: u32;
 // The dispatch's configuration (`ld_c`, and `ld_tc` per target), as each
 // invocation holds it: lavapipe loads a storage word lane by lane, bounds

@@ -71,7 +71,8 @@ fn ld_settle(t: u32, e: u32, step: u32, commit: bool, last: bool) {
     // fold every role, where it ran.
     if commit {
         let part = last && step == LD_STEP_SETTLE_CHECK && (g & LD_BVALID) == 0u;
-        g = (g | select(LD_BVALID, LD_BPART, part) | select(0u, LD_MAT, step == LD_STEP_SETTLE_FOLD && !ld_pooled(t))) & ~LD_DIRTY1;
+        // (The epoch's set of copies ends with it: `ld_copy_set`.)
+        g = (g | select(LD_BVALID, LD_BPART, part) | select(0u, LD_MAT, step == LD_STEP_SETTLE_FOLD && !ld_pooled(t))) & ~LD_DIRTY1 & ((1u << LD_COPIES_SHIFT) - 1u);
     }
     ld_val[a] = g;
     // The region's last step carries what is still dirty to the next list.

@@ -119,48 +119,61 @@ fn ld_tally(s: vec3<u32>, v: u32) -> vec3<u32> {
     return vec3<u32>(s.x + countOneBits(v & 0xffffu), s.y + countOneBits((v | (v >> 16u)) & 0xffffu), s.z | (v >> 16u));
 }
 
-// Copy c's tags of a word, tallied (see `ld_tally`). Up to four words,
-// without a loop (lavapipe charges every loop the sweep passes through,
-// for every word).
+// Copy c's tags of a word, tallied (see `ld_tally`).
 fn ld_copy_tags(x: LdWord, c: u32) -> vec3<u32> {
-    let a = x.tag + c * ld_tag_groups() * x.tag_stride;
+    return ld_tags_tally(x.tag + c * ld_tag_groups() * x.tag_stride, x.tag_stride);
+}
+
+// A copy's tag words of one word (the first at a, the others a stride
+// apart), tallied. Up to four words, without a loop (lavapipe charges
+// every loop the sweep passes through, for every word).
+fn ld_tags_tally(a: u32, stride: u32) -> vec3<u32> {
     var s = ld_tally(vec3<u32>(0u), atomicLoad(&ld_meta[a]));
     if ld_tag_groups() > 1u {
-        s = ld_tally(s, atomicLoad(&ld_meta[a + x.tag_stride]));
+        s = ld_tally(s, atomicLoad(&ld_meta[a + stride]));
     }
     if ld_tag_groups() > 2u {
-        s = ld_tally(s, atomicLoad(&ld_meta[a + 2u * x.tag_stride]));
+        s = ld_tally(s, atomicLoad(&ld_meta[a + 2u * stride]));
         if ld_tag_groups() > 3u {
-            s = ld_tally(s, atomicLoad(&ld_meta[a + 3u * x.tag_stride]));
+            s = ld_tally(s, atomicLoad(&ld_meta[a + 3u * stride]));
         }
     }
     return s;
 }
 
-// The region is done with copy c's tags of a word. The sweep alone touches
-// them (one invocation per word, behind the region's barrier), so plain
-// stores do: an exchange costs lavapipe a read-modify-write per lane.
+// The region is done with copy c's tags of a word.
 fn ld_clear_tags(x: LdWord, c: u32) {
-    let a = x.tag + c * ld_tag_groups() * x.tag_stride;
+    ld_tags_clear(x.tag + c * ld_tag_groups() * x.tag_stride, x.tag_stride);
+}
+
+// The sweep alone touches a word's tags at the region's end (one
+// invocation per word, behind the region's barrier), so plain stores
+// clear them: an exchange costs lavapipe a read-modify-write per lane.
+fn ld_tags_clear(a: u32, stride: u32) {
     atomicStore(&ld_meta[a], 0u);
     if ld_tag_groups() > 1u {
-        atomicStore(&ld_meta[a + x.tag_stride], 0u);
+        atomicStore(&ld_meta[a + stride], 0u);
     }
     if ld_tag_groups() > 2u {
-        atomicStore(&ld_meta[a + 2u * x.tag_stride], 0u);
+        atomicStore(&ld_meta[a + 2u * stride], 0u);
         if ld_tag_groups() > 3u {
-            atomicStore(&ld_meta[a + 3u * x.tag_stride], 0u);
+            atomicStore(&ld_meta[a + 3u * stride], 0u);
         }
     }
 }
 
-// Deterministic mode has one pass: every access tags, and the old value of
-// the atomic or shows whichever access of two came first. Two lanes of a
-// copy touching a word in a region, one writing, make the result depend on
-// the device's lane order: the status says so and the host runs again at
-// warp size 1. Reads claim their storage pages too (a tag needs an entry),
-// and mark them, so the fold clears their tags at the region's end. The
-// folded kernel without LD_DET_WRITERS runs exactly the layouts with tags
+// Deterministic mode has one pass: every access tags. Two lanes of a
+// copy touching a word in a region, one writing, make the result depend
+// on the device's lane order; the fold finds them in the region's tags,
+// complete at its barrier (`ld_det_clear`), by the test check mode's sweep
+// makes of an intra-warp race (`ld_lanes_race`), and the host runs again
+// at warp size 1. An access pays its atomic or alone: looking at the old
+// value and the other lane groups' words at every access cost 10-18% of
+// the deterministic runs (table6), and across lane groups relied on an
+// order between the groups' atomics that relaxed atomics do not promise.
+// Reads claim their storage pages too (a tag needs an entry), and mark
+// them, so the fold visits their tags at the region's end. The folded
+// kernel without LD_DET_WRITERS runs exactly the layouts with tags
 // (`Variant::Folded`): constants decide, and the other paths compile away
 // (lavapipe ran them masked: scan's deterministic run 0.75-0.85 times
 // without them, em's 0.85-0.9).
@@ -172,54 +185,32 @@ fn ld_det_access(t: u32, e: u32, w: u32, write: bool) {
     if !ld_det_tags() {
         return;
     }
-    let g = ld_lane() / LD_TAG_LANES;
-    let bit = ld_tag_bit(write);
-    let me = bit | (bit >> 16u) | (bit << 16u);
-    let old = atomicOr(&ld_meta[ld_tag_addr(t, ld_copy, g, e, w)], bit);
-    // The other groups' words (no loop on the access path). Of two, the
-    // other is 1 - g: one load, where a test per group ran both, masked
-    // (the pipeline's LD_TAG_GROUPS decides which code is compiled).
-    let a = ld_tag_addr(t, ld_copy, 0u, e, w);
-    let stride = ld_tc[t].entries * LD_PAGE;
-    var o = 0u;
-    if ld_tag_groups() == 2u {
-        o = atomicLoad(&ld_meta[a + (1u - g) * stride]);
-    } else if ld_tag_groups() > 2u {
-        o = ld_det_other(a, stride, 0u, g) | ld_det_other(a, stride, 1u, g) | ld_det_other(a, stride, 2u, g) | ld_det_other(a, stride, 3u, g);
+    atomicOr(&ld_meta[ld_tag_addr(t, ld_copy, ld_lane() / LD_TAG_LANES, e, w)], ld_tag_bit(write));
+    if !write {
+        ld_val[ld_mark_addr(t, e)] = 1u;
     }
-    let others = (old & ~me) | o;
-    if (others & 0xffffu) != 0u || (write && (others >> 16u) != 0u) {
+}
+
+// The fold, per word of every listed entry: the region's tags are
+// complete. Only the copies that accessed the entry in the epoch (`cset`,
+// `ld_copy_set`) can have tagged it.
+fn ld_det_clear(t: u32, e: u32, w: u32, cset: u32) {
+    let stride = ld_tc[t].entries * LD_PAGE;
+    let a = ld_tag_addr(t, 0u, 0u, e, w);
+    let step = ld_tag_groups() * stride;
+    var race = 0u;
+    for (var c = ld_first_copy(cset); c < ld_c.copies; c = ld_next_copy(cset, c)) {
+        race |= ld_det_copy_done(a + c * step, stride);
+    }
+    if race != 0u {
         ld_status(LD_S_LANES);
     }
-    if !write {
-        ld_val[ld_taddr(t, e)] = 1u;
-    }
 }
 
-fn ld_det_other(a: u32, stride: u32, h: u32, g: u32) -> u32 {
-    if h == g || h >= ld_tag_groups() {
-        return 0u;
-    }
-    return atomicLoad(&ld_meta[a + h * stride]);
-}
-
-// The fold, per word of every listed entry: the region's tags are done.
-fn ld_det_clear(t: u32, e: u32, w: u32) {
-    // Every copy's and group's tag word of (e, w): one stride apart.
-    let n = ld_c.copies * ld_tag_groups();
-    let a = ld_tag_addr(t, 0u, 0u, e, w);
-    let stride = ld_tc[t].entries * LD_PAGE;
-    var i = 0u;
-    for (; i < n; i += 4u) {
-        atomicStore(&ld_meta[a + i * stride], 0u);
-        if i + 1u < n {
-            atomicStore(&ld_meta[a + (i + 1u) * stride], 0u);
-        }
-        if i + 2u < n {
-            atomicStore(&ld_meta[a + (i + 2u) * stride], 0u);
-        }
-        if i + 3u < n {
-            atomicStore(&ld_meta[a + (i + 3u) * stride], 0u);
-        }
-    }
+// One copy's tags of a word at the region's end: its lanes' race, if any
+// (`ld_lanes_race`), and the tags cleared.
+fn ld_det_copy_done(a: u32, stride: u32) -> u32 {
+    let r = ld_lanes_race(ld_tags_tally(a, stride));
+    ld_tags_clear(a, stride);
+    return r;
 }

@@ -29,11 +29,13 @@ struct LdWord {
     mask: u32,
     wmask: u32,
     all: u32,
-    // Deterministic mode: the entry and word, and whether the copies' pages
-    // are pool blocks.
+    // Deterministic mode: the entry and word, whether the copies' pages
+    // are pool blocks, and the copies that accessed the entry in the epoch
+    // (`ld_copy_set`).
     e: u32,
     w: u32,
     pooled: bool,
+    cset: u32,
 }
 
 fn ld_word_at(t: u32, e: u32, w: u32, storage: bool) -> LdWord {
@@ -57,6 +59,7 @@ fn ld_word_at(t: u32, e: u32, w: u32, storage: bool) -> LdWord {
     x.e = e;
     x.w = w;
     x.pooled = ld_pooled(t);
+    x.cset = ld_copy_set(f);
     return x;
 }
 
