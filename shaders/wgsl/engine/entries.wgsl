@@ -106,16 +106,29 @@ fn ld_find(t: u32, page: u32) -> u32 {
 }
 
 // Claims slot h for the page: whether it is now (or already was) the
-// page's. A spurious failure of the weak exchange counts as taken.
+// page's. The weak exchange is retried where it failed spuriously (the
+// slot still free): every invocation that inserts a page must stop at
+// the same slot.
 fn ld_claim(t: u32, h: u32, page: u32) -> bool {
-    let r = atomicCompareExchangeWeak(&ld_meta[ld_kaddr(t, h)], 0u, page + 1u);
+    var r = atomicCompareExchangeWeak(&ld_meta[ld_kaddr(t, h)], 0u, page + 1u);
+    for (var n = 0u; n < 64u && !r.exchanged && r.old_value == 0u; n++) {
+        r = atomicCompareExchangeWeak(&ld_meta[ld_kaddr(t, h)], 0u, page + 1u);
+    }
     return r.exchanged || r.old_value == page + 1u;
 }
 
-// The page's entry, claimed if new (at most two exchanges: this is inlined
-// at every write, and lavapipe runs it for every invocation); LD_NONE when
-// the probes found no room: the host then runs the check again with a
-// larger table.
+// The page's entry, claimed if new: the first of its four slots, in probe
+// order, whose key is free or the page's (keys are only ever set within a
+// dispatch, so every invocation inserting the page stops at the same one);
+// LD_NONE when all four hold other pages: the host then runs the check
+// again with a larger table. A slot whose mirror names another page is
+// passed without an exchange. (Claiming the first two slots whose mirror
+// said free, as this did, gave a page two entries where one invocation
+// saw a slot's mirror set between its lookup and its scan, which a GPU's
+// concurrent warps do: on an H200, backprop's `adjust_weights` reported a
+// workgroup racing with itself, its reads in one entry and its writes in
+// the other. lavapipe runs a workgroup's invocations in lockstep groups
+// one after another, and never showed it.)
 fn ld_insert(t: u32, page: u32) -> u32 {
     if ld_direct(t) {
         return page;
@@ -124,20 +137,12 @@ fn ld_insert(t: u32, page: u32) -> u32 {
     if e == LD_NONE {
         let cap = ld_tc[t].entries;
         let h = ld_hash(page, cap);
-        // The first two slots whose mirror says free (a slot another
-        // invocation is claiming right now fails its exchange).
-        var a = LD_NONE;
-        var b = LD_NONE;
         for (var i = 0u; i < 4u; i++) {
             let s = (h + i) & (cap - 1u);
-            let free = ld_val[ld_mirror(t, s)] == 0u;
-            b = select(b, s, free && a != LD_NONE && b == LD_NONE);
-            a = select(a, s, free && a == LD_NONE);
-        }
-        if a != LD_NONE && ld_claim(t, a, page) {
-            e = a;
-        } else if b != LD_NONE && ld_claim(t, b, page) {
-            e = b;
+            let m = ld_val[ld_mirror(t, s)];
+            if e == LD_NONE && (m == page + 1u || (m == 0u && ld_claim(t, s, page))) {
+                e = s;
+            }
         }
         if e == LD_NONE {
             ld_full_bits |= 1u << t;
