@@ -25,6 +25,8 @@ fn relax(out: &mut [u32], steps: u32) {
 fn stats(rt: &Runtime, mode: Mode, steps: u32) -> (Stats, Vec<u32>) {
     let mut out = rt.zeros::<u32>(4 * 64).unwrap();
     let run = rt.launch(relax, 4u32, (&mut out, steps)).mode(mode).run().unwrap();
+    let waited = run.stats.unwrap().waited_us as u128;
+    assert!(waited <= run.elapsed.as_micros(), "{mode:?}: the waits are part of the run ({waited} us of {:?})", run.elapsed);
     if let Some(r) = &run.report {
         assert!(!r.has_races(), "{r}");
     }
@@ -44,6 +46,7 @@ fn submissions_do_not_grow_with_the_barriers_executed() {
         );
         assert!(few.submissions <= 4 && few.readbacks <= 5, "{mode:?}: {few:?}");
         assert!(few.bytes_allocated > 0 && few.bytes_allocated == many.bytes_allocated, "{few:?} {many:?}");
+        assert!(few.waited_us > 0, "{mode:?}: the host waits for the device: {few:?}");
         let mut native = gpu.zeros::<u32>(4 * 64).unwrap();
         gpu.launch(relax, 4u32, (&mut native, 400u32)).run().unwrap();
         assert_eq!(out, native.to_vec().unwrap(), "{mode:?}: a race-free kernel's result is its native one");
@@ -56,7 +59,7 @@ fn the_cpu_reference_reports_the_same_work_per_workgroup() {
     let (few, _) = stats(&cpu, Mode::Check, 4);
     let (many, _) = stats(&cpu, Mode::Check, 400);
     assert_eq!(few.dispatches, many.dispatches, "{few:?} {many:?}");
-    assert_eq!((few.submissions, few.readbacks), (0, 0), "the CPU reference submits nothing: {few:?}");
+    assert_eq!((few.submissions, few.readbacks, few.waited_us), (0, 0, 0), "the CPU reference submits nothing: {few:?}");
 }
 
 /// Each workgroup adds 1 to its own 512 consecutive words (8 pages).

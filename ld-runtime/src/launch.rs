@@ -399,6 +399,7 @@ impl<'a> Launch<'a> {
             }
         };
         let elapsed = start.elapsed();
+        let ran = Instant::now();
         let report = checked.map(|c| {
             let mut r = check::records::report(
                 self.info,
@@ -418,6 +419,7 @@ impl<'a> Launch<'a> {
             }
             r
         });
+        let reported = ran.elapsed();
         let report = match (report, input) {
             (Some(mut r), Some((input, uniforms))) if r.has_races() => {
                 self.locate(&mut r, input, uniforms, warp_size)?;
@@ -425,6 +427,20 @@ impl<'a> Launch<'a> {
             }
             (r, _) => r,
         };
+        // Where a run's time went, for whoever tunes the engine
+        // (`RUST_LOG=ld_runtime=debug`).
+        log::debug!(
+            "ld: {} of `{}`: {:.3} ms to run ({:.3} ms of it waiting for the device; {} dispatches, {} submissions, {} read-backs), then {:.3} ms for the report, {:.3} ms for its sources",
+            self.mode_name(),
+            self.info.name,
+            elapsed.as_secs_f64() * 1e3,
+            stats.waited_us as f64 / 1e3,
+            stats.dispatches,
+            stats.submissions,
+            stats.readbacks,
+            reported.as_secs_f64() * 1e3,
+            (ran.elapsed() - reported).as_secs_f64() * 1e3,
+        );
         Ok(Run { backend: self.rt.backend(), mode: self.mode, elapsed, report, stats: Some(stats) })
     }
 

@@ -43,6 +43,10 @@ pub struct Stats {
     pub bytes_allocated: u64,
     /// Runs started again because a table, log or record buffer was short.
     pub retries: u64,
+    /// Microseconds the host waited for the device (its submissions and
+    /// read-backs; 0 on the CPU reference): the rest of a run's time is
+    /// the host's own (planning, recording commands, the report).
+    pub waited_us: u64,
 }
 
 /// The primitive steps of a check, as a backend runs them.

@@ -36,19 +36,11 @@ pub(crate) struct GpuBackend<'a> {
     meta_zeroed: bool,
 }
 
-/// Engine buffers larger than this are freed after a check, not kept.
-const KEEP_AT_MOST: u64 = 256 << 20;
-
 impl Drop for GpuBackend<'_> {
     fn drop(&mut self) {
-        // This check's buffers join the pool, the oldest leave it first.
+        // This check's buffers join the pool.
         let zeroed = self.meta_zeroed;
-        let mut pool = self.ctx.scratch.lock().unwrap();
-        pool.extend(self.kept.drain(..).map(|(l, b, c)| (l, b, if c == Contents::Zeros && !zeroed { Contents::Any } else { c })));
-        let mut total: u64 = pool.iter().map(|(_, b, _)| b.size()).sum();
-        while total > KEEP_AT_MOST {
-            total -= pool.remove(0).1.size();
-        }
+        self.ctx.scratch.give_back(self.kept.drain(..).map(|(l, b, c)| (l, b, if c == Contents::Zeros && !zeroed { Contents::Any } else { c })));
     }
 }
 
@@ -132,34 +124,14 @@ impl<'a> GpuBackend<'a> {
         self.buffer_for(label, words, usage, Contents::Any).0
     }
 
-    /// `buffer`, and whether it holds `want` (a new buffer holds zeros,
-    /// which is what a layout's check left before it ran). A buffer that
-    /// holds `want` comes first; a layout's values otherwise get a new
-    /// buffer while the pool has room for it, so that launches that
-    /// alternate layouts (scan's three kernels, backprop's two) keep one
-    /// each instead of clearing one at every launch (27 MB at scan's
-    /// `--size 0.1`, 42 MB at backprop's).
+    /// `buffer`, and whether it holds `want` (`Scratch::take`).
     fn buffer_for(&mut self, label: &'static str, words: u64, usage: wgpu::BufferUsages, want: Contents) -> (wgpu::Buffer, bool) {
         let size = words.max(4) * 4;
         self.stats.bytes_allocated += size;
         let usage = usage | wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST;
-        let mut pool = self.ctx.scratch.lock().unwrap();
-        let fits = |l: &str, b: &wgpu::Buffer| l == label && b.size() >= size && b.size() <= 2 * size + (1 << 20) && b.usage() == usage;
-        let room = pool.iter().map(|(_, b, _)| b.size()).sum::<u64>() + size <= KEEP_AT_MOST;
-        let same = pool.iter().rposition(|(l, b, c)| *c == want && fits(l, b));
-        let pick = match want {
-            Contents::Layout(_) if room => same,
-            _ => same.or_else(|| pool.iter().rposition(|(l, b, _)| fits(l, b))),
-        };
-        if let Some(i) = pick {
-            let (_, b, held) = pool.remove(i);
-            self.kept.push((label, b.clone(), want));
-            return (b, held == want || want == Contents::Any);
-        }
-        drop(pool);
-        let b = self.dev().create_buffer(&wgpu::BufferDescriptor { label: Some(label), size, usage, mapped_at_creation: false });
+        let (b, holds) = self.ctx.scratch.take(self.dev(), label, size, usage, want);
         self.kept.push((label, b.clone(), want));
-        (b, true)
+        (b, holds)
     }
 
     fn config(&self, bytes: &[u8]) -> wgpu::Buffer {
@@ -216,16 +188,25 @@ impl<'a> GpuBackend<'a> {
             self.stats.submissions += 1;
             self.ctx.queue.submit([enc.finish()]);
         }
-        wait(self.ctx, &format!("checking `{}`", self.info.name)).map_err(|e| match e {
+        let during = format!("checking `{}`", self.info.name);
+        self.waiting(|ctx| wait(ctx, &during)).map_err(|e| match e {
             crate::Error::Timeout { timeout, adapter, .. } => crate::Error::Timeout { kernel: self.info.name, timeout, adapter },
             e => e,
         })
     }
 
+    /// `f`, a wait for the device, counted in `Stats::waited_us`.
+    fn waiting<T>(&mut self, f: impl FnOnce(&GpuContext) -> T) -> T {
+        let start = std::time::Instant::now();
+        let r = f(self.ctx);
+        self.stats.waited_us += start.elapsed().as_micros() as u64;
+        r
+    }
+
     fn read(&mut self, buf: &wgpu::Buffer, words: u64) -> Result<Vec<u32>> {
         self.flush()?;
         self.stats.readbacks += 1;
-        read_range(self.ctx, buf, words * 4)
+        self.waiting(|ctx| read_range(ctx, buf, words * 4))
     }
 
     /// Fills the workgroup arrays' pages of `count` slots with zeros (their
@@ -312,6 +293,7 @@ impl Backend for GpuBackend<'_> {
     fn prepare(&mut self, layout: &Layout) -> Result<()> {
         self.ctx.check_alive(&format!("before checking `{}`", self.info.name))?;
         self.layout = Some(layout.clone());
+        self.ctx.scratch.keep_for(self.ctx.info.device_type == wgpu::DeviceType::Cpu, layout.plan.budget);
         // A retry's buffers replace the last attempt's.
         self.bufs = None;
         self.kept.retain(|(label, _, _)| *label == "ld atomic snapshot");
@@ -423,7 +405,8 @@ impl Backend for GpuBackend<'_> {
         // The guard's record comes back with the header, in one read-back.
         self.flush()?;
         self.stats.readbacks += 1;
-        let mut both = read_ranges(self.ctx, &[(&records, header::WORDS as u64 * 4), (&self.guard, guard::WORDS as u64 * 4)])?;
+        let guard = self.guard.clone();
+        let mut both = self.waiting(|ctx| read_ranges(ctx, &[(&records, header::WORDS as u64 * 4), (&guard, guard::WORDS as u64 * 4)]))?;
         let g = both.pop().unwrap();
         let h = both.pop().unwrap();
         if h[header::STATUS as usize] == 0 && g[guard::CLAIM as usize] == 0 {

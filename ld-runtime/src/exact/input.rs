@@ -4,9 +4,9 @@
 
 use crate::buffer::Store;
 use crate::error::Result;
-use crate::gpu::transfer;
+use crate::gpu::{transfer, Contents, GpuContext};
 use crate::kernel::{KernelInfo, ParamKind};
-use crate::launch::Arg;
+use crate::launch::{Arg, BufArg};
 use std::sync::atomic::AtomicU32;
 use std::sync::Arc;
 
@@ -15,13 +15,29 @@ pub(crate) type Words = Vec<Option<Arc<[AtomicU32]>>>;
 
 /// The written buffers as a launch found them.
 pub(crate) enum Input {
-    /// Copied on the device, one staging buffer per written buffer (a sum
-    /// of buffers may exceed the largest buffer the device allows), in the
-    /// queue ahead of the check: read back only if a race needs its sources.
+    /// Copied on the device, a buffer of the check's scratch pool per
+    /// written buffer (a sum of buffers may exceed the largest buffer the
+    /// device allows), in the queue ahead of the check: read back only if
+    /// a race needs its sources, and given back to the pool when done. (A
+    /// staging buffer the host could map took a device-to-host copy of
+    /// every written buffer, and an allocation, at every check.)
     Gpu {
+        ctx: Arc<GpuContext>,
         copies: Vec<(usize, wgpu::Buffer)>,
     },
     Cpu(Vec<(usize, Vec<u32>)>),
+}
+
+/// The pool's kind of buffer for a kept input.
+const KEPT: &str = "ld input";
+const KEPT_USAGE: wgpu::BufferUsages = wgpu::BufferUsages::COPY_SRC.union(wgpu::BufferUsages::COPY_DST);
+
+impl Drop for Input {
+    fn drop(&mut self) {
+        if let Input::Gpu { ctx, copies } = self {
+            ctx.scratch.give_back(copies.drain(..).map(|(_, b)| (KEPT, b, Contents::Any)));
+        }
+    }
 }
 
 fn written(info: &KernelInfo, p: usize) -> bool {
@@ -33,7 +49,7 @@ fn words(v: &[u32]) -> Arc<[AtomicU32]> {
 }
 
 /// The device, the encoder of the copies, and each parameter's copy.
-type Copying<'c> = (&'c crate::gpu::GpuContext, wgpu::CommandEncoder, Vec<(usize, wgpu::Buffer)>);
+type Copying = (Arc<GpuContext>, wgpu::CommandEncoder, Vec<(usize, wgpu::Buffer)>);
 
 impl Input {
     /// Keeps what the launch is about to change.
@@ -47,35 +63,35 @@ impl Input {
             }
             match b.store {
                 Store::Gpu { buf, ctx } => {
-                    let (_, enc, copies) = gpu
-                        .get_or_insert_with(|| (ctx, ctx.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("ld input") }), vec![]));
-                    let staging = transfer::staging(ctx, buf.size());
-                    enc.copy_buffer_to_buffer(buf, 0, &staging, 0, buf.size());
-                    copies.push((p, staging));
+                    let (_, enc, copies) = gpu.get_or_insert_with(|| {
+                        (ctx.clone(), ctx.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("ld input") }), vec![])
+                    });
+                    let (copy, _) = ctx.scratch.take(&ctx.device, KEPT, buf.size(), KEPT_USAGE, Contents::Any);
+                    enc.copy_buffer_to_buffer(buf, 0, &copy, 0, buf.size());
+                    copies.push((p, copy));
                 }
                 Store::Cpu(w) => cpu.push((p, w.iter().map(|x| x.load(std::sync::atomic::Ordering::Relaxed)).collect())),
             }
         }
         let Some((ctx, enc, copies)) = gpu else { return Input::Cpu(cpu) };
         ctx.queue.submit([enc.finish()]);
-        Input::Gpu { copies }
+        Input::Gpu { ctx, copies }
     }
 
     /// Every buffer's words as the launch found them: the kept ones from
     /// here, the others (which the launch only reads) as they are.
     pub fn words(self, args: &[Arg]) -> Result<Words> {
         let mut out: Words = vec![None; args.len()];
-        match self {
+        match &self {
             Input::Cpu(kept) => {
                 for (p, w) in kept {
-                    out[p] = Some(words(&w));
+                    out[*p] = Some(words(w));
                 }
             }
-            Input::Gpu { copies } => {
-                for (p, staging) in copies {
-                    let Arg::Buffer(b) = &args[p] else { continue };
-                    let Store::Gpu { ctx, .. } = b.store else { continue };
-                    out[p] = Some(words(&transfer::map_read(ctx, &staging, "reading a check's input back")?));
+            Input::Gpu { ctx, copies } => {
+                for (p, copy) in copies {
+                    let Arg::Buffer(BufArg { store: Store::Gpu { buf, .. }, .. }) = &args[*p] else { continue };
+                    out[*p] = Some(words(&transfer::read_range(ctx, copy, buf.size())?));
                 }
             }
         }

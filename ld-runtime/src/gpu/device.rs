@@ -17,28 +17,12 @@ pub struct GpuContext {
     pub(crate) level1: Mutex<Option<Arc<super::pipeline::Level1>>>,
     pub(crate) lost: Arc<Mutex<Option<String>>>,
     pub timeout: Duration,
-    /// The check engine's buffers of the last check, kept for the next one
-    /// (see `check::gpu`): a fresh buffer costs the driver an allocation and
-    /// wgpu a fill with zeros, every launch.
-    /// Each with its label and what it holds, the most recently kept last.
-    pub(crate) scratch: Mutex<Vec<(&'static str, wgpu::Buffer, Contents)>>,
+    /// The buffers of the last checks, kept for the next ones.
+    pub(crate) scratch: super::scratch::Scratch,
     /// The last stamp a check dispatch used: stamps mark the written words
     /// of the engine's buffers, which outlive one check (`scratch`), so
     /// they are unique per device, not per check.
     pub(crate) stamp: std::sync::atomic::AtomicU32,
-}
-
-/// What a kept engine buffer holds, as the check that used it last left it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Contents {
-    /// Nothing a check relies on.
-    Any,
-    /// Zeros (the engine's meta area after a check whose batches ended
-    /// well: every batch clears what it set).
-    Zeros,
-    /// What a check of this layout signature left: written-flag pages hold
-    /// dispatch stamps, which a check can trust only in its own layout.
-    Layout(u64),
 }
 
 impl GpuContext {
@@ -125,7 +109,7 @@ pub fn open(settings: &Settings) -> Result<Option<Arc<GpuContext>>> {
         level1: Mutex::new(None),
         lost,
         timeout,
-        scratch: Mutex::new(Vec::new()),
+        scratch: super::scratch::Scratch::new(),
         stamp: Default::default(),
     })))
 }

@@ -3,9 +3,10 @@
 mod device;
 mod dispatch;
 pub(crate) mod pipeline;
+mod scratch;
 pub(crate) mod transfer;
 
-pub(crate) use device::Contents;
 pub use device::{open, GpuContext};
 pub use dispatch::{dispatch, GpuBinding};
+pub(crate) use scratch::Contents;
 pub use transfer::{read_words, upload, zeroed};
