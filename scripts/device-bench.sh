@@ -9,7 +9,8 @@
 #
 # Prints Table VI at --size 0.1 and 1, the scaling example and level 1's
 # merge against a shader copy, each bounded by `timeout` so the whole run
-# ends inside one call; the full outputs go to $OUT.
+# ends inside one call; the full outputs go to $OUT (bench.txt, bench.err:
+# the tool brings back at most 8 files).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -22,11 +23,13 @@ if [ "${1:-}" = "--build" ]; then
     for b in table6 scaling em; do cp target/release/examples/$b .bin/; done
     cp "$bench" .bin/check-bench
     strip .bin/*
-    if ! ls .gl/libvulkan1_*.deb >/dev/null 2>&1; then
+    if ! ls .gl/libglvnd0_*.deb >/dev/null 2>&1; then
+        # The loader, and the GL vendor-neutral libraries the NVIDIA
+        # driver's Vulkan ICD (libGLX_nvidia) needs to start.
         o='-oAPT::Architecture=amd64 -oAPT::Architectures=amd64 -oDir::State::Lists=/tmp/amd64'
         mkdir -p /tmp/amd64/partial
         apt-get $o update -qq
-        (cd .gl && apt-get $o download libvulkan1)
+        (cd .gl && apt-get $o download libvulkan1 libegl1 libglvnd0 libopengl0 libgl1 libglx0 libgles2)
     fi
     du -sh .bin .gl
     exit 0
@@ -34,25 +37,41 @@ fi
 
 for f in .gl/*.deb; do dpkg -x "$f" /; done
 ldconfig
-export XDG_RUNTIME_DIR=/tmp LD_REQUIRE_GPU=1 LD_ADAPTER="${LD_ADAPTER:-nvidia}"
-if ! ls /usr/share/vulkan/icd.d/*nvidia* /etc/vulkan/icd.d/*nvidia* >/dev/null 2>&1; then
-    export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
-fi
+export XDG_RUNTIME_DIR=/tmp LD_REQUIRE_GPU=1
+# The loader finds no device there unless pointed at the driver's manifest.
+icd=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
+if [ -f "$icd" ]; then export VK_DRIVER_FILES="$icd"; fi
 OUT="${OUT:-/tmp/ld-bench}"
 mkdir -p "$OUT"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv 2>&1 | tee "$OUT/gpu.txt"
+
+# A GPU adapter first: without one there is nothing to measure.
+if ! .bin/em --fixed --size 0.01 --runs 1 >"$OUT/probe.txt" 2>&1; then
+    echo "no GPU adapter:"
+    tail -n 3 "$OUT/probe.txt"
+    VK_LOADER_DEBUG=error .bin/em --fixed --size 0.01 --runs 1 2>&1 | head -n 20
+    exit 1
+fi
+grep -o 'backend=[^|]*' "$OUT/probe.txt"
 
 step() {
     local name=$1 limit=$2
     shift 2
     echo "== $name ($*)"
-    timeout "$limit" "$@" >"$OUT/$name.txt" 2>"$OUT/$name.err"
+    echo "== $name ($*)" >>"$OUT/bench.txt"
+    echo "== $name ($*)" >>"$OUT/bench.err"
+    timeout "$limit" "$@" >"$OUT/step.txt" 2>>"$OUT/bench.err"
     echo "exit $?"
-    grep -v '^\s*$' "$OUT/$name.txt" | tail -n "${TAIL:-16}"
+    cat "$OUT/step.txt" >>"$OUT/bench.txt"
+    grep -v '^\s*$' "$OUT/step.txt" | tail -n "${TAIL:-16}"
+    rm "$OUT/step.txt"
 }
 
-step table6_0.1 120 .bin/table6 --size 0.1 --runs 3
-step em_1 60 .bin/em --check --size 1 --runs 3
-TAIL=30 step table6_1 200 .bin/table6 --size 1 --runs 3
-TAIL=12 step scaling 120 .bin/scaling
-LD_BENCH_SIZE=4 TAIL=12 step level1 60 .bin/check-bench --bench
+step table6_0.1 90 .bin/table6 --size 0.1 --runs 3
+# A baseline build's Table VI, when one was put beside (.bin/base-table6),
+# for an A/B on the same card in the same call.
+if [ -x .bin/base-table6 ]; then TAIL=3 step base_table6_0.1 60 .bin/base-table6 --size 0.1 --runs 3; fi
+TAIL=30 step table6_1 180 .bin/table6 --size 1 --runs 3
+TAIL=12 step scaling 90 .bin/scaling
+LD_BENCH_SIZE=4 TAIL=12 step level1 45 .bin/check-bench --bench
+step em_1 40 .bin/em --fixed --check --size 1 --runs 3
