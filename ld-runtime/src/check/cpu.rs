@@ -134,7 +134,7 @@ impl<'l, 'a> CpuBackend<'l, 'a> {
             } else {
                 mem.fold(kind);
                 if mem.det_tags {
-                    mem.lanes |= mem.det_clear();
+                    mem.det_clear();
                 }
             }
             for (t, (kind, a, b, k)) in seen {
@@ -428,15 +428,15 @@ impl<'x> Copies<'x> {
         e.roles[role][w]
     }
 
-    /// Deterministic mode at a region's end: whether lanes of a copy
-    /// shared a word in it.
-    fn det_clear(&mut self) -> bool {
+    /// Deterministic mode at a region's end: its tags are done, and
+    /// `lanes` records whether lanes of a copy shared a word in it.
+    fn det_clear(&mut self) {
         let roles = self.roles;
-        let mut lanes = false;
         for tm in &mut self.targets {
-            tm.entries.values_mut().for_each(|e| lanes |= sweep::det_clear(e, roles));
+            for e in tm.entries.values_mut() {
+                self.lanes |= sweep::det_clear(e, roles);
+            }
         }
-        lanes
     }
 
     /// Every storage page's final base, and the words of it read and
