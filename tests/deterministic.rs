@@ -310,3 +310,119 @@ fn lanes_of_a_warp_sharing_a_word_run_one_per_warp() {
         assert_eq!(got, vec![7, 5, 0], "lanes {pair:?}: the reader saw the writer's lane");
     }
 }
+
+/// Float `/`, `%`, `sqrt` and a product feeding a sum, in one kernel.
+#[ld::kernel(workgroup_size = 64)]
+fn float_ops(a: &[f32], b: &[f32], out: &mut [f32]) {
+    let i = global_id().x;
+    if i < a.len() {
+        let x = a[i];
+        let y = b[i];
+        out[4 * i] = x / y;
+        out[4 * i + 1] = x.sqrt();
+        out[4 * i + 2] = x % y;
+        let mut acc = y;
+        acc += x * y;
+        out[4 * i + 3] = acc;
+    }
+}
+
+/// Operands that reach every path of an IEEE division and square root:
+/// random bit patterns (NaNs, infinities, subnormals, every exponent),
+/// significands at moderate exponents (ties and near-ties to round), and
+/// quotients that overflow, underflow into subnormals or round to zero.
+fn float_operands() -> (Vec<f32>, Vec<f32>) {
+    let mut s = 0x9e3779b9u32;
+    let mut next = move || {
+        s ^= s << 13;
+        s ^= s >> 17;
+        s ^= s << 5;
+        s
+    };
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    for _ in 0..4096 {
+        a.push(f32::from_bits(next()));
+        b.push(f32::from_bits(next()));
+    }
+    for _ in 0..4096 {
+        let moderate = |r: u32| f32::from_bits((r & 0x807fffff) | ((100 + r % 55) << 23));
+        a.push(moderate(next()));
+        b.push(moderate(next()));
+    }
+    for _ in 0..1024 {
+        // Small integers: exact quotients, exact remainders, perfect squares.
+        a.push((next() % 4096) as f32);
+        b.push((next() % 64 + 1) as f32);
+    }
+    let specials = [
+        0.0f32,
+        -0.0,
+        1.0,
+        -1.0,
+        3.0,
+        1e-38,
+        f32::from_bits(0x7fffff),
+        1e-45,
+        3e38,
+        f32::MAX,
+        f32::MIN_POSITIVE,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        f32::NAN,
+        0.1,
+        7.0,
+        1e-3,
+        4294967296.0,
+    ];
+    for &x in &specials {
+        for &y in &specials {
+            a.push(x);
+            b.push(y);
+        }
+    }
+    (a, b)
+}
+
+/// Whether `%` or the mul-add of `x` and `y` meets a subnormal in the
+/// `+ - *` they take: a device may flush those (WGSL allows it, NVIDIA's
+/// does), which deterministic mode leaves to it (README).
+fn through_subnormals(x: f32, y: f32) -> bool {
+    let q = (x / y).trunc();
+    [x, y, x * y, y + x * y, y * q, x - y * q].iter().any(|v| v.is_subnormal())
+}
+
+/// Deterministic mode computes float `/`, `%` and `sqrt` correctly rounded
+/// and rounds a product before the sum it feeds, on every device: a GPU
+/// that fuses products into sums or divides approximately (NVIDIA's) would
+/// otherwise differ from the CPU's bits in the last place. `/` and `sqrt`
+/// are exact for subnormals too (integer operations).
+#[test]
+fn float_division_square_root_and_products_are_the_cpu_s_bits() {
+    let (a, b) = float_operands();
+    let want: Vec<u32> =
+        a.iter().zip(&b).flat_map(|(&x, &y)| [x / y, x.sqrt(), x - y * (x / y).trunc(), y + x * y]).map(|v| common::canonical_nan(v.to_bits())).collect();
+    for rt in runtimes() {
+        let (ab, bb) = (rt.upload(&a).unwrap(), rt.upload(&b).unwrap());
+        let mut o = rt.zeros::<f32>(4 * a.len()).unwrap();
+        rt.launch(float_ops, ld::Grid::cover(a.len() as u64, 64), (&ab, &bb, &mut o)).mode(Mode::Deterministic).run().unwrap();
+        let got: Vec<u32> = o.to_vec().unwrap().iter().map(|v| common::canonical_nan(v.to_bits())).collect();
+        for (k, (g, w)) in got.iter().zip(&want).enumerate() {
+            let (i, op) = (k / 4, ["/", "sqrt", "%", "mul-add"][k % 4]);
+            if k % 4 >= 2 && through_subnormals(a[i], b[i]) {
+                continue;
+            }
+            assert_eq!(
+                g,
+                w,
+                "{}: {op} of {:e} ({:#x}) and {:e} ({:#x}): got {:e}, IEEE gives {:e}",
+                rt.backend(),
+                a[i],
+                a[i].to_bits(),
+                b[i],
+                b[i].to_bits(),
+                f32::from_bits(*g),
+                f32::from_bits(*w)
+            );
+        }
+    }
+}

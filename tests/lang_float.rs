@@ -143,7 +143,9 @@ fn ln_and_log2_within_bound() {
     unary_case("ln", 3, &x, f32::ln, LOG_ULPS, LOG_ABS);
     unary_case("log2", 4, &x, f32::log2, LOG_ULPS, LOG_ABS);
     let pow2: Vec<f32> = (-20..=20).map(|i| (i as f32).exp2()).collect();
-    unary_case("log2(2^k)", 4, &pow2, f32::log2, EXACT, 0.0);
+    // WGSL promises log2 within 3 ulp here, not exact at powers of two
+    // (NVIDIA's log2(2^-20) is 1 ulp off).
+    unary_case("log2(2^k)", 4, &pow2, f32::log2, LOG_ULPS, 0.0);
 }
 
 #[test]
@@ -366,12 +368,25 @@ fn exact_arith_rounding_fract_bits() {
     assert_eq!(host_exact(-2.5, 0.0)[9], -3.0);
     assert_eq!(host_exact(2.5, 0.0)[10], 2.0);
     assert_eq!(host_exact(-1.25, 0.0)[11], -0.25);
-    both("exact_ops", EXACT, 0.0, &want, |rt| {
+    let run = |rt: &Runtime| {
         let (dx, dy) = (rt.upload(&a).unwrap(), rt.upload(&b).unwrap());
         let mut out = rt.zeros::<f32>(a.len() * 16).unwrap();
         rt.launch(exact_ops, ld::Grid::cover(a.len() as u64, WG), (&dx, &dy, &mut out)).run().unwrap();
         out.to_vec().unwrap()
-    });
+    };
+    let cpu = run(&common::cpu());
+    common::assert_close(&cpu, &want, EXACT, 0.0, "exact_ops (cpu vs host)");
+    // WGSL lets a device flush subnormal operands and results to zero
+    // (NVIDIA's does): there a GPU may give the flushed computation.
+    let ftz = |x: f32| if x.is_subnormal() { 0.0f32.copysign(x) } else { x };
+    if let Some(g) = common::gpu() {
+        for (i, (got, w)) in run(&g).iter().zip(&want).enumerate() {
+            let (x, y) = (a[i / 16], b[i / 16]);
+            let flushed = ftz(host_exact(ftz(x), ftz(y))[i % 16]);
+            let ok = got.to_bits() == w.to_bits() || got.to_bits() == flushed.to_bits() || (ftz(*w) == 0.0 && *got == 0.0);
+            assert!(ok, "exact_ops[{i}] of {x:e}, {y:e} on {}: {got:e}, the host gives {w:e} ({flushed:e} flushing subnormals)", g.backend());
+        }
+    }
 }
 
 #[test]

@@ -2296,7 +2296,8 @@ fn column_means_in_a_16_by_4_workgroup_are_clean() {
         })
         .collect();
     for got in native_both(&odd_case("column_mean")) {
-        common::expect("column_mean", &floats(&got), &want);
+        // A device's own `/` is within 2.5 ulp (NVIDIA's is not exact).
+        common::assert_close(&floats(&got), &want, 3, 0.0, "column_mean");
     }
 }
 
@@ -2885,7 +2886,7 @@ pub mod fault_probe {
 /// A check of a kernel whose racy read leads to an index out of bounds
 /// only in the check's schedule (every warp on its own copy sees the
 /// stale count 0; a device can run warp 1 first and fault the same way):
-/// natively it runs here, exact mode reports the race on `s`, and the
+/// natively it runs on lavapipe (and faults on an H200), exact mode reports the race on `s`, and the
 /// check's fault says where to look (the same on both backends).
 #[test]
 fn racy_count_leading_out_of_bounds_points_to_exact_mode() {
@@ -2893,7 +2894,12 @@ fn racy_count_leading_out_of_bounds_points_to_exact_mode() {
     for rt in common::runtimes() {
         let inb = rt.upload(&iota(64, 3)).unwrap();
         let mut o = rt.zeros::<u32>(64).unwrap();
-        rt.launch(fault_probe::last_of_count, 1, (&inb, &mut o)).run().unwrap();
+        // A GPU may run warp 1 before warp 0 stores the count (NVIDIA's does).
+        match rt.launch(fault_probe::last_of_count, 1, (&inb, &mut o)).run() {
+            Ok(_) => {}
+            Err(ld::Error::Fault { kind: ld::FaultKind::OutOfBounds { .. }, .. }) if rt.is_gpu() => {}
+            Err(e) => panic!("natively on {:?}: {e}", rt.backend()),
+        }
         let mut o = rt.zeros::<u32>(64).unwrap();
         let exact = rt.launch(fault_probe::last_of_count, 1, (&inb, &mut o)).mode(ld::Mode::Exact).run().unwrap().report.unwrap();
         assert!(exact.races.iter().any(|r| matches(r, &rw(WG, WARP, "s"))), "exact:\n{exact}");

@@ -37,6 +37,11 @@ pub const ENGINE: &str = concat!(
     include_str!("../wgsl/engine/publish.wgsl"),
 );
 
+/// Check and deterministic modes' float arithmetic, bit for bit the CPU's
+/// (products rounded on their own, division and square root from integer
+/// operations), spliced into every instrumented kernel after [`ENGINE`].
+pub const EXACT: &str = include_str!("../wgsl/exact.wgsl");
+
 /// The guard's functions (bounds checks, loop fuel), in every kernel
 /// variant after [`abi::guard_prelude`]'s declarations.
 pub const GUARD: &str = include_str!("../wgsl/guard.wgsl");

@@ -34,6 +34,28 @@ pub fn runtimes() -> Vec<Runtime> {
     v
 }
 
+/// A float's bits with any NaN as the one quiet NaN: IEEE 754 leaves a
+/// NaN's payload and sign to the device (NVIDIA's `x * -1.0` flips a NaN's
+/// sign, x86's keeps it).
+pub fn canonical_nan(bits: u32) -> u32 {
+    if f32::from_bits(bits).is_nan() {
+        0x7fc00000
+    } else {
+        bits
+    }
+}
+
+/// A float buffer's words as any device may give them: NaNs as
+/// [`canonical_nan`], subnormals as zeros of their sign (WGSL lets a device
+/// flush them; NVIDIA's does, operands and results). A `normalize` of the
+/// verdict harness.
+pub fn canonical_specials(words: &mut Vec<u32>) {
+    for w in words {
+        let x = f32::from_bits(*w);
+        *w = if x.is_subnormal() { *w & 0x8000_0000 } else { canonical_nan(*w) };
+    }
+}
+
 /// Distance in units in the last place between two finite floats.
 pub fn ulps(a: f32, b: f32) -> u32 {
     if a == b {

@@ -202,6 +202,8 @@ impl Writer<'_> {
         out.push_str(&user);
         out.push_str(ld_shaders::ENGINE);
         out.push('\n');
+        out.push_str(ld_shaders::EXACT);
+        out.push('\n');
         out.push_str(&access);
         for a in std::mem::take(&mut self.accessors) {
             out.push_str(&a);

@@ -1,6 +1,14 @@
 //! Opening a device: the best adapter the system offers (a discrete GPU
 //! before an integrated one, before a software one like lavapipe), with the
 //! adapter's own limits so large buffers bind.
+//!
+//! A process opens each device once and every runtime asking for it shares
+//! it, as an application shares its one `wgpu::Device`: the NVIDIA driver
+//! (580, H200) deadlocked when threads created and destroyed instances and
+//! devices side by side (a test suite's runtimes, eight at a time), and a
+//! shared device also keeps its compiled pipelines and scratch buffers for
+//! the next runtime. A device that was lost or timed out is replaced by the
+//! next `open`.
 
 use crate::error::{Error, Result};
 use crate::settings::Settings;
@@ -62,6 +70,29 @@ fn rank(info: &wgpu::AdapterInfo) -> (u8, u8) {
 /// listing the adapters when none matches). Returns `Ok(None)` when the
 /// system has no adapter at all.
 pub fn open(settings: &Settings) -> Result<Option<Arc<GpuContext>>> {
+    static OPENED: Mutex<Vec<(OpenKey, Arc<GpuContext>)>> = Mutex::new(Vec::new());
+    let key = OpenKey { adapter: settings.adapter.clone(), timeout: settings.gpu_timeout };
+    // Held while opening, so that no two threads create instances at once.
+    let mut opened = OPENED.lock().unwrap_or_else(|p| p.into_inner());
+    opened.retain(|(_, ctx)| ctx.lost.lock().unwrap().is_none());
+    if let Some((_, ctx)) = opened.iter().find(|(k, _)| *k == key) {
+        return Ok(Some(ctx.clone()));
+    }
+    let ctx = open_new(settings)?;
+    if let Some(ctx) = &ctx {
+        opened.push((key, ctx.clone()));
+    }
+    Ok(ctx)
+}
+
+/// What makes two requests for a device the same request.
+#[derive(PartialEq)]
+struct OpenKey {
+    adapter: Option<String>,
+    timeout: Duration,
+}
+
+fn open_new(settings: &Settings) -> Result<Option<Arc<GpuContext>>> {
     let mut desc = wgpu::InstanceDescriptor::new_without_display_handle_from_env();
     if std::env::var_os("WGPU_BACKEND").is_none() {
         // Vulkan/Metal/DX12 only: GL's compute support is partial, and probing

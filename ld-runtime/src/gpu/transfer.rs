@@ -76,7 +76,9 @@ pub fn map_read(ctx: &GpuContext, staging: &wgpu::Buffer, during: &str) -> Resul
         let _ = tx.send(r);
     });
     wait(ctx, during)?;
-    match rx.try_recv() {
+    // On a device other threads share, their poll may be the one running
+    // this callback, and it may still be running it when ours returns.
+    match rx.recv_timeout(ctx.timeout) {
         Ok(Ok(())) => {}
         Ok(Err(e)) => return Err(Error::wgpu("mapping a buffer for reading", e)),
         Err(_) => return Err(Error::wgpu("mapping a buffer for reading", std::io::Error::other("the map callback never ran"))),

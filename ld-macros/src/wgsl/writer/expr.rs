@@ -15,6 +15,22 @@ impl Writer<'_> {
         self.expr(f, v)
     }
 
+    /// Check and deterministic modes' function for a float `*`, `/` or `%`
+    /// (`ld_shaders::EXACT`): their float results are the CPU reference's
+    /// bits on every device, so a check's buffers equal deterministic
+    /// mode's and the CPU's wherever they say so.
+    pub(in crate::wgsl) fn exact_float_op(&self, op: BinOp, ty: &Type) -> Option<&'static str> {
+        if self.variant == Variant::Native || *ty != Type::F32 {
+            return None;
+        }
+        match op {
+            BinOp::Mul => Some("ld_fmul"),
+            BinOp::Div => Some("ld_fdiv"),
+            BinOp::Rem => Some("ld_frem"),
+            _ => None,
+        }
+    }
+
     /// The name of the helper computing `op` on `s`, emitted once.
     pub(in crate::wgsl) fn int_op_call(&mut self, op: BinOp, s: Scalar) -> String {
         let o = int_op(op, &Type::Scalar(s)).expect("an integer operation helper");
@@ -166,7 +182,10 @@ impl Writer<'_> {
                     _ => {
                         let x = self.opaque(x, &a.ty, hidden(e));
                         let y = self.expr(f, b);
-                        format!("({x} {} {y})", op.symbol())
+                        match self.exact_float_op(*op, &a.ty) {
+                            Some(call) => format!("{call}({x}, {y})"),
+                            None => format!("({x} {} {y})", op.symbol()),
+                        }
                     }
                 }
             }
@@ -271,6 +290,7 @@ impl Writer<'_> {
             Min => call("min"),
             Max => call("max"),
             Clamp => call("clamp"),
+            Sqrt if self.variant != Variant::Native => call("ld_fsqrt"),
             Sqrt => call("sqrt"),
             Exp => call("exp"),
             Exp2 => call("exp2"),

@@ -33,11 +33,14 @@ impl Writer<'_> {
             StmtKind::Assign(p, op, v) => {
                 let place = self.place(f, p, s.span);
                 let v = self.expr(f, v);
-                let op = match op {
-                    None => "=".to_string(),
-                    Some(op) => format!("{}=", op.symbol()),
+                let line = match op {
+                    None => format!("{place} = {v};"),
+                    Some(op) => match self.exact_float_op(*op, &self.place_type(f, p)) {
+                        Some(call) => format!("{place} = {call}({place}, {v});"),
+                        None => format!("{place} {}= {v};", op.symbol()),
+                    },
                 };
-                line_to(f, &format!("{place} {op} {v};"));
+                line_to(f, &line);
             }
             StmtKind::Expr(e @ Expr { kind: ExprKind::Atomic(op, ..), .. }) if self.variant != Variant::Native => {
                 let x = self.atomic_site(f, e, if *op == AtomicOp::Store { &Type::Unit } else { &e.ty });
@@ -187,7 +190,10 @@ impl Writer<'_> {
                         let load = self.accessor(t, &ty, false);
                         let new = match (int_op(o, &ty), &ty) {
                             (Some(_), Type::Scalar(s)) => format!("{}({load}(ld_a), ld_v)", self.int_op_call(o, *s)),
-                            _ => format!("({load}(ld_a) {} ld_v)", o.symbol()),
+                            _ => match self.exact_float_op(o, &ty) {
+                                Some(call) => format!("{call}({load}(ld_a), ld_v)"),
+                                None => format!("({load}(ld_a) {} ld_v)", o.symbol()),
+                            },
                         };
                         format!("let ld_a = {addr}; {store}(ld_a, {new});")
                     }
@@ -198,7 +204,10 @@ impl Writer<'_> {
                 match (op, &ty) {
                     (None, _) => format!("{place} = ld_v;"),
                     (Some(o), Type::Scalar(s)) if int_op(o, &ty).is_some() => format!("{place} = {}({place}, ld_v);", self.int_op_call(o, *s)),
-                    (Some(o), _) => format!("{place} {}= ld_v;", o.symbol()),
+                    (Some(o), _) => match self.exact_float_op(o, &ty) {
+                        Some(call) => format!("{place} = {call}({place}, ld_v);"),
+                        None => format!("{place} {}= ld_v;", o.symbol()),
+                    },
                 }
             }
         };

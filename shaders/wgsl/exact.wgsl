@@ -1,0 +1,139 @@
+// Check and deterministic modes' float arithmetic: IEEE 754 binary32 as
+// the CPU reference computes it, on any device.
+//
+// WGSL lets a device fuse a product into the sum it feeds (NVIDIA does, and
+// rounds once where the CPU rounds twice), and lets its `/` and `sqrt` be
+// 2.5 ulp off (NVIDIA's are): on an H200 the deterministic output of a
+// kernel summing products or dividing differed from the CPU's in the last
+// bit (and a check's buffers from deterministic mode's). So instrumented
+// kernels round every product on its own, and divide and take square
+// roots by integer operations, rounded to nearest even. Loops are
+// unrolled: lavapipe charges every loop against one budget of iterations
+// per invocation. NaN payloads and signs are left to the device, as IEEE
+// 754 leaves them; so are subnormal operands and results of `+ - *` on a
+// device that flushes them (WGSL allows it; NVIDIA's does).
+
+// A product rounded to f32 before anything else sees it: the exclusive or
+// with a word the compiler cannot know (`canary` is always 2) stops it
+// from fusing the product into an addition.
+fn ld_fmul(a: f32, b: f32) -> f32 {
+    return bitcast<f32>(bitcast<u32>(a * b) ^ (ld_c.canary >> 2u));
+}
+
+// WGSL's `%`, `a - b * trunc(a / b)`, each step rounded as the CPU's.
+fn ld_frem(a: f32, b: f32) -> f32 {
+    return a - ld_fmul(b, trunc(ld_fdiv(a, b)));
+}
+
+// A finite nonzero float's significand in [2^23, 2^24) and its biased
+// exponent (below 1 for a subnormal).
+fn ld_unpack(bits: u32) -> vec2<i32> {
+    let e = i32((bits >> 23u) & 0xffu);
+    let m = bits & 0x7fffffu;
+    if e == 0 {
+        let s = countLeadingZeros(m) - 8u;
+        return vec2<i32>(i32(m << s), 1 - i32(s));
+    }
+    return vec2<i32>(i32(m | 0x800000u), e);
+}
+
+// `q` (the bits of a result's significand beyond its last `shift`) rounded
+// to nearest even, with `sticky` for any nonzero bit below them; `base`
+// holds the sign and the exponent's field less one (the significand's
+// leading bit adds the one, and a carry out of it moves the exponent).
+fn ld_round_bits(base: u32, q: u32, shift: u32, sticky: bool) -> u32 {
+    let m = q >> shift;
+    let rest = q & ((1u << shift) - 1u);
+    let half = 1u << (shift - 1u);
+    let up = rest > half || (rest == half && (sticky || (m & 1u) == 1u));
+    return base + m + u32(up);
+}
+
+// One bit of a long division: (remainder, quotient).
+fn ld_div_bit(s: vec2<u32>, d: u32) -> vec2<u32> {
+    let ge = s.x >= d;
+    return vec2<u32>(select(s.x, s.x - d, ge) << 1u, (s.y << 1u) | u32(ge));
+}
+
+fn ld_div_bits4(s: vec2<u32>, d: u32) -> vec2<u32> {
+    return ld_div_bit(ld_div_bit(ld_div_bit(ld_div_bit(s, d), d), d), d);
+}
+
+fn ld_fdiv(x: f32, y: f32) -> f32 {
+    let a = bitcast<u32>(x);
+    let b = bitcast<u32>(y);
+    let sign = (a ^ b) & 0x80000000u;
+    let ax = a & 0x7fffffffu;
+    let bx = b & 0x7fffffffu;
+    if ax > 0x7f800000u || bx > 0x7f800000u {
+        return x + y;
+    }
+    if ax == 0x7f800000u || bx == 0u {
+        // inf / inf and 0 / 0 are NaN; inf / y and x / 0 infinite.
+        return select(bitcast<f32>(sign | 0x7f800000u), bitcast<f32>(0x7fc00000u), ax == bx);
+    }
+    if ax == 0u || bx == 0x7f800000u {
+        return bitcast<f32>(sign);
+    }
+    let ua = ld_unpack(ax);
+    let ub = ld_unpack(bx);
+    var ma = u32(ua.x);
+    let mb = u32(ub.x);
+    var e = ua.y - ub.y + 127;
+    if ma < mb {
+        ma <<= 1u;
+        e -= 1;
+    }
+    // q = floor(ma / mb * 2^25): 26 bits, the significand's 24 and two to round by.
+    var s = vec2<u32>(ma, 0u);
+    s = ld_div_bits4(ld_div_bits4(ld_div_bits4(s, mb), mb), mb);
+    s = ld_div_bits4(ld_div_bits4(ld_div_bits4(s, mb), mb), mb);
+    s = ld_div_bit(ld_div_bit(s, mb), mb);
+    let sticky = s.x != 0u;
+    if e >= 255 {
+        return bitcast<f32>(sign | 0x7f800000u);
+    }
+    if e >= 1 {
+        // A carry into exponent 255 gives exactly infinity's bits.
+        return bitcast<f32>(ld_round_bits(sign | (u32(e - 1) << 23u), s.y, 2u, sticky));
+    }
+    // Subnormal: 3 - e bits go (at most 31: the rest rounds to zero).
+    return bitcast<f32>(ld_round_bits(sign, s.y, u32(min(3 - e, 31)), sticky));
+}
+
+// One bit of a square root, digit by digit: (remainder, root, the
+// radicand's bits not yet used, at the top of 26).
+fn ld_sqrt_bit(s: vec3<u32>) -> vec3<u32> {
+    let r = (s.x << 2u) | ((s.z >> 24u) & 3u);
+    let t = (s.y << 2u) | 1u;
+    let ge = r >= t;
+    return vec3<u32>(select(r, r - t, ge), (s.y << 1u) | u32(ge), (s.z << 2u) & 0x3ffffffu);
+}
+
+fn ld_sqrt_bits4(s: vec3<u32>) -> vec3<u32> {
+    return ld_sqrt_bit(ld_sqrt_bit(ld_sqrt_bit(ld_sqrt_bit(s))));
+}
+
+fn ld_fsqrt(x: f32) -> f32 {
+    let a = bitcast<u32>(x);
+    if a == 0u || a == 0x80000000u || a == 0x7f800000u || (a > 0x7f800000u && a <= 0x7fffffffu) {
+        // Zeros keep their sign, infinity stays, a NaN stays a NaN.
+        return x + x;
+    }
+    if a > 0x80000000u {
+        return bitcast<f32>(0x7fc00000u);
+    }
+    let u = ld_unpack(a);
+    var m = u32(u.x);
+    var e = u.y - 127;
+    if (e & 1) != 0 {
+        m <<= 1u;
+        e -= 1;
+    }
+    // The root of m * 2^25: 25 bits, the significand's 24 and one to round by.
+    var s = vec3<u32>(0u, 0u, m << 1u);
+    s = ld_sqrt_bits4(ld_sqrt_bits4(ld_sqrt_bits4(s)));
+    s = ld_sqrt_bits4(ld_sqrt_bits4(ld_sqrt_bits4(s)));
+    s = ld_sqrt_bit(s);
+    return bitcast<f32>(ld_round_bits(u32(e / 2 + 126) << 23u, s.y, 1u, s.x != 0u));
+}
