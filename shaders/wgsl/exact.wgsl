@@ -20,9 +20,41 @@ fn ld_fmul(a: f32, b: f32) -> f32 {
     return bitcast<f32>(bitcast<u32>(a * b) ^ (ld_c.canary >> 2u));
 }
 
+fn ld_inf(x: f32) -> bool {
+    return (bitcast<u32>(x) & 0x7fffffffu) == 0x7f800000u;
+}
+
+fn ld_nan(x: f32) -> bool {
+    return (bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u;
+}
+
 // WGSL's `%`, `a - b * trunc(a / b)`, each step rounded as the CPU's.
+// Infinities and NaNs are spelled out: WGSL lets a device assume none
+// reaches an operation (lavapipe folds `0.0 * inf` to 0).
 fn ld_frem(a: f32, b: f32) -> f32 {
-    return a - ld_fmul(b, trunc(ld_fdiv(a, b)));
+    let nan = bitcast<f32>(0x7fc00000u);
+    let d = ld_fdiv(a, b);
+    if ld_nan(a) || ld_nan(b) || ld_nan(d) {
+        return nan;
+    }
+    let q = select(trunc(d), d, ld_inf(d));
+    var p = 0.0;
+    if ld_inf(b) || ld_inf(q) {
+        if b == 0.0 || q == 0.0 {
+            return nan;
+        }
+        p = bitcast<f32>(((bitcast<u32>(b) ^ bitcast<u32>(q)) & 0x80000000u) | 0x7f800000u);
+    } else {
+        p = ld_fmul(b, q);
+    }
+    if ld_inf(p) {
+        // inf - inf is NaN; a finite a minus an infinite p is -p.
+        return select(bitcast<f32>(bitcast<u32>(p) ^ 0x80000000u), select(a, nan, a == p), ld_inf(a));
+    }
+    if ld_inf(a) {
+        return a;
+    }
+    return a - p;
 }
 
 // A finite nonzero float's significand in [2^23, 2^24) and its biased
@@ -66,7 +98,7 @@ fn ld_fdiv(x: f32, y: f32) -> f32 {
     let ax = a & 0x7fffffffu;
     let bx = b & 0x7fffffffu;
     if ax > 0x7f800000u || bx > 0x7f800000u {
-        return x + y;
+        return bitcast<f32>(0x7fc00000u);
     }
     if ax == 0x7f800000u || bx == 0u {
         // inf / inf and 0 / 0 are NaN; inf / y and x / 0 infinite.
@@ -116,11 +148,12 @@ fn ld_sqrt_bits4(s: vec3<u32>) -> vec3<u32> {
 
 fn ld_fsqrt(x: f32) -> f32 {
     let a = bitcast<u32>(x);
-    if a == 0u || a == 0x80000000u || a == 0x7f800000u || (a > 0x7f800000u && a <= 0x7fffffffu) {
-        // Zeros keep their sign, infinity stays, a NaN stays a NaN.
-        return x + x;
+    if a == 0u || a == 0x80000000u || a == 0x7f800000u {
+        // Zeros keep their sign, infinity stays.
+        return x;
     }
-    if a > 0x80000000u {
+    if a > 0x7f800000u {
+        // NaNs and negative numbers.
         return bitcast<f32>(0x7fc00000u);
     }
     let u = ld_unpack(a);
