@@ -230,13 +230,7 @@ fn f32_constant_overflow_and_nan() {
     let want =
         [f32::INFINITY, f32::NEG_INFINITY, f32::INFINITY, f32::INFINITY, f32::NEG_INFINITY, f32::NAN, f32::NAN, f32::NAN, f32::INFINITY, f32::INFINITY, 4.75];
     // NaN's sign and payload are the hardware's: every NaN reads as one.
-    let canonical = |x: &f32| {
-        if x.is_nan() {
-            f32::NAN.to_bits()
-        } else {
-            x.to_bits()
-        }
-    };
+    let canonical = |x: &f32| common::canonical_nan(x.to_bits());
     let want: Vec<u32> = want.iter().map(canonical).collect();
     for mode in MODES {
         let what = format!("f32_consts, {mode:?}");

@@ -20,6 +20,10 @@ fn ld_fmul(a: f32, b: f32) -> f32 {
     return bitcast<f32>(bitcast<u32>(a * b) ^ (ld_c.canary >> 2u));
 }
 
+// The one NaN these functions return (IEEE 754 leaves a NaN's payload
+// and sign open).
+const LD_QNAN: u32 = 0x7fc00000u;
+
 fn ld_inf(x: f32) -> bool {
     return (bitcast<u32>(x) & 0x7fffffffu) == 0x7f800000u;
 }
@@ -32,7 +36,7 @@ fn ld_nan(x: f32) -> bool {
 // Infinities and NaNs are spelled out: WGSL lets a device assume none
 // reaches an operation (lavapipe folds `0.0 * inf` to 0).
 fn ld_frem(a: f32, b: f32) -> f32 {
-    let nan = bitcast<f32>(0x7fc00000u);
+    let nan = bitcast<f32>(LD_QNAN);
     let d = ld_fdiv(a, b);
     if ld_nan(a) || ld_nan(b) || ld_nan(d) {
         return nan;
@@ -98,11 +102,11 @@ fn ld_fdiv(x: f32, y: f32) -> f32 {
     let ax = a & 0x7fffffffu;
     let bx = b & 0x7fffffffu;
     if ax > 0x7f800000u || bx > 0x7f800000u {
-        return bitcast<f32>(0x7fc00000u);
+        return bitcast<f32>(LD_QNAN);
     }
     if ax == 0x7f800000u || bx == 0u {
         // inf / inf and 0 / 0 are NaN; inf / y and x / 0 infinite.
-        return select(bitcast<f32>(sign | 0x7f800000u), bitcast<f32>(0x7fc00000u), ax == bx);
+        return select(bitcast<f32>(sign | 0x7f800000u), bitcast<f32>(LD_QNAN), ax == bx);
     }
     if ax == 0u || bx == 0x7f800000u {
         return bitcast<f32>(sign);
@@ -154,7 +158,7 @@ fn ld_fsqrt(x: f32) -> f32 {
     }
     if a > 0x7f800000u {
         // NaNs and negative numbers.
-        return bitcast<f32>(0x7fc00000u);
+        return bitcast<f32>(LD_QNAN);
     }
     let u = ld_unpack(a);
     var m = u32(u.x);

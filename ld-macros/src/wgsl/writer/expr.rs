@@ -19,7 +19,7 @@ impl Writer<'_> {
     /// (`ld_shaders::EXACT`): their float results are the CPU reference's
     /// bits on every device, so a check's buffers equal deterministic
     /// mode's and the CPU's wherever they say so.
-    pub(in crate::wgsl) fn exact_float_op(&self, op: BinOp, ty: &Type) -> Option<&'static str> {
+    fn exact_float_op(&self, op: BinOp, ty: &Type) -> Option<&'static str> {
         if self.variant == Variant::Native || *ty != Type::F32 {
             return None;
         }
@@ -28,6 +28,24 @@ impl Writer<'_> {
             BinOp::Div => Some("ld_fdiv"),
             BinOp::Rem => Some("ld_frem"),
             _ => None,
+        }
+    }
+
+    /// `x op y` on a type without an integer helper, through
+    /// [`Self::exact_float_op`] where it has one.
+    pub(in crate::wgsl) fn binary_text(&self, op: BinOp, ty: &Type, x: &str, y: &str) -> String {
+        match self.exact_float_op(op, ty) {
+            Some(call) => format!("{call}({x}, {y})"),
+            None => format!("({x} {} {y})", op.symbol()),
+        }
+    }
+
+    /// The statement `place op= v` on a type without an integer helper,
+    /// through [`Self::exact_float_op`] where it has one.
+    pub(in crate::wgsl) fn compound_text(&self, op: BinOp, ty: &Type, place: &str, v: &str) -> String {
+        match self.exact_float_op(op, ty) {
+            Some(call) => format!("{place} = {call}({place}, {v});"),
+            None => format!("{place} {}= {v};", op.symbol()),
         }
     }
 
@@ -182,10 +200,7 @@ impl Writer<'_> {
                     _ => {
                         let x = self.opaque(x, &a.ty, hidden(e));
                         let y = self.expr(f, b);
-                        match self.exact_float_op(*op, &a.ty) {
-                            Some(call) => format!("{call}({x}, {y})"),
-                            None => format!("({x} {} {y})", op.symbol()),
-                        }
+                        self.binary_text(*op, &a.ty, &x, &y)
                     }
                 }
             }

@@ -35,10 +35,7 @@ impl Writer<'_> {
                 let v = self.expr(f, v);
                 let line = match op {
                     None => format!("{place} = {v};"),
-                    Some(op) => match self.exact_float_op(*op, &self.place_type(f, p)) {
-                        Some(call) => format!("{place} = {call}({place}, {v});"),
-                        None => format!("{place} {}= {v};", op.symbol()),
-                    },
+                    Some(op) => self.compound_text(*op, &self.place_type(f, p), &place, &v),
                 };
                 line_to(f, &line);
             }
@@ -190,10 +187,7 @@ impl Writer<'_> {
                         let load = self.accessor(t, &ty, false);
                         let new = match (int_op(o, &ty), &ty) {
                             (Some(_), Type::Scalar(s)) => format!("{}({load}(ld_a), ld_v)", self.int_op_call(o, *s)),
-                            _ => match self.exact_float_op(o, &ty) {
-                                Some(call) => format!("{call}({load}(ld_a), ld_v)"),
-                                None => format!("({load}(ld_a) {} ld_v)", o.symbol()),
-                            },
+                            _ => self.binary_text(o, &ty, &format!("{load}(ld_a)"), "ld_v"),
                         };
                         format!("let ld_a = {addr}; {store}(ld_a, {new});")
                     }
@@ -204,10 +198,7 @@ impl Writer<'_> {
                 match (op, &ty) {
                     (None, _) => format!("{place} = ld_v;"),
                     (Some(o), Type::Scalar(s)) if int_op(o, &ty).is_some() => format!("{place} = {}({place}, ld_v);", self.int_op_call(o, *s)),
-                    (Some(o), _) => match self.exact_float_op(o, &ty) {
-                        Some(call) => format!("{place} = {call}({place}, ld_v);"),
-                        None => format!("{place} {}= ld_v;", o.symbol()),
-                    },
+                    (Some(o), _) => self.compound_text(o, &ty, &place, "ld_v"),
                 }
             }
         };
