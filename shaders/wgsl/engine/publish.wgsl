@@ -14,16 +14,20 @@
 // publishes the same): the entries (one
 // invocation per entry), the words that changed or were accessed (one per
 // word: the entry's mark), a record per marked entry, then their words and
-// access bits. An entry's mark holds its record.
+// access bits. An entry's mark holds its record. In check mode every
+// entry the table holds was accessed (an access claims it, and its check
+// leaves the access's bit in the access page), so every one is marked
+// without a look at its words (a third of bfs's publishing).
 fn ld_publish(t: u32) {
     if ld_li == 0u {
         atomicStore(&ld_list_n[0], 0u);
         atomicStore(&ld_list_n[1], 0u);
     }
     workgroupBarrier();
+    let check = ld_c.mode == LD_MODE_CHECK;
     for (var e = ld_li; e < ld_tc[t].entries; e += LD_WG_SIZE) {
         if ld_entry_key(t, e) != 0u {
-            ld_val[ld_taddr(t, e)] = 0u;
+            ld_val[ld_taddr(t, e)] = select(0u, 1u, check);
             ld_list_push(0u, t, e);
         }
         // The table's key is done with (the mirror names the page from
@@ -35,7 +39,7 @@ fn ld_publish(t: u32) {
     ld_sync();
     let words = ld_tc[t].words;
     let n = atomicLoad(&ld_list_n[0]) * LD_PAGE;
-    for (var j = ld_li; j < n; j += LD_WG_SIZE) {
+    for (var j = ld_li; j < select(n, 0u, check); j += LD_WG_SIZE) {
         let e = ld_list_item(0u, j / LD_PAGE) & 0xffffffu;
         let w = j % LD_PAGE;
         let k = ld_key_page(t, e) * LD_PAGE + w;
@@ -73,7 +77,7 @@ fn ld_publish(t: u32) {
     // Check mode: the touched masks the kernel left for `ld_final_base`
     // are done with, as the keys.
     ld_sync();
-    let cleared = select(0u, n, ld_c.mode == LD_MODE_CHECK);
+    let cleared = select(0u, n, check);
     for (var j = ld_li; j < cleared; j += LD_WG_SIZE) {
         let e = ld_list_item(0u, j / LD_PAGE) & 0xffffffu;
         atomicStore(&ld_meta[ld_touched_addr(t, e, j % LD_PAGE)], 0u);
