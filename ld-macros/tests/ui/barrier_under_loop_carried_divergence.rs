@@ -1,3 +1,4 @@
+use ld_macros as ld;
 #[ld::kernel(workgroup_size = 64)]
 fn k(data: &mut [u32], n: u32) {
     let mut x = 0u32;

@@ -1,3 +1,4 @@
+use ld_macros as ld;
 #[ld::kernel]
 fn k(data: &mut [u32]) {
     data[global_id().x] = 0;
