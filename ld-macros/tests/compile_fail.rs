@@ -9,7 +9,7 @@
 //! `ld`'s runtime is looked at. trybuild builds the crate under test and
 //! its dependencies in a target directory of its own: for the `ld` crate
 //! that was wgpu and everything else (133 s of a 15-minute CI run on two
-//! cores), for this one syn and naga (31 s).
+//! cores), for this one syn and naga (56 s).
 //!
 //! Every other compile error, and the kernels that must compile, are tested
 //! in-process, in `src/tests/diagnostics.rs` (message and line:column of

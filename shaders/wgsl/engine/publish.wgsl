@@ -11,13 +11,13 @@
 // The slot's pages that changed a word of the user's buffer, or (check
 // mode) whose words the workgroup read or its lanes wrote, whatever the
 // value, become level-1 records, linked per page (the CPU reference
-// publishes the same): the entries (one
-// invocation per entry), the words that changed or were accessed (one per
-// word: the entry's mark), a record per marked entry, then their words and
-// access bits. An entry's mark holds its record. In check mode every
-// entry the table holds was accessed (an access claims it, and its check
-// leaves the access's bit in the access page), so every one is marked
-// without a look at its words (a third of bfs's publishing).
+// publishes the same): the entries (one invocation per entry), in
+// deterministic mode the words that changed (one per word: the entry's
+// mark), a record per marked entry, then their words and access bits. An
+// entry's mark holds its record. In check mode every entry the table holds
+// was accessed (an access claims it, and its check leaves the access's bit
+// in the access page), so every one is marked without a look at its words
+// (a third of bfs's publishing).
 fn ld_publish(t: u32) {
     if ld_li == 0u {
         atomicStore(&ld_list_n[0], 0u);
@@ -43,7 +43,7 @@ fn ld_publish(t: u32) {
         let e = ld_list_item(0u, j / LD_PAGE) & 0xffffffu;
         let w = j % LD_PAGE;
         let k = ld_key_page(t, e) * LD_PAGE + w;
-        if k < words && (ld_final_base(t, e, w, k) != ld_user(t, k) || ld_word_access(t, e, w) != 0u) {
+        if k < words && ld_final_base(t, e, w, k) != ld_user(t, k) {
             ld_val[ld_taddr(t, e)] = 1u;
         }
     }
