@@ -133,11 +133,16 @@ abi_struct! {
         /// Pages per entry (roles, and written flags for storage).
         pub pages,
         /// Inside a slot's values area: the role pages (role-major), the
-        /// entries' flags, their access marks and (storage) key mirrors.
+        /// entries' flags, their access marks and (storage) changed words
+        /// and key mirrors.
         pub values_off,
         pub flags_off,
         pub touch_off,
         pub mirror_off,
+        /// Storage, deterministic mode: per entry a word that a fold sets
+        /// where it changed a word of the entry (`ld_changed_addr`), so
+        /// that publishing looks at no word of the others.
+        pub changed_off,
         /// Storage: the table's keys inside the slot's meta area.
         pub keys_off,
         /// Storage: the heads of the level-1 page lists, one word per page.
@@ -575,7 +580,7 @@ pub struct SlotLayout {
 }
 
 /// Lays out one slot: per target its entries' role pages (role-major),
-/// flags, marks and key mirrors in the values area; the storage tables'
+/// flags, marks, (storage) changed words and key mirrors in the values area; the storage tables'
 /// keys and the two dirty-entry lists in the meta area. With
 /// `pool_blocks` (deterministic mode at one invocation per warp: see
 /// [`TargetConfig::pooled`]), storage entries hold only their base, a
@@ -605,6 +610,8 @@ pub fn slot_layout(shapes: &[Shape], roles: Roles, pool_blocks: u32) -> SlotLayo
         t.touch_off = (values + e) as u32;
         values += e + e * roles.marks() as u64;
         if storage {
+            t.changed_off = values as u32;
+            values += e;
             t.mirror_off = values as u32;
             values += e;
             t.keys_off = meta as u32;
@@ -813,12 +820,14 @@ mod tests {
         let l = slot_layout(&[Shape::Storage { words: 1000, entries: 8, direct: false }, Shape::Shared { words: 100 }], Roles::check(2), 0);
         let (a, b) = (&l.targets[0], &l.targets[1]);
         // Storage: 8 entries of 1 + 2 role pages, 2 written-flag pages and
-        // an access page; per entry its flags and access mark.
+        // an access page; per entry its flags, access mark, changed word
+        // and key mirror.
         assert_eq!((a.entries, a.pages, a.first_entry, a.direct), (8, 6, 0, 0));
         assert_eq!((b.entries, b.pages, b.first_entry), (2, 3, 8));
         assert_eq!(a.flags_off, 8 * 6 * 64);
         assert_eq!(a.touch_off, a.flags_off + 8);
-        assert_eq!(a.mirror_off, a.flags_off + 16);
+        assert_eq!(a.changed_off, a.flags_off + 16);
+        assert_eq!(a.mirror_off, a.flags_off + 24);
         assert_eq!(b.values_off, a.mirror_off + 8);
         assert_eq!(l.zero_from, b.values_off as u64);
         assert_eq!(b.flags_off, b.values_off + 2 * 3 * 64);

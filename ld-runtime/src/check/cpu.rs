@@ -145,8 +145,15 @@ impl<'l, 'a> CpuBackend<'l, 'a> {
             }
             from = to;
         }
-        for (t, page, values, read, wrote) in mem.final_pages() {
-            let changed = (0..P as u32).any(|w| page * PAGE + w < lay.shapes[t as usize].words() && values[w as usize] != self.user(t, page * PAGE + w));
+        for FinalPage { target: t, page, values, read, wrote, folded } in mem.final_pages() {
+            // Deterministic mode publishes the pages a fold changed a word
+            // of (as `ld_publish`: a page changed and changed back holds
+            // the user's words, which level 1's fold passes over).
+            let changed = if mode == MODE_CHECK {
+                (0..P as u32).any(|w| page * PAGE + w < lay.shapes[t as usize].words() && values[w as usize] != self.user(t, page * PAGE + w))
+            } else {
+                folded
+            };
             if changed || read != 0 || wrote != 0 {
                 out.published.push(Published { target: t, page, workgroup: wgl, values, read, wrote });
             }
@@ -324,6 +331,18 @@ impl Backend for CpuBackend<'_, '_> {
     }
 }
 
+/// A workgroup's storage page after its last region: the base, the
+/// workgroup's accesses (check mode) and whether a fold changed a word
+/// (deterministic mode).
+struct FinalPage {
+    target: u32,
+    page: u32,
+    values: [u32; P],
+    read: u64,
+    wrote: u64,
+    folded: bool,
+}
+
 /// One target of a workgroup: its entries by page.
 struct TargetMem {
     storage: bool,
@@ -441,14 +460,14 @@ impl<'x> Copies<'x> {
 
     /// Every storage page's final base, and the words of it read and
     /// written.
-    fn final_pages(&self) -> Vec<(u32, u32, [u32; P], u64, u64)> {
+    fn final_pages(&self) -> Vec<FinalPage> {
         let mut out = Vec::new();
         for (t, tm) in self.targets.iter().enumerate().filter(|(_, tm)| tm.storage) {
             for (page, e) in &tm.entries {
-                out.push((t as u32, *page, e.roles[0], e.read, e.wrote));
+                out.push(FinalPage { target: t as u32, page: *page, values: e.roles[0], read: e.read, wrote: e.wrote, folded: e.changed });
             }
         }
-        out.sort_by_key(|(t, p, _, _, _)| (*t, *p));
+        out.sort_by_key(|f| (f.target, f.page));
         out
     }
 

@@ -32,6 +32,9 @@ pub(crate) struct Entry {
     /// Check mode: the words the workgroup's lanes wrote, whatever the
     /// value (level 1's check of writes that left a word as it was).
     pub wrote: u64,
+    /// Deterministic mode: a fold changed a word (the GPU's changed word,
+    /// `ld_changed_addr`): level 1 publishes the page.
+    pub changed: bool,
 }
 
 impl Entry {
@@ -46,6 +49,7 @@ impl Entry {
             dirty1: false,
             read: 0,
             wrote: 0,
+            changed: false,
         }
     }
 }
@@ -165,6 +169,7 @@ pub(crate) fn fold_word(e: &mut Entry, r: Roles, w: usize) {
         }
     }
     e.roles[0][w] = u;
+    e.changed |= u != b;
     for c in 0..r.copies as usize {
         e.roles[r.p as usize + c][w] = u;
     }

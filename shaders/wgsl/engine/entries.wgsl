@@ -28,6 +28,14 @@ fn ld_mark_addr(t: u32, e: u32) -> u32 {
     return ld_taddr(t, e) + ld_mark_copy * ld_tc[t].entries;
 }
 
+// Deterministic mode: set (to 1, by every invocation that finds it so) where
+// a fold changed a word of storage entry e, which `ld_publish` then
+// publishes: a page no fold changed holds the user's words. Cleared with
+// the table (`ld_setup_storage`).
+fn ld_changed_addr(t: u32, e: u32) -> u32 {
+    return ld_sv + ld_tc[t].changed_off + e;
+}
+
 // The marks of entry e, per copy: copy c's at `ld_taddr + c * entries`.
 fn ld_marks(t: u32) -> u32 {
     return select(1u, ld_c.copies, ld_det_tags());

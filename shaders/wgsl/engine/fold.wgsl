@@ -34,6 +34,9 @@ fn ld_fold_word(t: u32, e: u32, w: u32, storage: bool, copies: bool) {
         }
     }
     ld_val[x.a] = u;
+    if storage && u != x.b {
+        ld_val[ld_changed_addr(t, e)] = 1u;
+    }
     // (Pooled copies read the base where their blocks are given back.
     // Where the word kept the base's value in a materialized entry, every
     // copy holds it already: a copy that wrote another value would be the

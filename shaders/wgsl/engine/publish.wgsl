@@ -6,18 +6,23 @@
 // workgroup of LD_PAGE invocations per slot, one
 // invocation per word of a page: they are loops over pages, which the
 // kernel would run with one invocation per page (a page's words one after
-// another) and which lavapipe would compile into every kernel.
+// another) and which lavapipe would compile into every kernel. (Run by the
+// kernel after its last region instead, with all its invocations and no
+// dispatch of its own, they took bfs's check 1340-1364 ms against
+// 1100-1220: a dispatch costs lavapipe about 0.17 ms, the kernel's
+// publishing more.)
 
 // The slot's pages that changed a word of the user's buffer, or (check
 // mode) whose words the workgroup read or its lanes wrote, whatever the
 // value, become level-1 records, linked per page (the CPU reference
-// publishes the same): the entries (one invocation per entry), in
-// deterministic mode the words that changed (one per word: the entry's
-// mark), a record per marked entry, then their words and access bits. An
-// entry's mark holds its record. In check mode every entry the table holds
-// was accessed (an access claims it, and its check leaves the access's bit
-// in the access page), so every one is marked without a look at its words
-// (a third of bfs's publishing).
+// publishes the same): the entries (one invocation per entry), a record
+// per marked entry, then their words and access bits. An entry's mark
+// holds its record. In check mode every entry the table holds was
+// accessed (an access claims it, and its check leaves the access's bit in
+// the access page), so every one is marked; in deterministic mode those a
+// fold changed a word of (`ld_changed_addr`), where a pass over every word
+// of every entry took a third of the publishing (bfs's reads claim most
+// of its entries).
 fn ld_publish(t: u32) {
     if ld_li == 0u {
         atomicStore(&ld_list_n[0], 0u);
@@ -27,24 +32,13 @@ fn ld_publish(t: u32) {
     let check = ld_c.mode == LD_MODE_CHECK;
     for (var e = ld_li; e < ld_tc[t].entries; e += LD_WG_SIZE) {
         if ld_entry_key(t, e) != 0u {
-            ld_val[ld_taddr(t, e)] = select(0u, 1u, check);
+            ld_val[ld_taddr(t, e)] = select(0u, 1u, check || ld_val[ld_changed_addr(t, e)] != 0u);
             ld_list_push(0u, t, e);
         }
         // The table's key is done with (the mirror names the page from
         // here on): the next batch finds the meta area zeroed.
         if !ld_direct(t) {
             atomicStore(&ld_meta[ld_kaddr(t, e)], 0u);
-        }
-    }
-    ld_sync();
-    let words = ld_tc[t].words;
-    let n = atomicLoad(&ld_list_n[0]) * LD_PAGE;
-    for (var j = ld_li; j < select(n, 0u, check); j += LD_WG_SIZE) {
-        let e = ld_list_item(0u, j / LD_PAGE) & 0xffffffu;
-        let w = j % LD_PAGE;
-        let k = ld_key_page(t, e) * LD_PAGE + w;
-        if k < words && ld_final_base(t, e, w, k) != ld_user(t, k) {
-            ld_val[ld_taddr(t, e)] = 1u;
         }
     }
     ld_sync();
@@ -77,7 +71,7 @@ fn ld_publish(t: u32) {
     // Check mode: the touched masks the kernel left for `ld_final_base`
     // are done with, as the keys.
     ld_sync();
-    let cleared = select(0u, n, check);
+    let cleared = select(0u, atomicLoad(&ld_list_n[0]) * LD_PAGE, check);
     for (var j = ld_li; j < cleared; j += LD_WG_SIZE) {
         let e = ld_list_item(0u, j / LD_PAGE) & 0xffffffu;
         atomicStore(&ld_meta[ld_touched_addr(t, e, j % LD_PAGE)], 0u);

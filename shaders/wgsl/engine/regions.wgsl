@@ -25,6 +25,7 @@ fn ld_setup_storage(n: u32) {
         atomicStore(&ld_meta[ld_kaddr(t, i)], 0u);
         ld_val[ld_mirror(t, i)] = 0u;
         ld_val[ld_faddr(t, i)] = 0u;
+        ld_val[ld_changed_addr(t, i)] = 0u;
         for (var c = 0u; c < ld_marks(t); c++) {
             ld_val[ld_taddr(t, i) + c * ld_tc[t].entries] = 0u;
         }
