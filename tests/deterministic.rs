@@ -311,6 +311,71 @@ fn lanes_of_a_warp_sharing_a_word_run_one_per_warp() {
     }
 }
 
+/// Every invocation that finds an even value sets the flag, as bfs's
+/// `over[0] = 1`: lanes of one warp store the same literal to one word,
+/// in any order the same memory, so deterministic mode runs once at its
+/// warp size (`KernelInfo::one_value`).
+#[ld::kernel(workgroup_size = 64)]
+fn found_flag(values: &[u32], doubled: &mut [u32], found: &mut [u32]) {
+    let i = global_id().x;
+    if i < values.len() {
+        doubled[i] = values[i] * 2;
+        if values[i] % 2 == 0 {
+            found[0] = 1;
+        }
+    }
+}
+
+/// The same flag, set only where it is still clear: the read makes the
+/// lanes' order matter (a lane may read the flag before or after another
+/// lane of its warp set it).
+#[ld::kernel(workgroup_size = 64)]
+fn found_flag_read_first(values: &[u32], found: &mut [u32], first: &mut [u32]) {
+    let i = global_id().x;
+    if i < values.len() && values[i] % 2 == 0 {
+        if found[0] == 0 {
+            first[i] = 1;
+        }
+        found[0] = 1;
+    }
+}
+
+#[test]
+fn a_flag_lanes_store_one_value_to_runs_once_at_the_warp_size() {
+    let values: Vec<u32> = (0..256u32).map(|i| i.wrapping_mul(2654435761) >> 9).collect();
+    let got = one_pattern("found flag", |rt| {
+        let v = rt.upload(&values).unwrap();
+        let mut d = rt.zeros::<u32>(values.len()).unwrap();
+        let mut f = rt.zeros::<u32>(1).unwrap();
+        let run = rt.launch(found_flag, 4u32, (&v, &mut d, &mut f)).mode(Mode::Deterministic).run().unwrap();
+        assert_eq!(run.stats.unwrap().retries, 0, "{}: no lane-order conflict, no second run: {:?}", rt.backend(), run.stats);
+        let mut out = d.to_vec().unwrap();
+        out.extend(f.to_vec().unwrap());
+        out
+    });
+    let mut want: Vec<u32> = values.iter().map(|v| v * 2).collect();
+    want.push(values.iter().any(|v| v % 2 == 0) as u32);
+    assert_eq!(got, want);
+
+    // With a read of the flag, lanes of a warp conflict: one invocation
+    // per warp decides, and every backend gives the same bits.
+    let got = one_pattern("found flag, read first", |rt| {
+        let v = rt.upload(&values).unwrap();
+        let mut f = rt.zeros::<u32>(1).unwrap();
+        let mut first = rt.zeros::<u32>(values.len()).unwrap();
+        let run = rt.launch(found_flag_read_first, 4u32, (&v, &mut f, &mut first)).mode(Mode::Deterministic).run().unwrap();
+        assert!(run.stats.unwrap().retries >= 1, "{}: lanes read and wrote the flag: {:?}", rt.backend(), run.stats);
+        let mut out = f.to_vec().unwrap();
+        out.extend(first.to_vec().unwrap());
+        out
+    });
+    assert_eq!(got[0], 1);
+    // Each invocation ran on its own copy from the region's start, where
+    // the flag was clear: every even value saw it so.
+    let evens: Vec<u32> = values.iter().map(|v| (v % 2 == 0) as u32).collect();
+    assert_eq!(got[1..], evens[..]);
+}
+
 /// Float `/`, `%`, `sqrt` and a product feeding a sum, in one kernel.
 #[ld::kernel(workgroup_size = 64)]
 fn float_ops(a: &[f32], b: &[f32], out: &mut [f32]) {

@@ -54,3 +54,53 @@ pub fn check_count(m: &Module) -> syn::Result<()> {
     }
     Ok(())
 }
+
+/// The targets (a bit each, by number in [`list`]) that the kernel only
+/// ever stores one literal value to, whole elements, and never reads or
+/// hands to a helper: a flag every invocation that finds something sets
+/// (`over[0] = 1`). Lanes that store it in any order leave the same
+/// memory, so deterministic mode does not tag their accesses and such a
+/// flag does not send the run to one invocation per warp
+/// (`KernelInfo::one_value`, the engine's `LD_ONE_VALUE`).
+pub fn one_value(m: &Module) -> u32 {
+    let targets = list(m);
+    let mut value: Vec<Option<Lit>> = vec![None; targets.len()];
+    let mut other = vec![false; targets.len()];
+    let number = |mem: &MemRef| targets.iter().position(|t| t == mem);
+    walk_stmts(&m.kernel.body.block, &mut |s| {
+        if let StmtKind::Assign(Place { root: Root::Mem { mem, .. }, path }, op, e) = &s.kind {
+            if let Some(t) = number(mem) {
+                match (&e.kind, op, path.is_empty()) {
+                    (ExprKind::Lit(l), None, true) if value[t].is_none_or(|v| same_bits(v, *l)) => value[t] = Some(*l),
+                    _ => other[t] = true,
+                }
+            }
+        }
+    });
+    visit::exprs(&m.kernel.body.block, &mut |e| match &e.kind {
+        ExprKind::Load(Place { root: Root::Mem { mem, .. }, .. }) | ExprKind::Atomic(_, Place { root: Root::Mem { mem, .. }, .. }, _) => {
+            if let Some(t) = number(mem) {
+                other[t] = true;
+            }
+        }
+        ExprKind::Call(_, args) => {
+            for a in args {
+                if let CallArg::Slice { mem, .. } = a {
+                    if let Some(t) = number(mem) {
+                        other[t] = true;
+                    }
+                }
+            }
+        }
+        _ => {}
+    });
+    (0..targets.len()).filter(|&t| value[t].is_some() && !other[t]).fold(0, |bits, t| bits | 1 << t)
+}
+
+/// Whether two literals store the same bits (`0.0` and `-0.0` do not).
+fn same_bits(a: Lit, b: Lit) -> bool {
+    match (a, b) {
+        (Lit::Float(x), Lit::Float(y)) => x.to_bits() == y.to_bits(),
+        _ => a == b,
+    }
+}

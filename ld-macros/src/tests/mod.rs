@@ -26,6 +26,7 @@ mod diagnostics;
 mod lowering;
 mod names;
 mod snapshots;
+mod targets;
 mod uniformity;
 
 use crate::expand;

@@ -248,9 +248,13 @@ impl Writer<'_> {
              // by the runtime's pipeline from the layout (`Variant`), so that a\n\
              // direct table's accesses compile without the hash table's probes.\n\
              override LD_DIRECT: u32 = 0u;\n\n\
-             fn ld_direct(t: u32) -> bool {{\n    return ((LD_DIRECT >> t) & 1u) != 0u;\n}}\n",
+             fn ld_direct(t: u32) -> bool {{\n    return ((LD_DIRECT >> t) & 1u) != 0u;\n}}\n\n\
+             // The targets the kernel only stores one literal value to\n\
+             // (`analysis::targets::one_value`): deterministic mode does not tag them.\n\
+             const LD_ONE_VALUE: u32 = {}u;\n",
             test(&mut storage),
-            test(&mut spans)
+            test(&mut spans),
+            crate::analysis::targets::one_value(self.m)
         )
         .unwrap();
         // The target of a flat entry number (targets' entries are numbered in order).

@@ -371,6 +371,7 @@ struct Copies<'x> {
     /// in a region (found at its end: `det_clear`).
     check_tags: bool,
     det_tags: bool,
+    one_value: u32,
     lanes: bool,
 }
 
@@ -408,6 +409,7 @@ impl<'x> Copies<'x> {
             warp_size: lay.warp_size,
             check_tags: false,
             det_tags: lay.deterministic && lay.roles.tag_groups != 0,
+            one_value: info.one_value,
             lanes: false,
         }
     }
@@ -551,10 +553,13 @@ impl Targets for Copies<'_> {
         let roles = self.roles;
         let (c, lane, det) = (self.copy_of[self.local], sweep::tag_lane(self.local as u32, self.warp_size), self.det_tags);
         let storage = self.targets[t].storage;
+        let one_value = self.one_value & (1 << t) != 0;
         let Some(e) = self.claim(t, word / PAGE) else {
             return;
         };
-        if det {
+        // (A target stored one literal value alone is not tagged:
+        // `KernelInfo::one_value`.)
+        if det && !one_value {
             sweep::tag(e, roles, (word % PAGE) as usize, c, lane, true);
         }
         let e = self.targets[t].entries.get_mut(&(word / PAGE)).unwrap();
