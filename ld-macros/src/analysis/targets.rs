@@ -67,8 +67,8 @@ pub fn one_value(m: &Module) -> u32 {
     let mut value: Vec<Option<Lit>> = vec![None; targets.len()];
     let mut other = vec![false; targets.len()];
     let number = |mem: &MemRef| targets.iter().position(|t| t == mem);
-    stores(&m.kernel.body.block, &mut |place, op, e| {
-        if let Place { root: Root::Mem { mem, .. }, path } = place {
+    walk_stmts(&m.kernel.body.block, &mut |s| {
+        if let StmtKind::Assign(Place { root: Root::Mem { mem, .. }, path }, op, e) = &s.kind {
             if let Some(t) = number(mem) {
                 match (&e.kind, op, path.is_empty()) {
                     (ExprKind::Lit(l), None, true) if value[t].is_none_or(|v| same_bits(v, *l)) => value[t] = Some(*l),
@@ -78,7 +78,7 @@ pub fn one_value(m: &Module) -> u32 {
         }
     });
     visit::exprs(&m.kernel.body.block, &mut |e| match &e.kind {
-        ExprKind::Load(Place { root: Root::Mem { mem, .. }, .. }) | ExprKind::Atomic(_, Place { root: Root::Mem { mem, .. }, .. }, _) => {
+        ExprKind::Load(Place { root: Root::Mem { mem, .. }, .. }) => {
             if let Some(t) = number(mem) {
                 other[t] = true;
             }
@@ -102,23 +102,5 @@ fn same_bits(a: Lit, b: Lit) -> bool {
     match (a, b) {
         (Lit::Float(x), Lit::Float(y)) => x.to_bits() == y.to_bits(),
         _ => a == b,
-    }
-}
-
-/// Every assignment in `block`, loops' continuing blocks included.
-fn stores(block: &[Stmt], f: &mut dyn FnMut(&Place, &Option<BinOp>, &Expr)) {
-    for s in block {
-        match &s.kind {
-            StmtKind::Assign(p, op, e) => f(p, op, e),
-            StmtKind::If(_, a, b) => {
-                stores(a, f);
-                stores(b, f);
-            }
-            StmtKind::Loop(l) => {
-                stores(&l.body, f);
-                stores(&l.continuing, f);
-            }
-            _ => {}
-        }
     }
 }

@@ -50,7 +50,8 @@ impl Stmt {
     }
 }
 
-/// Walks every statement (nested) in a block.
+/// Walks every statement (nested) in a block, loops' continuing blocks
+/// included.
 pub fn walk_stmts<'a>(block: &'a [Stmt], f: &mut dyn FnMut(&'a Stmt)) {
     for s in block {
         f(s);
@@ -59,7 +60,10 @@ pub fn walk_stmts<'a>(block: &'a [Stmt], f: &mut dyn FnMut(&'a Stmt)) {
                 walk_stmts(a, f);
                 walk_stmts(b, f);
             }
-            StmtKind::Loop(l) => walk_stmts(&l.body, f),
+            StmtKind::Loop(l) => {
+                walk_stmts(&l.body, f);
+                walk_stmts(&l.continuing, f);
+            }
             _ => {}
         }
     }
