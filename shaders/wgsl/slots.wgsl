@@ -20,6 +20,8 @@ const LD_TAG_GROUPS: u32 = 0u;
 const LD_ONE_VALUE: u32 = 0u;
 // Every kernel's targets (`abi::TARGETS_MAX`).
 const LD_TARGETS: u32 = 32u;
+// The dispatch binds the configurations of its kernel's targets alone.
+const LD_TARGETS_BOUND: bool = false;
 
 fn ld_user(t: u32, k: u32) -> u32 {
     if k < arrayLength(&ld_user_buf) {
