@@ -376,6 +376,70 @@ fn a_flag_lanes_store_one_value_to_runs_once_at_the_warp_size() {
     assert_eq!(got[1..], evens[..]);
 }
 
+/// Each invocation updates its own element in place, and the workgroup
+/// sums its tile into a word every invocation of the warp then reads:
+/// `x` is accessed only at the invocation's own element
+/// (`KernelInfo::lane_safe`), so deterministic mode leaves its accesses
+/// untagged; the tile and the sums stay tagged.
+#[ld::kernel(workgroup_size = 64)]
+fn own_elements(x: &mut [u32], sums: &mut [u32]) {
+    let tile = shared::<[u32; 64]>();
+    let i = global_id().x;
+    let v = x[i] * 3 + 1;
+    x[i] = v;
+    tile[local_index()] = v;
+    barrier();
+    if local_index() == 0 {
+        let mut s = 0u32;
+        for j in 0..64u32 {
+            s += tile[j];
+        }
+        sums[workgroup_id().x] = s;
+    }
+    storage_barrier();
+    x[i] += sums[workgroup_id().x] & 1;
+}
+
+/// As `own_elements`, but each invocation also adds its neighbour's
+/// element: lanes of a warp read words others write, a lane-order
+/// conflict deterministic mode must find in `x`'s tags.
+#[ld::kernel(workgroup_size = 64)]
+fn neighbour_elements(x: &mut [u32]) {
+    let i = global_id().x;
+    x[i] += x[(i + 1) % x.len()];
+}
+
+#[test]
+fn own_elements_run_once_untagged_and_neighbours_run_again() {
+    let input: Vec<u32> = (0..256u32).map(|i| i.wrapping_mul(2654435761) >> 12).collect();
+    let got = one_pattern("own elements", |rt| {
+        let mut x = rt.upload(&input).unwrap();
+        let mut sums = rt.zeros::<u32>(4).unwrap();
+        let run = rt.launch(own_elements, 4u32, (&mut x, &mut sums)).mode(Mode::Deterministic).run().unwrap();
+        assert_eq!(run.stats.unwrap().retries, 0, "{}: no lane-order conflict, no second run: {:?}", rt.backend(), run.stats);
+        let mut out = x.to_vec().unwrap();
+        out.extend(sums.to_vec().unwrap());
+        out
+    });
+    let v: Vec<u32> = input.iter().map(|x| x.wrapping_mul(3).wrapping_add(1)).collect();
+    let sums: Vec<u32> = v.chunks(64).map(|c| c.iter().fold(0u32, |a, b| a.wrapping_add(*b))).collect();
+    let mut want: Vec<u32> = v.iter().enumerate().map(|(i, x)| x + (sums[i / 64] & 1)).collect();
+    want.extend(&sums);
+    assert_eq!(got, want);
+
+    // Reading the neighbour's element makes the lanes' order matter: one
+    // invocation per warp decides, each reading its neighbour's element as
+    // the region (the launch) found it.
+    let got = one_pattern("neighbour elements", |rt| {
+        let mut x = rt.upload(&input).unwrap();
+        let run = rt.launch(neighbour_elements, 4u32, (&mut x,)).mode(Mode::Deterministic).run().unwrap();
+        assert!(run.stats.unwrap().retries >= 1, "{}: lanes read what others wrote: {:?}", rt.backend(), run.stats);
+        x.to_vec().unwrap()
+    });
+    let want: Vec<u32> = (0..input.len()).map(|i| input[i].wrapping_add(input[(i + 1) % input.len()])).collect();
+    assert_eq!(got, want);
+}
+
 /// Float `/`, `%`, `sqrt` and a product feeding a sum, in one kernel.
 #[ld::kernel(workgroup_size = 64)]
 fn float_ops(a: &[f32], b: &[f32], out: &mut [f32]) {

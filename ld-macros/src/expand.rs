@@ -271,7 +271,7 @@ fn kernel_impl(m: &Module, f: &syn::ItemFn) -> syn::Result<TokenStream> {
         MemRef::Shared(a) => quote!(__ld::TargetPlace::Shared(#a)),
         MemRef::FnSlice(_) => unreachable!("targets are kernel memories"),
     });
-    let one_value = analysis::targets::one_value(m);
+    let lane_safe = analysis::targets::lane_safe(m);
     let barriers = wgsl::barriers(m).into_iter().enumerate().map(|(index, (kind, span))| {
         let id = index as u32;
         let kind = match kind {
@@ -299,7 +299,7 @@ fn kernel_impl(m: &Module, f: &syn::ItemFn) -> syn::Result<TokenStream> {
             params: &[#(#params),*],
             shared: &[#(#shared),*],
             targets: &[#(#targets),*],
-            one_value: #one_value,
+            lane_safe: #lane_safe,
             barriers: &[#(#barriers),*],
             wgsl: #native,
             wgsl_instrumented: #instrumented,

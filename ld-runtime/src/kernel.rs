@@ -18,12 +18,14 @@ pub struct KernelInfo {
     /// the instrumented WGSL numbers them: written storage buffers, then
     /// workgroup arrays.
     pub targets: &'static [TargetPlace],
-    /// The targets (a bit each, by number) the kernel only ever stores one
-    /// literal value to, and never reads: a flag such as `over[0] = 1`.
-    /// Lanes storing it in any order leave the same memory, so
-    /// deterministic mode tags none of their accesses (the engine's
-    /// `LD_ONE_VALUE`, from the same analysis).
-    pub one_value: u32,
+    /// The targets (a bit each, by number) on which lanes of a warp cannot
+    /// make a result depend on their order: those the kernel only ever
+    /// stores one literal value to and never reads (a flag such as
+    /// `over[0] = 1`), and those it only accesses at the invocation's own
+    /// element (`out[i]` with `i = global_id().x`). Deterministic mode
+    /// tags none of their accesses (the engine's `LD_LANE_SAFE`, from the
+    /// same analysis: `ld-macros`' `analysis::targets::lane_safe`).
+    pub lane_safe: u32,
     /// Every barrier statement, by barrier index (the statements' order in
     /// the kernel body, as the CPU twin and the instrumented WGSL number
     /// them): its kind and source line.

@@ -17,7 +17,7 @@ const LD_DET_WRITERS: bool = false;
 const LD_CHECK: bool = false;
 const LD_WIDE: bool = false;
 const LD_TAG_GROUPS: u32 = 0u;
-const LD_ONE_VALUE: u32 = 0u;
+const LD_LANE_SAFE: u32 = 0u;
 // Every kernel's targets (`abi::TARGETS_MAX`).
 const LD_TARGETS: u32 = 32u;
 // The dispatch binds the configurations of its kernel's targets alone.

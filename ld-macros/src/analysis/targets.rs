@@ -61,7 +61,7 @@ pub fn check_count(m: &Module) -> syn::Result<()> {
 /// (`over[0] = 1`). Lanes that store it in any order leave the same
 /// memory, so deterministic mode does not tag their accesses and such a
 /// flag does not send the run to one invocation per warp
-/// (`KernelInfo::one_value`, the engine's `LD_ONE_VALUE`).
+/// (one of the [`lane_safe`] targets).
 pub fn one_value(m: &Module) -> u32 {
     let targets = list(m);
     let mut value: Vec<Option<Lit>> = vec![None; targets.len()];
@@ -95,6 +95,88 @@ pub fn one_value(m: &Module) -> u32 {
         _ => {}
     });
     (0..targets.len()).filter(|&t| value[t].is_some() && !other[t]).fold(0, |bits, t| bits | 1 << t)
+}
+
+/// The targets (a bit each) whose every access, in the kernel's body, is
+/// to the invocation's own element: its index is `local_index()`, or in a
+/// one-dimensional workgroup `global_id().x` or `local_id().x`, directly,
+/// cast to an integer, or through a local bound to one of them once and
+/// never assigned again; never handed to a helper. No two invocations of a
+/// workgroup touch one word of such a target, so lanes of a warp cannot
+/// conflict on it (`out[i] = f(out[i])` with `i = global_id().x`, bfs's
+/// `mask[tid]`).
+pub fn own_element(m: &Module) -> u32 {
+    let targets = list(m);
+    let number = |mem: &MemRef| targets.iter().position(|t| t == mem);
+    let own_locals = own_locals(m);
+    let mut other = vec![false; targets.len()];
+    // An access at `index`, or (None) a helper's view of the whole memory.
+    let mut touch = |mem: &MemRef, index: Option<&Expr>| {
+        if let Some(t) = number(mem) {
+            other[t] |= !index.is_some_and(|i| own_index(m, &own_locals, i));
+        }
+    };
+    walk_stmts(&m.kernel.body.block, &mut |s| {
+        if let StmtKind::Assign(Place { root: Root::Mem { mem, index }, .. }, _, _) = &s.kind {
+            touch(mem, Some(index));
+        }
+    });
+    visit::exprs(&m.kernel.body.block, &mut |e| match &e.kind {
+        ExprKind::Load(Place { root: Root::Mem { mem, index }, .. }) | ExprKind::Atomic(_, Place { root: Root::Mem { mem, index }, .. }, _) => {
+            touch(mem, Some(index))
+        }
+        ExprKind::Call(_, args) => {
+            for a in args {
+                if let CallArg::Slice { mem, .. } = a {
+                    touch(mem, None);
+                }
+            }
+        }
+        _ => {}
+    });
+    (0..targets.len()).filter(|&t| !other[t]).fold(0, |bits, t| bits | 1 << t)
+}
+
+/// The targets deterministic mode does not tag: lanes of a warp cannot
+/// make their result depend on the order they ran in ([`one_value`],
+/// [`own_element`]; `KernelInfo::lane_safe`, the engine's `LD_LANE_SAFE`).
+pub fn lane_safe(m: &Module) -> u32 {
+    one_value(m) | own_element(m)
+}
+
+/// Whether `index` is the invocation's own: distinct for every invocation
+/// of a workgroup (see [`own_element`]).
+fn own_index(m: &Module, own_locals: &[LocalId], index: &Expr) -> bool {
+    let flat = m.kernel.workgroup_size[1] == 1 && m.kernel.workgroup_size[2] == 1;
+    match &index.kind {
+        ExprKind::Builtin(Builtin::LocalIndex) => true,
+        ExprKind::Component(v, 0) => flat && matches!(v.kind, ExprKind::Builtin(Builtin::GlobalId | Builtin::LocalId)),
+        ExprKind::Cast(Scalar::U32 | Scalar::I32, e) => own_index(m, own_locals, e),
+        ExprKind::Load(Place { root: Root::Local(id), path }) => path.is_empty() && own_locals.contains(id),
+        _ => false,
+    }
+}
+
+/// The locals bound once (one `let` with a value) to an own index and
+/// never assigned again.
+fn own_locals(m: &Module) -> Vec<LocalId> {
+    let (mut lets, mut assigned): (Vec<(LocalId, &Expr)>, Vec<LocalId>) = (Vec::new(), Vec::new());
+    walk_stmts(&m.kernel.body.block, &mut |s| match &s.kind {
+        StmtKind::Let(id, Some(e)) => lets.push((*id, e)),
+        StmtKind::Let(id, None) => assigned.push(*id),
+        StmtKind::Assign(Place { root: Root::Local(id), .. }, _, _) => assigned.push(*id),
+        _ => {}
+    });
+    let once = |id: &LocalId| lets.iter().filter(|(l, _)| l == id).count() == 1 && !assigned.contains(id);
+    // A local bound to another own local is own too: grow to a fixed point.
+    let mut own: Vec<LocalId> = Vec::new();
+    loop {
+        let more: Vec<LocalId> = lets.iter().filter(|(id, e)| !own.contains(id) && once(id) && own_index(m, &own, e)).map(|(id, _)| *id).collect();
+        if more.is_empty() {
+            return own;
+        }
+        own.extend(more);
+    }
 }
 
 /// Whether two literals store the same bits (`0.0` and `-0.0` do not).

@@ -249,12 +249,12 @@ impl Writer<'_> {
              // direct table's accesses compile without the hash table's probes.\n\
              override LD_DIRECT: u32 = 0u;\n\n\
              fn ld_direct(t: u32) -> bool {{\n    return ((LD_DIRECT >> t) & 1u) != 0u;\n}}\n\n\
-             // The targets the kernel only stores one literal value to\n\
-             // (`analysis::targets::one_value`): deterministic mode does not tag them.\n\
-             const LD_ONE_VALUE: u32 = {}u;\n",
+             // The targets lanes of a warp cannot conflict on\n\
+             // (`analysis::targets::lane_safe`): deterministic mode does not tag them.\n\
+             const LD_LANE_SAFE: u32 = {}u;\n",
             test(&mut storage),
             test(&mut spans),
-            crate::analysis::targets::one_value(self.m)
+            crate::analysis::targets::lane_safe(self.m)
         )
         .unwrap();
         // The target of a flat entry number (targets' entries are numbered in order).

@@ -371,7 +371,7 @@ struct Copies<'x> {
     /// in a region (found at its end: `det_clear`).
     check_tags: bool,
     det_tags: bool,
-    one_value: u32,
+    lane_safe: u32,
     lanes: bool,
 }
 
@@ -409,7 +409,7 @@ impl<'x> Copies<'x> {
             warp_size: lay.warp_size,
             check_tags: false,
             det_tags: lay.deterministic && lay.roles.tag_groups != 0,
-            one_value: info.one_value,
+            lane_safe: info.lane_safe,
             lanes: false,
         }
     }
@@ -437,10 +437,17 @@ impl<'x> Copies<'x> {
     fn tagged_read(&mut self, t: usize, word: u32) -> u32 {
         let (roles, role, det) = (self.roles, self.role, self.det_tags);
         let (c, lane) = (self.copy_of[self.local], sweep::tag_lane(self.local as u32, self.warp_size));
+        let lane_safe = self.lane_safe & (1 << t) != 0;
         let Some(e) = self.claim(t, word / PAGE) else {
             return (self.under)(t as u32, word);
         };
         let w = (word % PAGE) as usize;
+        // A deterministic read of a target lanes cannot conflict on claims
+        // its page and leaves no tag or mark (`KernelInfo::lane_safe`, the
+        // engine's `ld_det_access`).
+        if det && lane_safe {
+            return e.roles[role][w];
+        }
         sweep::tag(e, roles, w, c, lane, false);
         if !det {
             e.read |= 1 << w;
@@ -553,13 +560,13 @@ impl Targets for Copies<'_> {
         let roles = self.roles;
         let (c, lane, det) = (self.copy_of[self.local], sweep::tag_lane(self.local as u32, self.warp_size), self.det_tags);
         let storage = self.targets[t].storage;
-        let one_value = self.one_value & (1 << t) != 0;
+        let lane_safe = self.lane_safe & (1 << t) != 0;
         let Some(e) = self.claim(t, word / PAGE) else {
             return;
         };
-        // (A target stored one literal value alone is not tagged:
-        // `KernelInfo::one_value`.)
-        if det && !one_value {
+        // (A target lanes cannot conflict on is not tagged:
+        // `KernelInfo::lane_safe`.)
+        if det && !lane_safe {
             sweep::tag(e, roles, (word % PAGE) as usize, c, lane, true);
         }
         let e = self.targets[t].entries.get_mut(&(word / PAGE)).unwrap();

@@ -181,12 +181,14 @@ fn ld_det_tags() -> bool {
     return !LD_CHECK && !LD_DET_WRITERS;
 }
 
-// A target the kernel only stores one literal value to (`LD_ONE_VALUE`,
-// a flag such as `over[0] = 1`) is not tagged: its lanes' stores in any
-// order leave the same word, so they are no lane-order conflict and do not
-// send the run to one invocation per warp (bfs's `update`).
+// A target lanes cannot conflict on (`LD_LANE_SAFE`) is not tagged: one
+// the kernel only stores one literal value to (a flag such as `over[0] =
+// 1`: its lanes' stores in any order leave the same word, so they do not
+// send the run to one invocation per warp, bfs's `update`), or only
+// accesses at the invocation's own element (no two lanes touch one word:
+// their tags would find nothing).
 fn ld_det_access(t: u32, e: u32, w: u32, write: bool) {
-    if !ld_det_tags() || ((LD_ONE_VALUE >> t) & 1u) != 0u {
+    if !ld_det_tags() || ((LD_LANE_SAFE >> t) & 1u) != 0u {
         return;
     }
     atomicOr(&ld_meta[ld_tag_addr(t, ld_copy, ld_lane() / LD_TAG_LANES, e, w)], ld_tag_bit(write));
