@@ -63,38 +63,16 @@ pub fn check_count(m: &Module) -> syn::Result<()> {
 /// flag does not send the run to one invocation per warp
 /// (one of the [`lane_safe`] targets).
 pub fn one_value(m: &Module) -> u32 {
-    let targets = list(m);
-    let mut value: Vec<Option<Lit>> = vec![None; targets.len()];
-    let mut other = vec![false; targets.len()];
-    let number = |mem: &MemRef| targets.iter().position(|t| t == mem);
-    walk_stmts(&m.kernel.body.block, &mut |s| {
-        if let StmtKind::Assign(Place { root: Root::Mem { mem, .. }, path }, op, e) = &s.kind {
-            if let Some(t) = number(mem) {
-                match (&e.kind, op, path.is_empty()) {
-                    (ExprKind::Lit(l), None, true) if value[t].is_none_or(|v| same_bits(v, *l)) => value[t] = Some(*l),
-                    _ => other[t] = true,
-                }
-            }
+    let n = list(m).len();
+    let mut value: Vec<Option<Lit>> = vec![None; n];
+    let mut other = vec![false; n];
+    accesses(m, &mut |t, a| match a {
+        Touch::Store(Place { path, .. }, None, Expr { kind: ExprKind::Lit(l), .. }) if path.is_empty() && value[t].is_none_or(|v| same_bits(v, *l)) => {
+            value[t] = Some(*l)
         }
+        _ => other[t] = true,
     });
-    visit::exprs(&m.kernel.body.block, &mut |e| match &e.kind {
-        ExprKind::Load(Place { root: Root::Mem { mem, .. }, .. }) => {
-            if let Some(t) = number(mem) {
-                other[t] = true;
-            }
-        }
-        ExprKind::Call(_, args) => {
-            for a in args {
-                if let CallArg::Slice { mem, .. } = a {
-                    if let Some(t) = number(mem) {
-                        other[t] = true;
-                    }
-                }
-            }
-        }
-        _ => {}
-    });
-    (0..targets.len()).filter(|&t| value[t].is_some() && !other[t]).fold(0, |bits, t| bits | 1 << t)
+    (0..n).filter(|&t| value[t].is_some() && !other[t]).fold(0, |bits, t| bits | 1 << t)
 }
 
 /// The targets (a bit each) whose every access, in the kernel's body, is
@@ -106,35 +84,59 @@ pub fn one_value(m: &Module) -> u32 {
 /// conflict on it (`out[i] = f(out[i])` with `i = global_id().x`, bfs's
 /// `mask[tid]`).
 pub fn own_element(m: &Module) -> u32 {
+    let n = list(m).len();
+    let own_locals = own_locals(m);
+    let mut other = vec![false; n];
+    accesses(m, &mut |t, a| {
+        let index = match a {
+            Touch::Store(Place { root: Root::Mem { index, .. }, .. }, _, _) | Touch::Load(Place { root: Root::Mem { index, .. }, .. }) => Some(&**index),
+            _ => None,
+        };
+        other[t] |= !index.is_some_and(|i| own_index(m, &own_locals, i));
+    });
+    (0..n).filter(|&t| !other[t]).fold(0, |bits, t| bits | 1 << t)
+}
+
+/// One access of the kernel's body to a target.
+enum Touch<'a> {
+    /// `place = value`, or `place op= value`.
+    Store(&'a Place, Option<BinOp>, &'a Expr),
+    /// A read of `place`.
+    Load(&'a Place),
+    /// A helper handed the memory (a slice argument): any element.
+    Helper,
+}
+
+/// Calls `f` with every access of the kernel's body to a target, and the
+/// target's number in [`list`]. (Atomic memory is never a target: no
+/// atomic operation is one.)
+fn accesses(m: &Module, f: &mut dyn FnMut(usize, Touch<'_>)) {
     let targets = list(m);
     let number = |mem: &MemRef| targets.iter().position(|t| t == mem);
-    let own_locals = own_locals(m);
-    let mut other = vec![false; targets.len()];
-    // An access at `index`, or (None) a helper's view of the whole memory.
-    let mut touch = |mem: &MemRef, index: Option<&Expr>| {
-        if let Some(t) = number(mem) {
-            other[t] |= !index.is_some_and(|i| own_index(m, &own_locals, i));
-        }
-    };
     walk_stmts(&m.kernel.body.block, &mut |s| {
-        if let StmtKind::Assign(Place { root: Root::Mem { mem, index }, .. }, _, _) = &s.kind {
-            touch(mem, Some(index));
+        if let StmtKind::Assign(place @ Place { root: Root::Mem { mem, .. }, .. }, op, e) = &s.kind {
+            if let Some(t) = number(mem) {
+                f(t, Touch::Store(place, *op, e));
+            }
         }
     });
     visit::exprs(&m.kernel.body.block, &mut |e| match &e.kind {
-        ExprKind::Load(Place { root: Root::Mem { mem, index }, .. }) | ExprKind::Atomic(_, Place { root: Root::Mem { mem, index }, .. }, _) => {
-            touch(mem, Some(index))
+        ExprKind::Load(place @ Place { root: Root::Mem { mem, .. }, .. }) => {
+            if let Some(t) = number(mem) {
+                f(t, Touch::Load(place));
+            }
         }
         ExprKind::Call(_, args) => {
             for a in args {
                 if let CallArg::Slice { mem, .. } = a {
-                    touch(mem, None);
+                    if let Some(t) = number(mem) {
+                        f(t, Touch::Helper);
+                    }
                 }
             }
         }
         _ => {}
     });
-    (0..targets.len()).filter(|&t| !other[t]).fold(0, |bits, t| bits | 1 << t)
 }
 
 /// The targets deterministic mode does not tag: lanes of a warp cannot
