@@ -26,6 +26,11 @@ pub struct KernelInfo {
     /// tags none of their accesses (the engine's `LD_LANE_SAFE`, from the
     /// same analysis: `ld-macros`' `analysis::targets::lane_safe`).
     pub lane_safe: u32,
+    /// The storage targets the kernel only accesses at the invocation's
+    /// own element of the dispatch, and on which grids (`ld-macros`'
+    /// `analysis::in_place`): check and deterministic modes access them in
+    /// place, unchecked, as nothing can race on them.
+    pub in_place: InPlace,
     /// Every barrier statement, by barrier index (the statements' order in
     /// the kernel body, as the CPU twin and the instrumented WGSL number
     /// them): its kind and source line.
@@ -48,6 +53,33 @@ pub struct KernelInfo {
     pub new_invocation: fn() -> Box<dyn Invocation>,
     /// Where the kernel is written, for the snippets of reports.
     pub source: Source,
+}
+
+/// The targets (a bit each, by number) whose every index is the
+/// invocation's own element of the dispatch: `global_id().x` (or
+/// `workgroup_id().x * X + local_id().x`) in a workgroup of one row, on a
+/// grid of one row; `global_id().x + global_id().y * num_workgroups().x *
+/// X` in a workgroup of depth 1, on a grid of one plane.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct InPlace {
+    /// Unique on a grid of one row (`[n, 1, 1]`).
+    pub row: u32,
+    /// Unique on a grid of one plane (`[n, m, 1]`) too: a subset of `row`.
+    pub plane: u32,
+}
+
+impl InPlace {
+    /// The targets left in place on `grid`: none where the dispatch has
+    /// more invocations than a 32-bit index tells apart.
+    pub fn on(&self, grid: [u32; 3], invocations_per_workgroup: u32) -> u32 {
+        let total = grid.iter().map(|&d| d as u64).product::<u64>() * invocations_per_workgroup as u64;
+        match grid {
+            _ if total > 1 << 32 => 0,
+            [_, 1, 1] => self.row,
+            [_, _, 1] => self.plane,
+            _ => 0,
+        }
+    }
 }
 
 /// A kernel's body as written: its file (`file!()`, relative to where

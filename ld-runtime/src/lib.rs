@@ -45,6 +45,8 @@ pub use check::bench::Level1Bench as __Level1Bench;
 pub mod __private {
     pub use crate::cpu::ops;
     pub use crate::cpu::twin::{idx, zeroed, AtomicOp, BarrierKind, Cx, Fault, Invocation, Mem, UVec3, Words, Yield};
-    pub use crate::kernel::{BarrierInfo, CheckClass, ElemInfo, KernelInfo, ParamInfo, ParamKind, ScalarKind, SharedInfo, Site, SiteKind, Source, TargetPlace};
+    pub use crate::kernel::{
+        BarrierInfo, CheckClass, ElemInfo, InPlace, KernelInfo, ParamInfo, ParamKind, ScalarKind, SharedInfo, Site, SiteKind, Source, TargetPlace,
+    };
     pub use bytemuck;
 }

@@ -617,7 +617,8 @@ pub fn slot_layout(shapes: &[Shape], roles: Roles, pool_blocks: u32) -> SlotLayo
             t.keys_off = meta as u32;
             meta += e;
             t.heads_off = heads as u32;
-            heads += s.pages() as u64;
+            // (A target left in place has no entries, and publishes no page.)
+            heads += if e == 0 { 0 } else { s.pages() as u64 };
             if pooled {
                 (t.pooled, t.ptr_off) = (1, values as u32);
                 values += e * roles.copies as u64;

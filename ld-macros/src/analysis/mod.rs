@@ -1,4 +1,5 @@
 //! Checks on the typed IR that Rust's type system cannot express.
 
+pub mod in_place;
 pub mod targets;
 pub mod uniformity;

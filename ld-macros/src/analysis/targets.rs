@@ -98,7 +98,7 @@ pub fn own_element(m: &Module) -> u32 {
 }
 
 /// One access of the kernel's body to a target.
-enum Touch<'a> {
+pub(super) enum Touch<'a> {
     /// `place = value`, or `place op= value`.
     Store(&'a Place, Option<BinOp>, &'a Expr),
     /// A read of `place`.
@@ -110,7 +110,7 @@ enum Touch<'a> {
 /// Calls `f` with every access of the kernel's body to a target, and the
 /// target's number in [`list`]. (Atomic memory is never a target: no
 /// atomic operation is one.)
-fn accesses(m: &Module, f: &mut dyn FnMut(usize, Touch<'_>)) {
+pub(super) fn accesses(m: &Module, f: &mut dyn FnMut(usize, Touch<'_>)) {
     let targets = list(m);
     let number = |mem: &MemRef| targets.iter().position(|t| t == mem);
     walk_stmts(&m.kernel.body.block, &mut |s| {

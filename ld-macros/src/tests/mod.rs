@@ -23,6 +23,7 @@ macro_rules! diverges {
 }
 
 mod diagnostics;
+mod in_place;
 mod lowering;
 mod names;
 mod snapshots;

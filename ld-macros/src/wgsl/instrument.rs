@@ -177,18 +177,14 @@ impl Writer<'_> {
         let mut targets: Vec<(MemRef, usize)> = self.targets.iter().map(|(m, t)| (*m, *t)).collect();
         targets.sort_by_key(|(_, t)| *t);
         for (mem, t) in targets {
-            let kind = match mem {
-                MemRef::Param(p) => {
-                    let name = &self.param_names[p];
-                    writeln!(user, "    if ld_t == {t}u && ld_k < arrayLength(&{name}) {{\n        return {name}[ld_k];\n    }}").unwrap();
-                    "storage"
-                }
-                _ => "shared",
-            };
-            if kind == "storage" {
+            if let MemRef::Param(p) = mem {
+                let name = &self.param_names[p];
+                writeln!(user, "    if ld_t == {t}u && ld_k < arrayLength(&{name}) {{\n        return {name}[ld_k];\n    }}").unwrap();
+                // A target left in place (`LD_IN_PLACE`) is the user's buffer itself
+                // (the parameters carry ld's prefix: a buffer may be named `k` or `v`).
                 writeln!(
                     access,
-                    "fn ld_rd{t}(k: u32) -> u32 {{\n    return ld_storage_read({t}u, k);\n}}\n\nfn ld_wr{t}(k: u32, v: u32) {{\n    ld_storage_write({t}u, k, v);\n}}\n"
+                    "fn ld_rd{t}(ld_k: u32) -> u32 {{\n    if ld_in_place({t}u) {{\n        return {name}[ld_k];\n    }}\n    return ld_storage_read({t}u, ld_k);\n}}\n\nfn ld_wr{t}(ld_k: u32, ld_v: u32) {{\n    if ld_in_place({t}u) {{\n        {name}[ld_k] = ld_v;\n        return;\n    }}\n    ld_storage_write({t}u, ld_k, ld_v);\n}}\n"
                 )
                 .unwrap();
             } else {
@@ -249,6 +245,12 @@ impl Writer<'_> {
              // direct table's accesses compile without the hash table's probes.\n\
              override LD_DIRECT: u32 = 0u;\n\n\
              fn ld_direct(t: u32) -> bool {{\n    return ((LD_DIRECT >> t) & 1u) != 0u;\n}}\n\n\
+             // The storage targets the launch leaves in place, a bit each\n\
+             // (`KernelInfo::in_place` on its grid, `Variant`): each invocation\n\
+             // accesses only its own element, so they are read and written\n\
+             // directly, unchecked.\n\
+             override LD_IN_PLACE: u32 = 0u;\n\n\
+             fn ld_in_place(t: u32) -> bool {{\n    return ((LD_IN_PLACE >> t) & 1u) != 0u;\n}}\n\n\
              // The targets lanes of a warp cannot conflict on\n\
              // (`analysis::targets::lane_safe`): deterministic mode does not tag them.\n\
              const LD_LANE_SAFE: u32 = {}u;\n",

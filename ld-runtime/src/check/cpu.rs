@@ -11,7 +11,7 @@ use super::sweep::{self, Entry, Seen};
 use crate::cpu::executor::{CpuLaunch, RegionEnd, SharedSet, Workgroup, WorkgroupError};
 use crate::cpu::twin::{BarrierKind, Mem, Targets};
 use crate::error::{Error, Result};
-use crate::kernel::{ParamKind, TargetPlace};
+use crate::kernel::TargetPlace;
 use ld_shaders::abi::{record, status, Roles, MODE_CHECK, MODE_DETERMINISTIC, NONE, PAGE};
 use rayon::prelude::*;
 use std::collections::HashMap;
@@ -55,7 +55,8 @@ pub(crate) struct CpuBackend<'l, 'a> {
     l: &'l CpuLaunch<'a>,
     fault: &'l (dyn Fn(WorkgroupError) -> Error + Sync),
     layout: Option<Layout>,
-    atomics: Vec<Option<Vec<u32>>>,
+    /// The snapshot of the buffers a run writes as it goes (`Backend::snapshot`).
+    live: Vec<(usize, Vec<u32>)>,
     raw: Raw,
     round: u32,
     published: Vec<Published>,
@@ -72,7 +73,7 @@ impl<'l, 'a> CpuBackend<'l, 'a> {
             l,
             fault,
             layout: None,
-            atomics: vec![],
+            live: vec![],
             raw: Raw::default(),
             round: 1,
             published: vec![],
@@ -187,22 +188,15 @@ impl Backend for CpuBackend<'_, '_> {
         Ok(())
     }
 
-    fn atomics(&mut self, restore: bool) -> Result<()> {
-        let l = self.l;
-        if !restore {
-            self.atomics = l
-                .info
-                .params
-                .iter()
-                .zip(&l.storage)
-                .map(|(p, v)| matches!(p.kind, ParamKind::Atomic { .. }).then(|| v.as_ref().unwrap().words.iter().map(|w| w.load(Relaxed)).collect()))
-                .collect();
-            return Ok(());
-        }
-        for (s, v) in self.atomics.iter().zip(&l.storage) {
-            if let (Some(s), Some(v)) = (s, v) {
-                v.words.iter().zip(s).for_each(|(w, x)| w.store(*x, Relaxed));
-            }
+    fn snapshot(&mut self, live: &[usize]) -> Result<()> {
+        let storage = &self.l.storage;
+        self.live = live.iter().map(|&p| (p, storage[p].as_ref().unwrap().words.iter().map(|w| w.load(Relaxed)).collect())).collect();
+        Ok(())
+    }
+
+    fn restore(&mut self) -> Result<()> {
+        for (p, s) in &self.live {
+            self.l.storage[*p].as_ref().unwrap().words.iter().zip(s).for_each(|(w, x)| w.store(*x, Relaxed));
         }
         Ok(())
     }
@@ -372,6 +366,9 @@ struct Copies<'x> {
     check_tags: bool,
     det_tags: bool,
     lane_safe: u32,
+    /// The targets left in place (`Layout::in_place`): the twin accesses
+    /// the user's buffer.
+    in_place: u32,
     lanes: bool,
 }
 
@@ -410,12 +407,14 @@ impl<'x> Copies<'x> {
             check_tags: false,
             det_tags: lay.deterministic && lay.roles.tag_groups != 0,
             lane_safe: info.lane_safe,
+            in_place: lay.in_place,
             lanes: false,
         }
     }
 
+    /// The target `mem` is, unless the launch left it in place.
     fn target(&self, mem: Mem) -> Option<usize> {
-        self.mems.iter().position(|m| *m == mem)
+        self.mems.iter().position(|m| *m == mem).filter(|&t| self.in_place >> t & 1 == 0)
     }
 
     /// The entry of a page, claimed if new; `None` (and the table marked

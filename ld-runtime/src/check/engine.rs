@@ -53,9 +53,13 @@ pub struct Stats {
 pub(crate) trait Backend {
     /// Allocates for `layout` (again after a retry, with larger capacities).
     fn prepare(&mut self, layout: &Layout) -> Result<()>;
-    /// Keeps (`restore = false`) or puts back the atomic buffers' contents:
-    /// every round and every retry starts from the dispatch's atomics.
-    fn atomics(&mut self, restore: bool) -> Result<()>;
+    /// Keeps a copy of the parameters a run writes as it goes (`live`:
+    /// `Layout::live`, the atomic buffers and the targets left in place),
+    /// for `restore`.
+    fn snapshot(&mut self, live: &[usize]) -> Result<()>;
+    /// Puts the snapshot back: every round and every retry starts from the
+    /// dispatch's input, and a failed run leaves the buffers as they were.
+    fn restore(&mut self) -> Result<()>;
     /// Runs every workgroup, in batches, in `mode` (check or deterministic)
     /// and publishes each workgroup's final pages anew.
     fn run(&mut self, mode: u32, round: u32) -> Result<()>;
@@ -97,14 +101,15 @@ pub(crate) struct Checked {
 pub(crate) type OnFault<'f> = &'f dyn Fn(&[u32]) -> Option<Error>;
 
 /// A check or deterministic run that fails (a kernel fault, a limit)
-/// fails before anything is written to the user's buffers; the atomic
-/// buffers, which the kernel writes as it runs, are put back as they were
+/// fails before anything is written to the user's buffers; the buffers
+/// the kernel writes as it runs (atomics, targets left in place) are put
+/// back as they were
 /// (unless the device itself failed).
 fn faulted<T>(b: &mut dyn Backend, r: Result<T>) -> Result<T> {
     match r {
         Err(e @ (Error::Timeout { .. } | Error::DeviceLost { .. } | Error::Wgpu { .. })) => Err(e),
         Err(e) => {
-            b.atomics(true)?;
+            b.restore()?;
             b.flush()?;
             Err(e)
         }
@@ -143,7 +148,7 @@ fn alone_on_fault<T>(b: &mut dyn Backend, l: Layout, words: &[u64], opts: &Check
     match runs(b, l, words, opts, limits, on_fault) {
         Err(Error::Fault { .. }) if opts.warp_size != Some(1) => {
             log::info!("ld: `{}` faulted with lanes sharing their warp's copy; running it again with one invocation per warp, so the fault does not depend on the device's lane order", info.name);
-            b.atomics(true)?;
+            b.restore()?;
             b.clear_fault()?;
             b.flush()?;
             let one = CheckOptions { warp_size: Some(1), ..*opts };
@@ -175,7 +180,7 @@ fn isolated(e: Error) -> Error {
 
 fn check_runs(b: &mut dyn Backend, mut l: Layout, words: &[u64], opts: &CheckOptions, limits: Limits, on_fault: OnFault) -> Result<Checked> {
     let mut retries = 0;
-    b.atomics(false)?;
+    b.snapshot(&l.live())?;
     let mut progress = super::progress::Progress::new(l.plan.level2.rounds_run as u64, l.info.name, opts.progress);
     'attempt: loop {
         b.prepare(&l)?;
@@ -186,13 +191,13 @@ fn check_runs(b: &mut dyn Backend, mut l: Layout, words: &[u64], opts: &CheckOpt
         loop {
             progress.tick(round as u64 - 1);
             if round > 1 {
-                b.atomics(true)?;
+                b.restore()?;
             }
             b.run(MODE_CHECK, round)?;
             let st = status(b, on_fault)?;
             if let Some(grown) = grow(&l, &st, words, opts, limits)? {
                 (l, retries) = (grown, retries + 1);
-                b.atomics(true)?;
+                b.restore()?;
                 continue 'attempt;
             }
             let found = st.records > before;
@@ -207,7 +212,7 @@ fn check_runs(b: &mut dyn Backend, mut l: Layout, words: &[u64], opts: &CheckOpt
             let st = status(b, on_fault)?;
             if let Some(grown) = grow(&l, &st, words, opts, limits)? {
                 (l, retries) = (grown, retries + 1);
-                b.atomics(true)?;
+                b.restore()?;
                 continue 'attempt;
             }
             b.fold()?;
@@ -228,14 +233,14 @@ pub(crate) fn deterministic(b: &mut dyn Backend, l: Layout, words: &[u64], opts:
 fn deterministic_runs(b: &mut dyn Backend, mut l: Layout, words: &[u64], opts: &CheckOptions, limits: Limits, on_fault: OnFault) -> Result<Stats> {
     let mut retries = 0;
     let mut opts = *opts;
-    b.atomics(false)?;
+    b.snapshot(&l.live())?;
     loop {
         b.prepare(&l)?;
         b.run(MODE_DETERMINISTIC, 1)?;
         let st = status(b, on_fault)?;
         if let Some(grown) = grow(&l, &st, words, &opts, limits)? {
             (l, retries) = (grown, retries + 1);
-            b.atomics(true)?;
+            b.restore()?;
             continue;
         }
         if st.bits & status::LANES != 0 {
@@ -248,7 +253,7 @@ fn deterministic_runs(b: &mut dyn Backend, mut l: Layout, words: &[u64], opts: &
             );
             opts.warp_size = Some(1);
             (l, retries) = (layout::layout(l.info, l.grid, words, &opts, l.caps.clone(), limits, true)?, retries + 1);
-            b.atomics(true)?;
+            b.restore()?;
             continue;
         }
         if l.has_storage_targets() {

@@ -26,7 +26,8 @@ pub(crate) struct GpuBackend<'a> {
     fuel: u64,
     layout: Option<Layout>,
     bufs: Option<Bufs>,
-    atomics: Vec<(usize, wgpu::Buffer)>,
+    /// The snapshot of the buffers a run writes as it goes (`Backend::snapshot`).
+    live: Vec<(usize, wgpu::Buffer)>,
     enc: Option<wgpu::CommandEncoder>,
     stats: Stats,
     /// The engine buffers this check took, by name, handed back on drop.
@@ -98,7 +99,7 @@ impl<'a> GpuBackend<'a> {
             fuel,
             layout: None,
             bufs: None,
-            atomics: vec![],
+            live: vec![],
             enc: None,
             stats: Stats::default(),
             kept: vec![],
@@ -296,7 +297,7 @@ impl Backend for GpuBackend<'_> {
         self.ctx.scratch.keep_for(self.ctx.info.device_type == wgpu::DeviceType::Cpu, layout.plan.budget);
         // A retry's buffers replace the last attempt's.
         self.bufs = None;
-        self.kept.retain(|(label, _, _)| *label == "ld atomic snapshot");
+        self.kept.retain(|(label, _, _)| *label == "ld snapshot");
         let records = self.buffer("ld header", header::WORDS as u64, wgpu::BufferUsages::empty());
         let (values, same) = self.buffer_for("ld records and copies", layout.values_words(), wgpu::BufferUsages::empty(), Contents::Layout(layout.signature()));
         if !same {
@@ -326,19 +327,20 @@ impl Backend for GpuBackend<'_> {
         Ok(())
     }
 
-    fn atomics(&mut self, restore: bool) -> Result<()> {
-        if !restore {
-            for (p, info) in self.info.params.iter().enumerate() {
-                if let ParamKind::Atomic { .. } = info.kind {
-                    let src = self.buffers[p].unwrap();
-                    let copy = self.buffer("ld atomic snapshot", src.size() / 4, wgpu::BufferUsages::empty());
-                    self.enc().copy_buffer_to_buffer(src, 0, &copy, 0, src.size());
-                    self.atomics.push((p, copy));
-                }
-            }
-            return Ok(());
+    fn snapshot(&mut self, live: &[usize]) -> Result<()> {
+        self.kept.retain(|(label, _, _)| *label != "ld snapshot");
+        self.live.clear();
+        for &p in live {
+            let src = self.buffers[p].unwrap();
+            let copy = self.buffer("ld snapshot", src.size() / 4, wgpu::BufferUsages::empty());
+            self.enc().copy_buffer_to_buffer(src, 0, &copy, 0, src.size());
+            self.live.push((p, copy));
         }
-        let pairs: Vec<(wgpu::Buffer, wgpu::Buffer)> = self.atomics.iter().map(|(p, c)| (c.clone(), self.buffers[*p].unwrap().clone())).collect();
+        Ok(())
+    }
+
+    fn restore(&mut self) -> Result<()> {
+        let pairs: Vec<(wgpu::Buffer, wgpu::Buffer)> = self.live.iter().map(|(p, c)| (c.clone(), self.buffers[*p].unwrap().clone())).collect();
         for (copy, dst) in pairs {
             // The snapshot may be a kept buffer larger than the user's.
             self.enc().copy_buffer_to_buffer(&copy, 0, &dst, 0, dst.size());
@@ -350,13 +352,14 @@ impl Backend for GpuBackend<'_> {
         let lay = self.layout.clone().unwrap();
         let direct = lay.slot.targets.iter().enumerate().filter(|(_, t)| t.direct != 0).fold(0u32, |m, (i, _)| m | 1 << i);
         let tag_groups = lay.roles.tag_groups;
+        let in_place = lay.in_place;
         // Deterministic layouts have lane tags or keep last writers, never
         // both: each folded pipeline compiles only its own paths
         // (`ld_det_writers`, `ld_det_tags` in engine/fold.wgsl and engine/tags.wgsl are constants).
         let variant = match mode {
-            MODE_CHECK => Variant::Instrumented { direct, wide: lay.roles.copies > ld_shaders::abi::MASK_COPIES, tag_groups },
-            MODE_DETERMINISTIC if lay.roles.last_writers() => Variant::FoldedWriters { direct },
-            _ => Variant::Folded { direct, tag_groups },
+            MODE_CHECK => Variant::Instrumented { direct, in_place, wide: lay.roles.copies > ld_shaders::abi::MASK_COPIES, tag_groups },
+            MODE_DETERMINISTIC if lay.roles.last_writers() => Variant::FoldedWriters { direct, in_place },
+            _ => Variant::Folded { direct, in_place, tag_groups },
         };
         let pl = pipeline::get(self.ctx, self.info, variant)?;
         {

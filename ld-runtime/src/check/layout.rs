@@ -43,6 +43,10 @@ pub(crate) struct Layout {
     pub batch: u32,
     pub rec_cap: u32,
     pub plan: Plan,
+    /// The storage targets left in place (a bit each): the kernel accesses
+    /// them at each invocation's own element of this grid
+    /// (`KernelInfo::in_place`), so they have no table and no check.
+    pub in_place: u32,
 }
 
 /// What bounds an allocation.
@@ -136,8 +140,21 @@ impl Layout {
         }
     }
 
+    /// Whether level 1 has anything to check: a storage target not left
+    /// in place.
     pub fn has_storage_targets(&self) -> bool {
-        self.info.targets.iter().any(|t| matches!(t, TargetPlace::Param(_)))
+        checked_storage(self.info, self.in_place)
+    }
+
+    /// The parameters a run writes as it goes, which every run again and
+    /// every failure puts back (`Backend::snapshot`): the atomic buffers
+    /// and the targets left in place.
+    pub fn live(&self) -> Vec<usize> {
+        let in_place = self.info.targets.iter().enumerate().filter(|(t, _)| self.in_place >> t & 1 != 0);
+        let mut out: Vec<usize> = in_place.filter_map(|(_, t)| if let TargetPlace::Param(p) = t { Some(*p) } else { None }).collect();
+        out.extend(self.info.params.iter().enumerate().filter(|(_, p)| matches!(p.kind, crate::kernel::ParamKind::Atomic { .. })).map(|(p, _)| p));
+        out.sort_unstable();
+        out
     }
 
     /// The configuration of one dispatch (`wg_offset..wg_offset + wg_count`).
@@ -189,6 +206,16 @@ impl Layout {
     }
 }
 
+/// The targets `info` leaves in place on `grid`.
+pub(crate) fn in_place(info: &KernelInfo, grid: [u32; 3]) -> u32 {
+    info.in_place.on(grid, info.invocations_per_workgroup())
+}
+
+/// Whether a storage target is checked (not left in place).
+fn checked_storage(info: &KernelInfo, in_place: u32) -> bool {
+    info.targets.iter().enumerate().any(|(t, p)| matches!(p, TargetPlace::Param(_)) && in_place >> t & 1 == 0)
+}
+
 fn next_pow2(x: u64) -> u32 {
     x.max(1).next_power_of_two().min(1 << 30) as u32
 }
@@ -208,13 +235,21 @@ pub(crate) fn initial_caps(info: &KernelInfo, grid: [u32; 3], words: &[u64], opt
     let entry_bytes = (4 + 4 * warps) * PAGE as u64 * 4;
     let budget = opts.memory_budget.unwrap_or(DEFAULT_BUDGET);
     let (mut entries, mut direct, mut pages_of) = (Vec::new(), Vec::new(), Vec::new());
-    for (t, &w) in info.targets.iter().zip(words) {
+    let kept = in_place(info, grid);
+    for (i, (t, &w)) in info.targets.iter().zip(words).enumerate() {
         let TargetPlace::Param(p) = t else {
             entries.push(0);
             direct.push(false);
             pages_of.push(None);
             continue;
         };
+        // A target left in place has no table (and so no level-1 records).
+        if kept >> i & 1 != 0 {
+            entries.push(0);
+            direct.push(true);
+            pages_of.push(None);
+            continue;
+        }
         let ew = match &info.params[*p].kind {
             crate::kernel::ParamKind::Storage { elem, .. } => elem.words as u64,
             _ => 1,
@@ -286,7 +321,8 @@ pub(crate) fn layout(
             TargetPlace::Shared(_) => Shape::Shared { words: w as u32 },
         })
         .collect();
-    let has_storage = info.targets.iter().any(|t| matches!(t, TargetPlace::Param(_)));
+    let in_place = in_place(info, grid);
+    let has_storage = checked_storage(info, in_place);
     let probe = |roles: Roles, rec_cap: u32| Layout {
         info,
         grid,
@@ -299,6 +335,7 @@ pub(crate) fn layout(
         batch: 1,
         rec_cap,
         plan: Plan { budget, level1: None, level2: LevelPlan::new(warps, roles.copies as u64, None), batch: 1, bytes: 0 },
+        in_place,
     };
     // Race records take at most an eighth of the budget (the count stays exact).
     let rec_cap_for = |budget: u64| {

@@ -159,10 +159,12 @@ pub fn targets(info: &KernelInfo) -> Vec<Target> {
         .collect()
 }
 
-pub(crate) fn checked(info: &KernelInfo, targets: &[Target]) -> Vec<Checked> {
+pub(crate) fn checked(info: &KernelInfo, grid: [u32; 3], targets: &[Target]) -> Vec<Checked> {
     let mut out = Vec::new();
-    for t in targets {
-        out.push(Checked { name: t.name.into(), memory: t.memory, treatment: "privatized".into(), words: None });
+    let in_place = layout::in_place(info, grid);
+    for (i, t) in targets.iter().enumerate() {
+        let treatment = if in_place >> i & 1 != 0 { IN_PLACE } else { "privatized" };
+        out.push(Checked { name: t.name.into(), memory: t.memory, treatment: treatment.into(), words: None });
     }
     for p in info.params {
         let treatment = match (&p.kind, p.check) {
@@ -178,6 +180,9 @@ pub(crate) fn checked(info: &KernelInfo, targets: &[Target]) -> Vec<Checked> {
     }
     out
 }
+
+/// The treatment of a target left in place (`KernelInfo::in_place`).
+pub(crate) const IN_PLACE: &str = "in place: every access is the invocation's own element of the dispatch, so no two invocations share a word; not privatized";
 
 /// The sentence that explains a race whose cause is a barrier's kind or
 /// scope (`before`: the read came first, a write after the barrier).

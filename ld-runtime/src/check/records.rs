@@ -177,7 +177,7 @@ pub(crate) fn report(
         warp_size,
         workgroups: grid.iter().product(),
         warps_per_workgroup: info.invocations_per_workgroup().div_ceil(warp_size),
-        checked: super::checked(info, targets),
+        checked: super::checked(info, grid, targets),
         barriers: info
             .barriers
             .iter()

@@ -188,7 +188,8 @@ pub struct BarrierLine {
 pub struct Checked {
     pub name: String,
     pub memory: Memory,
-    /// `privatized`, `own element (one copy)`, `read-only`, `atomic`.
+    /// `privatized`, `in place: ...` (a target no two invocations share a
+    /// word of), `read-only: ...`, `atomic: ...`.
     pub treatment: String,
     /// A privatized variable's extent in 32-bit words (a workgroup array's
     /// per workgroup), which race word offsets index.
