@@ -28,6 +28,19 @@ fn scale_plane(x: &[u32], y: &mut [u32]) {
     }
 }
 
+/// Each invocation swaps the two words of its own pair (`y[2i]`, `y[2i+1]`:
+/// one stride, offsets below it).
+#[ld::kernel(workgroup_size = 64)]
+fn swap_pairs(x: &[u32], y: &mut [u32]) {
+    let i = global_id().x;
+    let j = 2 * i;
+    if j + 1 < y.len() {
+        let a = y[j];
+        y[j] = y[j + 1] + x[i];
+        y[j + 1] = a;
+    }
+}
+
 /// Each invocation bumps its own element of `y` (in place) and, across
 /// warps, the shared tile's word 0 where `racy` (a write-write race
 /// between every pair of warps): rounds and reruns must not bump `y` twice.
@@ -83,6 +96,16 @@ fn own_elements_are_left_in_place_and_give_the_native_result() {
         let r = r.unwrap();
         assert!(!r.has_races() && treatment(&r, "y").starts_with("in place"), "{}:\n{r}", rt.backend());
         assert_eq!(got, want, "{}: plane", rt.backend());
+        // Pairs: one stride, each offset below it.
+        let pairs: Vec<u32> = (0..2 * x.len()).map(|k| k as u32 * 5).collect();
+        let want_pairs: Vec<u32> = (0..2 * x.len()).map(|k| if k % 2 == 0 { pairs[k + 1] + x[k / 2] } else { pairs[k - 1] }).collect();
+        for mode in [Mode::Check, Mode::Deterministic] {
+            let (r, got) = run(&rt, swap_pairs, 16u32, &x, &pairs, mode);
+            if let Some(r) = r {
+                assert!(!r.has_races() && treatment(&r, "y").starts_with("in place"), "{}:\n{r}", rt.backend());
+            }
+            assert_eq!(got, want_pairs, "{} {mode:?}: pairs", rt.backend());
+        }
     }
 }
 

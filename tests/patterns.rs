@@ -1785,7 +1785,7 @@ fn batching_keeps_verdicts() {
 #[test]
 fn budget_error_names_enough_bytes() {
     for rt in common::runtimes() {
-        let mut budget = 200_000u64;
+        let mut budget = 20_000u64;
         let mut seen = vec![];
         for _ in 0..6 {
             let mut d = rt.zeros::<u32>(600).unwrap();
@@ -1801,7 +1801,8 @@ fn budget_error_names_enough_bytes() {
                 }
             }
         }
-        // 200,000 bytes are too few; the number the error names is enough.
+        // 20,000 bytes are too few (`out` is left in place; `data` is
+        // checked); the number the error names is enough.
         assert_eq!(seen.len(), 1, "on {:?}: (budget, bytes the error says are needed): {seen:?}", rt.backend());
     }
 }

@@ -56,23 +56,27 @@ pub struct KernelInfo {
 }
 
 /// The targets (a bit each, by number) whose every index is the
-/// invocation's own element of the dispatch: `global_id().x` (or
-/// `workgroup_id().x * X + local_id().x`) in a workgroup of one row, on a
-/// grid of one row; `global_id().x + global_id().y * num_workgroups().x *
-/// X` in a workgroup of depth 1, on a grid of one plane.
+/// invocation's own element of the dispatch: `stride * own + offset`, one
+/// stride for all of a target's accesses and each offset below it, where
+/// `own` is `global_id().x` (or `workgroup_id().x * X + local_id().x`) in a
+/// workgroup of one row, on a grid of one row, or `global_id().x +
+/// global_id().y * num_workgroups().x * X` in a workgroup of depth 1, on a
+/// grid of one plane.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct InPlace {
     /// Unique on a grid of one row (`[n, 1, 1]`).
     pub row: u32,
     /// Unique on a grid of one plane (`[n, m, 1]`) too: a subset of `row`.
     pub plane: u32,
+    /// The largest stride of their indices.
+    pub stride: u32,
 }
 
 impl InPlace {
     /// The targets left in place on `grid`: none where the dispatch has
-    /// more invocations than a 32-bit index tells apart.
+    /// more invocations (times the stride) than a 32-bit index tells apart.
     pub fn on(&self, grid: [u32; 3], invocations_per_workgroup: u32) -> u32 {
-        let total = grid.iter().map(|&d| d as u64).product::<u64>() * invocations_per_workgroup as u64;
+        let total = grid.iter().map(|&d| d as u64).product::<u64>() * invocations_per_workgroup as u64 * self.stride.max(1) as u64;
         match grid {
             _ if total > 1 << 32 => 0,
             [_, 1, 1] => self.row,

@@ -28,35 +28,103 @@ enum Unique {
     Plane,
 }
 
-/// The targets (a bit each, by number in [`list`]) left in place on a grid
-/// of one row, and those left in place on a grid of one plane (a subset).
-pub fn in_place(m: &Module) -> (u32, u32) {
-    let n = list(m).len();
-    let locals = unique_locals(m);
-    let mut least = vec![Unique::Plane; n];
-    accesses(m, &mut |t, a| {
-        let u = match a {
-            Touch::Store(Place { root: Root::Mem { mem: MemRef::Param(_), index }, .. }, _, _)
-            | Touch::Load(Place { root: Root::Mem { mem: MemRef::Param(_), index }, .. }) => unique(m, &locals, index),
-            _ => Unique::Never,
-        };
-        least[t] = least[t].min(u);
-    });
-    // A target the body never accesses needs no copies either way, but is
-    // left to the engine (nothing to gain, nothing to prove).
-    let mut touched = vec![false; n];
-    accesses(m, &mut |t, _| touched[t] = true);
-    let bits = |at: Unique| (0..n).filter(|&t| touched[t] && least[t] >= at).fold(0u32, |b, t| b | 1 << t);
-    (bits(Unique::Row), bits(Unique::Plane))
+/// An index `stride * own + offset`, `own` the invocation's linear number
+/// under the grids `unique` says: with `offset < stride`, no two
+/// invocations' indices of one stride meet (`out[2 * i]`, `out[2 * i + 1]`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Form {
+    unique: Unique,
+    stride: u32,
+    offset: u32,
 }
 
-/// Under which grids `e` is the invocation's own element.
-fn unique(m: &Module, locals: &[(LocalId, Unique)], e: &Expr) -> Unique {
+/// What the kernel's targets left in place are (`KernelInfo::in_place`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct InPlace {
+    /// The targets (a bit each, by number in [`list`]) left in place on a
+    /// grid of one row.
+    pub row: u32,
+    /// Those left in place on a grid of one plane too (a subset).
+    pub plane: u32,
+    /// The largest stride of their indices: the dispatch's invocations
+    /// times it must fit a 32-bit index.
+    pub stride: u32,
+}
+
+/// The kernel's targets left in place, and on which grids.
+pub fn in_place(m: &Module) -> InPlace {
+    let n = list(m).len();
+    let locals = unique_locals(m);
+    let mut forms: Vec<Option<Vec<Form>>> = vec![Some(Vec::new()); n];
+    accesses(m, &mut |t, a| {
+        let f = match a {
+            Touch::Store(Place { root: Root::Mem { mem: MemRef::Param(_), index }, .. }, _, _)
+            | Touch::Load(Place { root: Root::Mem { mem: MemRef::Param(_), index }, .. }) => form(m, &locals, index),
+            _ => None,
+        };
+        match (f, &mut forms[t]) {
+            (Some(f), Some(v)) => v.push(f),
+            _ => forms[t] = None,
+        }
+    });
+    let mut out = InPlace::default();
+    for (t, fs) in forms.iter().enumerate() {
+        // One stride for every access, each offset below it; a target the
+        // body never accesses is left to the engine (nothing to gain).
+        let Some(fs) = fs.as_ref().filter(|fs| !fs.is_empty()) else { continue };
+        let stride = fs[0].stride;
+        if fs.iter().any(|f| f.stride != stride || f.offset >= stride) {
+            continue;
+        }
+        let least = fs.iter().map(|f| f.unique).min().unwrap_or(Unique::Never);
+        if least >= Unique::Row {
+            out.row |= 1 << t;
+            out.stride = out.stride.max(stride);
+        }
+        if least >= Unique::Plane {
+            out.plane |= 1 << t;
+        }
+    }
+    out
+}
+
+/// `e` as `stride * own + offset`, if it is one.
+fn form(m: &Module, locals: &[(LocalId, Form)], e: &Expr) -> Option<Form> {
+    let own = |unique| Some(Form { unique, stride: 1, offset: 0 });
+    match &e.kind {
+        ExprKind::Cast(Scalar::U32 | Scalar::I32, inner) => form(m, locals, inner),
+        ExprKind::Load(Place { root: Root::Local(id), path }) if path.is_empty() => locals.iter().find(|(l, _)| l == id).map(|(_, f)| *f),
+        _ if unique(m, e) != Unique::Never => own(unique(m, e)),
+        ExprKind::Binary(BinOp::Add, a, b) => {
+            let plus = |p: &Expr, q: &Expr| {
+                let (f, k) = (form(m, locals, p)?, literal(q)?);
+                Some(Form { offset: f.offset.checked_add(k)?, ..f })
+            };
+            plus(a, b).or_else(|| plus(b, a))
+        }
+        ExprKind::Binary(BinOp::Mul, a, b) => {
+            let times = |p: &Expr, q: &Expr| {
+                let (f, c) = (form(m, locals, p)?, literal(q).filter(|&c| c > 0)?);
+                Some(Form { unique: f.unique, stride: f.stride.checked_mul(c)?, offset: f.offset.checked_mul(c)? })
+            };
+            times(a, b).or_else(|| times(b, a))
+        }
+        _ => None,
+    }
+}
+
+fn literal(e: &Expr) -> Option<u32> {
+    match e.kind {
+        ExprKind::Lit(Lit::Int(v)) => u32::try_from(v).ok(),
+        _ => None,
+    }
+}
+
+/// Under which grids `e` itself is the invocation's linear number.
+fn unique(m: &Module, e: &Expr) -> Unique {
     let [x, y, z] = m.kernel.workgroup_size;
     let row_wide = y == 1 && z == 1;
     match &e.kind {
-        ExprKind::Cast(Scalar::U32 | Scalar::I32, inner) => unique(m, locals, inner),
-        ExprKind::Load(Place { root: Root::Local(id), path }) if path.is_empty() => locals.iter().find(|(l, _)| l == id).map_or(Unique::Never, |(_, u)| *u),
         ExprKind::Component(v, 0) if row_wide && is(v, Builtin::GlobalId) => Unique::Row,
         ExprKind::Binary(BinOp::Add, a, b) => {
             let either = |p: &Expr, q: &Expr| {
@@ -124,9 +192,9 @@ fn is_local_x(e: &Expr) -> bool {
     component(e, Builtin::LocalId, 0) || is(e, Builtin::LocalIndex)
 }
 
-/// The locals bound once (one `let` with a value) to a unique index and
-/// never assigned again, with the grids under which they are.
-fn unique_locals(m: &Module) -> Vec<(LocalId, Unique)> {
+/// The locals bound once (one `let` with a value) to an index of a
+/// [`Form`] and never assigned again, with their forms.
+fn unique_locals(m: &Module) -> Vec<(LocalId, Form)> {
     let (mut lets, mut assigned): (Vec<(LocalId, &Expr)>, Vec<LocalId>) = (Vec::new(), Vec::new());
     walk_stmts(&m.kernel.body.block, &mut |s| match &s.kind {
         StmtKind::Let(id, Some(e)) => lets.push((*id, e)),
@@ -135,15 +203,11 @@ fn unique_locals(m: &Module) -> Vec<(LocalId, Unique)> {
         _ => {}
     });
     let once = |id: &LocalId| lets.iter().filter(|(l, _)| l == id).count() == 1 && !assigned.contains(id);
-    // A local bound to another unique local is unique too: grow to a fixed point.
-    let mut out: Vec<(LocalId, Unique)> = Vec::new();
+    // A local bound to another one of a form has a form too: grow to a fixed point.
+    let mut out: Vec<(LocalId, Form)> = Vec::new();
     loop {
-        let more: Vec<(LocalId, Unique)> = lets
-            .iter()
-            .filter(|(id, _)| once(id) && !out.iter().any(|(l, _)| l == id))
-            .map(|(id, e)| (*id, unique(m, &out, e)))
-            .filter(|(_, u)| *u != Unique::Never)
-            .collect();
+        let more: Vec<(LocalId, Form)> =
+            lets.iter().filter(|(id, _)| once(id) && !out.iter().any(|(l, _)| l == id)).filter_map(|(id, e)| Some((*id, form(m, &out, e)?))).collect();
         if more.is_empty() {
             return out;
         }

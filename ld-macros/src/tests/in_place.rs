@@ -7,6 +7,11 @@ use crate::analysis::in_place;
 
 /// `(row, plane)` bits of the one kernel of `src`.
 fn bits(src: &str) -> (u32, u32) {
+    let p = place(src);
+    (p.row, p.plane)
+}
+
+fn place(src: &str) -> in_place::InPlace {
     match parse(src) {
         Ok(mut ms) => in_place::in_place(&ms.pop().unwrap().1),
         Err(d) => panic!("the kernel does not parse:\n{}", show(&d)),
@@ -98,4 +103,29 @@ mod m {
 }";
     // Targets: y (0), z (1), s (2).
     assert_eq!(bits(src), (0b001, 0));
+}
+
+#[test]
+fn strided_elements_of_one_stride_are_in_place() {
+    let accepted = [
+        ("let i = global_id().x; y[2 * i] = x[i]; y[2 * i + 1] = x[i] + 1;", 2),
+        ("let i = global_id().x; let j = i * 4; y[j] = 1; y[j + 3] = y[j + 2];", 4),
+        ("let i = global_id().x; y[(i + 0) * 3 + 2] = 1;", 3),
+    ];
+    for (body, stride) in accepted {
+        let p = place(&kernel("64", body));
+        assert_eq!((p.row, p.plane, p.stride), (1, 0, stride), "{body}");
+    }
+    let rejected = [
+        // Two strides meet: 2 * 3 == 3 * 2.
+        "let i = global_id().x; y[2 * i] = 1; y[3 * i] = 2;",
+        // An offset past the stride reaches the next invocation's element.
+        "let i = global_id().x; y[2 * i + 2] = 1;",
+        "let i = global_id().x; y[2 * i] = 1; y[i] = 2;",
+        // A stride of a loop variable.
+        "let i = global_id().x; for k in 0..4u32 { y[4 * i + k] = 1; }",
+    ];
+    for body in rejected {
+        assert_eq!(bits(&kernel("64", body)), (0, 0), "{body}");
+    }
 }

@@ -10,7 +10,7 @@ use super::records::Raw;
 use super::CheckOptions;
 use crate::error::{Error, Result};
 use crate::kernel::KernelInfo;
-use ld_shaders::abi::{guard, status, Shape, MODE_CHECK, MODE_DETERMINISTIC};
+use ld_shaders::abi::{guard, status, MODE_CHECK, MODE_DETERMINISTIC};
 
 /// What a run reports besides races.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -301,9 +301,8 @@ fn grow(l: &Layout, st: &Status, words: &[u64], opts: &CheckOptions, limits: Lim
             }
         }
     }
-    let pages = || l.shapes.iter().map(|s| matches!(s, Shape::Storage { .. }).then(|| s.pages()));
-    let direct = layout::with_l1_for_tables(direct, l.grid, pages(), opts);
-    let hashed = layout::with_l1_for_tables(hashed, l.grid, pages(), opts);
+    let direct = layout::with_l1_for_tables(direct, l.grid, layout::storage_pages(&l.shapes), opts);
+    let hashed = layout::with_l1_for_tables(hashed, l.grid, layout::storage_pages(&l.shapes), opts);
     let fallback = hashed != direct && hashed.entries != l.caps.entries;
     match layout::layout(l.info, l.grid, words, opts, direct, limits, l.deterministic) {
         Err(Error::CheckMemory { .. }) if fallback => layout::layout(l.info, l.grid, words, opts, hashed, limits, l.deterministic).map(Some),

@@ -264,6 +264,12 @@ pub(crate) fn initial_caps(info: &KernelInfo, grid: [u32; 3], words: &[u64], opt
     with_l1_for_tables(Caps { entries, direct, l1: 0, pool: 0 }, grid, pages_of.into_iter(), opts)
 }
 
+/// Each target's pages where it is a storage buffer (None for workgroup
+/// arrays), as [`with_l1_for_tables`] takes them.
+pub(crate) fn storage_pages(shapes: &[Shape]) -> impl Iterator<Item = Option<u32>> + '_ {
+    shapes.iter().map(|s| matches!(s, Shape::Storage { .. }).then(|| s.pages()))
+}
+
 /// Level 1's records for `wanted` (every workgroup publishing every page its
 /// tables hold): at most an eighth of the budget at first (a run that needs
 /// more says how many, and runs again with them).
@@ -323,20 +329,21 @@ pub(crate) fn layout(
         .collect();
     let in_place = in_place(info, grid);
     let has_storage = checked_storage(info, in_place);
-    let probe = |roles: Roles, rec_cap: u32| Layout {
+    let probe_with = |roles: Roles, rec_cap: u32, caps: &Caps| Layout {
         info,
         grid,
         deterministic,
         warp_size: opts.warp_size_for(wg),
         roles,
         shapes: shapes.clone(),
-        slot: abi::slot_layout(&shapes, roles, pool_blocks(&caps, &shapes, roles)),
+        slot: abi::slot_layout(&shapes, roles, pool_blocks(caps, &shapes, roles)),
         caps: caps.clone(),
         batch: 1,
         rec_cap,
         plan: Plan { budget, level1: None, level2: LevelPlan::new(warps, roles.copies as u64, None), batch: 1, bytes: 0 },
         in_place,
     };
+    let probe = |roles: Roles, rec_cap: u32| probe_with(roles, rec_cap, &caps);
     // Race records take at most an eighth of the budget (the count stays exact).
     let rec_cap_for = |budget: u64| {
         if deterministic {
@@ -370,13 +377,18 @@ pub(crate) fn layout(
         } else {
             ("one workgroup's copies", limits.binding, "device's binding size")
         };
-        // The records grow with the budget (an eighth of it): the budget
-        // that fits is where one workgroup and the records at that budget
-        // fit, a fixed point the sum reaches from below.
+        // The race records and level 1's grow with the budget (an eighth
+        // of it each): the budget that fits is where one workgroup and the
+        // records at that budget fit, a fixed point the sum reaches from
+        // below.
+        let at = |budget: u64| {
+            let caps = with_l1_for_tables(caps.clone(), grid, storage_pages(&shapes), &CheckOptions { memory_budget: Some(budget), ..*opts });
+            fixed(&probe_with(layout.roles, rec_cap_for(budget), &caps))
+        };
         let needed = if one > room {
             let mut fits = fixed(&layout) + one;
             loop {
-                let next = fixed(&probe(layout.roles, rec_cap_for(fits))) + one;
+                let next = at(fits) + one;
                 if next <= fits {
                     break fits;
                 }
