@@ -86,8 +86,10 @@ fn own_elements_are_left_in_place_and_give_the_native_result() {
         let r = r.unwrap();
         assert!(!r.has_races(), "{}: false positive:\n{r}", rt.backend());
         assert!(treatment(&r, "y").starts_with("in place"), "{}:\n{r}", rt.backend());
-        // Nothing to check across workgroups: level 1 does not run.
+        // Every target in place: nothing can race, and the kernel runs as
+        // written, one dispatch (no level 1, no engine).
         assert!(r.plan.as_ref().unwrap().level1.is_none(), "{r}");
+        assert_eq!((r.stats.unwrap().dispatches, r.regions_analyzed), (1, 0), "{}:\n{r}", rt.backend());
         assert_eq!(got, want, "{}: check mode", rt.backend());
         let (_, got) = run(&rt, scale, 16u32, &x, &y, Mode::Deterministic);
         assert_eq!(got, want, "{}: deterministic mode", rt.backend());
@@ -149,6 +151,16 @@ fn rounds_reruns_and_failures_start_from_the_input() {
         let run = rt.launch(bump_and_race, 4u32, (&mut y, &mut out, 1u32)).mode(Mode::Deterministic).run().unwrap();
         assert!(run.stats.unwrap().retries >= 1, "{}: {:?}", rt.backend(), run.stats);
         assert_eq!(y.to_vec().unwrap(), bumped, "{}: deterministic mode's second run", rt.backend());
+
+        // A kernel that runs as written and faults (`x` is shorter than
+        // `y`) leaves `y` as it was too.
+        for mode in [Mode::Check, Mode::Deterministic] {
+            let x = rt.upload(&y0[..n as usize - 1]).unwrap();
+            let mut y = rt.upload(&y0).unwrap();
+            let e = rt.launch(scale, 4u32, (&x, &mut y)).mode(mode).run().unwrap_err();
+            assert!(matches!(e, Error::Fault { .. }), "{}: {e}", rt.backend());
+            assert_eq!(y.to_vec().unwrap(), y0, "{} {mode:?}: a native run that failed is put back", rt.backend());
+        }
 
         // A fault (out of bounds: `out` has 3 words for 4 workgroups) fails
         // the launch and leaves `y` as it was, though the kernel wrote it.

@@ -592,7 +592,7 @@ impl<'a> Launch<'a> {
             "no buffer was written".to_string()
         } else if self.mode != Mode::Native {
             format!(
-                "the buffers this kernel writes ({}) are as they were before the launch: {} writes them only once every workgroup has finished, and puts the atomic buffers back after a fault",
+                "the buffers this kernel writes ({}) are as they were before the launch: {} writes them only once every workgroup has finished, and puts back those it writes as it runs (atomic buffers, targets left in place) after a fault",
                 written.join(", "),
                 self.mode_name()
             )

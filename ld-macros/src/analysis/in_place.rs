@@ -54,12 +54,12 @@ pub struct InPlace {
 /// The kernel's targets left in place, and on which grids.
 pub fn in_place(m: &Module) -> InPlace {
     let n = list(m).len();
-    let locals = unique_locals(m);
+    let (scope, locals) = scope(m);
     let mut forms: Vec<Option<Vec<Form>>> = vec![Some(Vec::new()); n];
     accesses(m, &mut |t, a| {
         let f = match a {
             Touch::Store(Place { root: Root::Mem { mem: MemRef::Param(_), index }, .. }, _, _)
-            | Touch::Load(Place { root: Root::Mem { mem: MemRef::Param(_), index }, .. }) => form(m, &locals, index),
+            | Touch::Load(Place { root: Root::Mem { mem: MemRef::Param(_), index }, .. }) => scope.form(&locals, index),
             _ => None,
         };
         match (f, &mut forms[t]) {
@@ -88,28 +88,113 @@ pub fn in_place(m: &Module) -> InPlace {
     out
 }
 
-/// `e` as `stride * own + offset`, if it is one.
-fn form(m: &Module, locals: &[(LocalId, Form)], e: &Expr) -> Option<Form> {
-    let own = |unique| Some(Form { unique, stride: 1, offset: 0 });
-    match &e.kind {
-        ExprKind::Cast(Scalar::U32 | Scalar::I32, inner) => form(m, locals, inner),
-        ExprKind::Load(Place { root: Root::Local(id), path }) if path.is_empty() => locals.iter().find(|(l, _)| l == id).map(|(_, f)| *f),
-        _ if unique(m, e) != Unique::Never => own(unique(m, e)),
-        ExprKind::Binary(BinOp::Add, a, b) => {
-            let plus = |p: &Expr, q: &Expr| {
-                let (f, k) = (form(m, locals, p)?, literal(q)?);
-                Some(Form { offset: f.offset.checked_add(k)?, ..f })
-            };
-            plus(a, b).or_else(|| plus(b, a))
+/// The kernel, and its locals that name a builtin (`let gid = global_id();`,
+/// bound once and never assigned), which an index may go through.
+struct Scope<'m> {
+    m: &'m Module,
+    builtins: Vec<(LocalId, Builtin)>,
+}
+
+impl Scope<'_> {
+    /// `e` as `stride * own + offset`, if it is one.
+    fn form(&self, locals: &[(LocalId, Form)], e: &Expr) -> Option<Form> {
+        let own = |unique| Some(Form { unique, stride: 1, offset: 0 });
+        match &e.kind {
+            ExprKind::Cast(Scalar::U32 | Scalar::I32, inner) => self.form(locals, inner),
+            ExprKind::Load(Place { root: Root::Local(id), path }) if path.is_empty() && locals.iter().any(|(l, _)| l == id) => {
+                locals.iter().find(|(l, _)| l == id).map(|(_, f)| *f)
+            }
+            _ if self.unique(e) != Unique::Never => own(self.unique(e)),
+            ExprKind::Binary(BinOp::Add, a, b) => {
+                let plus = |p: &Expr, q: &Expr| {
+                    let (f, k) = (self.form(locals, p)?, literal(q)?);
+                    Some(Form { offset: f.offset.checked_add(k)?, ..f })
+                };
+                plus(a, b).or_else(|| plus(b, a))
+            }
+            ExprKind::Binary(BinOp::Mul, a, b) => {
+                let times = |p: &Expr, q: &Expr| {
+                    let (f, c) = (self.form(locals, p)?, literal(q).filter(|&c| c > 0)?);
+                    Some(Form { unique: f.unique, stride: f.stride.checked_mul(c)?, offset: f.offset.checked_mul(c)? })
+                };
+                times(a, b).or_else(|| times(b, a))
+            }
+            _ => None,
         }
-        ExprKind::Binary(BinOp::Mul, a, b) => {
-            let times = |p: &Expr, q: &Expr| {
-                let (f, c) = (form(m, locals, p)?, literal(q).filter(|&c| c > 0)?);
-                Some(Form { unique: f.unique, stride: f.stride.checked_mul(c)?, offset: f.offset.checked_mul(c)? })
-            };
-            times(a, b).or_else(|| times(b, a))
+    }
+
+    /// Under which grids `e` itself is the invocation's linear number.
+    fn unique(&self, e: &Expr) -> Unique {
+        let [x, y, z] = self.m.kernel.workgroup_size;
+        let row_wide = y == 1 && z == 1;
+        if row_wide && self.component(e, Builtin::GlobalId, 0) {
+            return Unique::Row;
         }
-        _ => None,
+        let ExprKind::Binary(BinOp::Add, a, b) = &e.kind else { return Unique::Never };
+        let either = |p: &Expr, q: &Expr| {
+            // workgroup_id().x * X + local_id().x (or local_index()).
+            if row_wide && self.product_is(p, &[Factor::WorkgroupX, Factor::Const(x)]) && self.is_local_x(q) {
+                return Unique::Row;
+            }
+            // global_id().x + global_id().y * num_workgroups().x * X.
+            if z == 1 && self.component(p, Builtin::GlobalId, 0) && self.product_is(q, &[Factor::GlobalY, Factor::GroupsX, Factor::Const(x)]) {
+                return Unique::Plane;
+            }
+            Unique::Never
+        };
+        either(a, b).max(either(b, a))
+    }
+
+    /// Whether `e` is the product of exactly `want`, in any order and grouping.
+    fn product_is(&self, e: &Expr, want: &[Factor]) -> bool {
+        let mut got = Vec::new();
+        if !self.factors(e, &mut got) || got.len() != want.len() {
+            return false;
+        }
+        let mut left = want.to_vec();
+        got.iter().all(|f| left.iter().position(|w| w == f).map(|i| left.remove(i)).is_some())
+    }
+
+    fn factors(&self, e: &Expr, out: &mut Vec<Factor>) -> bool {
+        let f = match &e.kind {
+            ExprKind::Binary(BinOp::Mul, a, b) => return self.factors(a, out) && self.factors(b, out),
+            ExprKind::Lit(Lit::Int(v)) if (1..=u32::MAX as i64).contains(v) => Factor::Const(*v as u32),
+            _ if self.component(e, Builtin::WorkgroupSize, 0) => Factor::Const(self.m.kernel.workgroup_size[0]),
+            _ if self.component(e, Builtin::WorkgroupId, 0) => Factor::WorkgroupX,
+            _ if self.component(e, Builtin::GlobalId, 1) => Factor::GlobalY,
+            _ if self.component(e, Builtin::NumWorkgroups, 0) => Factor::GroupsX,
+            _ => return false,
+        };
+        out.push(f);
+        true
+    }
+
+    /// The builtin `e` is, directly or through a local that names it.
+    fn builtin(&self, e: &Expr) -> Option<Builtin> {
+        match &e.kind {
+            ExprKind::Builtin(b) => Some(*b),
+            ExprKind::Load(Place { root: Root::Local(id), path }) if path.is_empty() => self.named(*id),
+            _ => None,
+        }
+    }
+
+    fn named(&self, id: LocalId) -> Option<Builtin> {
+        self.builtins.iter().find(|(l, _)| *l == id).map(|(_, b)| *b)
+    }
+
+    /// Whether `e` is component `c` of builtin `b` (`global_id().x`, or
+    /// `gid.x` where `let gid = global_id();`).
+    fn component(&self, e: &Expr, b: Builtin, c: u32) -> bool {
+        match &e.kind {
+            ExprKind::Component(v, i) => *i == c && self.builtin(v) == Some(b),
+            ExprKind::Load(Place { root: Root::Local(id), path }) => matches!(path[..], [Proj::Component(i)] if i == c) && self.named(*id) == Some(b),
+            _ => false,
+        }
+    }
+
+    /// `local_id().x` or `local_index()` (equal in a workgroup of one row).
+    fn is_local_x(&self, e: &Expr) -> bool {
+        self.component(e, Builtin::LocalId, 0) || self.builtin(e) == Some(Builtin::LocalIndex)
     }
 }
 
@@ -117,30 +202,6 @@ fn literal(e: &Expr) -> Option<u32> {
     match e.kind {
         ExprKind::Lit(Lit::Int(v)) => u32::try_from(v).ok(),
         _ => None,
-    }
-}
-
-/// Under which grids `e` itself is the invocation's linear number.
-fn unique(m: &Module, e: &Expr) -> Unique {
-    let [x, y, z] = m.kernel.workgroup_size;
-    let row_wide = y == 1 && z == 1;
-    match &e.kind {
-        ExprKind::Component(v, 0) if row_wide && is(v, Builtin::GlobalId) => Unique::Row,
-        ExprKind::Binary(BinOp::Add, a, b) => {
-            let either = |p: &Expr, q: &Expr| {
-                // workgroup_id().x * X + local_id().x (or local_index()).
-                if row_wide && product_is(p, x, &[Factor::WorkgroupX, Factor::Const(x)]) && is_local_x(q) {
-                    return Unique::Row;
-                }
-                // global_id().x + global_id().y * num_workgroups().x * X.
-                if z == 1 && component(p, Builtin::GlobalId, 0) && product_is(q, x, &[Factor::GlobalY, Factor::GroupsX, Factor::Const(x)]) {
-                    return Unique::Plane;
-                }
-                Unique::Never
-            };
-            either(a, b).max(either(b, a))
-        }
-        _ => Unique::Never,
     }
 }
 
@@ -154,47 +215,10 @@ enum Factor {
     Const(u32),
 }
 
-/// Whether `e` is the product of exactly `want`, in any order and grouping
-/// (`x`: the workgroup's width, which `workgroup_size().x` stands for).
-fn product_is(e: &Expr, x: u32, want: &[Factor]) -> bool {
-    let mut got = Vec::new();
-    if !factors(e, x, &mut got) || got.len() != want.len() {
-        return false;
-    }
-    let mut left = want.to_vec();
-    got.iter().all(|f| left.iter().position(|w| w == f).map(|i| left.remove(i)).is_some())
-}
-
-fn factors(e: &Expr, x: u32, out: &mut Vec<Factor>) -> bool {
-    let f = match &e.kind {
-        ExprKind::Binary(BinOp::Mul, a, b) => return factors(a, x, out) && factors(b, x, out),
-        ExprKind::Lit(Lit::Int(v)) if (1..=u32::MAX as i64).contains(v) => Factor::Const(*v as u32),
-        _ if component(e, Builtin::WorkgroupSize, 0) => Factor::Const(x),
-        _ if component(e, Builtin::WorkgroupId, 0) => Factor::WorkgroupX,
-        _ if component(e, Builtin::GlobalId, 1) => Factor::GlobalY,
-        _ if component(e, Builtin::NumWorkgroups, 0) => Factor::GroupsX,
-        _ => return false,
-    };
-    out.push(f);
-    true
-}
-
-fn is(e: &Expr, b: Builtin) -> bool {
-    matches!(&e.kind, ExprKind::Builtin(x) if *x == b)
-}
-
-fn component(e: &Expr, b: Builtin, c: u32) -> bool {
-    matches!(&e.kind, ExprKind::Component(v, i) if *i == c && is(v, b))
-}
-
-/// `local_id().x` or `local_index()` (equal in a workgroup of one row).
-fn is_local_x(e: &Expr) -> bool {
-    component(e, Builtin::LocalId, 0) || is(e, Builtin::LocalIndex)
-}
-
-/// The locals bound once (one `let` with a value) to an index of a
-/// [`Form`] and never assigned again, with their forms.
-fn unique_locals(m: &Module) -> Vec<(LocalId, Form)> {
+/// The locals bound once (one `let` with a value) and never assigned
+/// again: those naming a builtin, and those holding an index of a [`Form`],
+/// with their forms.
+fn scope(m: &Module) -> (Scope<'_>, Vec<(LocalId, Form)>) {
     let (mut lets, mut assigned): (Vec<(LocalId, &Expr)>, Vec<LocalId>) = (Vec::new(), Vec::new());
     walk_stmts(&m.kernel.body.block, &mut |s| match &s.kind {
         StmtKind::Let(id, Some(e)) => lets.push((*id, e)),
@@ -203,13 +227,22 @@ fn unique_locals(m: &Module) -> Vec<(LocalId, Form)> {
         _ => {}
     });
     let once = |id: &LocalId| lets.iter().filter(|(l, _)| l == id).count() == 1 && !assigned.contains(id);
+    let builtins = lets
+        .iter()
+        .filter(|(id, _)| once(id))
+        .filter_map(|(id, e)| match e.kind {
+            ExprKind::Builtin(b) => Some((*id, b)),
+            _ => None,
+        })
+        .collect();
+    let scope = Scope { m, builtins };
     // A local bound to another one of a form has a form too: grow to a fixed point.
     let mut out: Vec<(LocalId, Form)> = Vec::new();
     loop {
         let more: Vec<(LocalId, Form)> =
-            lets.iter().filter(|(id, _)| once(id) && !out.iter().any(|(l, _)| l == id)).filter_map(|(id, e)| Some((*id, form(m, &out, e)?))).collect();
+            lets.iter().filter(|(id, _)| once(id) && !out.iter().any(|(l, _)| l == id)).filter_map(|(id, e)| Some((*id, scope.form(&out, e)?))).collect();
         if more.is_empty() {
-            return out;
+            return (scope, out);
         }
         out.extend(more);
     }

@@ -33,6 +33,9 @@ fn own_elements_of_a_row_are_in_place_on_a_row() {
         "let i = workgroup_id().x * 64 + local_id().x; y[i] = y[i] + 1;",
         "let i = local_index() + 64 * workgroup_id().x; y[i] = 1;",
         "let i = workgroup_id().x * workgroup_size().x + local_index(); y[i] = 1;",
+        // Through locals naming the builtins.
+        "let gid = global_id(); y[gid.x] = y[gid.x] + 1;",
+        "let w = workgroup_id(); let l = local_index(); let i = w.x * 64 + l; y[i] = 1;",
     ];
     for body in accepted {
         assert_eq!(bits(&kernel("64", body)), (1, 0), "{body}");
@@ -69,6 +72,9 @@ fn shared_neighbour_or_workgroup_local_indices_are_not() {
         "y[0] = 1;",
         // A local assigned again.
         "let mut i = global_id().x; i = i / 2; y[i] = 1;",
+        "let mut gid = global_id(); gid.x = gid.x / 2; y[gid.x] = 1;",
+        // Another component.
+        "let gid = global_id(); y[gid.y] = 1;",
         // A stride other than the workgroup's width.
         "let i = workgroup_id().x * 32 + local_id().x; y[i] = 1;",
         "let i = global_id().x + global_id().y * num_workgroups().x * 128; y[i] = 1;",

@@ -201,6 +201,11 @@ impl Backend for CpuBackend<'_, '_> {
         Ok(())
     }
 
+    fn native(&mut self) -> Result<()> {
+        self.stats.dispatches += 1;
+        crate::cpu::executor::run(self.l).map_err(self.fault)
+    }
+
     fn run(&mut self, mode: u32, round: u32) -> Result<()> {
         self.stats.dispatches += 1;
         self.round = round;

@@ -63,6 +63,9 @@ pub(crate) trait Backend {
     /// Runs every workgroup, in batches, in `mode` (check or deterministic)
     /// and publishes each workgroup's final pages anew.
     fn run(&mut self, mode: u32, round: u32) -> Result<()>;
+    /// Runs the kernel as written, once, on the user's buffers: where the
+    /// launch leaves every target in place (`Layout::nothing_to_check`).
+    fn native(&mut self) -> Result<()>;
     /// Level 1 across workgroups: write-write races and the union (check
     /// mode), or the ordered fold into the user's buffers (deterministic).
     fn level1(&mut self, mode: u32) -> Result<()>;
@@ -145,8 +148,10 @@ type Runs<T> = fn(&mut dyn Backend, Layout, &[u64], &CheckOptions, Limits, OnFau
 /// orders differ.)
 fn alone_on_fault<T>(b: &mut dyn Backend, l: Layout, words: &[u64], opts: &CheckOptions, limits: Limits, on_fault: OnFault, runs: Runs<T>) -> Result<T> {
     let (info, grid, caps, deterministic) = (l.info, l.grid, l.caps.clone(), l.deterministic);
+    // (A native run's fault cannot come from lanes sharing a copy.)
+    let shared = !l.nothing_to_check() && opts.warp_size != Some(1);
     match runs(b, l, words, opts, limits, on_fault) {
-        Err(Error::Fault { .. }) if opts.warp_size != Some(1) => {
+        Err(Error::Fault { .. }) if shared => {
             log::info!("ld: `{}` faulted with lanes sharing their warp's copy; running it again with one invocation per warp, so the fault does not depend on the device's lane order", info.name);
             b.restore()?;
             b.clear_fault()?;
@@ -178,7 +183,22 @@ fn isolated(e: Error) -> Error {
     }
 }
 
+/// Where the launch leaves every target in place, nothing can race: the
+/// kernel runs as written, once (its buffers put back if it fails), and
+/// the check has no records.
+fn native_run(b: &mut dyn Backend, l: &Layout, on_fault: OnFault) -> Result<Stats> {
+    b.snapshot(&l.live())?;
+    b.prepare(l)?;
+    b.native()?;
+    status(b, on_fault)?;
+    Ok(b.stats())
+}
+
 fn check_runs(b: &mut dyn Backend, mut l: Layout, words: &[u64], opts: &CheckOptions, limits: Limits, on_fault: OnFault) -> Result<Checked> {
+    if l.nothing_to_check() {
+        let stats = native_run(b, &l, on_fault)?;
+        return Ok(Checked { raw: b.records()?, plan: l.plan, stats });
+    }
     let mut retries = 0;
     b.snapshot(&l.live())?;
     let mut progress = super::progress::Progress::new(l.plan.level2.rounds_run as u64, l.info.name, opts.progress);
@@ -231,6 +251,11 @@ pub(crate) fn deterministic(b: &mut dyn Backend, l: Layout, words: &[u64], opts:
 }
 
 fn deterministic_runs(b: &mut dyn Backend, mut l: Layout, words: &[u64], opts: &CheckOptions, limits: Limits, on_fault: OnFault) -> Result<Stats> {
+    if l.nothing_to_check() {
+        // No two invocations share a word a plain store writes: the native
+        // result is every device's.
+        return native_run(b, &l, on_fault);
+    }
     let mut retries = 0;
     let mut opts = *opts;
     b.snapshot(&l.live())?;

@@ -385,6 +385,18 @@ impl Backend for GpuBackend<'_> {
         Ok(())
     }
 
+    fn native(&mut self) -> Result<()> {
+        let pl = pipeline::get(self.ctx, self.info, Variant::Native)?;
+        let g0 = self.kernel_group(&pl.layout);
+        let (grid, name) = (self.layout.as_ref().unwrap().grid, self.info.name);
+        self.stats.dispatches += 1;
+        let mut pass = self.enc().begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some(name), timestamp_writes: None });
+        pass.set_pipeline(&pl.pipeline);
+        pass.set_bind_group(0, &g0, &[]);
+        pass.dispatch_workgroups(grid[0], grid[1], grid[2]);
+        Ok(())
+    }
+
     fn level1(&mut self, mode: u32) -> Result<()> {
         self.level1_pass(mode, false)
     }

@@ -146,6 +146,15 @@ impl Layout {
         checked_storage(self.info, self.in_place)
     }
 
+    /// Whether the launch leaves every target in place (no workgroup
+    /// array, every storage target at each invocation's own element): no
+    /// plain store can race, and the kernel runs as written
+    /// (`Backend::native`).
+    pub fn nothing_to_check(&self) -> bool {
+        let all = if self.info.targets.len() >= 32 { u32::MAX } else { (1u32 << self.info.targets.len()) - 1 };
+        self.in_place & all == all
+    }
+
     /// The parameters a run writes as it goes, which every run again and
     /// every failure puts back (`Backend::snapshot`): the atomic buffers
     /// and the targets left in place.
