@@ -258,8 +258,17 @@ impl<'a> GpuBackend<'a> {
     }
 
     /// (target, parameter) of every storage target.
+    /// The storage targets the engine checks (target, parameter): those
+    /// left in place have nothing to publish, merge or fold.
     fn storage_targets(&self) -> Vec<(u32, usize)> {
-        self.info.targets.iter().enumerate().filter_map(|(t, place)| if let TargetPlace::Param(p) = *place { Some((t as u32, p)) } else { None }).collect()
+        let in_place = self.layout.as_ref().map_or(0, |l| l.in_place);
+        let checked = |t: usize| in_place >> t & 1 == 0;
+        self.info
+            .targets
+            .iter()
+            .enumerate()
+            .filter_map(|(t, place)| if let TargetPlace::Param(p) = *place { checked(t).then_some((t as u32, p)) } else { None })
+            .collect()
     }
 
     /// `@group(0)` of the engine's shaders: a target's user buffer, and `second`.
