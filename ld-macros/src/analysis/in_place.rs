@@ -69,14 +69,14 @@ pub fn in_place(m: &Module) -> InPlace {
     });
     let mut out = InPlace::default();
     for (t, fs) in forms.iter().enumerate() {
-        // One stride for every access, each offset below it; a target the
-        // body never accesses is left to the engine (nothing to gain).
-        let Some(fs) = fs.as_ref().filter(|fs| !fs.is_empty()) else { continue };
-        let stride = fs[0].stride;
+        // One stride for every access, each offset below it (a target the
+        // body never accesses has none, and nothing to race on).
+        let Some(fs) = fs else { continue };
+        let stride = fs.first().map_or(1, |f| f.stride);
         if fs.iter().any(|f| f.stride != stride || f.offset >= stride) {
             continue;
         }
-        let least = fs.iter().map(|f| f.unique).min().unwrap_or(Unique::Never);
+        let least = fs.iter().map(|f| f.unique).min().unwrap_or(Unique::Plane);
         if least >= Unique::Row {
             out.row |= 1 << t;
             out.stride = out.stride.max(stride);

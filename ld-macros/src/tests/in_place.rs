@@ -135,3 +135,10 @@ fn strided_elements_of_one_stride_are_in_place() {
         assert_eq!(bits(&kernel("64", body)), (0, 0), "{body}");
     }
 }
+
+#[test]
+fn a_target_the_body_never_accesses_is_in_place() {
+    // Targets: y (0), unused (1).
+    let src = "#[ld::kernel(workgroup_size = 64)]\nfn k(y: &mut [u32], unused: &mut [u32]) {\n    y[0] = 1;\n}";
+    assert_eq!(bits(src), (0b10, 0b10));
+}
