@@ -182,7 +182,7 @@ pub(crate) fn checked(info: &KernelInfo, grid: [u32; 3], targets: &[Target]) -> 
 }
 
 /// The treatment of a target left in place (`KernelInfo::in_place`).
-pub(crate) const IN_PLACE: &str = "in place: every access is the invocation's own element of the dispatch, so no two invocations share a word; not privatized";
+pub(crate) const IN_PLACE: &str = "in place: each invocation accesses only its own element, cannot race";
 
 /// The sentence that explains a race whose cause is a barrier's kind or
 /// scope (`before`: the read came first, a write after the barrier).
