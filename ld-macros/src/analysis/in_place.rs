@@ -10,7 +10,7 @@
 //! only the launch knows: the analysis says under which grids it is
 //! (`InPlace`), the runtime decides per launch.
 
-use super::targets::{accesses, list, Touch};
+use super::targets::{accesses, bound_once, grow_locals, list, Touch};
 use crate::ir::*;
 
 /// The grids under which an index names each invocation's own element,
@@ -98,13 +98,13 @@ struct Scope<'m> {
 impl Scope<'_> {
     /// `e` as `stride * own + offset`, if it is one.
     fn form(&self, locals: &[(LocalId, Form)], e: &Expr) -> Option<Form> {
-        let own = |unique| Some(Form { unique, stride: 1, offset: 0 });
+        let unique = self.unique(e);
+        if unique != Unique::Never {
+            return Some(Form { unique, stride: 1, offset: 0 });
+        }
         match &e.kind {
             ExprKind::Cast(Scalar::U32 | Scalar::I32, inner) => self.form(locals, inner),
-            ExprKind::Load(Place { root: Root::Local(id), path }) if path.is_empty() && locals.iter().any(|(l, _)| l == id) => {
-                locals.iter().find(|(l, _)| l == id).map(|(_, f)| *f)
-            }
-            _ if self.unique(e) != Unique::Never => own(self.unique(e)),
+            ExprKind::Load(Place { root: Root::Local(id), path }) if path.is_empty() => locals.iter().find(|(l, _)| l == id).map(|(_, f)| *f),
             ExprKind::Binary(BinOp::Add, a, b) => {
                 let plus = |p: &Expr, q: &Expr| {
                     let (f, k) = (self.form(locals, p)?, literal(q)?);
@@ -219,31 +219,15 @@ enum Factor {
 /// again: those naming a builtin, and those holding an index of a [`Form`],
 /// with their forms.
 fn scope(m: &Module) -> (Scope<'_>, Vec<(LocalId, Form)>) {
-    let (mut lets, mut assigned): (Vec<(LocalId, &Expr)>, Vec<LocalId>) = (Vec::new(), Vec::new());
-    walk_stmts(&m.kernel.body.block, &mut |s| match &s.kind {
-        StmtKind::Let(id, Some(e)) => lets.push((*id, e)),
-        StmtKind::Let(id, None) => assigned.push(*id),
-        StmtKind::Assign(Place { root: Root::Local(id), .. }, _, _) => assigned.push(*id),
-        _ => {}
-    });
-    let once = |id: &LocalId| lets.iter().filter(|(l, _)| l == id).count() == 1 && !assigned.contains(id);
+    let lets = bound_once(m);
     let builtins = lets
         .iter()
-        .filter(|(id, _)| once(id))
         .filter_map(|(id, e)| match e.kind {
             ExprKind::Builtin(b) => Some((*id, b)),
             _ => None,
         })
         .collect();
     let scope = Scope { m, builtins };
-    // A local bound to another one of a form has a form too: grow to a fixed point.
-    let mut out: Vec<(LocalId, Form)> = Vec::new();
-    loop {
-        let more: Vec<(LocalId, Form)> =
-            lets.iter().filter(|(id, _)| once(id) && !out.iter().any(|(l, _)| l == id)).filter_map(|(id, e)| Some((*id, scope.form(&out, e)?))).collect();
-        if more.is_empty() {
-            return (scope, out);
-        }
-        out.extend(more);
-    }
+    let forms = grow_locals(&lets, |found, e| scope.form(found, e));
+    (scope, forms)
 }

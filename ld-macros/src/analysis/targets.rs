@@ -162,6 +162,17 @@ fn own_index(m: &Module, own_locals: &[LocalId], index: &Expr) -> bool {
 /// The locals bound once (one `let` with a value) to an own index and
 /// never assigned again.
 fn own_locals(m: &Module) -> Vec<LocalId> {
+    let own = grow_locals(&bound_once(m), |own: &[(LocalId, ())], e| {
+        let ids: Vec<LocalId> = own.iter().map(|(id, _)| *id).collect();
+        own_index(m, &ids, e).then_some(())
+    });
+    own.into_iter().map(|(id, _)| id).collect()
+}
+
+/// The kernel body's locals bound once (one `let` with a value) and never
+/// assigned again, with their values: what they hold is that expression
+/// wherever they are read.
+pub(super) fn bound_once(m: &Module) -> Vec<(LocalId, &Expr)> {
     let (mut lets, mut assigned): (Vec<(LocalId, &Expr)>, Vec<LocalId>) = (Vec::new(), Vec::new());
     walk_stmts(&m.kernel.body.block, &mut |s| match &s.kind {
         StmtKind::Let(id, Some(e)) => lets.push((*id, e)),
@@ -170,14 +181,20 @@ fn own_locals(m: &Module) -> Vec<LocalId> {
         _ => {}
     });
     let once = |id: &LocalId| lets.iter().filter(|(l, _)| l == id).count() == 1 && !assigned.contains(id);
-    // A local bound to another own local is own too: grow to a fixed point.
-    let mut own: Vec<LocalId> = Vec::new();
+    lets.iter().filter(|(id, _)| once(id)).copied().collect()
+}
+
+/// The locals of `lets` whose value `f` gives a fact, given the facts of
+/// the locals found so far: a local bound to another one with a fact may
+/// have one too, so this grows to a fixed point.
+pub(super) fn grow_locals<T>(lets: &[(LocalId, &Expr)], f: impl Fn(&[(LocalId, T)], &Expr) -> Option<T>) -> Vec<(LocalId, T)> {
+    let mut out: Vec<(LocalId, T)> = Vec::new();
     loop {
-        let more: Vec<LocalId> = lets.iter().filter(|(id, e)| !own.contains(id) && once(id) && own_index(m, &own, e)).map(|(id, _)| *id).collect();
+        let more: Vec<(LocalId, T)> = lets.iter().filter(|(id, _)| !out.iter().any(|(l, _)| l == id)).filter_map(|(id, e)| Some((*id, f(&out, e)?))).collect();
         if more.is_empty() {
-            return own;
+            return out;
         }
-        own.extend(more);
+        out.extend(more);
     }
 }
 

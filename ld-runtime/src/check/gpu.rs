@@ -162,14 +162,19 @@ impl<'a> GpuBackend<'a> {
         self.dev().create_bind_group(&wgpu::BindGroupDescriptor { label: Some(self.info.name), layout, entries: &entries })
     }
 
+    /// Dispatches `count` workgroups (over y past a dimension's limit).
     fn dispatch(&mut self, pipeline: &wgpu::ComputePipeline, groups: &[&wgpu::BindGroup], count: u32) {
+        self.dispatch_grid(pipeline, groups, [count.min(65535), count.div_ceil(65535), 1]);
+    }
+
+    fn dispatch_grid(&mut self, pipeline: &wgpu::ComputePipeline, groups: &[&wgpu::BindGroup], grid: [u32; 3]) {
         self.stats.dispatches += 1;
         let mut pass = self.enc().begin_compute_pass(&wgpu::ComputePassDescriptor { label: None, timestamp_writes: None });
         pass.set_pipeline(pipeline);
         for (i, g) in groups.iter().enumerate() {
             pass.set_bind_group(i as u32, *g, &[]);
         }
-        pass.dispatch_workgroups(count.min(65535), count.div_ceil(65535), 1);
+        pass.dispatch_workgroups(grid[0], grid[1], grid[2]);
     }
 
     fn dispatch_indirect(&mut self, pipeline: &wgpu::ComputePipeline, groups: &[&wgpu::BindGroup]) {
@@ -397,12 +402,8 @@ impl Backend for GpuBackend<'_> {
     fn native(&mut self) -> Result<()> {
         let pl = pipeline::get(self.ctx, self.info, Variant::Native)?;
         let g0 = self.kernel_group(&pl.layout);
-        let (grid, name) = (self.layout.as_ref().unwrap().grid, self.info.name);
-        self.stats.dispatches += 1;
-        let mut pass = self.enc().begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some(name), timestamp_writes: None });
-        pass.set_pipeline(&pl.pipeline);
-        pass.set_bind_group(0, &g0, &[]);
-        pass.dispatch_workgroups(grid[0], grid[1], grid[2]);
+        let grid = self.layout.as_ref().unwrap().grid;
+        self.dispatch_grid(&pl.pipeline, &[&g0], grid);
         Ok(())
     }
 
