@@ -2592,3 +2592,108 @@ fn a_full_record_buffer_keeps_the_count_of_races_exact() {
         }
     }
 }
+
+// ================================= settled reads (the macro's `analysis::settled`)
+
+/// RACE-FREE: the tiled loop. Each iteration loads a tile, one word per
+/// invocation, `barrier()`, every invocation reads the whole tile,
+/// `barrier()`. No write of `tile` shares an epoch with the reads, so
+/// they are settled (read without lane tags); the second barrier keeps the
+/// next iteration's load out of their epoch.
+#[ld::kernel(workgroup_size = 64)]
+fn tiled_sums(input: &[u32], out: &mut [u32], tiles: u32) {
+    let tile = shared::<[u32; 64]>();
+    let lid = local_index();
+    let mut acc = 0u32;
+    for t in 0..tiles {
+        tile[lid] = input[(workgroup_id().x * tiles + t) * 64 + lid];
+        barrier();
+        for j in 0..64u32 {
+            acc += tile[(lid + j) % 64] * (j + 1);
+        }
+        barrier();
+    }
+    out[global_id().x] = acc;
+}
+
+/// RACY (rw, workgroup memory, inter-warp): `tiled_sums` without its second
+/// barrier. The next iteration's load shares the epoch of this iteration's
+/// reads: warp 0 overwrites words warp 1 is still reading (and the other
+/// way round), so what a warp sums depends on which ran first. The loop
+/// carries the epoch to the load; the reads are not settled.
+#[ld::kernel(workgroup_size = 64)]
+fn tiled_sums_one_barrier(input: &[u32], out: &mut [u32], tiles: u32) {
+    let tile = shared::<[u32; 64]>();
+    let lid = local_index();
+    let mut acc = 0u32;
+    for t in 0..tiles {
+        tile[lid] = input[(workgroup_id().x * tiles + t) * 64 + lid];
+        barrier();
+        for j in 0..64u32 {
+            acc += tile[(lid + j) % 64] * (j + 1);
+        }
+    }
+    out[global_id().x] = acc;
+}
+
+#[ld::kernels]
+mod helper_reads {
+    /// The partner's word, three times: a read in a helper, through a slice.
+    fn partner(c: &[u32], lid: u32) -> u32 {
+        c[(lid + 32) % 64] * 3
+    }
+
+    /// RACY (rw, workgroup memory, inter-warp): the helper reads the
+    /// partner warp's word in the epoch that writes it. The same helper
+    /// after the barrier reads settled words, but its read is one place in
+    /// the helper, tagged because of the first call.
+    #[kernel(workgroup_size = 64)]
+    pub fn helper_read_racy(input: &[u32], out: &mut [u32]) {
+        let tile = shared::<[u32; 64]>();
+        let lid = local_index();
+        tile[lid] = input[global_id().x];
+        out[global_id().x] = partner(&tile, lid);
+        barrier();
+        out[global_id().x] += partner(&tile, lid);
+    }
+
+    /// RACE-FREE twin: a `barrier()` between the load and every read; the
+    /// helper's read is settled.
+    #[kernel(workgroup_size = 64)]
+    pub fn helper_read_fixed(input: &[u32], out: &mut [u32]) {
+        let tile = shared::<[u32; 64]>();
+        let lid = local_index();
+        tile[lid] = input[global_id().x];
+        barrier();
+        out[global_id().x] = partner(&tile, lid);
+        out[global_id().x] += partner(&tile, lid) * 2;
+    }
+}
+
+fn tiles(k: &'static str) -> impl Fn(&Runtime, How) -> (Option<Report>, Vec<u32>) {
+    move |rt, how| {
+        let i = rt.upload(&iota(3 * 64 * 2, 7)).unwrap();
+        let mut o = rt.zeros::<u32>(128).unwrap();
+        let r = match k {
+            "tiled_sums" => go(rt.launch(tiled_sums, 2, (&i, &mut o, 3u32)), how),
+            "tiled_sums_one_barrier" => go(rt.launch(tiled_sums_one_barrier, 2, (&i, &mut o, 3u32)), how),
+            "helper_read_racy" => go(rt.launch(helper_reads::helper_read_racy, 2, (&i, &mut o)), how),
+            "helper_read_fixed" => go(rt.launch(helper_reads::helper_read_fixed, 2, (&i, &mut o)), how),
+            _ => unreachable!(),
+        };
+        (r, o.to_vec().unwrap())
+    }
+}
+
+#[test]
+fn tiled_reads_between_barriers_are_clean() {
+    expect_clean("tiled_sums", 32, &tiles("tiled_sums"));
+    expect_clean("tiled_sums", 1, &tiles("tiled_sums"));
+    expect_clean("helper_read_fixed", 32, &tiles("helper_read_fixed"));
+}
+
+#[test]
+fn a_tile_overwritten_in_its_readers_epoch_races() {
+    expect_race("tiled_sums_one_barrier", 32, &tiles("tiled_sums_one_barrier"), &[rw(WG, WARP, "tile").read()]);
+    expect_race("helper_read_racy", 32, &tiles("helper_read_racy"), &[rw(WG, WARP, "tile").read()]);
+}

@@ -207,11 +207,15 @@ fn kernel_impl(m: &Module, f: &syn::ItemFn) -> syn::Result<TokenStream> {
     analysis::targets::check_count(m)?;
     let (native, native_sites) = wgsl::native(m);
     wgsl::validate(&native, m.kernel.span, "native")?;
-    let twin = cpu::twin(m);
+    // Check and deterministic modes read settled reads without tags; the
+    // native kernel does not look.
+    let mut settled = m.clone();
+    analysis::settled::mark(&mut settled);
+    let twin = cpu::twin(&settled);
     let classes = analysis::targets::params(m);
-    let (instrumented, instrumented_sites) = wgsl::instrumented(m);
+    let (instrumented, instrumented_sites) = wgsl::instrumented(&settled);
     wgsl::validate(&instrumented, m.kernel.span, "instrumented (check mode)")?;
-    let (folded, folded_sites) = wgsl::folded(m);
+    let (folded, folded_sites) = wgsl::folded(&settled);
     wgsl::validate(&folded, m.kernel.span, "folded (deterministic mode)")?;
     // The guard's sites, with the line and column the CPU twin's own
     // `line!()` and `column!()` give the same spans.

@@ -58,8 +58,8 @@ pub fn in_place(m: &Module) -> InPlace {
     let mut forms: Vec<Option<Vec<Form>>> = vec![Some(Vec::new()); n];
     accesses(m, &mut |t, a| {
         let f = match a {
-            Touch::Store(Place { root: Root::Mem { mem: MemRef::Param(_), index }, .. }, _, _)
-            | Touch::Load(Place { root: Root::Mem { mem: MemRef::Param(_), index }, .. }) => scope.form(&locals, index),
+            Touch::Store(Place { root: Root::Mem { mem: MemRef::Param(_), index, .. }, .. }, _, _)
+            | Touch::Load(Place { root: Root::Mem { mem: MemRef::Param(_), index, .. }, .. }) => scope.form(&locals, index),
             _ => None,
         };
         match (f, &mut forms[t]) {

@@ -1,5 +1,6 @@
 //! Checks on the typed IR that Rust's type system cannot express.
 
 pub mod in_place;
+pub mod settled;
 pub mod targets;
 pub mod uniformity;

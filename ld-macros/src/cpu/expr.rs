@@ -70,7 +70,7 @@ impl Emitter<'_> {
                 }
                 (CpuPlace::Local(t), ty)
             }
-            Root::Mem { mem, index } => {
+            Root::Mem { mem, index, .. } => {
                 let mut ty = self.mem_elem(*mem);
                 let mem = self.mem(*mem);
                 let index = self.expr(index);
@@ -120,7 +120,8 @@ impl Emitter<'_> {
             CpuPlace::Mem { mem, index, inner, site } => {
                 // Operands first: they may themselves need `cx` mutably.
                 let ty = rust_type(self.module, &ty);
-                quote!({ let ld_i = #index; let ld_o = #inner; cx.read::<#ty>(#mem, ld_i, ld_o, #site)? })
+                let read = if matches!(p.root, Root::Mem { settled: true, .. }) { quote!(read_settled) } else { quote!(read) };
+                quote!({ let ld_i = #index; let ld_o = #inner; cx.#read::<#ty>(#mem, ld_i, ld_o, #site)? })
             }
         }
     }

@@ -191,6 +191,11 @@ pub enum Root {
     Mem {
         mem: MemRef,
         index: Box<Expr>,
+        /// A read no write of its memory can meet: no invocation writes
+        /// the workgroup array in any epoch the read may run in
+        /// (`analysis::settled`). Check and deterministic modes read it
+        /// from the warp's copy without tags.
+        settled: bool,
     },
 }
 

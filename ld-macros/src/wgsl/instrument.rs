@@ -17,6 +17,15 @@ use crate::ir::*;
 use crate::lower::{self, Term};
 use std::fmt::Write;
 
+/// How an accessor reaches a target's words.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(super) enum WordAccess {
+    Read,
+    /// A read no write can meet (`analysis::settled`): no tags.
+    SettledRead,
+    Write,
+}
+
 impl Writer<'_> {
     /// The target a place lives in, if it is privatized.
     pub(super) fn target_place(&self, f: &Func, p: &Place) -> Option<usize> {
@@ -38,7 +47,7 @@ impl Writer<'_> {
     /// `Writer::index_sites`); else each index is checked as it is read
     /// (past the end: noted, and the last element read instead).
     pub(super) fn word_addr(&mut self, f: &mut Func, p: &Place, idx: Option<&[String]>, span: proc_macro2::Span) -> (String, Type) {
-        let Root::Mem { mem, index } = &p.root else { unreachable!("targets are memories") };
+        let Root::Mem { mem, index, .. } = &p.root else { unreachable!("targets are memories") };
         let (_, m) = self.mem_name(f, *mem);
         let elem = self.mem_elem(f, *mem);
         let ew = elem.words(self.m);
@@ -86,13 +95,18 @@ impl Writer<'_> {
     pub(super) fn load_target(&mut self, f: &mut Func, p: &Place, span: proc_macro2::Span) -> String {
         let t = self.target_place(f, p).unwrap();
         let (addr, ty) = self.word_addr(f, p, None, span);
-        let load = self.accessor(t, &ty, false);
+        // (A helper's read may be settled for the workgroup arrays its
+        // slice is bound to, never for a buffer: `analysis::settled`.)
+        let shared = matches!(&p.root, Root::Mem { mem, .. } if matches!(self.mem_name(f, *mem).1, MemRef::Shared(_)));
+        let how = if shared && matches!(p.root, Root::Mem { settled: true, .. }) { WordAccess::SettledRead } else { WordAccess::Read };
+        let load = self.accessor(t, &ty, how);
         format!("{load}({addr})")
     }
 
     /// A function loading (or storing) a value of `ty` at a word of target `t`.
-    pub(super) fn accessor(&mut self, t: usize, ty: &Type, store: bool) -> String {
-        let key = (t, self.ty(ty), store);
+    pub(super) fn accessor(&mut self, t: usize, ty: &Type, how: WordAccess) -> String {
+        let store = how == WordAccess::Write;
+        let key = (t, self.ty(ty), how);
         if let Some(n) = self.accessor_names.get(&key) {
             return n.clone();
         }
@@ -103,10 +117,11 @@ impl Writer<'_> {
         // struct, which a plain `a` or `v` could shadow.
         let body = match ty {
             Type::Scalar(s) => {
+                let rd = if how == WordAccess::SettledRead { "ld_rs" } else { "ld_rd" };
                 let (from, to) = match s {
-                    Scalar::U32 => ("ld_v".to_string(), format!("ld_rd{t}(ld_a)")),
-                    Scalar::Bool => ("select(0u, 1u, ld_v)".to_string(), format!("ld_rd{t}(ld_a) != 0u")),
-                    _ => ("bitcast<u32>(ld_v)".to_string(), format!("bitcast<{wty}>(ld_rd{t}(ld_a))")),
+                    Scalar::U32 => ("ld_v".to_string(), format!("{rd}{t}(ld_a)")),
+                    Scalar::Bool => ("select(0u, 1u, ld_v)".to_string(), format!("{rd}{t}(ld_a) != 0u")),
+                    _ => ("bitcast<u32>(ld_v)".to_string(), format!("bitcast<{wty}>({rd}{t}(ld_a))")),
                 };
                 if store {
                     format!("    ld_wr{t}(ld_a, {from});\n")
@@ -119,7 +134,7 @@ impl Writer<'_> {
                 let mut parts = Vec::new();
                 for (i, (_, fty)) in def.fields.iter().enumerate() {
                     let off = def.field_offset(self.m, i);
-                    let inner = self.accessor(t, fty, store);
+                    let inner = self.accessor(t, fty, how);
                     let fname = &self.field_names[*sid][i];
                     parts.push(if store { format!("    {inner}(ld_a + {off}u, ld_v.{fname});\n") } else { format!("{inner}(ld_a + {off}u)") });
                 }
@@ -130,7 +145,7 @@ impl Writer<'_> {
                 }
             }
             Type::Array(el, n) => {
-                let inner = self.accessor(t, el, store);
+                let inner = self.accessor(t, el, how);
                 let ew = el.words(self.m);
                 if store {
                     format!("    for (var ld_j = 0u; ld_j < {n}u; ld_j++) {{\n        {inner}(ld_a + ld_j * {ew}u, ld_v[ld_j]);\n    }}\n")
@@ -189,7 +204,7 @@ impl Writer<'_> {
                 .unwrap();
             } else {
                 // A workgroup array's words lie in order from the pass's role base.
-                writeln!(access, "var<private> ld_b{t}: u32;\nvar<private> ld_tb{t}: u32;\n\nfn ld_rd{t}(k: u32) -> u32 {{\n    let v = ld_val[ld_b{t} + k];\n    ld_on_read({t}u, k / LD_PAGE, k % LD_PAGE);\n    return v;\n}}\n\nfn ld_wr{t}(k: u32, v: u32) {{\n    ld_val[ld_b{t} + k] = v;\n    ld_val[ld_tb{t} + k / LD_PAGE] = 1u;\n    ld_on_write({t}u, k / LD_PAGE, k % LD_PAGE);\n}}\n").unwrap();
+                writeln!(access, "var<private> ld_b{t}: u32;\nvar<private> ld_tb{t}: u32;\n\nfn ld_rd{t}(k: u32) -> u32 {{\n    let v = ld_val[ld_b{t} + k];\n    ld_on_read({t}u, k / LD_PAGE, k % LD_PAGE);\n    return v;\n}}\n\n// A settled read (`analysis::settled`): no write meets it.\nfn ld_rs{t}(k: u32) -> u32 {{\n    return ld_val[ld_b{t} + k];\n}}\n\nfn ld_wr{t}(k: u32, v: u32) {{\n    ld_val[ld_b{t} + k] = v;\n    ld_val[ld_tb{t} + k / LD_PAGE] = 1u;\n    ld_on_write({t}u, k / LD_PAGE, k % LD_PAGE);\n}}\n").unwrap();
                 writeln!(bases, "    ld_b{t} = ld_vaddr({t}u, ld_cur_role, 0u, 0u);\n    ld_tb{t} = ld_mark_addr({t}u, 0u);").unwrap();
             }
         }
@@ -318,7 +333,7 @@ impl Writer<'_> {
     pub(super) fn atomic_site(&mut self, f: &mut Func, e: &Expr, ty: &Type) -> String {
         let ExprKind::Atomic(op, p, args) = &e.kind else { unreachable!("an atomic call") };
         let (op, span) = (*op, e.span);
-        let Root::Mem { mem, index } = &p.root else { unreachable!("atomics live in memory") };
+        let Root::Mem { mem, index, .. } = &p.root else { unreachable!("atomics live in memory") };
         let (_, m) = self.mem_name(f, *mem);
         let i = self.expr(f, index);
         let xs: Vec<String> = args.iter().map(|a| self.expr(f, a)).collect();

@@ -1,5 +1,6 @@
 //! Text emission of WGSL from the IR.
 
+use super::instrument::WordAccess;
 use super::names::Namer;
 use crate::ir::*;
 use std::collections::{BTreeSet, HashMap, HashSet};
@@ -36,7 +37,7 @@ pub struct Writer<'m> {
     pub(super) targets: HashMap<MemRef, usize>,
     /// Instrumented: typed loaders and storers of target words, by name.
     pub(super) accessors: Vec<String>,
-    pub(super) accessor_names: HashMap<(usize, String, bool), String>,
+    pub(super) accessor_names: HashMap<(usize, String, WordAccess), String>,
     pub(super) globals: Namer,
     struct_names: Vec<String>,
     /// Each struct's field names, by struct and field.

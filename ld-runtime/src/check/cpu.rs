@@ -559,6 +559,20 @@ impl Targets for Copies<'_> {
         e.roles[self.role][(word % PAGE) as usize]
     }
 
+    fn read_settled(&mut self, mem: Mem, word: u32) -> u32 {
+        let t = self.target(mem).unwrap();
+        // (A helper's read is settled for the workgroup arrays its slice is
+        // bound to, never for a buffer.)
+        if self.targets[t].storage {
+            return self.read(mem, word);
+        }
+        let role = self.role;
+        match self.claim(t, word / PAGE) {
+            Some(e) => e.roles[role][(word % PAGE) as usize],
+            None => (self.under)(t as u32, word),
+        }
+    }
+
     fn write(&mut self, mem: Mem, word: u32, value: u32) {
         let t = self.target(mem).unwrap();
         let roles = self.roles;

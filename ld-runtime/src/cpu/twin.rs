@@ -114,6 +114,9 @@ pub trait Targets {
     /// Whether accesses to `mem` go through the engine.
     fn owns(&self, mem: Mem) -> bool;
     fn read(&mut self, mem: Mem, word: u32) -> u32;
+    /// A read no write of its memory can meet in its epoch (the macro's
+    /// `analysis::settled`): the warp's copy, without tags.
+    fn read_settled(&mut self, mem: Mem, word: u32) -> u32;
     fn write(&mut self, mem: Mem, word: u32, value: u32);
 }
 
@@ -284,11 +287,25 @@ impl<'a> Cx<'a> {
 
     #[inline]
     pub fn read<T: Words>(&mut self, mem: Mem, index: i64, inner: u32, site: (u32, u32)) -> Result<T, Fault> {
+        self.read_as(mem, index, inner, site, false)
+    }
+
+    /// A settled read (see [`Targets::read_settled`]).
+    #[inline]
+    pub fn read_settled<T: Words>(&mut self, mem: Mem, index: i64, inner: u32, site: (u32, u32)) -> Result<T, Fault> {
+        self.read_as(mem, index, inner, site, true)
+    }
+
+    #[inline]
+    fn read_as<T: Words>(&mut self, mem: Mem, index: i64, inner: u32, site: (u32, u32), settled: bool) -> Result<T, Fault> {
         let w = self.word(mem, index, inner, site)?;
         if let Some(m) = self.monitor.as_deref_mut() {
             m.access(mem, w as u32, T::WORDS, false, site);
         }
         if let Some(t) = self.targets.as_deref_mut().filter(|t| t.owns(mem)) {
+            if settled {
+                return Ok(T::from_words(&mut |k| t.read_settled(mem, w as u32 + k)));
+            }
             return Ok(T::from_words(&mut |k| t.read(mem, w as u32 + k)));
         }
         Ok(match mem {

@@ -127,6 +127,10 @@ impl Targets for Isolated<'_, '_> {
         }
     }
 
+    fn read_settled(&mut self, mem: Mem, word: u32) -> u32 {
+        self.read(mem, word)
+    }
+
     fn write(&mut self, mem: Mem, word: u32, value: u32) {
         let Mem::Storage(p) = mem else { unreachable!("only buffers are isolated") };
         self.writes.insert((p, word), value);

@@ -101,7 +101,7 @@ impl Writer<'_> {
         };
         let mut s = match &p.root {
             Root::Local(id) => f.names[*id].clone(),
-            Root::Mem { mem, index: i } => {
+            Root::Mem { mem, index: i, .. } => {
                 let (_, m) = self.mem_name(f, *mem);
                 let len = self.mem_len(m);
                 let t = index(self, f, i, len, &|w: &mut Self| w.mem_site(m, span));

@@ -180,11 +180,11 @@ impl Writer<'_> {
         let write = match self.target_place(f, p) {
             Some(t) => {
                 let (addr, ty) = self.word_addr(f, p, Some(&texts), span);
-                let store = self.accessor(t, &ty, true);
+                let store = self.accessor(t, &ty, WordAccess::Write);
                 match op {
                     None => format!("{store}({addr}, ld_v);"),
                     Some(o) => {
-                        let load = self.accessor(t, &ty, false);
+                        let load = self.accessor(t, &ty, WordAccess::Read);
                         let new = match (int_op(o, &ty), &ty) {
                             (Some(_), Type::Scalar(s)) => format!("{}({load}(ld_a), ld_v)", self.int_op_call(o, *s)),
                             _ => self.binary_text(o, &ty, &format!("{load}(ld_a)"), "ld_v"),
@@ -212,7 +212,7 @@ impl Writer<'_> {
         let mut out = Vec::new();
         let mut ty = match &p.root {
             Root::Local(id) => f.locals[*id].ty.clone(),
-            Root::Mem { mem, index } => {
+            Root::Mem { mem, index, .. } => {
                 let (_, m) = self.mem_name(f, *mem);
                 let len = self.mem_len(m);
                 let site = self.mem_site(m, span);
