@@ -230,12 +230,10 @@ impl Flow<'_> {
                 self.block(&functions[*fid].body.block, at.clone());
                 self.bound.pop();
             }
+            // (Atomic memory is never a target: no atomic op writes one.)
             ExprKind::Atomic(_, p, xs) => {
                 self.place(p, at);
                 xs.iter().for_each(|x| self.expr(x, at));
-                if let Root::Mem { mem, .. } = &p.root {
-                    self.write(*mem, at);
-                }
             }
             ExprKind::Len(_, off) => off.iter().for_each(|o| self.expr(o, at)),
         }
