@@ -104,10 +104,9 @@ abi_struct! {
         /// Always 2: the iterations of the loop that tells whether the device
         /// cut loops short (see `engine/state.wgsl`).
         pub canary,
-        /// Tag pages per copy (one per 16 lanes of a warp, at most
-        /// [`TAG_GROUPS_MAX`]; 0 in deterministic mode at warp size 1):
-        /// which lanes of the copy wrote and read each word in the region
-        /// ([`TargetConfig::tags_off`]).
+        /// Tag pages per copy (1, or 0 in deterministic mode at warp size
+        /// 1): which lanes of the copy wrote and read each word in the
+        /// region ([`lanes`], [`TargetConfig::tags_off`]).
         pub tag_groups,
         /// Deterministic mode at one invocation per warp: the slot's pool
         /// of copy blocks (see [`TargetConfig::pooled`]), its capacity in
@@ -150,7 +149,7 @@ abi_struct! {
         /// Storage: 1 when entry e is page e (no hashing, nothing claimed).
         pub direct,
         /// The entries' lane tags inside the slot's meta area (atomic
-        /// words), page `(copy * tag_groups + group) * entries + e`; in
+        /// words), page `copy * entries + e` ([`lanes`]); in
         /// deterministic mode without tags, each word's last writer
         /// ([`Roles::last_writers`]), page e.
         pub tags_off,
@@ -447,13 +446,12 @@ impl Roles {
         Roles { check: false, reads: 0, ..Roles::check(copies) }
     }
 
-    /// With lane tags for warps of `warp_size` invocations: per copy and
-    /// word, at most [`TAG_GROUPS_MAX`] words of [`TAG_LANES`] lanes each.
-    /// Check mode always tags (its read checks use them); deterministic
-    /// mode needs none at warp size 1, where no two lanes share a copy.
+    /// With lane tags for warps of `warp_size` invocations: a word per
+    /// copy and word ([`lanes`]). Check mode always tags (its read checks
+    /// use them); deterministic mode needs none at warp size 1, where no
+    /// two lanes share a copy.
     pub fn tagged(self, warp_size: u32) -> Roles {
-        let groups = if !self.check && warp_size == 1 { 0 } else { warp_size.div_ceil(TAG_LANES).min(TAG_GROUPS_MAX) };
-        Roles { tag_groups: groups, ..self }
+        Roles { tag_groups: (self.check || warp_size > 1) as u32, ..self }
     }
 
     /// Deterministic mode without lane tags (one invocation per warp: as
@@ -512,20 +510,86 @@ pub const MASK_COPIES: u32 = 32;
 /// order them shows; past it, such a write is missed.
 pub const WROTE_MASK_COPIES: u32 = 16;
 
-/// Tag words per copy at most (the engine reads them without a loop):
-/// lanes further apart than the words hold share a bit, which can only
-/// hide a race between them.
-pub const TAG_GROUPS_MAX: u32 = 4;
+/// Lane tags: per copy and word, one word into which every access of a
+/// region ors its lane's code, so that the word says, whatever order the
+/// lanes ran in, which kinds of accesses two lanes of the copy made.
+///
+/// A lane's code is its index `l` and the index's complement, `l | !l <<
+/// bits`: lanes of one index or the same bits, and two lanes that differ in
+/// some bit set it in both halves, so an or of codes shows two lanes or
+/// more where its halves share a bit ([`lanes::many`]).
+///
+/// - Deterministic mode ([`lanes::det`]): the code of every access in
+///   [`lanes::DET_BITS`] bits each (any warp a workgroup holds: 256
+///   invocations at most), and [`lanes::DET_WRITE`] for a write. Two lanes,
+///   one writing, is a lane-order conflict ([`lanes::det_conflict`]).
+/// - Check mode ([`lanes::check`]): the code of every access (bits
+///   `0..2 * CHECK_BITS`), a writer's code again above it
+///   ([`lanes::CHECK_WRITERS`]) and [`lanes::CHECK_READ`] for a read, in
+///   [`lanes::CHECK_BITS`] bits each: lanes 128 apart share a code, which
+///   can only hide a race between them. [`lanes::tally`] reads the word.
+pub mod lanes {
+    /// Bits of a lane's index in deterministic mode's codes.
+    pub const DET_BITS: u32 = 8;
+    /// A deterministic tag's write bit.
+    pub const DET_WRITE: u32 = 1 << (2 * DET_BITS);
+    /// Bits of a lane's index in check mode's codes.
+    pub const CHECK_BITS: u32 = 7;
+    /// Where check mode's writers' codes start.
+    pub const CHECK_WRITERS: u32 = 2 * CHECK_BITS;
+    /// A check-mode tag's read bit.
+    pub const CHECK_READ: u32 = 1 << (4 * CHECK_BITS);
 
-/// Lanes per tag word: the lanes that wrote the word (low half) and that
-/// read it (high half). Both modes tag every access of their one pass per
-/// region: check mode's sweep at the barrier reads the tags complete;
-/// deterministic mode also reads the old value of the atomic or, which
-/// shows whichever of two accesses came first.
-pub const TAG_LANES: u32 = 16;
+    /// A lane's code in `bits` bits (`ld_lane_code`).
+    pub const fn code(lane: u32, bits: u32) -> u32 {
+        let m = (1 << bits) - 1;
+        let l = lane & m;
+        l | ((!l & m) << bits)
+    }
 
-// `ld_lane` masks a lane's index to the lanes the tags hold.
-const _: () = assert!((TAG_LANES * TAG_GROUPS_MAX).is_power_of_two());
+    /// Whether an or of codes of `bits` bits holds two lanes or more
+    /// (`ld_lanes_many`).
+    pub const fn many(v: u32, bits: u32) -> bool {
+        v & (v >> bits) & ((1 << bits) - 1) != 0
+    }
+
+    /// A deterministic access's code (`ld_det_code`).
+    pub const fn det(lane: u32, write: bool) -> u32 {
+        (if write { DET_WRITE } else { 0 }) | code(lane, DET_BITS)
+    }
+
+    /// Two lanes, one writing (`ld_det_conflict`).
+    pub const fn det_conflict(v: u32) -> bool {
+        v & DET_WRITE != 0 && many(v, DET_BITS)
+    }
+
+    /// A check-mode access's code (`ld_check_code`).
+    pub const fn check(lane: u32, write: bool) -> u32 {
+        let c = code(lane, CHECK_BITS);
+        c | if write { c << CHECK_WRITERS } else { CHECK_READ }
+    }
+
+    /// A check-mode tag word, tallied (`ld_tags_tally`): lanes that wrote
+    /// and lanes that touched the word (0, 1, or 2 for two or more), and
+    /// whether a lane read it.
+    pub const fn tally(v: u32) -> (u32, u32, bool) {
+        let half = (1 << CHECK_WRITERS) - 1;
+        let (all, wrote) = (v & half, (v >> CHECK_WRITERS) & half);
+        (count(wrote), count(all), v & CHECK_READ != 0)
+    }
+
+    /// How many lanes an or of check-mode codes holds: 0, 1, or 2 for two
+    /// or more.
+    const fn count(x: u32) -> u32 {
+        if x == 0 {
+            0
+        } else if many(x, CHECK_BITS) {
+            2
+        } else {
+            1
+        }
+    }
+}
 
 /// A privatized memory as the planner sees it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -723,8 +787,11 @@ pub fn prelude(view: View) -> String {
         ("LD_S_LANES", status::LANES),
         ("LD_S_POOL_FULL", status::POOL_FULL),
         ("LD_POOL_HEADER", pool::HEADER),
-        ("LD_TAG_LANES", TAG_LANES),
-        ("LD_TAG_GROUPS_MAX", TAG_GROUPS_MAX),
+        ("LD_DET_LANE_BITS", lanes::DET_BITS),
+        ("LD_DET_WRITE", lanes::DET_WRITE),
+        ("LD_CHECK_LANE_BITS", lanes::CHECK_BITS),
+        ("LD_CHECK_WRITERS", lanes::CHECK_WRITERS),
+        ("LD_CHECK_READ", lanes::CHECK_READ),
         ("LD_MASK_COPIES", MASK_COPIES),
         ("LD_WROTE_MASK_COPIES", WROTE_MASK_COPIES),
         ("LD_R_KIND", record::KIND),
@@ -793,6 +860,41 @@ pub const TARGETS_MAX: u32 = 32;
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The or of lanes' codes, in either mode.
+    fn or(codes: impl IntoIterator<Item = u32>) -> u32 {
+        codes.into_iter().fold(0, |v, c| v | c)
+    }
+
+    #[test]
+    fn check_tags_tally_writers_touches_and_reads() {
+        let w = |l| lanes::check(l, true);
+        let r = |l| lanes::check(l, false);
+        assert_eq!(lanes::tally(0), (0, 0, false));
+        assert_eq!(lanes::tally(or([w(3), w(3), r(3)])), (1, 1, true));
+        assert_eq!(lanes::tally(or([w(3), r(5)])), (1, 2, true));
+        assert_eq!(lanes::tally(or([w(3), w(20)])), (2, 2, false));
+        assert_eq!(lanes::tally(or([r(0), r(127)])), (0, 2, true));
+        assert_eq!(lanes::tally(or([w(31), r(0), r(1)])), (1, 2, true));
+        // Lanes 128 apart share a code: a race between them is missed,
+        // never made up.
+        assert_eq!(lanes::tally(or([w(0), w(128)])), (1, 1, false));
+    }
+
+    #[test]
+    fn det_tags_see_two_lanes_one_writing() {
+        let d = lanes::det;
+        assert!(!lanes::det_conflict(or([d(7, true), d(7, false)])));
+        assert!(!lanes::det_conflict(or([d(2, false), d(9, false), d(255, false)])));
+        assert!(lanes::det_conflict(or([d(0, true), d(128, false)])));
+        assert!(lanes::det_conflict(or([d(255, true), d(127, true)])));
+        // Every pair of distinct lanes of a 256-lane warp.
+        for a in 0..256 {
+            for b in (a + 1)..256 {
+                assert!(lanes::many(lanes::code(a, lanes::DET_BITS) | lanes::code(b, lanes::DET_BITS), lanes::DET_BITS));
+            }
+        }
+    }
 
     #[test]
     fn structs_have_their_field_count_in_words() {

@@ -16,7 +16,6 @@ const LD_INVOCATIONS: u32 = 64u;
 const LD_DET_WRITERS: bool = false;
 const LD_CHECK: bool = false;
 const LD_WIDE: bool = false;
-const LD_TAG_GROUPS: u32 = 0u;
 const LD_LANE_SAFE: u32 = 0u;
 // Every kernel's targets (`abi::TARGETS_MAX`).
 const LD_TARGETS: u32 = 32u;

@@ -172,7 +172,7 @@ impl Writer<'_> {
         let check = self.variant == super::writer::Variant::Instrumented;
         writeln!(
             out,
-            "const LD_WG_SIZE: u32 = {wg}u;\nconst LD_INVOCATIONS: u32 = {wg}u;\n{}\n{}\n// Set by the runtime's pipeline from the layout's lane-tag words per copy.\noverride LD_TAG_GROUPS: u32 = 0u;\nconst LD_CHECK: bool = {check};\nconst LD_TARGETS: u32 = {}u;\n// Its dispatches bind a configuration per target (`ld_load_config`).\nconst LD_TARGETS_BOUND: bool = true;\n",
+            "const LD_WG_SIZE: u32 = {wg}u;\nconst LD_INVOCATIONS: u32 = {wg}u;\n{}\n{}\nconst LD_CHECK: bool = {check};\nconst LD_TARGETS: u32 = {}u;\n// Its dispatches bind a configuration per target (`ld_load_config`).\nconst LD_TARGETS_BOUND: bool = true;\n",
             // Set by the runtime's pipeline for deterministic mode at one
             // invocation per warp (`Variant::FoldedWriters`).
             if check { "const LD_DET_WRITERS: bool = false;" } else { "override LD_DET_WRITERS: bool = false;" },

@@ -365,15 +365,14 @@ impl Backend for GpuBackend<'_> {
     fn run(&mut self, mode: u32, round: u32) -> Result<()> {
         let lay = self.layout.clone().unwrap();
         let direct = lay.slot.targets.iter().enumerate().filter(|(_, t)| t.direct != 0).fold(0u32, |m, (i, _)| m | 1 << i);
-        let tag_groups = lay.roles.tag_groups;
         let in_place = lay.in_place;
         // Deterministic layouts have lane tags or keep last writers, never
         // both: each folded pipeline compiles only its own paths
         // (`ld_det_writers`, `ld_det_tags` in engine/fold.wgsl and engine/tags.wgsl are constants).
         let variant = match mode {
-            MODE_CHECK => Variant::Instrumented { direct, in_place, wide: lay.roles.copies > ld_shaders::abi::MASK_COPIES, tag_groups },
+            MODE_CHECK => Variant::Instrumented { direct, in_place, wide: lay.roles.copies > ld_shaders::abi::MASK_COPIES },
             MODE_DETERMINISTIC if lay.roles.last_writers() => Variant::FoldedWriters { direct, in_place },
-            _ => Variant::Folded { direct, in_place, tag_groups },
+            _ => Variant::Folded { direct, in_place },
         };
         let pl = pipeline::get(self.ctx, self.info, variant)?;
         {

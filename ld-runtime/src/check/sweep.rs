@@ -6,7 +6,7 @@
 //! masks and fallbacks amount to.
 
 use super::findings::{self, Finding};
-use ld_shaders::abi::{record, Roles, PAGE, TAG_GROUPS_MAX, TAG_LANES};
+use ld_shaders::abi::{lanes, record, Roles, PAGE};
 
 /// One page of a target in a workgroup: its roles (the base, then each
 /// copy's page; see `ld_shaders::abi::Roles`).
@@ -57,8 +57,9 @@ impl Entry {
 /// A race seen by a sweep: (kind bits, copy a, copy b, word).
 pub(crate) type Seen = (u32, u32, u32, u32);
 
-/// Copy c's tags of a word, tallied (see `ld_copy_tags`): lanes that wrote,
-/// lanes that touched, whether a lane read.
+/// Copy c's tags of a word, tallied (see `ld_copy_tags`, `abi::lanes::tally`):
+/// lanes that wrote and lanes that touched it (0, 1, or 2 for two or more),
+/// whether a lane read.
 #[derive(Clone, Copy)]
 struct Tally {
     wrote: u32,
@@ -68,14 +69,9 @@ struct Tally {
 
 impl Tally {
     fn of(e: &Entry, r: Roles, w: usize, c: usize) -> Tally {
-        let mut t = Tally { wrote: 0, touched: 0, read: false };
-        for g in 0..r.tag_groups as usize {
-            let v = e.tags[c * r.tag_groups as usize + g][w];
-            t.wrote += (v & 0xffff).count_ones();
-            t.touched += ((v | v >> 16) & 0xffff).count_ones();
-            t.read |= v >> 16 != 0;
-        }
-        t
+        let v = if r.tag_groups == 0 { 0 } else { e.tags[c][w] };
+        let (wrote, touched, read) = lanes::tally(v);
+        Tally { wrote, touched, read }
     }
 
     /// An intra-warp race (see `ld_lanes_race`): two lanes wrote the word,
@@ -122,8 +118,8 @@ pub(crate) fn check_word(e: &mut Entry, r: Roles, w: usize, k: u32, spans: bool,
         if commit {
             e.roles[p0 + c][w] = u;
         }
-        for g in 0..r.tag_groups as usize {
-            e.tags[c * r.tag_groups as usize + g][w] = 0;
+        if let Some(t) = e.tags.get_mut(c) {
+            t[w] = 0;
         }
     }
     if commit {
@@ -131,30 +127,30 @@ pub(crate) fn check_word(e: &mut Entry, r: Roles, w: usize, k: u32, spans: bool,
     }
 }
 
-/// The lane's index as the tags see it (see `ld_lane`): lanes further apart
-/// than the tag words hold share a bit.
+/// The lane's index in its warp (see `ld_lane`).
 pub(crate) fn tag_lane(local: u32, warp_size: u32) -> u32 {
-    (local % warp_size) % (TAG_LANES * TAG_GROUPS_MAX)
+    local % warp_size
 }
 
-/// `lane` of copy c wrote (`write`) or read word w: its bit in the tags
-/// (see `ld_tag_bit`); returns the tag word's old value.
+/// `lane` of copy c wrote (`write`) or read word w: its code in the copy's
+/// tag word (`abi::lanes`: check mode's, or deterministic mode's; see
+/// `ld_check_access`, `ld_det_access`); returns the tag word's old value.
 pub(crate) fn tag(e: &mut Entry, r: Roles, w: usize, c: u32, lane: u32, write: bool) -> u32 {
-    let me = 1u32 << (lane % TAG_LANES);
     e.touched[c as usize] |= 1 << w;
-    let word = &mut e.tags[(c * r.tag_groups + lane / TAG_LANES) as usize][w];
+    let code = if r.check { lanes::check(lane, write) } else { lanes::det(lane, write) };
+    let word = &mut e.tags[c as usize][w];
     let old = *word;
-    *word |= if write { me } else { me << 16 };
+    *word |= code;
     old
 }
 
-/// Deterministic mode at a region's end (see `ld_det_clear`): whether
-/// two lanes of a copy touched a word, one writing (the tally check mode
-/// calls an intra-warp race); every tag is done.
-pub(crate) fn det_clear(e: &mut Entry, r: Roles) -> bool {
-    let lanes = (0..PAGE as usize).any(|w| (0..r.copies as usize).any(|c| Tally::of(e, r, w, c).race().is_some()));
+/// Deterministic mode at a region's end (see `ld_det_access`): whether
+/// two lanes of a copy touched a word, one writing (`abi::det_conflict`,
+/// check mode's test of an intra-warp race); every tag is done.
+pub(crate) fn det_clear(e: &mut Entry, _r: Roles) -> bool {
+    let conflict = e.tags.iter().any(|t| t.iter().any(|&v| lanes::det_conflict(v)));
     e.tags.iter_mut().for_each(|t| *t = [0; PAGE as usize]);
-    lanes
+    conflict
 }
 
 /// Deterministic mode at an epoch's end (see `ld_fold_word`): the copies'
@@ -289,11 +285,17 @@ mod tests {
 
     #[test]
     fn lane_tags_see_a_conflict_in_either_order() {
-        let r = Roles::deterministic(2).tagged(32);
-        // (lane, write) pairs of copy 1 on word 3, in both orders.
-        for accesses in [[(4, false), (20, true)], [(20, true), (4, false)], [(7, true), (7, false)], [(2, false), (9, false)], [(3, true), (19, true)]] {
+        // (lane, write) pairs of copy 1 on word 3, in both orders, in warps
+        // of 32 and of 128 and 256 lanes, where lanes 64 or 128 apart
+        // shared a bit of check mode's tags.
+        let pairs = [[(4, false), (20, true)], [(20, true), (4, false)], [(7, true), (7, false)], [(2, false), (9, false)], [(3, true), (19, true)]];
+        let wide = [[(0, true), (64, false)], [(1, true), (129, true)], [(200, false), (200, true)], [(255, false), (127, false)]];
+        let cases = pairs.iter().map(|a| (32, a)).chain(wide.iter().map(|a| (256, a)));
+        for (warp, accesses) in cases {
+            let r = Roles::deterministic(2).tagged(warp);
+            assert_eq!(r.tag_groups, 1, "one word of lane codes");
             let mut e = entry(r);
-            for &(lane, write) in &accesses {
+            for &(lane, write) in accesses {
                 tag(&mut e, r, 3, 1, lane, write);
             }
             let conflict = accesses[0].0 != accesses[1].0 && (accesses[0].1 || accesses[1].1);

@@ -19,8 +19,7 @@ pub struct Pipeline {
 /// targets whose tables the layout maps directly, a bit each (the
 /// kernel's `LD_DIRECT`: their accesses without the hash table's probes);
 /// `in_place`, the storage targets the launch leaves in place
-/// (`LD_IN_PLACE`: their accesses go to the user's buffer); `tag_groups`,
-/// the lane-tag words per copy (`LD_TAG_GROUPS`).
+/// (`LD_IN_PLACE`: their accesses go to the user's buffer).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Variant {
     Native,
@@ -31,13 +30,11 @@ pub enum Variant {
         direct: u32,
         in_place: u32,
         wide: bool,
-        tag_groups: u32,
     },
     /// Deterministic mode.
     Folded {
         direct: u32,
         in_place: u32,
-        tag_groups: u32,
     },
     /// Deterministic mode at one invocation per warp: the folded kernel
     /// with `LD_DET_WRITERS` on (each word's last writer kept, see
@@ -53,12 +50,10 @@ impl Variant {
     fn constants(self) -> Vec<(&'static str, f64)> {
         match self {
             Variant::Native => vec![],
-            Variant::Instrumented { direct, in_place, wide, tag_groups } => {
-                vec![("LD_DIRECT", direct as f64), ("LD_IN_PLACE", in_place as f64), ("LD_WIDE", wide as u32 as f64), ("LD_TAG_GROUPS", tag_groups as f64)]
+            Variant::Instrumented { direct, in_place, wide } => {
+                vec![("LD_DIRECT", direct as f64), ("LD_IN_PLACE", in_place as f64), ("LD_WIDE", wide as u32 as f64)]
             }
-            Variant::Folded { direct, in_place, tag_groups } => {
-                vec![("LD_DIRECT", direct as f64), ("LD_IN_PLACE", in_place as f64), ("LD_TAG_GROUPS", tag_groups as f64)]
-            }
+            Variant::Folded { direct, in_place } => vec![("LD_DIRECT", direct as f64), ("LD_IN_PLACE", in_place as f64)],
             Variant::FoldedWriters { direct, in_place } => vec![("LD_DIRECT", direct as f64), ("LD_IN_PLACE", in_place as f64), ("LD_DET_WRITERS", 1.0)],
         }
     }

@@ -1,18 +1,20 @@
 // Deterministic mode at a barrier: the written words fold in copy order.
 
-// Deterministic mode at the end of an epoch: the copies' writes merge in
-// copy order (a later copy wins a word several wrote). The copies start
+// Deterministic mode at the end of a region: where it ends the word's
+// epoch (`fold`), the copies' writes merge in copy order (a later copy
+// wins a word several wrote); and with lane tags, the region is done with
+// them. The copies start
 // the next region from the result (`copies`), but after the kernel's last
 // region only the base is read (`ld_publish`): storing
 // every copy there took bfs's rerun at one invocation per warp (256 copies)
 // as long again as the fold itself.
-fn ld_fold_word(t: u32, e: u32, w: u32, storage: bool, copies: bool) {
+fn ld_fold_word(t: u32, e: u32, w: u32, storage: bool, fold: bool, copies: bool) {
     let x = ld_word_at(t, e, w, storage);
     if x.k >= ld_tc[t].words {
         return;
     }
     var u = x.b;
-    if ld_det_writers() {
+    if ld_det_writers() && fold {
         // Down from the last writer to the last copy whose word differs
         // from the base (a copy may have written the base's value back).
         let a = ld_writer_addr(t, e, w);
@@ -27,11 +29,21 @@ fn ld_fold_word(t: u32, e: u32, w: u32, storage: bool, copies: bool) {
         }
     } else {
         // The copies that accessed the entry in the epoch, in copy order:
-        // the others hold the base.
+        // the others hold the base. The region is done with their lane
+        // tags (`ld_det_access`), in the same loop: its own loop over the
+        // copies cost backprop's `layerforward` a tenth of its run.
         for (var c = ld_first_copy(x.cset); c < ld_c.copies; c = ld_next_copy(x.cset, c)) {
-            let p = ld_copy_of(x, c);
-            u = select(u, p, p != x.b);
+            if fold {
+                let p = ld_copy_of(x, c);
+                u = select(u, p, p != x.b);
+            }
+            if ld_det_tags() {
+                ld_clear_tags(x, c);
+            }
         }
+    }
+    if !fold {
+        return;
     }
     ld_val[x.a] = u;
     if storage && u != x.b {
@@ -68,12 +80,9 @@ fn ld_fold_region(close: u32) {
         let item = ld_list_item(cur, j / LD_PAGE);
         let t = item >> 24u;
         let storage = ld_target_storage(t);
-        if ld_orders(close, storage) {
-            ld_fold_word(t, item & 0xffffffu, j % LD_PAGE, storage, close != LD_NONE);
-        }
-        if ld_det_tags() {
-            let e = item & 0xffffffu;
-            ld_det_clear(t, e, j % LD_PAGE, ld_copy_set(ld_flags(t, e)));
+        let fold = ld_orders(close, storage);
+        if fold || ld_det_tags() {
+            ld_fold_word(t, item & 0xffffffu, j % LD_PAGE, storage, fold, close != LD_NONE);
         }
     }
     ld_sync();
@@ -93,7 +102,7 @@ fn ld_fold_region(close: u32) {
 }
 
 // Deterministic mode: once a workgroup has found lanes of a warp sharing a
-// word (`ld_det_clear`), the host discards the run and runs the kernel
+// word (`ld_det_access`), the host discards the run and runs the kernel
 // again at warp size 1, so the workgroups that start after that skip their
 // work (lavapipe runs a dispatch's workgroups a few at a time; on a GPU
 // most have started). One load for the whole workgroup, so the barriers

@@ -25,8 +25,7 @@
 // LD_INVOCATIONS of them), LD_DET_WRITERS (whether deterministic mode keeps each
 // word's last writer: an override constant of the folded kernel), LD_WIDE
 // (check mode: more copies than a mask holds, an override constant),
-// LD_TAG_GROUPS (the layout's tag words per copy, or 0: an override
-// constant of both), LD_CHECK
+// LD_CHECK
 // (whether it is check mode's state machine or the folded kernel), the kernel's
 // ids, `ld_user(t, k)` (word k of storage target t in the user's buffer),
 // what it knows of its targets (`ld_target_storage`, `ld_target_spans`,
@@ -72,6 +71,9 @@ var<private> ld_sv: u32;
 var<private> ld_sm: u32;
 // Targets whose table had no room for a page (reported at the end).
 var<private> ld_full_bits: u32;
+// Deterministic mode: an access of this invocation completed a lane-order
+// conflict (`ld_det_access`; reported at the end).
+var<private> ld_lanes_seen: bool;
 // The copy's role page, its written-flag page, and its access mark.
 var<private> ld_cur_role: u32;
 var<private> ld_cur_flag: u32;
@@ -108,6 +110,9 @@ fn ld_report() {
     if ld_full_bits != 0u {
         ld_status(LD_S_TABLE_FULL);
         atomicOr(&ld_rec[LD_H_STATUS_TARGETS], ld_full_bits);
+    }
+    if ld_lanes_seen {
+        ld_status(LD_S_LANES);
     }
     ld_canary();
 }

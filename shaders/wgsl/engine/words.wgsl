@@ -15,7 +15,7 @@ fn ld_word(t: u32, e: u32, w: u32, storage: bool) -> u32 {
 struct LdWord {
     a: u32,
     stride: u32,
-    // The target, and its lane tags (copy c, group g at `tag + (c * groups + g) * tag_stride`).
+    // The target, and its lane tags (copy c's at `tag + c * tag_stride`).
     t: u32,
     tag: u32,
     tag_stride: u32,
@@ -43,7 +43,7 @@ fn ld_word_at(t: u32, e: u32, w: u32, storage: bool) -> LdWord {
     x.stride = ld_tc[t].entries * LD_PAGE;
     x.a = ld_sv + ld_tc[t].values_off + e * LD_PAGE + w;
     x.t = t;
-    x.tag = ld_tag_addr(t, 0u, 0u, e, w);
+    x.tag = ld_tag_addr(t, 0u, e, w);
     x.tag_stride = ld_tc[t].entries * LD_PAGE;
     x.k = ld_word(t, e, w, storage);
     let f = ld_flags(t, e);
