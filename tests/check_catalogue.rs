@@ -2581,6 +2581,12 @@ fn a_full_record_buffer_keeps_the_count_of_races_exact() {
             assert_eq!(few.race_records, 4 * 33, "{:?}, {cap} records kept at most\n{few}", rt.backend());
             let kept = few.race_records - few.records_dropped;
             assert!(kept <= cap as u64 && few.has_races(), "{:?}: {kept} records kept of at most {cap}\n{few}", rt.backend());
+            // Units and words come from the records kept: a lower bound,
+            // and said so; with none kept, the races are still reported.
+            let text = few.to_string();
+            let said = if few.races.is_empty() { "none detailed" } else { "; at least " };
+            assert!(text.contains(said) && !text.contains("no races found"), "{:?}\n{few}", rt.backend());
+            assert!(!all.to_string().contains("at least"), "{:?}\n{all}", rt.backend());
             // The CPU makes every record and keeps the least ones (the
             // GPU keeps those its record buffer had room for, in the
             // device's order): workgroup 0's warps 0 and 1 on words 0..cap.

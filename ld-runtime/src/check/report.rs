@@ -210,7 +210,9 @@ pub struct Report {
     /// Static regions analysed, and how many had a race (Table VI's #ana, #race).
     pub regions_analyzed: u32,
     pub regions_with_races: u32,
-    /// Distinct units and words involved in races (Table VI's #units, #words).
+    /// Distinct units and words involved in races (Table VI's #units,
+    /// #words), counted over the detailed records: where the record buffer
+    /// overflowed (`records_dropped`), at least these.
     pub units_with_races: u32,
     pub words_with_races: u64,
     /// Exact number of racing (unit, word) observations, even when the

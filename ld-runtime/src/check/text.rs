@@ -30,8 +30,14 @@ impl fmt::Display for Report {
                 100.0 * p.p_within(p.rounds_run)
             )?;
         }
-        if self.races.is_empty() {
+        if !self.has_races() {
             writeln!(f, "  no races found ({} regions analysed)", self.regions_analyzed)?;
+        } else if self.races.is_empty() {
+            writeln!(
+                f,
+                "  RACES: {} racing unit-word records, none detailed: the record buffer had no room for one (raise CheckOptions::max_records to see them)",
+                self.race_records
+            )?;
         } else {
             let groups = groups(&self.races);
             writeln!(f, "  RACES: {}", summary(self, &groups))?;
@@ -73,8 +79,11 @@ fn groups(races: &[Race]) -> Vec<Vec<&Race>> {
 
 /// One paragraph: totals, then each variable's groups.
 fn summary(r: &Report, groups: &[Vec<&Race>]) -> String {
+    // Units and words are counted over the detailed records: past a full
+    // record buffer, a lower bound.
+    let at_least = if r.records_dropped > 0 { "at least " } else { "" };
     let mut s = format!(
-        "{} races in {} ({} racing unit-word records) in {} of {} regions analysed; {} units and {} words involved.",
+        "{} races in {} ({} racing unit-word records) in {} of {} regions analysed; {at_least}{} units and {} words involved.",
         r.races.len(),
         if groups.len() == 1 { "1 group".to_string() } else { format!("{} groups", groups.len()) },
         r.race_records,
