@@ -96,12 +96,20 @@ fn ld_on_write(t: u32, e: u32, w: u32) {
 
 // Check mode: the access's lane tag, its copy's bit in the touched mask
 // (a write's in the mask's high half, up to LD_WROTE_MASK_COPIES copies:
-// `ld_word_at`), and past a mask's copies its copy's epoch page.
+// `ld_word_at`), and past a mask's copies its copy's epoch page. The tag
+// word's old value shows an earlier access of the copy in this region (a
+// writer's, for a write): the first such access in the word's order of
+// ors saw none and sets the bit, and nothing clears either before the
+// region's barrier, so the others leave it (a loop that updates one word
+// pays one or for it per region, not one per iteration).
 fn ld_check_access(t: u32, e: u32, w: u32, write: bool) {
-    atomicOr(&ld_meta[ld_tag_addr(t, ld_copy, e, w)], ld_check_code(write));
-    atomicOr(&ld_meta[ld_touched_addr(t, e, w)], 1u << select(ld_cur_mark, ld_cur_wmark, write));
-    if LD_WIDE {
-        atomicStore(&ld_meta[ld_epoch_addr(t, ld_copy, e, w)], 1u);
+    let old = atomicOr(&ld_meta[ld_tag_addr(t, ld_copy, e, w)], ld_check_code(write));
+    let seen = select(old != 0u, (old >> LD_CHECK_WRITERS) != 0u, write);
+    if !seen {
+        atomicOr(&ld_meta[ld_touched_addr(t, e, w)], 1u << select(ld_cur_mark, ld_cur_wmark, write));
+        if LD_WIDE {
+            atomicStore(&ld_meta[ld_epoch_addr(t, ld_copy, e, w)], 1u);
+        }
     }
 }
 
