@@ -463,10 +463,9 @@ impl<'x> Copies<'x> {
     /// Deterministic mode at a region's end: its tags are done, and
     /// `lanes` records whether lanes of a copy shared a word in it.
     fn det_clear(&mut self) {
-        let roles = self.roles;
         for tm in &mut self.targets {
             for e in tm.entries.values_mut() {
-                self.lanes |= sweep::det_clear(e, roles);
+                self.lanes |= sweep::det_clear(e);
             }
         }
     }

@@ -68,8 +68,8 @@ struct Tally {
 }
 
 impl Tally {
-    fn of(e: &Entry, r: Roles, w: usize, c: usize) -> Tally {
-        let v = if r.tag_groups == 0 { 0 } else { e.tags[c][w] };
+    fn of(e: &Entry, w: usize, c: usize) -> Tally {
+        let v = e.tags.get(c).map_or(0, |t| t[w]);
         let (wrote, touched, read) = lanes::tally(v);
         Tally { wrote, touched, read }
     }
@@ -95,7 +95,7 @@ pub(crate) fn check_word(e: &mut Entry, r: Roles, w: usize, k: u32, spans: bool,
     let mut early_silent = false;
     let found: Vec<(u32, Finding)> = (0..copies)
         .map(|c| {
-            let t = Tally::of(e, r, w, c);
+            let t = Tally::of(e, w, c);
             let writes = e.roles[p0 + c][w] != b;
             let early = e.touched[c] >> w & 1 != 0 && t.touched == 0 && !writes;
             early_silent |= early && e.wrote_epoch[c] >> w & 1 != 0;
@@ -134,20 +134,17 @@ pub(crate) fn tag_lane(local: u32, warp_size: u32) -> u32 {
 
 /// `lane` of copy c wrote (`write`) or read word w: its code in the copy's
 /// tag word (`abi::lanes`: check mode's, or deterministic mode's; see
-/// `ld_check_access`, `ld_det_access`); returns the tag word's old value.
-pub(crate) fn tag(e: &mut Entry, r: Roles, w: usize, c: u32, lane: u32, write: bool) -> u32 {
+/// `ld_check_access`, `ld_det_access`).
+pub(crate) fn tag(e: &mut Entry, r: Roles, w: usize, c: u32, lane: u32, write: bool) {
     e.touched[c as usize] |= 1 << w;
-    let code = if r.check { lanes::check(lane, write) } else { lanes::det(lane, write) };
-    let word = &mut e.tags[c as usize][w];
-    let old = *word;
-    *word |= code;
-    old
+    e.tags[c as usize][w] |= if r.check { lanes::check(lane, write) } else { lanes::det(lane, write) };
 }
 
 /// Deterministic mode at a region's end (see `ld_det_access`): whether
-/// two lanes of a copy touched a word, one writing (`abi::det_conflict`,
-/// check mode's test of an intra-warp race); every tag is done.
-pub(crate) fn det_clear(e: &mut Entry, _r: Roles) -> bool {
+/// two lanes of a copy touched a word, one writing
+/// (`abi::lanes::det_conflict`, check mode's test of an intra-warp race);
+/// every tag is done.
+pub(crate) fn det_clear(e: &mut Entry) -> bool {
     let conflict = e.tags.iter().any(|t| t.iter().any(|&v| lanes::det_conflict(v)));
     e.tags.iter_mut().for_each(|t| *t = [0; PAGE as usize]);
     conflict
@@ -299,9 +296,9 @@ mod tests {
                 tag(&mut e, r, 3, 1, lane, write);
             }
             let conflict = accesses[0].0 != accesses[1].0 && (accesses[0].1 || accesses[1].1);
-            assert_eq!(det_clear(&mut e, r), conflict, "{accesses:?}");
+            assert_eq!(det_clear(&mut e), conflict, "{accesses:?}");
             assert!(e.tags.iter().all(|t| t.iter().all(|w| *w == 0)));
-            assert!(!det_clear(&mut e, r), "{accesses:?}: the tags were cleared");
+            assert!(!det_clear(&mut e), "{accesses:?}: the tags were cleared");
         }
     }
 

@@ -14,7 +14,7 @@ fn ld_fold_word(t: u32, e: u32, w: u32, storage: bool, fold: bool, copies: bool)
         return;
     }
     var u = x.b;
-    if ld_det_writers() && fold {
+    if ld_det_writers() {
         // Down from the last writer to the last copy whose word differs
         // from the base (a copy may have written the base's value back).
         let a = ld_writer_addr(t, e, w);
@@ -30,8 +30,9 @@ fn ld_fold_word(t: u32, e: u32, w: u32, storage: bool, fold: bool, copies: bool)
     } else {
         // The copies that accessed the entry in the epoch, in copy order:
         // the others hold the base. The region is done with their lane
-        // tags (`ld_det_access`), in the same loop: its own loop over the
-        // copies cost backprop's `layerforward` a tenth of its run.
+        // tags (`ld_det_access`), in the same loop (a loop of its own over
+        // the copies measured the same). (The layouts with last writers
+        // have no tags: `ld_fold_region` calls this there only to fold.)
         for (var c = ld_first_copy(x.cset); c < ld_c.copies; c = ld_next_copy(x.cset, c)) {
             if fold {
                 let p = ld_copy_of(x, c);
