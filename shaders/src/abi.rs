@@ -7,20 +7,6 @@
 
 /// Declares a `#[repr(C)]` struct of `u32` fields and its WGSL definition.
 macro_rules! abi_struct {
-    ($(#[$m:meta])* pub struct $name:ident as $wgsl:literal { $($(#[$fm:meta])* pub $f:ident,)* } tail $tail:literal held as $held:literal) => {
-        abi_struct!($(#[$m])* pub struct $name as $wgsl { $($(#[$fm])* pub $f,)* } @tail $tail);
-
-        impl $name {
-            /// The words before the tail as each invocation holds them
-            /// (`ld_c`, a struct of its own), and `ld_load_head`, which
-            /// fills them from the binding (`ld_cfg`).
-            pub const WGSL_HELD: &'static str = concat!(
-                "struct ", $held, " {\n", $("    ", stringify!($f), ": u32,\n",)* "}\n\n",
-                "var<private> ld_c: ", $held, ";\n\n",
-                "fn ld_load_head() {\n", $("    ld_c.", stringify!($f), " = ld_cfg.", stringify!($f), ";\n",)* "}\n"
-            );
-        }
-    };
     ($(#[$m:meta])* pub struct $name:ident as $wgsl:literal { $($(#[$fm:meta])* pub $f:ident,)* } $(@tail $tail:literal)?) => {
         $(#[$m])*
         #[repr(C)]
@@ -40,8 +26,13 @@ macro_rules! abi_struct {
 
 abi_struct! {
     /// One dispatch of an instrumented kernel, or of an engine shader
-    /// (`@group(1) @binding(CONFIG)`), followed by one [`TargetConfig`] per
-    /// privatized memory.
+    /// (`@group(1) @binding(CONFIG)`, a uniform buffer), followed by
+    /// [`TARGETS_MAX`] [`TargetConfig`]s: one per privatized memory, then
+    /// zeros. Uniform, because the configuration is the same for every
+    /// invocation of a dispatch: a device loads a word of it once for all
+    /// (lavapipe once per SIMD group, where a storage word is loaded lane
+    /// by lane), so invocations read it where they use it and hold no
+    /// copy of the targets' part.
     pub struct Config as "LdConfig" {
         /// [`MODE_CHECK`] or [`MODE_DETERMINISTIC`].
         pub mode,
@@ -113,8 +104,12 @@ abi_struct! {
         /// blocks and where it starts in the slot's values area.
         pub pool_cap,
         pub pool_off,
+        /// The targets whose configurations follow (the rest of the
+        /// [`TARGETS_MAX`] are zeros); also pads the head to a multiple of
+        /// 16 bytes, where a uniform buffer's array must start.
+        pub targets,
     }
-    tail "    t: array<LdTarget>,\n" held as "LdHead"
+    @tail "    t: array<LdTarget, 32>,\n"
 }
 
 abi_struct! {
@@ -833,7 +828,7 @@ pub fn prelude(view: View) -> String {
     }
     let g = binding::GROUP;
     let decl = [
-        (binding::CONFIG, "var<storage, read> ld_cfg: LdConfig;"),
+        (binding::CONFIG, "var<uniform> ld_cfg: LdConfig;"),
         (binding::RECORDS, "var<storage, read_write> ld_rec: array<atomic<u32>>;"),
         (binding::VALUES, "var<storage, read_write> ld_val: array<u32>;"),
         (binding::META, "var<storage, read_write> ld_meta: array<atomic<u32>>;"),
@@ -845,17 +840,28 @@ pub fn prelude(view: View) -> String {
     for (b, d) in decl {
         writeln!(s, "@group({g}) @binding({b}) {}", d.replace("LIST_ELEM", list).replace("PAGE_ELEM", page)).unwrap();
     }
-    if view == View::Engine {
-        s.push('\n');
-        s.push_str(Config::WGSL_HELD);
-    }
     s
 }
 
 /// Targets a kernel may privatize: the status holds a bit per target whose
-/// table was full, and the slots shader, which serves every kernel, holds
-/// this many targets' configurations (`LD_TARGETS`).
+/// table was full, and every dispatch's configuration holds this many
+/// targets' (`LdConfig::t`, a uniform buffer's array of a fixed length).
 pub const TARGETS_MAX: u32 = 32;
+
+// A uniform buffer's arrays start at, and step by, multiples of 16 bytes.
+const _: () = assert!(Config::WORDS % 4 == 0 && TargetConfig::WORDS % 4 == 0);
+
+/// The configuration's bytes: the head, then `targets` and zeros up to
+/// [`TARGETS_MAX`] (a uniform binding covers the array's fixed length).
+pub fn config_bytes(head: &Config, targets: &[TargetConfig]) -> Vec<u8> {
+    assert!(targets.len() <= TARGETS_MAX as usize, "at most TARGETS_MAX targets");
+    let mut bytes = bytemuck::bytes_of(head).to_vec();
+    for t in targets {
+        bytes.extend_from_slice(bytemuck::bytes_of(t));
+    }
+    bytes.resize((Config::WORDS + TARGETS_MAX as usize * TargetConfig::WORDS) * 4, 0);
+    bytes
+}
 
 #[cfg(test)]
 mod tests {
@@ -901,10 +907,11 @@ mod tests {
         assert_eq!(std::mem::size_of::<Config>(), 4 * Config::WORDS);
         assert_eq!(std::mem::size_of::<TargetConfig>(), 4 * TargetConfig::WORDS);
         assert!(Config::WGSL.starts_with("struct LdConfig {\n    mode: u32,"));
-        assert!(Config::WGSL.ends_with("    t: array<LdTarget>,\n}\n"));
+        assert!(Config::WGSL.ends_with(&format!("    t: array<LdTarget, {TARGETS_MAX}>,\n}}\n")));
+        let bytes = config_bytes(&Config { targets: 1, ..Default::default() }, &[TargetConfig { words: 7, ..Default::default() }]);
+        assert_eq!(bytes.len(), (Config::WORDS + TARGETS_MAX as usize * TargetConfig::WORDS) * 4);
+        assert_eq!(bytes[Config::WORDS * 4], 7);
         // The held words are the struct's words, loaded one by one.
-        assert_eq!(Config::WGSL_HELD.matches(": u32,").count(), Config::WORDS);
-        assert!(Config::WGSL_HELD.contains("    ld_c.pool_off = ld_cfg.pool_off;\n"));
     }
 
     /// The guard's struct is as large as `guard::WORDS` say, and its

@@ -17,7 +17,7 @@
 // with a word the compiler cannot know (`canary` is always 2) stops it
 // from fusing the product into an addition.
 fn ld_fmul(a: f32, b: f32) -> f32 {
-    return bitcast<f32>(bitcast<u32>(a * b) ^ (ld_c.canary >> 2u));
+    return bitcast<f32>(bitcast<u32>(a * b) ^ (ld_cfg.canary >> 2u));
 }
 
 // The one NaN these functions return (IEEE 754 leaves a NaN's payload

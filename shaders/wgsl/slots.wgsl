@@ -17,10 +17,6 @@ const LD_DET_WRITERS: bool = false;
 const LD_CHECK: bool = false;
 const LD_WIDE: bool = false;
 const LD_LANE_SAFE: u32 = 0u;
-// Every kernel's targets (`abi::TARGETS_MAX`).
-const LD_TARGETS: u32 = 32u;
-// The dispatch binds the configurations of its kernel's targets alone.
-const LD_TARGETS_BOUND: bool = false;
 
 fn ld_user(t: u32, k: u32) -> u32 {
     if k < arrayLength(&ld_user_buf) {
@@ -35,7 +31,7 @@ fn ld_target_storage(t: u32) -> bool {
 
 // Kernels compile this in (`LD_DIRECT`); the slots shader serves every layout.
 fn ld_direct(t: u32) -> bool {
-    return ld_tc[t].direct != 0u;
+    return ld_cfg.t[t].direct != 0u;
 }
 
 // The rest of a kernel's side is not used here.
@@ -44,7 +40,7 @@ fn ld_target_spans(t: u32) -> bool {
     return false;
 }
 fn ld_flat_target(j: u32) -> u32 {
-    return ld_c.target_id;
+    return ld_cfg.target_id;
 }
 fn ld_orders(end: u32, storage: bool) -> bool {
     return true;
@@ -52,11 +48,10 @@ fn ld_orders(end: u32, storage: bool) -> bool {
 
 // Slot s of the batch, as the kernel's `ld_enter` sets it up.
 fn ld_enter_slot(s: u32, li: u32) {
-    ld_load_config();
-    ld_sv = ld_c.val_base + s * ld_c.slot_values;
-    ld_sm = s * ld_c.slot_meta;
+    ld_sv = ld_cfg.val_base + s * ld_cfg.slot_values;
+    ld_sm = s * ld_cfg.slot_meta;
     ld_li = li;
-    ld_wg = ld_c.wg_offset + s;
+    ld_wg = ld_cfg.wg_offset + s;
     // Level 1 has no barrier regions.
     ld_region = (LD_NO_BARRIER << 16u) | LD_NO_BARRIER;
 }
@@ -72,6 +67,6 @@ fn publish(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: 
         return;
     }
     ld_enter_slot(s, li);
-    ld_publish(ld_c.target_id);
+    ld_publish(ld_cfg.target_id);
     ld_canary();
 }

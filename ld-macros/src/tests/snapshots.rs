@@ -85,17 +85,23 @@ fn native_wgsl() {
     assert!(failures.is_empty(), "{}\n(if the change is intended: LD_BLESS=1 cargo test -p ld-macros snapshots)", failures.join("\n"));
 }
 
-/// The kernel declares how many targets' configurations each invocation
-/// holds (`ld_tc`): one per privatized memory (a read-only buffer is none).
+/// The kernel reads its targets' configurations from the uniform binding
+/// (`ld_cfg.t[t]`), one per privatized memory (a read-only buffer is
+/// none), and holds no copy of them.
 #[test]
-fn the_kernel_holds_a_configuration_per_target() {
+fn the_kernel_reads_a_configuration_per_target_from_the_uniform_binding() {
     let two = "#[ld::kernel(workgroup_size = 64)]\nfn k(data: &mut [u32]) {\n    let s = shared::<[u32; 64]>();\n    s[local_index()] = 1;\n    barrier();\n    data[global_id().x] = s[63 - local_index()];\n}";
     let one = "#[ld::kernel(workgroup_size = 64)]\nfn k(data: &[u32], out: &mut [u32]) {\n    out[global_id().x] = data[global_id().x];\n}";
     for (src, n) in [(two, 2), (one, 1)] {
         let m = super::module(src);
-        let want = format!("const LD_TARGETS: u32 = {n}u;");
         for (variant, wgsl) in [("instrumented", crate::wgsl::instrumented(&m).0), ("folded", crate::wgsl::folded(&m).0)] {
-            assert!(wgsl.contains(&want), "{variant} kernel: no `{want}`");
+            assert!(wgsl.contains("var<uniform> ld_cfg: LdConfig;"), "{variant} kernel: no uniform configuration");
+            for copy in ["var<private> ld_c:", "var<private> ld_tc:"] {
+                assert!(!wgsl.contains(copy), "{variant} kernel: holds a copy of its configuration (`{copy}`)");
+            }
+            // The flat entries' target: the second target's first entry is where its own start.
+            let second = wgsl.contains("j >= ld_cfg.t[1u].first_entry");
+            assert_eq!(second, n == 2, "{variant} kernel with {n} targets");
         }
     }
 }

@@ -172,7 +172,7 @@ impl Writer<'_> {
         let check = self.variant == super::writer::Variant::Instrumented;
         writeln!(
             out,
-            "const LD_WG_SIZE: u32 = {wg}u;\nconst LD_INVOCATIONS: u32 = {wg}u;\n{}\n{}\nconst LD_CHECK: bool = {check};\nconst LD_TARGETS: u32 = {}u;\n// Its dispatches bind a configuration per target (`ld_load_config`).\nconst LD_TARGETS_BOUND: bool = true;\n",
+            "const LD_WG_SIZE: u32 = {wg}u;\nconst LD_INVOCATIONS: u32 = {wg}u;\n{}\n{}\nconst LD_CHECK: bool = {check};\n",
             // Set by the runtime's pipeline for deterministic mode at one
             // invocation per warp (`Variant::FoldedWriters`).
             if check { "const LD_DET_WRITERS: bool = false;" } else { "override LD_DET_WRITERS: bool = false;" },
@@ -180,7 +180,6 @@ impl Writer<'_> {
             // than a mask holds (`Variant::Instrumented`): races are then
             // recorded one by one, not summarized.
             if check { "override LD_WIDE: bool = false;" } else { "const LD_WIDE: bool = false;" },
-            self.targets.len().max(1)
         )
         .unwrap();
         out.push_str("var<private> ld_gid: vec3<u32>;\nvar<private> ld_lid: vec3<u32>;\nvar<private> ld_wid: vec3<u32>;\nvar<private> ld_nwg: vec3<u32>;\nvar<private> ld_lidx: u32;\n\n");
@@ -277,7 +276,7 @@ impl Writer<'_> {
         // The target of a flat entry number (targets' entries are numbered in order).
         let mut flat = String::from("fn ld_flat_target(j: u32) -> u32 {\n    var t = 0u;\n");
         for t in 1..self.targets.len() {
-            writeln!(flat, "    if j >= ld_tc[{t}u].first_entry {{\n        t = {t}u;\n    }}").unwrap();
+            writeln!(flat, "    if j >= ld_cfg.t[{t}u].first_entry {{\n        t = {t}u;\n    }}").unwrap();
         }
         flat.push_str("    return t;\n}\n\n");
         out.push_str(&flat);
@@ -297,7 +296,7 @@ impl Writer<'_> {
     pub(super) fn entry_common(&self) -> String {
         let [x, y, z] = self.m.kernel.workgroup_size;
         format!(
-            "fn ld_enter(slot: u32, li: u32) {{\n    ld_load_config();\n    ld_slot = slot;\n    ld_sv = ld_c.val_base + slot * ld_c.slot_values;\n    ld_sm = slot * ld_c.slot_meta;\n    ld_li = li;\n    ld_wg = ld_c.wg_offset + slot;\n    let g = vec3<u32>(ld_c.grid_x, ld_c.grid_y, ld_c.grid_z);\n    ld_wid = vec3<u32>(ld_wg % g.x, (ld_wg / g.x) % g.y, ld_wg / (g.x * g.y));\n    ld_lid = vec3<u32>(li % {x}u, (li / {x}u) % {y}u, li / {xy}u);\n    ld_gid = ld_wid * vec3<u32>({x}u, {y}u, {z}u) + ld_lid;\n    ld_nwg = g;\n    ld_lidx = li;\n    ld_warp = li >> firstTrailingBit(ld_c.warp_size);\n    ld_copy = (ld_warp / max(ld_c.copy_div, 1u)) % max(ld_c.copies, 1u);\n    ld_guard_enter(ld_wg, li);\n}}\n\n\
+            "fn ld_enter(slot: u32, li: u32) {{\n    ld_slot = slot;\n    ld_sv = ld_cfg.val_base + slot * ld_cfg.slot_values;\n    ld_sm = slot * ld_cfg.slot_meta;\n    ld_li = li;\n    ld_wg = ld_cfg.wg_offset + slot;\n    let g = vec3<u32>(ld_cfg.grid_x, ld_cfg.grid_y, ld_cfg.grid_z);\n    ld_wid = vec3<u32>(ld_wg % g.x, (ld_wg / g.x) % g.y, ld_wg / (g.x * g.y));\n    ld_lid = vec3<u32>(li % {x}u, (li / {x}u) % {y}u, li / {xy}u);\n    ld_gid = ld_wid * vec3<u32>({x}u, {y}u, {z}u) + ld_lid;\n    ld_nwg = g;\n    ld_lidx = li;\n    ld_warp = li >> firstTrailingBit(ld_cfg.warp_size);\n    ld_copy = (ld_warp / max(ld_cfg.copy_div, 1u)) % max(ld_cfg.copies, 1u);\n    ld_guard_enter(ld_wg, li);\n}}\n\n\
              // Whether a region ending at `end` ends the epoch of a memory kind.\n\
              fn ld_orders(end: u32, storage: bool) -> bool {{\n    return end == LD_NONE || ld_storage_barrier(end) == storage;\n}}\n\n",
             xy = x * y,
@@ -321,8 +320,8 @@ impl Writer<'_> {
         };
         let tables = match storage {
             0 => String::new(),
-            s if s == all => "    ld_setup_storage(ld_c.entries_total);\n".to_string(),
-            s => format!("    ld_setup_storage(ld_tc[{s}u].first_entry);\n"),
+            s if s == all => "    ld_setup_storage(ld_cfg.entries_total);\n".to_string(),
+            s => format!("    ld_setup_storage(ld_cfg.t[{s}u].first_entry);\n"),
         };
         Steps { setup: tables + &over(storage, all, "ld_setup_shared", "    ") }
     }

@@ -66,12 +66,12 @@ impl Level1Bench {
             l1_pages: listed as u32,
             target_id: 0,
             canary: 2,
+            targets: 1,
             ..Default::default()
         };
-        let mut cfg_bytes = bytemuck::bytes_of(&cfg).to_vec();
-        cfg_bytes.extend_from_slice(bytemuck::bytes_of(&target));
+        let cfg_bytes = abi::config_bytes(&cfg, &[target]);
         let engine: Vec<wgpu::Buffer> = vec![
-            dev.create_buffer_init(&wgpu::util::BufferInitDescriptor { label: Some("bench config"), contents: &cfg_bytes, usage: wgpu::BufferUsages::STORAGE }),
+            dev.create_buffer_init(&wgpu::util::BufferInitDescriptor { label: Some("bench config"), contents: &cfg_bytes, usage: wgpu::BufferUsages::UNIFORM }),
             init("bench header", &head, wgpu::BufferUsages::empty()),
             init("bench values", &[0; 4], wgpu::BufferUsages::empty()),
             init("bench meta", &[0; 4], wgpu::BufferUsages::empty()),

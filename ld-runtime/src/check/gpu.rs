@@ -136,7 +136,7 @@ impl<'a> GpuBackend<'a> {
     }
 
     fn config(&self, bytes: &[u8]) -> wgpu::Buffer {
-        self.dev().create_buffer_init(&wgpu::util::BufferInitDescriptor { label: Some("ld config"), contents: bytes, usage: wgpu::BufferUsages::STORAGE })
+        self.dev().create_buffer_init(&wgpu::util::BufferInitDescriptor { label: Some("ld config"), contents: bytes, usage: wgpu::BufferUsages::UNIFORM })
     }
 
     fn engine_group(&self, layout: &wgpu::BindGroupLayout, cfg: &wgpu::Buffer) -> wgpu::BindGroup {

@@ -201,16 +201,9 @@ impl Layout {
             pool_off: self.slot.pool_off as u32,
             target_id,
             canary: 2,
+            targets: self.slot.targets.len() as u32,
         };
-        let mut bytes = bytemuck::bytes_of(&c).to_vec();
-        for t in &self.slot.targets {
-            bytes.extend_from_slice(bytemuck::bytes_of(t));
-        }
-        // A runtime-sized array binds at least one element.
-        if self.slot.targets.is_empty() {
-            bytes.extend_from_slice(bytemuck::bytes_of(&abi::TargetConfig::default()));
-        }
-        bytes
+        abi::config_bytes(&c, &self.slot.targets)
     }
 }
 

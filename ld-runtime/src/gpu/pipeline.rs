@@ -68,10 +68,19 @@ fn storage(binding: u32, read_only: bool) -> wgpu::BindGroupLayoutEntry {
     }
 }
 
+fn uniform(binding: u32) -> wgpu::BindGroupLayoutEntry {
+    wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility: wgpu::ShaderStages::COMPUTE,
+        ty: wgpu::BindingType::Buffer { ty: wgpu::BufferBindingType::Uniform, has_dynamic_offset: false, min_binding_size: None },
+        count: None,
+    }
+}
+
 /// The engine's bind group (`ld_shaders::abi::binding`): its configuration
-/// is read-only, every other buffer read-write.
+/// is a uniform buffer, every other buffer read-write storage.
 fn engine_entries() -> Vec<wgpu::BindGroupLayoutEntry> {
-    (0..binding::COUNT).map(|b| storage(b, b == binding::CONFIG)).collect()
+    (0..binding::COUNT).map(|b| if b == binding::CONFIG { uniform(b) } else { storage(b, false) }).collect()
 }
 
 /// The bind group layout every kernel's WGSL declares (see `KernelInfo::wgsl`).

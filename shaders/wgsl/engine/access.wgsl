@@ -39,7 +39,7 @@ fn ld_storage_write(t: u32, k: u32, v: u32) {
             ld_pool_write(t, e, w, v);
         } else {
             ld_val[ld_vaddr(t, ld_cur_role, e, w)] = v;
-            ld_val[ld_vaddr(t, ld_cur_flag, e, w)] = ld_c.stamp;
+            ld_val[ld_vaddr(t, ld_cur_flag, e, w)] = ld_cfg.stamp;
         }
         ld_val[ld_mark_addr(t, e)] = 1u;
         ld_on_write(t, e, w);
@@ -48,10 +48,10 @@ fn ld_storage_write(t: u32, k: u32, v: u32) {
 
 // The invocation's accesses go to its copy's page P_c.
 fn ld_begin_copy() {
-    ld_cur_role = ld_c.role_p + ld_copy;
-    ld_cur_flag = ld_c.set_pages + ld_copy;
-    ld_cur_mark = select(0u, ld_copy, ld_c.copies <= LD_MASK_COPIES);
-    ld_cur_wmark = ld_cur_mark + select(0u, LD_WROTE_MASK_COPIES, ld_c.copies <= LD_WROTE_MASK_COPIES);
+    ld_cur_role = ld_cfg.role_p + ld_copy;
+    ld_cur_flag = ld_cfg.set_pages + ld_copy;
+    ld_cur_mark = select(0u, ld_copy, ld_cfg.copies <= LD_MASK_COPIES);
+    ld_cur_wmark = ld_cur_mark + select(0u, LD_WROTE_MASK_COPIES, ld_cfg.copies <= LD_WROTE_MASK_COPIES);
     ld_mark_copy = select(0u, ld_copy, ld_det_tags());
     ld_pass_bases();
 }

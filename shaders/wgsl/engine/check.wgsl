@@ -41,10 +41,10 @@
 // third of a race-free kernel's check.)
 fn ld_check_word(t: u32, e: u32, w: u32, storage: bool, spans: bool, commit: bool, last: bool) {
     let x = ld_word_at(t, e, w, storage);
-    if x.k >= ld_tc[t].words {
+    if x.k >= ld_cfg.t[t].words {
         return;
     }
-    let m = ld_c.copies;
+    let m = ld_cfg.copies;
     var acc = LdCheckAcc(x.b, LD_NONE, false, LD_NONE, false, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u);
     // The copies' tags are cleared as they are read (after the kernel's
     // last region too: the next batch's workgroups find the meta area
@@ -92,7 +92,7 @@ fn ld_check_word(t: u32, e: u32, w: u32, storage: bool, spans: bool, commit: boo
     // the values words held, against the others' writes (`ld_publish`).
     let access = select(0u, LD_L1_READ, acc.read != 0u) | select(0u, LD_L1_WROTE, acc.wrote != 0u);
     if storage && access != 0u {
-        let a = x.a + (ld_c.set_pages + m) * x.stride;
+        let a = x.a + (ld_cfg.set_pages + m) * x.stride;
         ld_val[a] = ld_access_word(ld_val[a]) | access;
     }
     if LD_WIDE {
@@ -108,7 +108,7 @@ fn ld_check_word(t: u32, e: u32, w: u32, storage: bool, spans: bool, commit: boo
         // of their checks).
         let n = select(0u, m, commit && x.mat && acc.u != x.b);
         for (var c = 0u; c < n; c++) {
-            ld_val[x.a + (ld_c.role_p + c) * x.stride] = acc.u;
+            ld_val[x.a + (ld_cfg.role_p + c) * x.stride] = acc.u;
         }
     }
     if commit {
@@ -189,8 +189,8 @@ struct LdCheckAcc {
 
 fn ld_check_copy(x: LdWord, c: u32, acc: ptr<function, LdCheckAcc>) {
     // `ld_copy_word`, its written flag kept (one load: see `early_write`).
-    let flagged = !x.mat && ld_val[x.a + (ld_c.set_pages + c) * x.stride] == ld_c.stamp;
-    let p = select(x.b, ld_val[x.a + (ld_c.role_p + c) * x.stride], x.mat || flagged);
+    let flagged = !x.mat && ld_val[x.a + (ld_cfg.set_pages + c) * x.stride] == ld_cfg.stamp;
+    let p = select(x.b, ld_val[x.a + (ld_cfg.role_p + c) * x.stride], x.mat || flagged);
     let s = ld_copy_tags(x, c);
     let here = s.x != 0u;
     let writes = p != x.b;
@@ -273,7 +273,7 @@ fn ld_settle_copy(x: LdWord, c: u32, forget: bool, commit: bool) {
         atomicStore(&ld_meta[ld_epoch_addr(x.t, c, x.e, x.w)], 0u);
     }
     if forget {
-        ld_val[x.a + (ld_c.set_pages + c) * x.stride] = 0u;
+        ld_val[x.a + (ld_cfg.set_pages + c) * x.stride] = 0u;
     }
 }
 
@@ -291,8 +291,8 @@ fn ld_record_summary(x: LdWord, acc: LdCheckAcc, races: u32, written: bool, cros
     atomicAdd(&ld_rec[LD_H_EXTRA], races - LD_RS_SLOTS);
     let kind = LD_K_SUMMARY | select(0u, LD_K_WRITTEN, written) | select(0u, LD_K_CROSS_READS, cross_reads) | select(0u, LD_K_EARLY_WRITE, early_silent);
     ld_record_at(i, kind, x.t, acc.m_writes, acc.m_here, x.k);
-    if i + 1u < ld_c.rec_cap {
-        let o2 = ld_c.rec_off + (i + 1u) * LD_R_WORDS;
+    if i + 1u < ld_cfg.rec_cap {
+        let o2 = ld_cfg.rec_off + (i + 1u) * LD_R_WORDS;
         ld_val[o2 + LD_RS_READS] = acc.m_read;
         ld_val[o2 + LD_RS_INTRA] = acc.m_intra;
         ld_val[o2 + LD_RS_INTRA_RW] = acc.m_intra_rw;
@@ -317,7 +317,7 @@ fn ld_record_word(x: LdWord, raced: bool, written: bool, wrote: bool, cross_read
     var it = select(vec2<u32>(0u, x.all), ld_copies_first(x), raced);
     for (; ld_copies_more(x, it); it = ld_copies_next(it)) {
         let c = ld_copies_at(x, it);
-        let p = ld_copy_word(x, ld_c.role_p + c, ld_c.set_pages + c);
+        let p = ld_copy_word(x, ld_cfg.role_p + c, ld_cfg.set_pages + c);
         let s = ld_copy_tags(x, c);
         let here = s.x != 0u;
         var kind = LD_NONE;

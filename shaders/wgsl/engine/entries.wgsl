@@ -5,17 +5,17 @@
 // ------------------------------------------------------------ addresses
 
 fn ld_vaddr(t: u32, role: u32, e: u32, w: u32) -> u32 {
-    return ld_sv + ld_tc[t].values_off + (role * ld_tc[t].entries + e) * LD_PAGE + w;
+    return ld_sv + ld_cfg.t[t].values_off + (role * ld_cfg.t[t].entries + e) * LD_PAGE + w;
 }
 
 // An entry's flags, and the mark writers leave on it (plain words: flags
 // change only behind barriers, one invocation per entry).
 fn ld_faddr(t: u32, e: u32) -> u32 {
-    return ld_sv + ld_tc[t].flags_off + e;
+    return ld_sv + ld_cfg.t[t].flags_off + e;
 }
 
 fn ld_taddr(t: u32, e: u32) -> u32 {
-    return ld_sv + ld_tc[t].touch_off + e;
+    return ld_sv + ld_cfg.t[t].touch_off + e;
 }
 
 // The mark the running invocation's accesses leave on entry e: its copy's
@@ -25,7 +25,7 @@ fn ld_taddr(t: u32, e: u32) -> u32 {
 // every copy there, made bplustree's and backprop's deterministic runs
 // 1.1-1.2 times as long.)
 fn ld_mark_addr(t: u32, e: u32) -> u32 {
-    return ld_taddr(t, e) + ld_mark_copy * ld_tc[t].entries;
+    return ld_taddr(t, e) + ld_mark_copy * ld_cfg.t[t].entries;
 }
 
 // Deterministic mode: set (to 1, by every invocation that finds it so) where
@@ -33,22 +33,22 @@ fn ld_mark_addr(t: u32, e: u32) -> u32 {
 // publishes: a page no fold changed holds the user's words. Cleared with
 // the table (`ld_setup_storage`).
 fn ld_changed_addr(t: u32, e: u32) -> u32 {
-    return ld_sv + ld_tc[t].changed_off + e;
+    return ld_sv + ld_cfg.t[t].changed_off + e;
 }
 
 // The marks of entry e, per copy: copy c's at `ld_taddr + c * entries`.
 fn ld_marks(t: u32) -> u32 {
-    return select(1u, ld_c.copies, ld_det_tags());
+    return select(1u, ld_cfg.copies, ld_det_tags());
 }
 
 // Deterministic mode: the copies the fold visits for entry e, from its
 // flags (`LD_COPIES_SHIFT`), or every copy (LD_NONE) past LD_COPY_BITS.
 fn ld_copy_set(f: u32) -> u32 {
-    return select(f >> LD_COPIES_SHIFT, LD_NONE, ld_c.copies > LD_COPY_BITS || !ld_det_tags());
+    return select(f >> LD_COPIES_SHIFT, LD_NONE, ld_cfg.copies > LD_COPY_BITS || !ld_det_tags());
 }
 
 // The first copy of a set (`ld_copy_set`), and the one after c; past the
-// last, LD_NONE (at least `ld_c.copies`). A select, not a branch, decides
+// last, LD_NONE (at least `ld_cfg.copies`). A select, not a branch, decides
 // between a mask and every copy (lavapipe runs both sides of a branch).
 fn ld_first_copy(m: u32) -> u32 {
     return select(firstTrailingBit(m), 0u, m == LD_NONE);
@@ -61,11 +61,11 @@ fn ld_next_copy(m: u32, c: u32) -> u32 {
 
 // A storage table's keys (claimed atomically) and their plain mirror.
 fn ld_kaddr(t: u32, e: u32) -> u32 {
-    return ld_sm + ld_tc[t].keys_off + e;
+    return ld_sm + ld_cfg.t[t].keys_off + e;
 }
 
 fn ld_mirror(t: u32, e: u32) -> u32 {
-    return ld_sv + ld_tc[t].mirror_off + e;
+    return ld_sv + ld_cfg.t[t].mirror_off + e;
 }
 
 // ------------------------------------------------------------ storage tables
@@ -89,7 +89,7 @@ fn ld_find(t: u32, page: u32) -> u32 {
     if ld_direct(t) {
         return page;
     }
-    let cap = ld_tc[t].entries;
+    let cap = ld_cfg.t[t].entries;
     let h = ld_hash(page, cap);
     let key = page + 1u;
     let h1 = (h + 1u) & (cap - 1u);
@@ -143,7 +143,7 @@ fn ld_insert(t: u32, page: u32) -> u32 {
     }
     var e = ld_find(t, page);
     if e == LD_NONE {
-        let cap = ld_tc[t].entries;
+        let cap = ld_cfg.t[t].entries;
         let h = ld_hash(page, cap);
         for (var i = 0u; i < 4u; i++) {
             let s = (h + i) & (cap - 1u);
@@ -195,7 +195,7 @@ fn ld_base(t: u32, e: u32, w: u32, k: u32, f: u32) -> u32 {
 // stored, else the base.
 fn ld_get(t: u32, e: u32, role: u32, flag: u32, w: u32, k: u32) -> u32 {
     let f = ld_flags(t, e);
-    if (f & LD_MAT) != 0u || ld_val[ld_vaddr(t, flag, e, w)] == ld_c.stamp {
+    if (f & LD_MAT) != 0u || ld_val[ld_vaddr(t, flag, e, w)] == ld_cfg.stamp {
         return ld_val[ld_vaddr(t, role, e, w)];
     }
     return ld_base(t, e, w, k, f);

@@ -10,7 +10,7 @@
 // as long again as the fold itself.
 fn ld_fold_word(t: u32, e: u32, w: u32, storage: bool, fold: bool, copies: bool) {
     let x = ld_word_at(t, e, w, storage);
-    if x.k >= ld_tc[t].words {
+    if x.k >= ld_cfg.t[t].words {
         return;
     }
     var u = x.b;
@@ -33,7 +33,7 @@ fn ld_fold_word(t: u32, e: u32, w: u32, storage: bool, fold: bool, copies: bool)
         // tags (`ld_det_access`), in the same loop (a loop of its own over
         // the copies measured the same). (The layouts with last writers
         // have no tags: `ld_fold_region` calls this there only to fold.)
-        for (var c = ld_first_copy(x.cset); c < ld_c.copies; c = ld_next_copy(x.cset, c)) {
+        for (var c = ld_first_copy(x.cset); c < ld_cfg.copies; c = ld_next_copy(x.cset, c)) {
             if fold {
                 let p = ld_copy_of(x, c);
                 u = select(u, p, p != x.b);
@@ -55,9 +55,9 @@ fn ld_fold_word(t: u32, e: u32, w: u32, storage: bool, fold: bool, copies: bool)
     // copy holds it already: a copy that wrote another value would be the
     // union. An entry that is not yet materialized becomes so here: its
     // copies' pages hold what earlier epochs left where nothing wrote.)
-    let n = select(0u, ld_c.copies, copies && !x.pooled && (u != x.b || !x.mat));
+    let n = select(0u, ld_cfg.copies, copies && !x.pooled && (u != x.b || !x.mat));
     for (var c2 = 0u; c2 < n; c2++) {
-        ld_val[x.a + (ld_c.role_p + c2) * x.stride] = u;
+        ld_val[x.a + (ld_cfg.role_p + c2) * x.stride] = u;
     }
 }
 
@@ -75,7 +75,7 @@ fn ld_fold_region(close: u32) {
     ld_sync();
     let cur = ld_list_cur;
     let len = atomicLoad(&ld_list_n[cur]);
-    let blocks = min(atomicLoad(&ld_pool_n), ld_c.pool_cap);
+    let blocks = min(atomicLoad(&ld_pool_n), ld_cfg.pool_cap);
     var j = ld_li;
     for (; j < len * LD_PAGE; j += LD_WG_SIZE) {
         let item = ld_list_item(cur, j / LD_PAGE);
@@ -89,7 +89,7 @@ fn ld_fold_region(close: u32) {
     ld_sync();
     // (Only layouts with last writers have a pool: the constant compiles
     // the release away in the other folded kernel.)
-    if LD_DET_WRITERS && close != LD_NONE && ld_orders(close, true) && ld_c.pool_cap != 0u {
+    if LD_DET_WRITERS && close != LD_NONE && ld_orders(close, true) && ld_cfg.pool_cap != 0u {
         ld_pool_release(blocks);
     }
     var i = ld_li;

@@ -12,25 +12,25 @@
 // invocation per warp): lavapipe runs both sides of every branch, so every
 // other run would pay for the pool's path on each storage access.
 fn ld_pooled(t: u32) -> bool {
-    return LD_DET_WRITERS && ld_tc[t].pooled != 0u;
+    return LD_DET_WRITERS && ld_cfg.t[t].pooled != 0u;
 }
 
 // Copy c's pointer to its block of entry e (a block from 1; 0: none).
 fn ld_ptr_addr(t: u32, e: u32, c: u32) -> u32 {
-    return ld_sv + ld_tc[t].ptr_off + e * ld_c.copies + c;
+    return ld_sv + ld_cfg.t[t].ptr_off + e * ld_cfg.copies + c;
 }
 
 // Block b's copy page, written-flag page and header.
 fn ld_pool_p(b: u32) -> u32 {
-    return ld_sv + ld_c.pool_off + (b - 1u) * LD_PAGE;
+    return ld_sv + ld_cfg.pool_off + (b - 1u) * LD_PAGE;
 }
 
 fn ld_pool_f(b: u32) -> u32 {
-    return ld_sv + ld_c.pool_off + (ld_c.pool_cap + b - 1u) * LD_PAGE;
+    return ld_sv + ld_cfg.pool_off + (ld_cfg.pool_cap + b - 1u) * LD_PAGE;
 }
 
 fn ld_pool_h(b: u32) -> u32 {
-    return ld_sv + ld_c.pool_off + 2u * ld_c.pool_cap * LD_PAGE + (b - 1u) * LD_POOL_HEADER;
+    return ld_sv + ld_cfg.pool_off + 2u * ld_cfg.pool_cap * LD_PAGE + (b - 1u) * LD_POOL_HEADER;
 }
 
 // Copy c's block of entry e, or 0 where it took none in this epoch: the
@@ -39,17 +39,17 @@ fn ld_pool_h(b: u32) -> u32 {
 fn ld_pool_block(t: u32, e: u32, c: u32) -> u32 {
     let pa = ld_ptr_addr(t, e, c);
     let b = ld_val[pa];
-    if b == 0u || b > ld_c.pool_cap {
+    if b == 0u || b > ld_cfg.pool_cap {
         return 0u;
     }
     let h = ld_pool_h(b);
-    return select(0u, b, ld_val[h] == pa + 1u && ld_val[h + 1u] == ld_c.stamp);
+    return select(0u, b, ld_val[h] == pa + 1u && ld_val[h + 1u] == ld_cfg.stamp);
 }
 
 // Copy c's word w of entry e: where it wrote it, its value; else the base.
 fn ld_pool_word(t: u32, e: u32, c: u32, w: u32, base: u32) -> u32 {
     let b = ld_pool_block(t, e, c);
-    if b != 0u && ld_val[ld_pool_f(b) + w] == ld_c.stamp {
+    if b != 0u && ld_val[ld_pool_f(b) + w] == ld_cfg.stamp {
         return ld_val[ld_pool_p(b) + w];
     }
     return base;
@@ -61,7 +61,7 @@ fn ld_pool_write(t: u32, e: u32, w: u32, v: u32) {
     var b = ld_pool_block(t, e, ld_copy);
     if b == 0u {
         let i = atomicAdd(&ld_pool_n, 1u);
-        if i >= ld_c.pool_cap {
+        if i >= ld_cfg.pool_cap {
             ld_status(LD_S_POOL_FULL);
             return;
         }
@@ -69,11 +69,11 @@ fn ld_pool_write(t: u32, e: u32, w: u32, v: u32) {
         let pa = ld_ptr_addr(t, e, ld_copy);
         let h = ld_pool_h(b);
         ld_val[h] = pa + 1u;
-        ld_val[h + 1u] = ld_c.stamp;
+        ld_val[h + 1u] = ld_cfg.stamp;
         ld_val[pa] = b;
     }
     ld_val[ld_pool_p(b) + w] = v;
-    ld_val[ld_pool_f(b) + w] = ld_c.stamp;
+    ld_val[ld_pool_f(b) + w] = ld_cfg.stamp;
 }
 
 // Where a barrier ends every storage epoch, the blocks' pages were folded

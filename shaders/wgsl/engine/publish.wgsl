@@ -29,8 +29,8 @@ fn ld_publish(t: u32) {
         atomicStore(&ld_list_n[1], 0u);
     }
     workgroupBarrier();
-    let check = ld_c.mode == LD_MODE_CHECK;
-    for (var e = ld_li; e < ld_tc[t].entries; e += LD_WG_SIZE) {
+    let check = ld_cfg.mode == LD_MODE_CHECK;
+    for (var e = ld_li; e < ld_cfg.t[t].entries; e += LD_WG_SIZE) {
         if ld_entry_key(t, e) != 0u {
             ld_val[ld_taddr(t, e)] = select(0u, 1u, check || ld_val[ld_changed_addr(t, e)] != 0u);
             ld_list_push(0u, t, e);
@@ -47,7 +47,7 @@ fn ld_publish(t: u32) {
         let e = ld_list_item(0u, i) & 0xffffffu;
         if ld_val[ld_taddr(t, e)] != 0u {
             let r = atomicAdd(&ld_rec[LD_H_L1_COUNT], 1u);
-            if r < ld_c.l1_cap {
+            if r < ld_cfg.l1_cap {
                 ld_link_record(t, r, ld_key_page(t, e));
                 ld_val[ld_taddr(t, e)] = r;
                 ld_list_push(1u, t, e);
@@ -65,7 +65,7 @@ fn ld_publish(t: u32) {
         ld_l1v[r * LD_PAGE + w] = ld_final_base(t, e, w, ld_key_page(t, e) * LD_PAGE + w);
         let bits = ld_word_access(t, e, w);
         if bits != 0u {
-            atomicOr(&ld_l1[ld_c.l1_headers + r * LD_L1_WORDS + LD_L1_ACCESS + w / 16u], bits << (2u * (w % 16u)));
+            atomicOr(&ld_l1[ld_cfg.l1_headers + r * LD_L1_WORDS + LD_L1_ACCESS + w / 16u], bits << (2u * (w % 16u)));
         }
     }
     // Check mode: the touched masks the kernel left for `ld_final_base`
@@ -95,29 +95,29 @@ fn ld_final_base(t: u32, e: u32, w: u32, k: u32) -> u32 {
 // the bits beside the dispatch's stamp (its low 30 bits), so that a word
 // marked by an earlier dispatch reads as not accessed, with no clearing.
 fn ld_word_access(t: u32, e: u32, w: u32) -> u32 {
-    if ld_c.mode != LD_MODE_CHECK {
+    if ld_cfg.mode != LD_MODE_CHECK {
         return 0u;
     }
-    return ld_access_word(ld_val[ld_vaddr(t, ld_c.set_pages + ld_c.copies, e, w)]) & 3u;
+    return ld_access_word(ld_val[ld_vaddr(t, ld_cfg.set_pages + ld_cfg.copies, e, w)]) & 3u;
 }
 
 // An access word as this dispatch's: its bits where its stamp is the
 // dispatch's, else none, stamped.
 fn ld_access_word(v: u32) -> u32 {
-    let stamp = ld_c.stamp << 2u;
+    let stamp = ld_cfg.stamp << 2u;
     return stamp | select(0u, v & 3u, (v & ~3u) == stamp);
 }
 
 fn ld_link_record(t: u32, r: u32, page: u32) {
-    let h = ld_c.l1_headers + r * LD_L1_WORDS;
+    let h = ld_cfg.l1_headers + r * LD_L1_WORDS;
     atomicStore(&ld_l1[h + LD_L1_TARGET], t);
     atomicStore(&ld_l1[h + LD_L1_PAGE], page);
     atomicStore(&ld_l1[h + LD_L1_WG], ld_wg);
-    let next = atomicExchange(&ld_l1[ld_tc[t].heads_off + page], r + 1u);
+    let next = atomicExchange(&ld_l1[ld_cfg.t[t].heads_off + page], r + 1u);
     atomicStore(&ld_l1[h + LD_L1_NEXT_PAGE], next);
     // The page's first record lists the page for level 1's sweeps.
     if next == 0u {
-        atomicStore(&ld_l1[ld_c.l1_pages + atomicAdd(&ld_rec[LD_H_L1_PAGES], 1u)], r);
+        atomicStore(&ld_l1[ld_cfg.l1_pages + atomicAdd(&ld_rec[LD_H_L1_PAGES], 1u)], r);
     }
     // The access bits (`abi::l1::ACCESS`; no loop: lavapipe caps them).
     atomicStore(&ld_l1[h + LD_L1_ACCESS], 0u);

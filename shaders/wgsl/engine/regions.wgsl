@@ -6,7 +6,7 @@
 // Workgroup arrays start zeroed (the host fills their pages with zeros
 // before the dispatch), every role stored.
 fn ld_setup_shared(t: u32) {
-    let e = ld_tc[t].entries;
+    let e = ld_cfg.t[t].entries;
     var i = ld_li;
     for (; i < e; i += LD_WG_SIZE) {
         ld_val[ld_faddr(t, i)] = LD_MAT | LD_BVALID;
@@ -21,13 +21,13 @@ fn ld_setup_storage(n: u32) {
     var j = ld_li;
     for (; j < n; j += LD_WG_SIZE) {
         let t = ld_flat_target(j);
-        let i = j - ld_tc[t].first_entry;
+        let i = j - ld_cfg.t[t].first_entry;
         atomicStore(&ld_meta[ld_kaddr(t, i)], 0u);
         ld_val[ld_mirror(t, i)] = 0u;
         ld_val[ld_faddr(t, i)] = 0u;
         ld_val[ld_changed_addr(t, i)] = 0u;
         for (var c = 0u; c < ld_marks(t); c++) {
-            ld_val[ld_taddr(t, i) + c * ld_tc[t].entries] = 0u;
+            ld_val[ld_taddr(t, i) + c * ld_cfg.t[t].entries] = 0u;
         }
     }
 }
@@ -36,11 +36,11 @@ fn ld_setup_storage(n: u32) {
 // (once per epoch); where marks are per copy, the copies that marked an
 // entry join its flags' set for the epoch (`ld_copy_set`).
 fn ld_scan() {
-    let n = ld_c.entries_total;
+    let n = ld_cfg.entries_total;
     var j = ld_li;
     for (; j < n; j += LD_WG_SIZE) {
         let t = ld_flat_target(j);
-        let e = j - ld_tc[t].first_entry;
+        let e = j - ld_cfg.t[t].first_entry;
         let copies = ld_scan_marks(t, e);
         if copies != 0u {
             let fa = ld_faddr(t, e);
@@ -60,7 +60,7 @@ fn ld_scan_marks(t: u32, e: u32) -> u32 {
     let ta = ld_taddr(t, e);
     var m = 0u;
     for (var c = 0u; c < ld_marks(t); c++) {
-        let a = ta + c * ld_tc[t].entries;
+        let a = ta + c * ld_cfg.t[t].entries;
         if ld_val[a] != 0u {
             ld_val[a] = 0u;
             m |= 1u << min(c, 31u);
@@ -93,16 +93,16 @@ fn ld_note_region(opening: u32, closing: u32) {
     let b = select(closing, LD_NO_BARRIER, closing == LD_NONE);
     ld_region = (a << 16u) | b;
     if ld_li == 0u {
-        let n = ld_c.barriers + 1u;
-        ld_val[min(a, ld_c.barriers) * n + min(b, ld_c.barriers)] = 1u;
+        let n = ld_cfg.barriers + 1u;
+        ld_val[min(a, ld_cfg.barriers) * n + min(b, ld_cfg.barriers)] = 1u;
     }
 }
 
 fn ld_list_push(list: u32, t: u32, e: u32) {
     let i = atomicAdd(&ld_list_n[list], 1u);
-    ld_val[ld_sv + ld_c.list_off + list * ld_c.list_cap + i] = (t << 24u) | e;
+    ld_val[ld_sv + ld_cfg.list_off + list * ld_cfg.list_cap + i] = (t << 24u) | e;
 }
 
 fn ld_list_item(list: u32, i: u32) -> u32 {
-    return ld_val[ld_sv + ld_c.list_off + list * ld_c.list_cap + i];
+    return ld_val[ld_sv + ld_cfg.list_off + list * ld_cfg.list_cap + i];
 }

@@ -39,32 +39,12 @@ var<private> ld_copy: u32;
 // The copy whose marks the invocation's accesses set (`ld_mark_addr`).
 var<private> ld_mark_copy: u32;
 var<private> ld_region: u32;
-// The dispatch's configuration (`ld_c`, and `ld_tc` per target), as each
-// invocation holds it: lavapipe loads a storage word lane by lane, bounds
-// checked, at every use, and the engine's loops use these at every word
-// (bplustree's check took 37% less time, kmeans' and bisect_small's half,
-// once they were no longer read from the binding).
-var<private> ld_tc: array<LdTarget, LD_TARGETS>;
-
-// A kernel's dispatches bind its LD_TARGETS configurations
-// (LD_TARGETS_BOUND): a loop of a constant trip count, which lavapipe can
-// unroll into stores at fixed places (with the trip count read from the
-// binding, table6's check and deterministic times, geometric means, were
-// 1.02 times as long). The slots shader, which serves every kernel, holds
-// as many as the dispatch binds.
-fn ld_load_config() {
-    ld_load_head();
-    if LD_TARGETS_BOUND {
-        for (var t = 0u; t < LD_TARGETS; t++) {
-            ld_tc[t] = ld_cfg.t[t];
-        }
-    } else {
-        let n = min(LD_TARGETS, arrayLength(&ld_cfg.t));
-        for (var t = 0u; t < n; t++) {
-            ld_tc[t] = ld_cfg.t[t];
-        }
-    }
-}
+// The dispatch's configuration is a uniform buffer (`ld_cfg`, the
+// targets' at `ld_cfg.t[t]`), read where it is used: a device loads a
+// uniform word once for all invocations (lavapipe once per SIMD group).
+// Until it was one, each invocation copied it from a storage binding at
+// its start, lane by lane: bfs's `update` (52 workgroups, nothing to
+// check but a flag) spent about 3 ms of its 9 ms a launch there.
 
 // Where the slot's values and keys start.
 var<private> ld_sv: u32;
@@ -121,11 +101,11 @@ fn ld_canary() {
     var i = 0u;
     loop {
         i += 1u;
-        if i >= ld_c.canary {
+        if i >= ld_cfg.canary {
             break;
         }
     }
-    if i < ld_c.canary {
+    if i < ld_cfg.canary {
         ld_status(LD_S_LOOP_LIMIT);
     }
 }

@@ -26,7 +26,7 @@
 // checks): a mask, where a remainder by a run-time value is a division per
 // lane at every access on a CPU.
 fn ld_lane() -> u32 {
-    return ld_li & (ld_c.warp_size - 1u);
+    return ld_li & (ld_cfg.warp_size - 1u);
 }
 
 // A lane's code in `bits` bits, and whether an or of codes holds two
@@ -43,19 +43,19 @@ fn ld_lanes_many(v: u32, bits: u32) -> bool {
 
 // The tag word of copy c, entry e, word w.
 fn ld_tag_addr(t: u32, c: u32, e: u32, w: u32) -> u32 {
-    return ld_sm + ld_tc[t].tags_off + (c * ld_tc[t].entries + e) * LD_PAGE + w;
+    return ld_sm + ld_cfg.t[t].tags_off + (c * ld_cfg.t[t].entries + e) * LD_PAGE + w;
 }
 
 // Check mode: the copies that accessed entry e's word w in the epoch, a
 // bit each (`ld_cur_mark`).
 fn ld_touched_addr(t: u32, e: u32, w: u32) -> u32 {
-    return ld_sm + ld_tc[t].touched_off + e * LD_PAGE + w;
+    return ld_sm + ld_cfg.t[t].touched_off + e * LD_PAGE + w;
 }
 
 // Past a mask's copies (LD_WIDE): whether copy c accessed entry e's word
 // w in the epoch, a page per copy after the touched page.
 fn ld_epoch_addr(t: u32, c: u32, e: u32, w: u32) -> u32 {
-    return ld_sm + ld_tc[t].touched_off + ((1u + c) * ld_tc[t].entries + e) * LD_PAGE + w;
+    return ld_sm + ld_cfg.t[t].touched_off + ((1u + c) * ld_cfg.t[t].entries + e) * LD_PAGE + w;
 }
 
 // Check mode: this lane's code for its tag word (`abi::lanes::check`):
@@ -126,7 +126,7 @@ fn ld_det_writers() -> bool {
 }
 
 fn ld_writer_addr(t: u32, e: u32, w: u32) -> u32 {
-    return ld_sm + ld_tc[t].tags_off + e * LD_PAGE + w;
+    return ld_sm + ld_cfg.t[t].tags_off + e * LD_PAGE + w;
 }
 
 // Copy c's tag word of a word, tallied (`abi::lanes::tally`): lanes that

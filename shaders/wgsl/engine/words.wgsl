@@ -40,22 +40,22 @@ struct LdWord {
 
 fn ld_word_at(t: u32, e: u32, w: u32, storage: bool) -> LdWord {
     var x: LdWord;
-    x.stride = ld_tc[t].entries * LD_PAGE;
-    x.a = ld_sv + ld_tc[t].values_off + e * LD_PAGE + w;
+    x.stride = ld_cfg.t[t].entries * LD_PAGE;
+    x.a = ld_sv + ld_cfg.t[t].values_off + e * LD_PAGE + w;
     x.t = t;
     x.tag = ld_tag_addr(t, 0u, e, w);
-    x.tag_stride = ld_tc[t].entries * LD_PAGE;
+    x.tag_stride = ld_cfg.t[t].entries * LD_PAGE;
     x.k = ld_word(t, e, w, storage);
     let f = ld_flags(t, e);
     x.mat = (f & LD_MAT) != 0u;
     x.b = ld_base(t, e, w, x.k, f);
     if LD_CHECK {
         let m = atomicLoad(&ld_meta[ld_touched_addr(t, e, w)]);
-        let halves = ld_c.copies <= LD_WROTE_MASK_COPIES;
+        let halves = ld_cfg.copies <= LD_WROTE_MASK_COPIES;
         x.mask = select(m, (m | (m >> LD_WROTE_MASK_COPIES)) & ((1u << LD_WROTE_MASK_COPIES) - 1u), halves);
         x.wmask = select(0u, m >> LD_WROTE_MASK_COPIES, halves);
     }
-    x.all = select(0u, ld_c.copies, ld_c.copies > LD_MASK_COPIES);
+    x.all = select(0u, ld_cfg.copies, ld_cfg.copies > LD_MASK_COPIES);
     x.e = e;
     x.w = w;
     x.pooled = ld_pooled(t);
@@ -68,13 +68,13 @@ fn ld_copy_of(x: LdWord, c: u32) -> u32 {
     if x.pooled {
         return ld_pool_word(x.t, x.e, c, x.w, x.b);
     }
-    return ld_copy_word(x, ld_c.role_p + c, ld_c.set_pages + c);
+    return ld_copy_word(x, ld_cfg.role_p + c, ld_cfg.set_pages + c);
 }
 
 // Copy c's page `role`, flagged in page `flag`: the stored word, or the
 // base where the copy has not written it.
 fn ld_copy_word(x: LdWord, role: u32, flag: u32) -> u32 {
     let v = ld_val[x.a + role * x.stride];
-    let written = x.mat || ld_val[x.a + flag * x.stride] == ld_c.stamp;
+    let written = x.mat || ld_val[x.a + flag * x.stride] == ld_cfg.stamp;
     return select(x.b, v, written);
 }
