@@ -849,7 +849,7 @@ pub fn prelude(view: View) -> String {
 pub const TARGETS_MAX: u32 = 32;
 
 // A uniform buffer's arrays start at, and step by, multiples of 16 bytes.
-const _: () = assert!(Config::WORDS % 4 == 0 && TargetConfig::WORDS % 4 == 0);
+const _: () = assert!(Config::WORDS.is_multiple_of(4) && TargetConfig::WORDS.is_multiple_of(4));
 
 /// The configuration's bytes: the head, then `targets` and zeros up to
 /// [`TARGETS_MAX`] (a uniform binding covers the array's fixed length).
