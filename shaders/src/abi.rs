@@ -851,11 +851,13 @@ pub const TARGETS_MAX: u32 = 32;
 // A uniform buffer's arrays start at, and step by, multiples of 16 bytes.
 const _: () = assert!(Config::WORDS.is_multiple_of(4) && TargetConfig::WORDS.is_multiple_of(4));
 
-/// The configuration's bytes: the head, then `targets` and zeros up to
-/// [`TARGETS_MAX`] (a uniform binding covers the array's fixed length).
-pub fn config_bytes(head: &Config, targets: &[TargetConfig]) -> Vec<u8> {
+/// The configuration's bytes: the head (its `targets` counted here), then
+/// `targets` and zeros up to [`TARGETS_MAX`] (a uniform binding covers the
+/// array's fixed length).
+pub fn config_bytes(head: Config, targets: &[TargetConfig]) -> Vec<u8> {
     assert!(targets.len() <= TARGETS_MAX as usize, "at most TARGETS_MAX targets");
-    let mut bytes = bytemuck::bytes_of(head).to_vec();
+    let head = Config { targets: targets.len() as u32, ..head };
+    let mut bytes = bytemuck::bytes_of(&head).to_vec();
     for t in targets {
         bytes.extend_from_slice(bytemuck::bytes_of(t));
     }
@@ -908,10 +910,10 @@ mod tests {
         assert_eq!(std::mem::size_of::<TargetConfig>(), 4 * TargetConfig::WORDS);
         assert!(Config::WGSL.starts_with("struct LdConfig {\n    mode: u32,"));
         assert!(Config::WGSL.ends_with(&format!("    t: array<LdTarget, {TARGETS_MAX}>,\n}}\n")));
-        let bytes = config_bytes(&Config { targets: 1, ..Default::default() }, &[TargetConfig { words: 7, ..Default::default() }]);
+        let bytes = config_bytes(Config::default(), &[TargetConfig { words: 7, ..Default::default() }]);
         assert_eq!(bytes.len(), (Config::WORDS + TARGETS_MAX as usize * TargetConfig::WORDS) * 4);
         assert_eq!(bytes[Config::WORDS * 4], 7);
-        // The held words are the struct's words, loaded one by one.
+        assert_eq!(bytemuck::pod_read_unaligned::<Config>(&bytes[..Config::WORDS * 4]).targets, 1);
     }
 
     /// The guard's struct is as large as `guard::WORDS` say, and its

@@ -66,10 +66,9 @@ impl Level1Bench {
             l1_pages: listed as u32,
             target_id: 0,
             canary: 2,
-            targets: 1,
             ..Default::default()
         };
-        let cfg_bytes = abi::config_bytes(&cfg, &[target]);
+        let cfg_bytes = abi::config_bytes(cfg, &[target]);
         let engine: Vec<wgpu::Buffer> = vec![
             dev.create_buffer_init(&wgpu::util::BufferInitDescriptor { label: Some("bench config"), contents: &cfg_bytes, usage: wgpu::BufferUsages::UNIFORM }),
             init("bench header", &head, wgpu::BufferUsages::empty()),

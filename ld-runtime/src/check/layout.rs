@@ -201,9 +201,10 @@ impl Layout {
             pool_off: self.slot.pool_off as u32,
             target_id,
             canary: 2,
-            targets: self.slot.targets.len() as u32,
+            // Counted by `config_bytes`.
+            targets: 0,
         };
-        abi::config_bytes(&c, &self.slot.targets)
+        abi::config_bytes(c, &self.slot.targets)
     }
 }
 

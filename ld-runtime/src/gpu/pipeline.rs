@@ -60,19 +60,18 @@ impl Variant {
 }
 
 fn storage(binding: u32, read_only: bool) -> wgpu::BindGroupLayoutEntry {
-    wgpu::BindGroupLayoutEntry {
-        binding,
-        visibility: wgpu::ShaderStages::COMPUTE,
-        ty: wgpu::BindingType::Buffer { ty: wgpu::BufferBindingType::Storage { read_only }, has_dynamic_offset: false, min_binding_size: None },
-        count: None,
-    }
+    buffer_entry(binding, wgpu::BufferBindingType::Storage { read_only })
 }
 
 fn uniform(binding: u32) -> wgpu::BindGroupLayoutEntry {
+    buffer_entry(binding, wgpu::BufferBindingType::Uniform)
+}
+
+fn buffer_entry(binding: u32, ty: wgpu::BufferBindingType) -> wgpu::BindGroupLayoutEntry {
     wgpu::BindGroupLayoutEntry {
         binding,
         visibility: wgpu::ShaderStages::COMPUTE,
-        ty: wgpu::BindingType::Buffer { ty: wgpu::BufferBindingType::Uniform, has_dynamic_offset: false, min_binding_size: None },
+        ty: wgpu::BindingType::Buffer { ty, has_dynamic_offset: false, min_binding_size: None },
         count: None,
     }
 }
@@ -92,20 +91,10 @@ fn layout_entries(info: &KernelInfo) -> Vec<wgpu::BindGroupLayoutEntry> {
             ParamKind::Atomic { .. } => false,
             ParamKind::Uniform { .. } => continue,
         };
-        out.push(wgpu::BindGroupLayoutEntry {
-            binding: i as u32,
-            visibility: wgpu::ShaderStages::COMPUTE,
-            ty: wgpu::BindingType::Buffer { ty: wgpu::BufferBindingType::Storage { read_only }, has_dynamic_offset: false, min_binding_size: None },
-            count: None,
-        });
+        out.push(storage(i as u32, read_only));
     }
     if info.uniform_count() > 0 {
-        out.push(wgpu::BindGroupLayoutEntry {
-            binding: info.params.len() as u32,
-            visibility: wgpu::ShaderStages::COMPUTE,
-            ty: wgpu::BindingType::Buffer { ty: wgpu::BufferBindingType::Uniform, has_dynamic_offset: false, min_binding_size: None },
-            count: None,
-        });
+        out.push(uniform(info.params.len() as u32));
     }
     // The kernel's guard (`ld_shaders::abi::guard`), in every variant.
     out.push(storage(ld_shaders::abi::guard::binding(info.params.len()), false));
