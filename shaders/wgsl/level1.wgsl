@@ -136,13 +136,13 @@ fn ld_merge_page(r: u32, page: u32, w: u32) {
         let g = vec4<u32>(ld_l1[ld_hdr(rec) + LD_L1_WG]);
         q = ld_l1[ld_hdr(rec) + LD_L1_NEXT_PAGE];
         let v = ld_l1v[rec * LD_LANES + w];
-        let changed = (v != b) & inside;
+        let a = ld_access(rec, w);
+        let changed = (v != b) & inside & ld_held(a);
         let last = changed & ((writers == vec4<u32>(0u)) | (g > hi));
         u = select(u, v, last);
         hi = select(hi, g, last);
         lo = select(lo, g, changed & (g < lo));
         writers += select(vec4<u32>(0u), vec4<u32>(1u), changed);
-        let a = ld_access(rec, w);
         read = read | ld_read_bits(a);
         silent = silent | (ld_silent_bits(a, changed) & inside);
         quiet += select(vec4<u32>(0u), vec4<u32>(1u), ld_quiet_bits(a, changed) & inside);
@@ -170,10 +170,12 @@ fn ld_user_vec(k0: u32) -> vec4<u32> {
     return vec4<u32>(ld_user_word(k0, words), ld_user_word(k0 + 1u, words), ld_user_word(k0 + 2u, words), ld_user_word(k0 + 3u, words));
 }
 
-// Those its lanes wrote the value they held, without reading them (the
-// record's words that did not change).
-fn ld_silent(rec: u32, w: u32, changed: vec4<bool>) -> vec4<bool> {
-    return ld_silent_bits(ld_access(rec, w), changed);
+// The words of a record that hold the workgroup's value: in check mode
+// those it accessed (access bits `a`), the only ones `ld_publish` writes
+// (a word it did not access holds the user's value); in deterministic
+// mode every word of the page.
+fn ld_held(a: vec4<u32>) -> vec4<bool> {
+    return (a != vec4<u32>(0u)) | vec4<bool>(ld_cfg.mode != LD_MODE_CHECK);
 }
 
 // How record rec's workgroup accessed the words 4w..4w+3 of its page
@@ -213,7 +215,7 @@ fn ld_record_readers(r: u32, k0: u32, b: vec4<u32>, inside: vec4<bool>, wrote: v
         let g = ld_l1[ld_hdr(rec) + LD_L1_WG];
         q = ld_l1[ld_hdr(rec) + LD_L1_NEXT_PAGE];
         let a = ld_access(rec, w);
-        let changed = (ld_l1v[rec * LD_LANES + w] != b) & inside;
+        let changed = (ld_l1v[rec * LD_LANES + w] != b) & inside & ld_held(a);
         let own = select(vec4<u32>(0u), vec4<u32>(1u), ld_quiet_bits(a, changed) & inside);
         let racy = ld_read_bits(a) & !changed & (wrote | (quiet > own));
         for (var c = 0u; c < 4u; c++) {
@@ -236,8 +238,9 @@ fn ld_record_clashes(r: u32, k0: u32, b: vec4<u32>, inside: vec4<bool>, lo: vec4
         let rec = q - 1u;
         let g = ld_l1[ld_hdr(rec) + LD_L1_WG];
         q = ld_l1[ld_hdr(rec) + LD_L1_NEXT_PAGE];
-        let changed = (ld_l1v[rec * LD_LANES + w] != b) & inside;
-        let clash = (changed | (ld_silent(rec, w, changed) & inside)) & (lo != vec4<u32>(LD_NONE));
+        let a = ld_access(rec, w);
+        let changed = (ld_l1v[rec * LD_LANES + w] != b) & inside & ld_held(a);
+        let clash = (changed | (ld_silent_bits(a, changed) & inside)) & (lo != vec4<u32>(LD_NONE));
         for (var c = 0u; c < 4u; c++) {
             if clash[c] && g != lo[c] {
                 ld_l1_record(0u, min(lo[c], g), max(lo[c], g), k0 + c);

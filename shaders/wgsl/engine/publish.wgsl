@@ -16,8 +16,9 @@
 // mode) whose words the workgroup read or its lanes wrote, whatever the
 // value, become level-1 records, linked per page (the CPU reference
 // publishes the same): the entries (one invocation per entry), a record
-// per marked entry, then their words and access bits. An entry's mark
-// holds its record. In check mode every entry the table holds was
+// per marked entry, then its words (check mode: those the workgroup
+// accessed, `ld_publish_accessed`) and access bits. An entry's mark holds
+// its record (LD_NONE where level 1's records ran out). In check mode every entry the table holds was
 // accessed (an access claims it, and its check leaves the access's bit in
 // the access page), so every one is marked; in deterministic mode those a
 // fold changed a word of (`ld_changed_addr`), where a pass over every word
@@ -27,6 +28,7 @@ fn ld_publish(t: u32) {
     if ld_li == 0u {
         atomicStore(&ld_list_n[0], 0u);
         atomicStore(&ld_list_n[1], 0u);
+        atomicStore(&ld_items_n, 0u);
     }
     workgroupBarrier();
     let check = ld_cfg.mode == LD_MODE_CHECK;
@@ -52,39 +54,75 @@ fn ld_publish(t: u32) {
                 ld_val[ld_taddr(t, e)] = r;
                 ld_list_push(1u, t, e);
             } else {
+                ld_val[ld_taddr(t, e)] = LD_NONE;
                 ld_status(LD_S_L1_FULL);
             }
         }
     }
     ld_sync();
-    let m = atomicLoad(&ld_list_n[1]) * LD_PAGE;
-    for (var j = ld_li; j < m; j += LD_WG_SIZE) {
-        let e = ld_list_item(1u, j / LD_PAGE) & 0xffffffu;
-        let r = ld_val[ld_taddr(t, e)];
-        let w = j % LD_PAGE;
-        ld_l1v[r * LD_PAGE + w] = ld_final_base(t, e, w, ld_key_page(t, e) * LD_PAGE + w);
-        let bits = ld_word_access(t, e, w);
-        if bits != 0u {
-            atomicOr(&ld_l1[ld_cfg.l1_headers + r * LD_L1_WORDS + LD_L1_ACCESS + w / 16u], bits << (2u * (w % 16u)));
-        }
-    }
-    // Check mode: the touched masks the kernel left for `ld_final_base`
-    // are done with, as the keys.
-    ld_sync();
-    let cleared = select(0u, atomicLoad(&ld_list_n[0]) * LD_PAGE, check);
-    for (var j = ld_li; j < cleared; j += LD_WG_SIZE) {
-        let e = ld_list_item(0u, j / LD_PAGE) & 0xffffffu;
-        atomicStore(&ld_meta[ld_touched_addr(t, e, j % LD_PAGE)], 0u);
+    if check {
+        ld_publish_accessed(t);
+    } else {
+        ld_publish_pages(t);
     }
 }
 
+// Deterministic mode: every word of each page a fold changed.
+fn ld_publish_pages(t: u32) {
+    let m = atomicLoad(&ld_list_n[1]) * LD_PAGE;
+    for (var j = ld_li; j < m; j += LD_WG_SIZE) {
+        let e = ld_list_item(1u, j / LD_PAGE) & 0xffffffu;
+        let w = j % LD_PAGE;
+        let k = ld_key_page(t, e) * LD_PAGE + w;
+        ld_l1v[ld_val[ld_taddr(t, e)] * LD_PAGE + w] = ld_base(t, e, w, k, ld_flags(t, e));
+    }
+}
+
+// Check mode: the words the workgroup accessed, with their access bits;
+// a record's other words are left as they were, and level 1 reads none
+// of them (`ld_held` in level1.wgsl): a word the workgroup did not access
+// holds the user's value in its base. The words are listed first (their
+// access word, a load each), so the work of a record (its value, the
+// bits) is per accessed word: bfs's `expand` touches a few words of each
+// page it claims, and publishing every word of them was a third of its
+// check. The listing also clears the touched masks the kernel left for
+// the base (`ld_final_base`), noting each in the listed word's top bit.
+fn ld_publish_accessed(t: u32) {
+    let n0 = atomicLoad(&ld_list_n[0]) * LD_PAGE;
+    for (var j = ld_li; j < n0; j += LD_WG_SIZE) {
+        let e = ld_list_item(0u, j / LD_PAGE) & 0xffffffu;
+        let w = j % LD_PAGE;
+        let ta = ld_touched_addr(t, e, w);
+        let touched = atomicLoad(&ld_meta[ta]) != 0u;
+        atomicStore(&ld_meta[ta], 0u);
+        if ld_word_access(t, e, w) != 0u && ld_val[ld_taddr(t, e)] != LD_NONE {
+            ld_val[ld_sv + ld_cfg.items_off + atomicAdd(&ld_items_n, 1u)] = j | select(0u, LD_ITEM_TOUCHED, touched);
+        }
+    }
+    ld_sync();
+    let n = atomicLoad(&ld_items_n);
+    for (var i = ld_li; i < n; i += LD_WG_SIZE) {
+        let item = ld_val[ld_sv + ld_cfg.items_off + i];
+        let j = item & ~LD_ITEM_TOUCHED;
+        let e = ld_list_item(0u, j / LD_PAGE) & 0xffffffu;
+        let w = j % LD_PAGE;
+        let r = ld_val[ld_taddr(t, e)];
+        let k = ld_key_page(t, e) * LD_PAGE + w;
+        ld_l1v[r * LD_PAGE + w] = ld_final_base(t, e, w, k, (item & LD_ITEM_TOUCHED) != 0u);
+        atomicOr(&ld_l1[ld_cfg.l1_headers + r * LD_L1_WORDS + LD_L1_ACCESS + w / 16u], ld_word_access(t, e, w) << (2u * (w % 16u)));
+    }
+}
+
+// A listed word whose touched mask was set (`ld_publish_accessed`).
+const LD_ITEM_TOUCHED: u32 = 0x80000000u;
+
 // The base of word w (word k of the memory) after the kernel: where the
 // last check stored only the touched words (`LD_BPART`), the user's word
-// stands in for the others (the touched masks stay until `ld_publish`
-// clears them).
-fn ld_final_base(t: u32, e: u32, w: u32, k: u32) -> u32 {
+// stands in for the others (`touched`: the word's touched mask, which
+// the kernel leaves for `ld_publish` to clear).
+fn ld_final_base(t: u32, e: u32, w: u32, k: u32, touched: bool) -> u32 {
     let f = ld_flags(t, e);
-    if (f & LD_BPART) != 0u && atomicLoad(&ld_meta[ld_touched_addr(t, e, w)]) != 0u {
+    if (f & LD_BPART) != 0u && touched {
         return ld_val[ld_vaddr(t, 0u, e, w)];
     }
     return ld_base(t, e, w, k, f);
