@@ -18,12 +18,12 @@
 // publishes the same): the entries (one invocation per entry), a record
 // per marked entry, then its words (check mode: those the workgroup
 // accessed, `ld_publish_accessed`) and access bits. An entry's mark holds
-// its record (LD_NONE where level 1's records ran out). In check mode every entry the table holds was
-// accessed (an access claims it, and its check leaves the access's bit in
-// the access page), so every one is marked; in deterministic mode those a
-// fold changed a word of (`ld_changed_addr`), where a pass over every word
-// of every entry took a third of the publishing (bfs's reads claim most
-// of its entries).
+// its record (LD_NONE where level 1's records ran out). In check mode
+// every entry the table holds was accessed (an access claims it, and its
+// check leaves the access's bit in the access page), so every one is
+// marked; in deterministic mode those a fold changed a word of
+// (`ld_changed_addr`), where a pass over every word of every entry took a
+// third of the publishing (bfs's reads claim most of its entries).
 fn ld_publish(t: u32) {
     if ld_li == 0u {
         atomicStore(&ld_list_n[0], 0u);
