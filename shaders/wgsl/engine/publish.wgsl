@@ -96,13 +96,13 @@ fn ld_publish_accessed(t: u32) {
         let touched = atomicLoad(&ld_meta[ta]) != 0u;
         atomicStore(&ld_meta[ta], 0u);
         if ld_word_access(t, e, w) != 0u && ld_val[ld_taddr(t, e)] != LD_NONE {
-            ld_val[ld_sv + ld_cfg.items_off + atomicAdd(&ld_items_n, 1u)] = j | select(0u, LD_ITEM_TOUCHED, touched);
+            ld_item_push(j | select(0u, LD_ITEM_TOUCHED, touched));
         }
     }
     ld_sync();
     let n = atomicLoad(&ld_items_n);
     for (var i = ld_li; i < n; i += LD_WG_SIZE) {
-        let item = ld_val[ld_sv + ld_cfg.items_off + i];
+        let item = ld_item(i);
         let j = item & ~LD_ITEM_TOUCHED;
         let e = ld_list_item(0u, j / LD_PAGE) & 0xffffffu;
         let w = j % LD_PAGE;
@@ -133,9 +133,6 @@ fn ld_final_base(t: u32, e: u32, w: u32, k: u32, touched: bool) -> u32 {
 // the bits beside the dispatch's stamp (its low 30 bits), so that a word
 // marked by an earlier dispatch reads as not accessed, with no clearing.
 fn ld_word_access(t: u32, e: u32, w: u32) -> u32 {
-    if ld_cfg.mode != LD_MODE_CHECK {
-        return 0u;
-    }
     return ld_access_word(ld_val[ld_vaddr(t, ld_cfg.set_pages + ld_cfg.copies, e, w)]) & 3u;
 }
 

@@ -18,7 +18,7 @@ fn ld_step_check(close: u32) {
 
 // The region's i-th word to visit (`ld_step_gather`).
 fn ld_check_item(cur: u32, i: u32, close: u32) {
-    let j = ld_val[ld_sv + ld_cfg.items_off + i];
+    let j = ld_item(i);
     let item = ld_list_item(cur, j / LD_PAGE);
     let t = item >> 24u;
     let storage = ld_target_storage(t);
@@ -45,9 +45,20 @@ fn ld_step_gather(close: u32) {
         let storage = ld_target_storage(t);
         let whole = storage && close != LD_NONE && ld_orders(close, storage) && (ld_flags(t, e) & LD_BVALID) == 0u;
         if whole || atomicLoad(&ld_meta[ld_touched_addr(t, e, j % LD_PAGE)]) != 0u {
-            ld_val[ld_sv + ld_cfg.items_off + atomicAdd(&ld_items_n, 1u)] = j;
+            ld_item_push(j);
         }
     }
+}
+
+// The slot's list of items (`Config::items_off`, counted by `ld_items_n`):
+// the words a region's check visits, and after the kernel those the slots
+// shader publishes (`ld_publish_accessed`).
+fn ld_item_push(v: u32) {
+    ld_val[ld_sv + ld_cfg.items_off + atomicAdd(&ld_items_n, 1u)] = v;
+}
+
+fn ld_item(i: u32) -> u32 {
+    return ld_val[ld_sv + ld_cfg.items_off + i];
 }
 
 fn ld_step_settle(step: u32, close: u32) {
