@@ -243,10 +243,16 @@ impl Writer<'_> {
                 spans.push(*t);
             }
         }
+        // (Where every target is of one kind, a constant: the engine's
+        // paths for the other kind compile away, where lavapipe would run
+        // them masked.)
+        let all = self.targets.len();
         let test = |list: &mut Vec<usize>| {
             list.sort();
             if list.is_empty() {
                 "false".to_string()
+            } else if list.len() == all {
+                "true".to_string()
             } else {
                 list.iter().map(|t| format!("t == {t}u")).collect::<Vec<_>>().join(" || ")
             }

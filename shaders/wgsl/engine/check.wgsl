@@ -122,6 +122,43 @@ fn ld_check_word(t: u32, e: u32, w: u32, storage: bool, spans: bool, commit: boo
     }
 }
 
+// A lone word: a workgroup array's word that one copy alone accessed in
+// the epoch, whose lanes did not race on it (up to a mask's copies: past
+// them the touched mask does not say which copies accessed it). Nothing
+// raced on it (a race takes two copies, or two lanes of one), and the
+// union is that copy's word: `ld_check_word` would record nothing and
+// store what `ld_check_lone` stores.
+fn ld_lone(t: u32, e: u32, w: u32, m: u32) -> bool {
+    let mask = ld_touched_copies(m).x;
+    if LD_WIDE || countOneBits(mask) != 1u {
+        return false;
+    }
+    let s = ld_tags_tally(atomicLoad(&ld_meta[ld_tag_addr(t, firstTrailingBit(mask), e, w)]));
+    return ld_lanes_race(s) == 0u;
+}
+
+// The check of a lone word, where the region's gathering finds it: its
+// copy's tag cleared and, where the epoch ends, the word the union (a
+// workgroup array's entries are materialized: every copy takes it, but
+// after the kernel's last region), and the epoch starts untouched.
+fn ld_check_lone(t: u32, e: u32, w: u32, touched: u32, m: u32, commit: bool, last: bool) {
+    let c = firstTrailingBit(ld_touched_copies(m).x);
+    atomicStore(&ld_meta[ld_tag_addr(t, c, e, w)], 0u);
+    if !commit {
+        return;
+    }
+    let stride = ld_cfg.t[t].entries * LD_PAGE;
+    let a = ld_sv + ld_cfg.t[t].values_off + e * LD_PAGE + w;
+    let b = ld_val[a];
+    let p = ld_val[a + (ld_cfg.role_p + c) * stride];
+    let n = select(0u, ld_cfg.copies, !last && p != b);
+    for (var c2 = 0u; c2 < n; c2++) {
+        ld_val[a + (ld_cfg.role_p + c2) * stride] = p;
+    }
+    ld_val[a] = p;
+    atomicStore(&ld_meta[touched], 0u);
+}
+
 // The copies a word's check visits, in copy order: those in its touched
 // mask, or (more copies than a mask holds) every one. One loop serves both
 // (lavapipe runs every loop's body at least once, masked or not: a loop

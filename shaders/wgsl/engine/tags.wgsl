@@ -133,7 +133,10 @@ fn ld_writer_addr(t: u32, e: u32, w: u32) -> u32 {
 // wrote it (x) and that touched it (y), 0, 1 or 2 for two or more, and
 // whether a lane read it (z).
 fn ld_copy_tags(x: LdWord, c: u32) -> vec3<u32> {
-    let v = atomicLoad(&ld_meta[x.tag + c * x.tag_stride]);
+    return ld_tags_tally(atomicLoad(&ld_meta[x.tag + c * x.tag_stride]));
+}
+
+fn ld_tags_tally(v: u32) -> vec3<u32> {
     let half = (1u << LD_CHECK_WRITERS) - 1u;
     return vec3<u32>(ld_lanes_count((v >> LD_CHECK_WRITERS) & half), ld_lanes_count(v & half), select(0u, 1u, (v & LD_CHECK_READ) != 0u));
 }

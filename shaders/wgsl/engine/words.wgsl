@@ -50,10 +50,9 @@ fn ld_word_at(t: u32, e: u32, w: u32, storage: bool) -> LdWord {
     x.mat = (f & LD_MAT) != 0u;
     x.b = ld_base(t, e, w, x.k, f);
     if LD_CHECK {
-        let m = atomicLoad(&ld_meta[ld_touched_addr(t, e, w)]);
-        let halves = ld_cfg.copies <= LD_WROTE_MASK_COPIES;
-        x.mask = select(m, (m | (m >> LD_WROTE_MASK_COPIES)) & ((1u << LD_WROTE_MASK_COPIES) - 1u), halves);
-        x.wmask = select(0u, m >> LD_WROTE_MASK_COPIES, halves);
+        let m = ld_touched_copies(atomicLoad(&ld_meta[ld_touched_addr(t, e, w)]));
+        x.mask = m.x;
+        x.wmask = m.y;
     }
     x.all = select(0u, ld_cfg.copies, ld_cfg.copies > LD_MASK_COPIES);
     x.e = e;
@@ -61,6 +60,15 @@ fn ld_word_at(t: u32, e: u32, w: u32, storage: bool) -> LdWord {
     x.pooled = ld_pooled(t);
     x.cset = ld_copy_set(f);
     return x;
+}
+
+// A word's touched mask (`ld_check_access`) as the copies that accessed
+// it in the epoch (x) and, up to LD_WROTE_MASK_COPIES copies, those that
+// wrote it (y).
+fn ld_touched_copies(m: u32) -> vec2<u32> {
+    let halves = ld_cfg.copies <= LD_WROTE_MASK_COPIES;
+    let mask = select(m, (m | (m >> LD_WROTE_MASK_COPIES)) & ((1u << LD_WROTE_MASK_COPIES) - 1u), halves);
+    return vec2<u32>(mask, select(0u, m >> LD_WROTE_MASK_COPIES, halves));
 }
 
 // Deterministic mode: copy c's word, as its page or block holds it.
