@@ -127,36 +127,36 @@ fn ld_check_word(t: u32, e: u32, w: u32, storage: bool, spans: bool, commit: boo
 // them the touched mask does not say which copies accessed it). Nothing
 // raced on it (a race takes two copies, or two lanes of one), and the
 // union is that copy's word: `ld_check_word` would record nothing and
-// store what `ld_check_lone` stores.
-fn ld_lone(t: u32, e: u32, w: u32, m: u32) -> bool {
+// store what `ld_check_lone` stores. The copy, or LD_NONE where the word
+// is not lone (m: its touched mask).
+fn ld_lone_copy(t: u32, e: u32, w: u32, m: u32) -> u32 {
     let mask = ld_touched_copies(m).x;
     if LD_WIDE || countOneBits(mask) != 1u {
-        return false;
+        return LD_NONE;
     }
-    let s = ld_tags_tally(atomicLoad(&ld_meta[ld_tag_addr(t, firstTrailingBit(mask), e, w)]));
-    return ld_lanes_race(s) == 0u;
+    let c = firstTrailingBit(mask);
+    let s = ld_tags_tally(atomicLoad(&ld_meta[ld_tag_addr(t, c, e, w)]));
+    return select(LD_NONE, c, ld_lanes_race(s) == 0u);
 }
 
-// The check of a lone word, where the region's gathering finds it: its
-// copy's tag cleared and, where the epoch ends, the word the union (a
-// workgroup array's entries are materialized: every copy takes it, but
-// after the kernel's last region), and the epoch starts untouched.
-fn ld_check_lone(t: u32, e: u32, w: u32, touched: u32, m: u32, commit: bool, last: bool) {
-    let c = firstTrailingBit(ld_touched_copies(m).x);
+// The check of lone word w of entry e, copy c's, where the region's
+// gathering finds it: the copy's tag cleared and, where the epoch ends,
+// the word the union (a workgroup array's entries are materialized: every
+// copy takes it, but after the kernel's last region), and the epoch
+// starts untouched.
+fn ld_check_lone(t: u32, e: u32, w: u32, c: u32, commit: bool, last: bool) {
     atomicStore(&ld_meta[ld_tag_addr(t, c, e, w)], 0u);
     if !commit {
         return;
     }
-    let stride = ld_cfg.t[t].entries * LD_PAGE;
-    let a = ld_sv + ld_cfg.t[t].values_off + e * LD_PAGE + w;
-    let b = ld_val[a];
-    let p = ld_val[a + (ld_cfg.role_p + c) * stride];
+    let b = ld_val[ld_vaddr(t, 0u, e, w)];
+    let p = ld_val[ld_vaddr(t, ld_cfg.role_p + c, e, w)];
     let n = select(0u, ld_cfg.copies, !last && p != b);
     for (var c2 = 0u; c2 < n; c2++) {
-        ld_val[a + (ld_cfg.role_p + c2) * stride] = p;
+        ld_val[ld_vaddr(t, ld_cfg.role_p + c2, e, w)] = p;
     }
-    ld_val[a] = p;
-    atomicStore(&ld_meta[touched], 0u);
+    ld_val[ld_vaddr(t, 0u, e, w)] = p;
+    atomicStore(&ld_meta[ld_touched_addr(t, e, w)], 0u);
 }
 
 // The copies a word's check visits, in copy order: those in its touched

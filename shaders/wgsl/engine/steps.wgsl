@@ -44,10 +44,13 @@ fn ld_step_gather(close: u32) {
         let e = item & 0xffffffu;
         let storage = ld_target_storage(t);
         let whole = storage && close != LD_NONE && ld_orders(close, storage) && (ld_flags(t, e) & LD_BVALID) == 0u;
-        let touched = ld_touched_addr(t, e, j % LD_PAGE);
-        let m = atomicLoad(&ld_meta[touched]);
-        if !storage && ld_lone(t, e, j % LD_PAGE, m) {
-            ld_check_lone(t, e, j % LD_PAGE, touched, m, ld_orders(close, false), close == LD_NONE);
+        let m = atomicLoad(&ld_meta[ld_touched_addr(t, e, j % LD_PAGE)]);
+        var lone = LD_NONE;
+        if !storage {
+            lone = ld_lone_copy(t, e, j % LD_PAGE, m);
+        }
+        if lone != LD_NONE {
+            ld_check_lone(t, e, j % LD_PAGE, lone, ld_orders(close, false), close == LD_NONE);
         } else if whole || m != 0u {
             ld_item_push(j);
         }
