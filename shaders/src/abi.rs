@@ -245,6 +245,13 @@ pub mod flag {
     /// Written in this dispatch (direct-mapped storage entries: the entry
     /// holds its page; hashed ones know it by their key).
     pub const USED: u32 = 16;
+    /// Accessed in the current region (its mark, seen by `ld_scan`); the
+    /// settling at the region's end clears it. Where a region's barrier
+    /// does not end an entry's epoch (a storage entry at a `barrier()`),
+    /// the check visits no word of an entry without it: a word no lane
+    /// tagged in the region can have raced in it with nothing, and there
+    /// is nothing to commit (`ld_step_gather`).
+    pub const HERE: u32 = 32;
     /// Deterministic mode with lane tags, up to [`COPY_BITS`] copies: bit
     /// `COPIES_SHIFT + c`, copy c accessed the entry in its epoch (from
     /// its mark, [`super::Roles::marks`]), so the fold at the epoch's end
@@ -766,6 +773,7 @@ pub fn prelude(view: View) -> String {
         ("LD_DIRTY1", flag::DIRTY1),
         ("LD_BPART", flag::BPART),
         ("LD_USED", flag::USED),
+        ("LD_HERE", flag::HERE),
         ("LD_COPIES_SHIFT", flag::COPIES_SHIFT),
         ("LD_COPY_BITS", flag::COPY_BITS),
         ("LD_H_COUNT", header::COUNT),

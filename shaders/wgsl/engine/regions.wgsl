@@ -33,8 +33,9 @@ fn ld_setup_storage(n: u32) {
 }
 
 // After a region: the entries its accesses marked join the current list
-// (once per epoch); where marks are per copy, the copies that marked an
-// entry join its flags' set for the epoch (`ld_copy_set`).
+// (once per epoch) and are flagged as accessed in the region (`LD_HERE`);
+// where marks are per copy, the copies that marked an entry join its
+// flags' set for the epoch (`ld_copy_set`).
 fn ld_scan() {
     let n = ld_cfg.entries_total;
     var j = ld_li;
@@ -49,7 +50,7 @@ fn ld_scan() {
                 ld_list_push(ld_list_cur, t, e);
             }
             let cset = select(0u, (copies & ((1u << LD_COPY_BITS) - 1u)) << LD_COPIES_SHIFT, ld_det_tags());
-            ld_val[fa] = f | LD_DIRTY1 | LD_USED | cset;
+            ld_val[fa] = f | LD_DIRTY1 | LD_USED | LD_HERE | cset;
         }
     }
 }
