@@ -39,7 +39,9 @@ pub struct Stats {
     pub submissions: u64,
     /// Waits for the device followed by a copy back to the host.
     pub readbacks: u64,
-    /// Bytes the engine allocated on the device (or host, for the CPU reference).
+    /// The most bytes the engine's buffers held at once on the device (or
+    /// host, for the CPU reference): a run that restarts with larger
+    /// tables counts its largest attempt, not their sum.
     pub bytes_allocated: u64,
     /// Runs started again because a table, log or record buffer was short.
     pub retries: u64,

@@ -30,8 +30,9 @@ pub(crate) struct GpuBackend<'a> {
     live: Vec<(usize, wgpu::Buffer)>,
     enc: Option<wgpu::CommandEncoder>,
     stats: Stats,
-    /// The engine buffers this check took, by name, handed back on drop.
-    kept: Vec<(&'static str, wgpu::Buffer, Contents)>,
+    /// The engine buffers this check took, by name, handed back on drop,
+    /// with the bytes each was asked for.
+    kept: Vec<(&'static str, wgpu::Buffer, Contents, u64)>,
     /// Whether the meta area is zeroed, as the next batch (or check) must
     /// find it: after a batch whose status is clean (`Contents::Zeros`).
     meta_zeroed: bool,
@@ -41,7 +42,7 @@ impl Drop for GpuBackend<'_> {
     fn drop(&mut self) {
         // This check's buffers join the pool.
         let zeroed = self.meta_zeroed;
-        self.ctx.scratch.give_back(self.kept.drain(..).map(|(l, b, c)| (l, b, if c == Contents::Zeros && !zeroed { Contents::Any } else { c })));
+        self.ctx.scratch.give_back(self.kept.drain(..).map(|(l, b, c, _)| (l, b, if c == Contents::Zeros && !zeroed { Contents::Any } else { c })));
     }
 }
 
@@ -128,11 +129,19 @@ impl<'a> GpuBackend<'a> {
     /// `buffer`, and whether it holds `want` (`Scratch::take`).
     fn buffer_for(&mut self, label: &'static str, words: u64, usage: wgpu::BufferUsages, want: Contents) -> (wgpu::Buffer, bool) {
         let size = words.max(4) * 4;
-        self.stats.bytes_allocated += size;
         let usage = usage | wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST;
         let (b, holds) = self.ctx.scratch.take(self.dev(), label, size, usage, want);
-        self.kept.push((label, b.clone(), want));
+        self.kept.push((label, b.clone(), want, size));
+        self.note_held();
         (b, holds)
+    }
+
+    /// `Stats::bytes_allocated`: the most the engine's buffers held at
+    /// once, as the CPU reference counts it. A retry's buffers replace the
+    /// last attempt's (its snapshot kept), so attempts do not add up.
+    fn note_held(&mut self) {
+        let held = self.kept.iter().map(|k| k.3).sum::<u64>();
+        self.stats.bytes_allocated = self.stats.bytes_allocated.max(held);
     }
 
     fn config(&self, bytes: &[u8]) -> wgpu::Buffer {
@@ -311,7 +320,7 @@ impl Backend for GpuBackend<'_> {
         self.ctx.scratch.keep_for(self.ctx.info.device_type == wgpu::DeviceType::Cpu, layout.plan.budget);
         // A retry's buffers replace the last attempt's.
         self.bufs = None;
-        self.kept.retain(|(label, _, _)| *label == "ld snapshot");
+        self.kept.retain(|(label, ..)| *label == "ld snapshot");
         let records = self.buffer("ld header", header::WORDS as u64, wgpu::BufferUsages::empty());
         let (values, same) = self.buffer_for("ld records and copies", layout.values_words(), wgpu::BufferUsages::empty(), Contents::Layout(layout.signature()));
         if !same {
@@ -342,7 +351,7 @@ impl Backend for GpuBackend<'_> {
     }
 
     fn snapshot(&mut self, live: &[usize]) -> Result<()> {
-        self.kept.retain(|(label, _, _)| *label != "ld snapshot");
+        self.kept.retain(|(label, ..)| *label != "ld snapshot");
         self.live.clear();
         for &p in live {
             let src = self.buffers[p].unwrap();
