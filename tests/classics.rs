@@ -22,46 +22,11 @@ fn f32s(v: &[f32]) -> Vec<u32> {
     v.iter().map(|x| x.to_bits()).collect()
 }
 
-/// A race-free kernel at warp sizes 32, 4 and 1 (check, two copies,
-/// native, deterministic and exact mode, on the CPU and the GPU runtime;
-/// deterministic mode must give the same words on both).
-fn clean_all(name: &str, case: Case) {
-    for w in [32, 4, 1] {
-        expect_clean(name, w, case);
-    }
-}
-
 /// A racy kernel at warp sizes 32, 4 and 1: every backend reports a race
 /// like each `want`, exact mode contains every reported race.
 fn racy_all(name: &str, case: Case, wants: &[Want]) {
     for w in [32, 4, 1] {
         expect_race(name, w, case, wants);
-    }
-}
-
-/// Native results on both backends, for host comparison.
-fn native_both(case: Case) -> Vec<Vec<u32>> {
-    common::runtimes().iter().map(|rt| case(rt, How::Native).1).collect()
-}
-
-/// A racy kernel whose racing writes are steered by a racy read (so a
-/// check's units and exact mode's one schedule may name different words):
-/// exact mode must find a race, and each backend's check a race like each
-/// `want`.
-fn racy_verdict(name: &str, case: Case, wants: &[Want]) {
-    for w in [32, 4, 1] {
-        let (exact, _) = case(&common::cpu(), How::Exact(w));
-        let exact = exact.unwrap();
-        assert!(exact.has_races(), "{name} (warp size {w}): exact mode finds no race\n{exact}");
-        for rt in common::runtimes() {
-            let (rep, _) = case(&rt, How::Check(w));
-            let rep = rep.unwrap();
-            eprintln!("--- {name} (warp size {w}) on {:?}:\n{rep}", rt.backend());
-            assert!(rep.has_races(), "{name}: MISSED RACE on {:?} at warp size {w}\n{rep}", rt.backend());
-            for want in wants {
-                assert!(rep.races.iter().any(|r| matches(r, want)), "{name} on {:?} (warp size {w}): no race like {want:?} in\n{rep}", rt.backend());
-            }
-        }
     }
 }
 
@@ -1332,7 +1297,7 @@ fn block_compaction_with_workgroup_scan_is_clean() {
 
 #[test]
 fn compaction_reserving_with_a_plain_global_counter_races() {
-    racy_verdict("compact_plain_counter", &seg_case("compact_plain_counter"), &[ww(ST, WGS, "total")]);
+    racy_verdict(&[32, 4, 1], "compact_plain_counter", &seg_case("compact_plain_counter"), &[ww(ST, WGS, "total")]);
 }
 
 // ===================================== 10. control flow, helpers, windows and index forms

@@ -10,43 +10,9 @@ mod common;
 use common::verdicts::*;
 use ld::{Report, Runtime};
 
-/// A race-free kernel at warp sizes 32, 4 and 1.
-fn clean_all(name: &str, case: Case) {
-    for w in [32, 4, 1] {
-        expect_clean(name, w, case);
-    }
-}
-
 fn clean_all_by(name: &str, case: Case, normalize: fn(&mut Vec<u32>)) {
     for w in [32, 4, 1] {
         expect_clean_by(name, w, case, normalize);
-    }
-}
-
-/// Native results on both backends, for host comparison.
-fn native_both(case: Case) -> Vec<Vec<u32>> {
-    common::runtimes().iter().map(|rt| case(rt, How::Native).1).collect()
-}
-
-/// A racy kernel whose racing words depend on the order the atomics (or
-/// the invocations) are served in, so exact mode (one schedule) and a check
-/// (each unit on its region's input) may name different words: exact mode
-/// must find a race, and every backend's check must report one like each
-/// `want`.
-fn racy_verdict(name: &str, case: Case, wants: &[Want]) {
-    for w in [32, 1] {
-        let (exact, _) = case(&common::cpu(), How::Exact(w));
-        let exact = exact.unwrap();
-        assert!(exact.has_races(), "{name} (warp size {w}): exact mode finds no race\n{exact}");
-        for rt in common::runtimes() {
-            let (rep, _) = case(&rt, How::Check(w));
-            let rep = rep.unwrap();
-            eprintln!("--- {name} (warp size {w}) on {:?}:\n{rep}", rt.backend());
-            assert!(rep.has_races(), "{name}: MISSED RACE on {:?} at warp size {w}\n{rep}", rt.backend());
-            for want in wants {
-                assert!(rep.races.iter().any(|r| matches(r, want)), "{name} on {:?} (warp size {w}): no race like {want:?} in\n{rep}", rt.backend());
-            }
-        }
     }
 }
 
@@ -132,7 +98,7 @@ fn variable_length_append_with_atomic_reservation_is_clean() {
 
 #[test]
 fn append_with_plain_counter_races() {
-    racy_verdict("append_runs_plain", &append_case("append_runs_plain"), &[ww(ST, WGS, "counter")]);
+    racy_verdict(&[32, 1], "append_runs_plain", &append_case("append_runs_plain"), &[ww(ST, WGS, "counter")]);
 }
 
 // ===================================== 2. work queue drained with a shared head
@@ -200,7 +166,7 @@ fn work_queue_with_atomic_head_is_clean() {
 
 #[test]
 fn work_queue_with_plain_head_races() {
-    racy_verdict("drain_plain", &queue_case("drain_plain"), &[]);
+    racy_verdict(&[32, 1], "drain_plain", &queue_case("drain_plain"), &[]);
     for rt in common::runtimes() {
         let (rep, _) = queue_case("drain_plain")(&rt, How::Check(1));
         let rep = rep.unwrap();
@@ -1129,7 +1095,7 @@ fn hash_insert_of_distinct_keys_is_clean() {
 
 #[test]
 fn hash_upsert_of_duplicate_keys_races() {
-    racy_verdict("hash_insert (duplicates)", &hash_case(true), &[ww(ST, WGS, "vals")]);
+    racy_verdict(&[32, 1], "hash_insert (duplicates)", &hash_case(true), &[ww(ST, WGS, "vals")]);
 }
 
 // ===================================== 14. "last workgroup done" with one atomic
@@ -1510,7 +1476,7 @@ fn election_by_swap_is_clean() {
 
 #[test]
 fn election_by_plain_test_and_set_races() {
-    racy_verdict("init_once_plain", &elect_case("init_once_plain"), &[ww(ST, WGS, "flags")]);
+    racy_verdict(&[32, 1], "init_once_plain", &elect_case("init_once_plain"), &[ww(ST, WGS, "flags")]);
 }
 
 // ===================================== 19. minimal repros

@@ -203,6 +203,40 @@ pub fn expect_clean(name: &str, warp: u32, case: Case) {
     expect_clean_by(name, warp, case, |_| {})
 }
 
+/// A race-free kernel at warp sizes 32, 4 and 1.
+pub fn clean_all(name: &str, case: Case) {
+    for w in [32, 4, 1] {
+        expect_clean(name, w, case);
+    }
+}
+
+/// Native results on both backends, for host comparison.
+pub fn native_both(case: Case) -> Vec<Vec<u32>> {
+    super::runtimes().iter().map(|rt| case(rt, How::Native).1).collect()
+}
+
+/// A racy kernel whose racing words depend on the order the atomics (or
+/// the invocations) are served in, so exact mode (one schedule) and a check
+/// (each unit on its region's input) may name different words: at each
+/// warp size, exact mode must find a race, and every backend's check must
+/// report one like each `want`.
+pub fn racy_verdict(warps: &[u32], name: &str, case: Case, wants: &[Want]) {
+    for &w in warps {
+        let (exact, _) = case(&super::cpu(), How::Exact(w));
+        let exact = exact.unwrap();
+        assert!(exact.has_races(), "{name} (warp size {w}): exact mode finds no race\n{exact}");
+        for rt in super::runtimes() {
+            let (rep, _) = case(&rt, How::Check(w));
+            let rep = rep.unwrap();
+            eprintln!("--- {name} (warp size {w}) on {:?}:\n{rep}", rt.backend());
+            assert!(rep.has_races(), "{name}: MISSED RACE on {:?} at warp size {w}\n{rep}", rt.backend());
+            for want in wants {
+                assert!(rep.races.iter().any(|r| matches(r, want)), "{name} on {:?} (warp size {w}): no race like {want:?} in\n{rep}", rt.backend());
+            }
+        }
+    }
+}
+
 /// What one of the reported races must look like.
 #[derive(Clone, Copy, Debug)]
 pub struct Want {
