@@ -18,10 +18,6 @@ mod common;
 use common::verdicts::*;
 use ld::{Report, Runtime};
 
-fn f32s(v: &[f32]) -> Vec<u32> {
-    v.iter().map(|x| x.to_bits()).collect()
-}
-
 /// A racy kernel at warp sizes 32, 4 and 1: every backend reports a race
 /// like each `want`, exact mode contains every reported race.
 fn racy_all(name: &str, case: Case, wants: &[Want]) {
@@ -589,14 +585,7 @@ fn oets_case(k: &'static str) -> impl Fn(&Runtime, How) -> (Option<Report>, Vec<
 #[test]
 fn odd_even_transposition_sort_in_shared_memory_is_clean() {
     clean_all("oets_shared", &oets_case("oets_shared"));
-    let want: Vec<u32> = oets_input()
-        .chunks(128)
-        .flat_map(|c| {
-            let mut c = c.to_vec();
-            c.sort();
-            c
-        })
-        .collect();
+    let want = sorted_chunks(&oets_input(), 128);
     for got in native_both(&oets_case("oets_shared")) {
         common::expect("oets_shared", &got, &want);
     }

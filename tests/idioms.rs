@@ -10,12 +10,6 @@ mod common;
 use common::verdicts::*;
 use ld::{Report, Runtime};
 
-fn clean_all_by(name: &str, case: Case, normalize: fn(&mut Vec<u32>)) {
-    for w in [32, 4, 1] {
-        expect_clean_by(name, w, case, normalize);
-    }
-}
-
 #[allow(clippy::ptr_arg)]
 fn sort_tail(v: &mut Vec<u32>) {
     v[1..].sort();
@@ -731,14 +725,7 @@ fn priv_case(k: &'static str) -> impl Fn(&Runtime, How) -> (Option<Report>, Vec<
 #[test]
 fn private_array_sort_is_clean() {
     clean_all("sort8_private", &priv_case("sort8_private"));
-    let want: Vec<u32> = iota(128 * 8, 11)
-        .chunks(8)
-        .flat_map(|c| {
-            let mut c = c.to_vec();
-            c.sort();
-            c
-        })
-        .collect();
+    let want = sorted_chunks(&iota(128 * 8, 11), 8);
     for got in native_both(&priv_case("sort8_private")) {
         common::expect("sort8_private", &got, &want);
     }

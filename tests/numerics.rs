@@ -10,19 +10,8 @@ mod common;
 use common::verdicts::*;
 use ld::{Report, Runtime};
 
-fn f32s(v: &[f32]) -> Vec<u32> {
-    v.iter().map(|x| x.to_bits()).collect()
-}
-
 fn floats(v: &[u32]) -> Vec<f32> {
     v.iter().map(|&x| f32::from_bits(x)).collect()
-}
-
-/// A race-free kernel at warp sizes 32, 4 and 1.
-fn clean_all(name: &str, case: Case) {
-    for w in [32, 4, 1] {
-        expect_clean(name, w, case);
-    }
 }
 
 /// A case kept in a list beside others.
@@ -30,11 +19,6 @@ type BoxedCase = Box<dyn Fn(&Runtime, How) -> (Option<Report>, Vec<u32>)>;
 
 /// Word ranges a report names.
 type RacingWords = Vec<(u32, u32)>;
-
-/// Native results on both backends, for host comparison.
-fn native_both(case: Case) -> Vec<Vec<u32>> {
-    common::runtimes().iter().map(|rt| case(rt, How::Native).1).collect()
-}
 
 /// Small integers as floats: sums of them are exact in any order.
 fn small_floats(n: usize, k: u32, m: u32) -> Vec<f32> {

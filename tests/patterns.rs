@@ -7,28 +7,6 @@ mod common;
 use common::verdicts::*;
 use ld::{Report, Runtime};
 
-fn f32s(v: &[f32]) -> Vec<u32> {
-    v.iter().map(|x| x.to_bits()).collect()
-}
-
-/// A race-free kernel at warp sizes 32, 4 and 1.
-fn clean_all(name: &str, case: Case) {
-    for w in [32, 4, 1] {
-        expect_clean(name, w, case);
-    }
-}
-
-fn clean_all_by(name: &str, case: Case, normalize: fn(&mut Vec<u32>)) {
-    for w in [32, 4, 1] {
-        expect_clean_by(name, w, case, normalize);
-    }
-}
-
-/// Native results on both backends, for host comparison.
-fn native_both(case: Case) -> Vec<Vec<u32>> {
-    common::runtimes().iter().map(|rt| case(rt, How::Native).1).collect()
-}
-
 // ===================================== 1. warp-synchronous reduction tail
 
 #[ld::kernels]
@@ -902,14 +880,7 @@ fn bitonic_shared_case(k: &'static str) -> impl Fn(&Runtime, How) -> (Option<Rep
 #[test]
 fn shared_bitonic_sort_is_clean() {
     clean_all("bitonic_shared", &bitonic_shared_case("bitonic_shared"));
-    let want: Vec<u32> = bitonic_input()
-        .chunks(128)
-        .flat_map(|c| {
-            let mut c = c.to_vec();
-            c.sort();
-            c
-        })
-        .collect();
+    let want = sorted_chunks(&bitonic_input(), 128);
     for got in native_both(&bitonic_shared_case("bitonic_shared")) {
         common::expect("bitonic_shared", &got, &want);
     }
@@ -1528,14 +1499,7 @@ fn interleaved_words_on_shared_pages_are_clean() {
 #[test]
 fn odd_even_sort_in_storage_is_clean() {
     clean_all("odd_even_storage", &probe_case("odd_even_storage"));
-    let want: Vec<u32> = iota(256, 12)
-        .chunks(64)
-        .flat_map(|c| {
-            let mut c = c.to_vec();
-            c.sort();
-            c
-        })
-        .collect();
+    let want = sorted_chunks(&iota(256, 12), 64);
     for got in native_both(&probe_case("odd_even_storage")) {
         common::expect("odd_even_storage", &got, &want);
     }

@@ -210,6 +210,12 @@ pub fn clean_all(name: &str, case: Case) {
     }
 }
 
+pub fn clean_all_by(name: &str, case: Case, normalize: fn(&mut Vec<u32>)) {
+    for w in [32, 4, 1] {
+        expect_clean_by(name, w, case, normalize);
+    }
+}
+
 /// Native results on both backends, for host comparison.
 pub fn native_both(case: Case) -> Vec<Vec<u32>> {
     super::runtimes().iter().map(|rt| case(rt, How::Native).1).collect()
@@ -316,6 +322,22 @@ pub fn expect_silent(name: &str, warp: u32, case: Case) {
         assert!(!o.report.has_races(), "{name} on {}: expected no report at warp size {warp}\n{}", o.backend, o.report);
         assert!(o.exact.has_races(), "{name} on {}: exact mode misses a race value comparison cannot see\n{}", o.backend, o.exact);
     }
+}
+
+/// Float words as a buffer holds them.
+pub fn f32s(v: &[f32]) -> Vec<u32> {
+    v.iter().map(|x| x.to_bits()).collect()
+}
+
+/// `v` sorted within each run of `n` words: a workgroup's sort of its block.
+pub fn sorted_chunks(v: &[u32], n: usize) -> Vec<u32> {
+    v.chunks(n)
+        .flat_map(|c| {
+            let mut c = c.to_vec();
+            c.sort();
+            c
+        })
+        .collect()
 }
 
 pub fn iota(n: usize, k: u32) -> Vec<u32> {
