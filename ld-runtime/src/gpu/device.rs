@@ -99,6 +99,15 @@ fn open_new(settings: &Settings) -> Result<Option<Arc<GpuContext>>> {
         // it prints EGL noise on headless machines.
         desc.backends = wgpu::Backends::PRIMARY;
     }
+    // Not wgpu's defaults for the build type: in a debug build they ask
+    // for shader debug info, and naga's SPIR-V writer then finds each
+    // statement's line by scanning the WGSL from its start, quadratic in
+    // an instrumented kernel's thousands of lines (the test suites ran
+    // 14% longer); in every build they validate indirect dispatches with
+    // a pass of their own, where level1.wgsl already clamps its arguments
+    // to the device's limit. `WGPU_DEBUG=1`, `WGPU_VALIDATION=1`, ... turn
+    // them on again.
+    desc.flags = wgpu::InstanceFlags::empty().with_env();
     let instance = wgpu::Instance::new(desc);
     let mut adapters = pollster::block_on(instance.enumerate_adapters(desc_backends()));
     adapters.retain(|a| a.get_downlevel_capabilities().flags.contains(wgpu::DownlevelFlags::COMPUTE_SHADERS));
