@@ -1477,22 +1477,7 @@ fn radix_local_pass_is_clean() {
 
 #[test]
 fn radix_local_pass_without_barrier_after_the_scan_races() {
-    for w in [32, 1] {
-        verdict_only("radix_local_scan_unsynced", w, &radix_case("radix_local_scan_unsynced"), &rw(WG, WARP, "off"));
-    }
-}
-
-/// Check mode on both backends reports a race like `want`; exact mode
-/// reports races too.
-fn verdict_only(name: &str, w: u32, case: Case, want: &Want) {
-    let (exact, _) = case(&common::cpu(), How::Exact(w));
-    let exact = exact.unwrap();
-    assert!(exact.has_races(), "{name}: exact mode finds no race\n{exact}");
-    for rt in common::runtimes() {
-        let (rep, _) = case(&rt, How::Check(w));
-        let rep = rep.unwrap();
-        assert!(rep.races.iter().any(|r| matches(r, want)), "{name} on {:?}: no race like {want:?}\n{rep}", rt.backend());
-    }
+    racy_verdict(&[32, 1], "radix_local_scan_unsynced", &radix_case("radix_local_scan_unsynced"), &[rw(WG, WARP, "off")]);
 }
 
 #[ld::kernels]
@@ -1524,7 +1509,7 @@ fn cascade_case(rt: &Runtime, how: How) -> (Option<Report>, Vec<u32>) {
 
 #[test]
 fn racy_index_read_is_found() {
-    verdict_only("racy_offset", 32, &cascade_case, &rw(WG, WARP, "s"));
+    racy_verdict(&[32], "racy_offset", &cascade_case, &[rw(WG, WARP, "s")]);
 }
 
 // ===================================== 10. max-pool backward: scatter to the argmax
