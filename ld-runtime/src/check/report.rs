@@ -3,7 +3,6 @@
 
 use rustc_hash::FxHashMap;
 use serde::Serialize;
-use std::collections::hash_map;
 use std::fmt;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -295,82 +294,148 @@ pub struct Record {
 /// Groups records into races with word ranges, in canonical order.
 pub fn aggregate(records: &[Record], targets: &[(String, Memory)], regions: &[Region], note: &dyn Fn(&Record) -> Option<String>) -> Vec<Race> {
     type Key = (Level, u32, u32, u32, bool, RaceKind, Evidence, Unit, Option<Unit>);
-    // Hashed, then put in order: a racy kernel gives tens of thousands of
-    // records (em: 98,304), which a tree of sets took 20 ms to group.
-    // Per group its words, and its least record (its note is the group's,
-    // whatever order the records come in).
-    let mut groups: FxHashMap<Key, (Vec<u32>, Record)> = FxHashMap::default();
+    let key = |r: &Record| -> Key { (r.level, r.round, r.region, r.target, r.grouped, r.kind, r.evidence, r.unit_a, r.unit_b) };
+    // Hashed to a group number, then put in order: a racy kernel gives tens
+    // of thousands of records (em: 98,304), which a tree of sets took 20 ms
+    // to group. The words are (group, word) pairs in one list sorted once
+    // (bplustree's 28,000 records in 21,000 groups: a vector of words per
+    // group was 16 ms of its report). Per group its least record (its note
+    // is the group's, whatever order the records come in).
+    let mut index: FxHashMap<Key, u32> = FxHashMap::default();
+    let mut groups: Vec<(Key, Record)> = Vec::new();
+    let mut words: Vec<u64> = Vec::with_capacity(records.len());
     for r in records {
-        let g = groups.entry((r.level, r.round, r.region, r.target, r.grouped, r.kind, r.evidence, r.unit_a, r.unit_b)).or_insert_with(|| (Vec::new(), *r));
-        g.0.push(r.word);
-        g.1 = g.1.min(*r);
+        let g = *index.entry(key(r)).or_insert_with(|| {
+            groups.push((key(r), *r));
+            groups.len() as u32 - 1
+        });
+        let least = &mut groups[g as usize].1;
+        *least = (*least).min(*r);
+        words.push(((g as u64) << 32) | r.word as u64);
     }
-    let mut groups: Vec<_> = groups.into_iter().collect();
-    groups.sort_unstable_by_key(|(k, _)| *k);
-    groups
-        .into_iter()
-        .map(|((level, round, region, target, grouped, kind, evidence, a, b), (mut words, least))| {
-            let note = note(&least);
-            words.sort_unstable();
-            words.dedup();
-            let (variable, memory) = targets[target as usize].clone();
-            let mut ranges: Vec<(u32, u32)> = Vec::new();
-            for w in words {
-                match ranges.last_mut() {
-                    Some(last) if last.1 == w => last.1 = w + 1,
-                    _ => ranges.push((w, w + 1)),
-                }
+    drop(index);
+    words.sort_unstable();
+    words.dedup();
+    // Each group's words, as a range of `words`.
+    let mut spans = vec![(0usize, 0usize); groups.len()];
+    let mut i = 0;
+    while i < words.len() {
+        let g = (words[i] >> 32) as usize;
+        let j = i + words[i..].partition_point(|w| (w >> 32) as usize == g);
+        spans[g] = (i, j);
+        i = j;
+    }
+    let mut order: Vec<u32> = (0..groups.len() as u32).collect();
+    order.sort_unstable_by_key(|&g| groups[g as usize].0);
+    let mut merged = Merged::default();
+    for g in order {
+        let ((level, round, region, target, grouped, kind, evidence, a, b), least) = groups[g as usize];
+        let (from, to) = spans[g as usize];
+        let mut ranges: Vec<(u32, u32)> = Vec::new();
+        for &w in &words[from..to] {
+            let w = w as u32;
+            match ranges.last_mut() {
+                Some(last) if last.1 == w => last.1 = w + 1,
+                _ => ranges.push((w, w + 1)),
             }
-            let race = Race {
-                kind,
-                evidence,
-                memory,
-                variable,
-                level,
-                region: regions[region as usize].clone(),
-                units: std::iter::once(a).chain(b).collect(),
-                workgroups: vec![],
-                words: ranges,
-                places: vec![],
-                note,
-                round,
-                grouped,
-                accesses: vec![],
-            };
-            (target, race)
-        })
-        .fold(Merged::default(), Merged::add)
-        .races
+        }
+        let units: Vec<Unit> = std::iter::once(a).chain(b).collect();
+        let region = &regions[region as usize];
+        if merged.join(&Shape { target, level, kind, evidence, region, words: &ranges, units: &units }) {
+            continue;
+        }
+        let (variable, memory) = targets[target as usize].clone();
+        let race = Race {
+            kind,
+            evidence,
+            memory,
+            variable,
+            level,
+            region: region.clone(),
+            units,
+            workgroups: vec![],
+            words: ranges,
+            places: vec![],
+            note: note(&least),
+            round,
+            grouped,
+            accesses: vec![],
+        };
+        merged.add(target, race);
+    }
+    merged.races
 }
 
 /// Level-2 races that differ only in their workgroup become one entry (in
-/// the order of their first workgroup). Indexed: a kernel whose every
-/// workgroup races on words of its own makes tens of thousands of entries.
+/// the order of their first workgroup). Indexed by the hash of a race's
+/// `Shape`, compared in place: a kernel whose every workgroup races on
+/// words of its own makes tens of thousands of entries, and a key of its
+/// own per race (two vectors) was 27-42 ms of bplustree's 21,000.
 #[derive(Default)]
 struct Merged {
     races: Vec<Race>,
-    index: FxHashMap<MergeKey, usize>,
+    /// Per race, its target.
+    targets: Vec<u32>,
+    /// Per shape's hash, the level-2 races with it.
+    index: FxHashMap<u64, Vec<u32>>,
 }
 
 /// What a level-2 race is but its workgroup: level, kind, evidence,
 /// variable (its target), region, word ranges and the units' warps.
-type MergeKey = (Level, RaceKind, Evidence, u32, Region, Vec<(u32, u32)>, Vec<Option<u32>>);
+struct Shape<'r> {
+    target: u32,
+    level: Level,
+    kind: RaceKind,
+    evidence: Evidence,
+    region: &'r Region,
+    words: &'r [(u32, u32)],
+    units: &'r [Unit],
+}
+
+impl Shape<'_> {
+    fn of(target: u32, r: &Race) -> Shape<'_> {
+        Shape { target, level: r.level, kind: r.kind, evidence: r.evidence, region: &r.region, words: &r.words, units: &r.units }
+    }
+
+    fn hash(&self) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let mut h = rustc_hash::FxHasher::default();
+        (self.target, self.level, self.kind, self.evidence, self.region, self.words).hash(&mut h);
+        for u in self.units {
+            u.warp.hash(&mut h);
+        }
+        h.finish()
+    }
+
+    fn same(&self, o: &Shape) -> bool {
+        (self.target, self.level, self.kind, self.evidence, self.region, self.words) == (o.target, o.level, o.kind, o.evidence, o.region, o.words)
+            && self.units.len() == o.units.len()
+            && self.units.iter().zip(o.units).all(|(x, y)| x.warp == y.warp)
+    }
+}
 
 impl Merged {
-    fn add(mut self, (target, r): (u32, Race)) -> Merged {
-        if r.level == Level::InterWorkgroup {
-            self.races.push(r);
-            return self;
+    /// Adds a level-2 race's workgroup to the race of its shape already
+    /// listed, if there is one.
+    fn join(&mut self, shape: &Shape) -> bool {
+        if shape.level == Level::InterWorkgroup {
+            return false;
         }
-        let key = (r.level, r.kind, r.evidence, target, r.region.clone(), r.words.clone(), r.units.iter().map(|u| u.warp).collect());
-        match self.index.entry(key) {
-            hash_map::Entry::Occupied(i) => self.races[*i.get()].workgroups.push(r.units[0].workgroup),
-            hash_map::Entry::Vacant(v) => {
-                v.insert(self.races.len());
-                let wg = r.units[0].workgroup;
-                self.races.push(Race { workgroups: vec![wg], ..r });
-            }
+        let Some(list) = self.index.get(&shape.hash()) else { return false };
+        let same = |i: &&u32| shape.same(&Shape::of(self.targets[**i as usize], &self.races[**i as usize]));
+        let Some(&i) = list.iter().find(same) else { return false };
+        self.races[i as usize].workgroups.push(shape.units[0].workgroup);
+        true
+    }
+
+    /// Lists a race `join` did not take.
+    fn add(&mut self, target: u32, mut r: Race) {
+        let i = self.races.len() as u32;
+        if r.level != Level::InterWorkgroup {
+            self.index.entry(Shape::of(target, &r).hash()).or_default().push(i);
+            r.workgroups = vec![r.units[0].workgroup];
         }
-        self
+        self.races.push(r);
+        self.targets.push(target);
     }
 }

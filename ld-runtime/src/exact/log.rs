@@ -40,8 +40,21 @@ pub(crate) struct Pair {
 /// of a check looks only at the words that raced).
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Only {
+    /// (target, word) pairs.
     pub words: HashSet<(u32, u32)>,
     pub workgroups: Vec<u64>,
+    /// Per target, whether any of its words is watched (`Only::new`).
+    pub targets: Vec<bool>,
+}
+
+impl Only {
+    pub fn new(words: HashSet<(u32, u32)>, workgroups: Vec<u64>, targets: usize) -> Only {
+        let mut watched = vec![false; targets];
+        for &(t, _) in &words {
+            watched[t as usize] = true;
+        }
+        Only { words, workgroups, targets: watched }
+    }
 }
 
 /// A word's accesses in the current epoch: up to two distinct invocations
@@ -59,7 +72,11 @@ pub(crate) type Summary = HashMap<(u32, u32), (Option<Acc>, Option<Acc>)>;
 
 pub(crate) struct WorkgroupLog<'o> {
     wg: u32,
-    targets: Vec<(Mem, bool)>,
+    /// Per target: its memory, whether it is a buffer, and whether any of
+    /// its words is watched (a check's source re-run watches the racing
+    /// words alone: nbody's tile reads, four million a launch, each looked
+    /// its word up in `only` where no word of the tile had raced).
+    targets: Vec<(Mem, bool, bool)>,
     only: Option<&'o HashSet<(u32, u32)>>,
     li: u32,
     /// Barriers passed that order storage, and workgroup memory.
@@ -77,20 +94,24 @@ pub(crate) struct WorkgroupLog<'o> {
 }
 
 impl<'o> WorkgroupLog<'o> {
-    pub fn new(info: &KernelInfo, wg: u32, only: Option<&'o HashSet<(u32, u32)>>) -> Self {
+    pub fn new(info: &KernelInfo, wg: u32, only: Option<&'o Only>) -> Self {
         let targets = info
             .targets
             .iter()
-            .map(|t| match *t {
-                TargetPlace::Param(p) => (Mem::Storage(p), true),
-                TargetPlace::Shared(a) => (Mem::Shared(a), false),
+            .enumerate()
+            .map(|(i, t)| {
+                let watched = only.is_none_or(|o| o.targets[i]);
+                match *t {
+                    TargetPlace::Param(p) => (Mem::Storage(p), true, watched),
+                    TargetPlace::Shared(a) => (Mem::Shared(a), false, watched),
+                }
             })
             .collect();
         let nb = info.barriers.len() as u32;
         WorkgroupLog {
             wg,
             targets,
-            only,
+            only: only.map(|o| &o.words),
             li: 0,
             epochs: [0; 2],
             from: nb,
@@ -168,8 +189,11 @@ impl Monitor for WorkgroupLog<'_> {
     }
 
     fn access(&mut self, mem: Mem, word: u32, words: u32, write: bool, site: (u32, u32)) {
-        let Some(t) = self.targets.iter().position(|(m, _)| *m == mem) else { return };
-        let storage = self.targets[t].1;
+        let Some(t) = self.targets.iter().position(|(m, _, _)| *m == mem) else { return };
+        let (_, storage, watched) = self.targets[t];
+        if !watched {
+            return;
+        }
         for k in 0..words {
             self.word(t as u32, storage, word + k, write, site);
         }

@@ -46,7 +46,6 @@ pub(crate) fn run(l: &CpuLaunch, warp_size: u32, only: Option<&Only>) -> Result<
         Some(o) => o.workgroups.clone(),
         None => (0..l.workgroup_count()).collect(),
     };
-    let words = only.map(|o| &o.words);
     // A check's sources: each workgroup runs from the launch's input, its
     // writes to the buffers kept to itself, as the check ran it (its copies
     // read the input where they did not write). What a workgroup sees, and
@@ -58,7 +57,7 @@ pub(crate) fn run(l: &CpuLaunch, warp_size: u32, only: Option<&Only>) -> Result<
     let atomics = l.info.params.iter().any(|p| matches!(p.kind, ParamKind::Atomic { .. }));
     let isolate = only.is_some() && !atomics;
     let one = |&wg: &u64| -> Result<Logged, WorkgroupError> {
-        let log = workgroup(l, wg, words, isolate)?;
+        let log = workgroup(l, wg, only, isolate)?;
         Ok((wg as u32, log.pairs, log.summary, log.regions))
     };
     let logs: Vec<_> = if only.is_some() && atomics { workgroups.iter().map(one).collect() } else { workgroups.par_iter().map(one).collect() };
@@ -80,10 +79,10 @@ pub(crate) fn run(l: &CpuLaunch, warp_size: u32, only: Option<&Only>) -> Result<
     Ok(Monitored { raw, pairs })
 }
 
-fn workgroup<'o>(l: &CpuLaunch, wg: u64, words: Option<&'o rustc_hash::FxHashSet<(u32, u32)>>, isolate: bool) -> Result<WorkgroupLog<'o>, WorkgroupError> {
+fn workgroup<'o>(l: &CpuLaunch, wg: u64, only: Option<&'o Only>, isolate: bool) -> Result<WorkgroupLog<'o>, WorkgroupError> {
     let mut g = Workgroup::new(l, wg);
     let mut shared = SharedSet::native(l.info);
-    let mut log = WorkgroupLog::new(l.info, wg as u32, words);
+    let mut log = WorkgroupLog::new(l.info, wg as u32, only);
     let mut own = isolate.then(|| Isolated::new(l));
     loop {
         let targets = own.as_mut().map(|o| o as &mut dyn Targets);
