@@ -59,11 +59,33 @@ impl Only {
 
 /// A word's accesses in the current epoch: up to two distinct invocations
 /// of each kind, which is enough to find a partner for any later access.
+/// (Held in place: two vectors a word were most of the allocations of
+/// bfs's source re-run.)
 #[derive(Default)]
 struct Word {
     epoch: u32,
-    writers: Vec<Acc>,
-    readers: Vec<Acc>,
+    writers: Two,
+    readers: Two,
+}
+
+/// Up to two accesses by distinct invocations, in order.
+#[derive(Default, Clone, Copy)]
+struct Two([Option<Acc>; 2]);
+
+impl Two {
+    /// The first access by another invocation than `li`.
+    fn other(&self, li: u32) -> Option<Acc> {
+        self.0.iter().flatten().find(|a| a.li != li).copied()
+    }
+
+    /// Keeps `acc` if there is room and its invocation is not there yet.
+    fn note(&mut self, acc: Acc) {
+        if self.0.iter().flatten().all(|a| a.li != acc.li) {
+            if let Some(free) = self.0.iter_mut().find(|a| a.is_none()) {
+                *free = Some(acc);
+            }
+        }
+    }
 }
 
 /// A storage word's first write and first read in the whole dispatch
@@ -168,15 +190,12 @@ impl<'o> WorkgroupLog<'o> {
         if w.epoch != epoch {
             *w = Word { epoch, ..Word::default() };
         }
-        let other = |v: &[Acc]| v.iter().find(|a| a.li != acc.li).copied();
         let partner = match write {
-            true => other(&w.writers).or_else(|| other(&w.readers)),
-            false => other(&w.writers),
+            true => w.writers.other(acc.li).or_else(|| w.readers.other(acc.li)),
+            false => w.writers.other(acc.li),
         };
         let list = if write { &mut w.writers } else { &mut w.readers };
-        if list.len() < 2 && list.iter().all(|a| a.li != acc.li) {
-            list.push(acc);
-        }
+        list.note(acc);
         if let Some(first) = partner {
             self.race(target, word, first, acc);
         }

@@ -9,7 +9,6 @@ use crate::check::Target;
 use crate::cpu::executor::{linear, unlinear, CpuLaunch, WorkgroupError};
 use crate::kernel::KernelInfo;
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
-use std::collections::BTreeMap;
 
 /// Racing words and workgroups re-run at most, however many raced: the
 /// sources of the first ones are what a person reads.
@@ -81,6 +80,10 @@ pub(crate) fn attach(report: &mut Report, pairs: &[Pair], info: &KernelInfo, gri
     // The pairs by word, so each race looks at its own (a report may hold
     // thousands of races over millions of pairs).
     let mut by_word: HashMap<(u32, u32), Vec<&Pair>> = HashMap::default();
+    // Level 2's by target, word and workgroup: only its own workgroup's
+    // pairs can be a level-2 race's own (bfs's `update`: 66 races on one
+    // word of 6,948 pairs, 15 ms a launch looking at them all).
+    let mut within: HashMap<(u32, u32, u32), Vec<&Pair>> = HashMap::default();
     // Level 1's by target and workgroups: a race between two workgroups
     // finds its own pairs there (backprop: 50 races, each on the same 256
     // words as all the others, 12,800 pairs).
@@ -89,35 +92,62 @@ pub(crate) fn attach(report: &mut Report, pairs: &[Pair], info: &KernelInfo, gri
         by_word.entry((p.target, p.word)).or_default().push(p);
         if p.level1 {
             between.entry((p.target, p.workgroups.0, p.workgroups.1)).or_default().push(p);
+        } else {
+            within.entry((p.target, p.word, p.workgroups.0)).or_default().push(p);
         }
     }
     let mut lines = Lines { info, text: HashMap::default() };
     for race in &mut report.races {
         let Some(t) = targets.iter().position(|t| t.name == race.variable) else { continue };
         let t = t as u32;
-        let chosen = own_between(race, t, &between, grid).unwrap_or_else(|| best_fit(race, t, &by_word, info, grid, warp_size));
+        let chosen = own_between(race, t, &between, grid).unwrap_or_else(|| {
+            let fits = Fits { race, own: Own::of(race), info, grid, warp_size };
+            // A level-2 race's own units are in its first workgroup: the
+            // best fit there, if it is its own units, is the best of all.
+            if race.level != Level::InterWorkgroup {
+                let wg = linear(race.units[0].workgroup, grid) as u32;
+                let (best, chosen) = fits.best(|w| within.get(&(t, w, wg)));
+                if best <= Fit::OwnUnits {
+                    return chosen;
+                }
+            }
+            fits.best(|w| by_word.get(&(t, w))).1
+        });
         race.accesses = accesses(&chosen, &mut lines, grid, warp_size, &names);
     }
 }
 
-/// The pairs on a race's words that fit it best (`Fit`), in one pass
-/// (backprop's fifty races over 12,800 pairs took 10 ms as five filtered
-/// lists; bplustree's 21,000 races over 32,704 pairs 35 ms while each
-/// test collected the race's warps again).
-fn best_fit<'p>(race: &Race, t: u32, by_word: &HashMap<(u32, u32), Vec<&'p Pair>>, info: &KernelInfo, grid: [u32; 3], warp_size: u32) -> Vec<&'p Pair> {
-    let (mut best, mut chosen) = (Fit::Word, Vec::new());
-    let own = Own::of(race);
-    for &p in race.words.iter().flat_map(|&(a, b)| a..b).take(MAX_WORDS).filter_map(|w| by_word.get(&(t, w))).flatten() {
-        let fit = fit(race, &own, p, info, grid, warp_size);
-        if fit < best {
-            best = fit;
-            chosen.clear();
+/// How well pairs fit one race.
+struct Fits<'r> {
+    race: &'r Race,
+    own: Own,
+    info: &'r KernelInfo,
+    grid: [u32; 3],
+    warp_size: u32,
+}
+
+impl Fits<'_> {
+    /// The pairs on the race's words (`pairs`: a word's) that fit it best
+    /// (`Fit`), in one pass (backprop's fifty races over 12,800 pairs took
+    /// 10 ms as five filtered lists; bplustree's 21,000 races over 32,704
+    /// pairs 35 ms while each test collected the race's warps again).
+    fn best<'p, 'i>(&self, pairs: impl Fn(u32) -> Option<&'i Vec<&'p Pair>>) -> (Fit, Vec<&'p Pair>)
+    where
+        'p: 'i,
+    {
+        let (mut best, mut chosen) = (Fit::Word, Vec::new());
+        for &p in self.race.words.iter().flat_map(|&(a, b)| a..b).take(MAX_WORDS).filter_map(pairs).flatten() {
+            let fit = fit(self.race, &self.own, p, self.info, self.grid, self.warp_size);
+            if fit < best {
+                best = fit;
+                chosen.clear();
+            }
+            if fit == best {
+                chosen.push(p);
+            }
         }
-        if fit == best {
-            chosen.push(p);
-        }
+        (best, chosen)
     }
-    chosen
 }
 
 /// A race between two workgroups: the pairs between them on its words
@@ -240,16 +270,28 @@ fn own_units(race: &Race, own: &Own, p: &Pair, grid: [u32; 3], ws: u32) -> bool 
 fn accesses(pairs: &[&Pair], lines: &mut Lines, grid: [u32; 3], ws: u32, names: &[&str]) -> Vec<Access> {
     let info = lines.info;
     let level1 = pairs.first().is_some_and(|p| p.level1);
-    // (kind, line, column, unit, target) -> (an invocation, accesses).
+    // (kind, line, column, unit, target) -> (an invocation, accesses):
+    // hashed by linear workgroup, then put in order (a tree took bfs's
+    // `update` 15 ms a launch: 66 races over 90,000 pairs).
     type Site = (AccessKind, u32, u32, Unit, u32);
-    let mut sites: BTreeMap<Site, (u32, u32)> = BTreeMap::new();
+    // The site with the unit as (linear workgroup, warp).
+    type Hashed = (AccessKind, u32, u32, u32, Option<u32>, u32);
+    let mut counted: HashMap<Hashed, (u32, u32)> = HashMap::default();
     for p in pairs {
         for (wg, acc) in [(p.workgroups.0, p.first), (p.workgroups.1, p.second)] {
             let kind = if acc.write { AccessKind::Write } else { AccessKind::Read };
-            let u = unit(wg, acc.li, level1, grid, ws);
-            sites.entry((kind, acc.site.0, acc.site.1, u, p.target)).or_insert((acc.li, 0)).1 += 1;
+            let warp = (!level1).then_some(acc.li / ws);
+            counted.entry((kind, acc.site.0, acc.site.1, wg, warp, p.target)).or_insert((acc.li, 0)).1 += 1;
         }
     }
+    let mut sites: Vec<(Site, (u32, u32))> = counted
+        .into_iter()
+        .map(|((kind, line, column, wg, warp, target), v)| {
+            let w = unlinear(wg as u64, grid);
+            ((kind, line, column, Unit { workgroup: [w.x, w.y, w.z], warp }, target), v)
+        })
+        .collect();
+    sites.sort_unstable_by_key(|&(k, _)| k);
     let wg_size = info.workgroup_size;
     sites
         .into_iter()
