@@ -452,3 +452,96 @@ impl Merged {
         self.targets.push(target);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn unit(wg: u32, warp: Option<u32>) -> Unit {
+        Unit { workgroup: [wg, 0, 0], warp }
+    }
+
+    fn record(level: Level, target: u32, a: Unit, b: Option<Unit>, word: u32) -> Record {
+        Record {
+            kind: RaceKind::WriteWrite,
+            evidence: Evidence::Writes,
+            level,
+            target,
+            region: 1,
+            unit_a: a,
+            unit_b: b,
+            word,
+            cross: false,
+            round: 1,
+            grouped: false,
+        }
+    }
+
+    fn races(records: &[Record]) -> Vec<Race> {
+        let targets = vec![("a".to_string(), Memory::Storage), ("b".to_string(), Memory::Workgroup)];
+        let regions = vec![Region { from_line: None, to_line: None }, Region { from_line: Some(3), to_line: None }];
+        // The note names the group's least record's word: it must not
+        // depend on the records' order.
+        aggregate(records, &targets, &regions, &|r: &Record| Some(format!("least word {}", r.word)))
+    }
+
+    #[test]
+    fn a_groups_words_become_ranges_once_each_and_its_note_comes_from_its_least_record() {
+        let (a, b) = (unit(0, Some(0)), Some(unit(0, Some(1))));
+        let words = [6, 1, 0, 5, 1, 9, 0];
+        let recs: Vec<Record> = words.iter().map(|&w| record(Level::InterWarp, 0, a, b, w)).collect();
+        let r = races(&recs);
+        assert_eq!(r.len(), 1);
+        assert_eq!(r[0].words, vec![(0, 2), (5, 7), (9, 10)]);
+        assert_eq!(r[0].note.as_deref(), Some("least word 0"));
+        assert_eq!(r[0].workgroups, vec![[0, 0, 0]]);
+    }
+
+    #[test]
+    fn level_two_races_that_differ_only_in_their_workgroup_are_one_entry() {
+        let warps = |wg| (unit(wg, Some(0)), Some(unit(wg, Some(1))));
+        let mut recs = Vec::new();
+        // Workgroups 2 and 0 race on words 4..6 between warps 0 and 1;
+        // workgroup 1 on other words; workgroup 3 between other warps.
+        for wg in [2, 0] {
+            let (a, b) = warps(wg);
+            recs.extend([4, 5].map(|w| record(Level::InterWarp, 0, a, b, w)));
+        }
+        let (a, b) = warps(1);
+        recs.push(record(Level::InterWarp, 0, a, b, 7));
+        recs.push(record(Level::InterWarp, 0, unit(3, Some(0)), Some(unit(3, Some(2))), 4));
+        // Level 1 is never merged: two pairs of workgroups on one word.
+        recs.push(record(Level::InterWorkgroup, 0, unit(0, None), Some(unit(1, None)), 8));
+        recs.push(record(Level::InterWorkgroup, 0, unit(0, None), Some(unit(2, None)), 8));
+        let r = races(&recs);
+        let shapes: Vec<(Level, Vec<(u32, u32)>, Vec<[u32; 3]>)> = r.iter().map(|x| (x.level, x.words.clone(), x.workgroups.clone())).collect();
+        assert_eq!(
+            shapes,
+            vec![
+                (Level::InterWorkgroup, vec![(8, 9)], vec![]),
+                (Level::InterWorkgroup, vec![(8, 9)], vec![]),
+                (Level::InterWarp, vec![(4, 6)], vec![[0, 0, 0], [2, 0, 0]]),
+                (Level::InterWarp, vec![(7, 8)], vec![[1, 0, 0]]),
+                (Level::InterWarp, vec![(4, 5)], vec![[3, 0, 0]]),
+            ]
+        );
+        // The merged entry names its first workgroup's units.
+        assert_eq!(r[2].units, vec![unit(0, Some(0)), unit(0, Some(1))]);
+    }
+
+    #[test]
+    fn the_races_do_not_depend_on_the_records_order() {
+        let mut recs = Vec::new();
+        for wg in 0..5 {
+            for w in [3, 1, 2, 1, 8] {
+                recs.push(record(Level::InterWarp, wg % 2, unit(wg, Some(wg % 3)), Some(unit(wg, Some(3))), w + wg));
+                recs.push(record(Level::IntraWarp, 1, unit(wg, Some(1)), None, w));
+            }
+        }
+        let forward = races(&recs);
+        recs.reverse();
+        assert_eq!(races(&recs), forward);
+        recs.rotate_left(7);
+        assert_eq!(races(&recs), forward);
+    }
+}
