@@ -514,7 +514,8 @@ mod tests {
         recs.push(record(Level::InterWorkgroup, 0, unit(0, None), Some(unit(1, None)), 8));
         recs.push(record(Level::InterWorkgroup, 0, unit(0, None), Some(unit(2, None)), 8));
         let r = races(&recs);
-        let shapes: Vec<(Level, Vec<(u32, u32)>, Vec<[u32; 3]>)> = r.iter().map(|x| (x.level, x.words.clone(), x.workgroups.clone())).collect();
+        type Entry = (Level, Vec<(u32, u32)>, Vec<[u32; 3]>);
+        let shapes: Vec<Entry> = r.iter().map(|x| (x.level, x.words.clone(), x.workgroups.clone())).collect();
         assert_eq!(
             shapes,
             vec![
