@@ -7,8 +7,10 @@
 //! writes as `#[ld::kernel]` is the compiler crate's, and its diagnostics
 //! stop the build before anything of `ld`'s runtime is looked at.
 //!
+//! The same files are read by `ld-macros/src/tests/diagnostics.rs`
+//! (`ui_case!`), which checks each diagnostic's message and position.
 //! Every other compile error, and the kernels that must compile, are tested
-//! in-process, in `ld-macros/src/tests/diagnostics.rs` (message and
+//! in-process there only (message and
 //! line:column of each diagnostic; `cargo test -p ld-macros`, well under a
 //! second), together with unit tests of the uniformity analysis and the
 //! lowering, and the native WGSL snapshots. Add new cases there; add one

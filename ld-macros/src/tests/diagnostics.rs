@@ -16,6 +16,22 @@ fn fails(src: &str, expected: &[(&str, &str)]) {
     }
 }
 
+/// A case of `ui-tests/tests/ui/` (where trybuild shows how rustc renders
+/// its errors), checked here too for each diagnostic's message and
+/// position: one copy of each kernel. The file's `use ld_macros as ld;`
+/// line and closing `fn main() {}` are cut off, so lines count from the
+/// attribute, as in the cases written here.
+macro_rules! ui_case {
+    ($name:literal) => {
+        ui_kernel(include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../ui-tests/tests/ui/", $name, ".rs")))
+    };
+}
+
+fn ui_kernel(file: &'static str) -> &'static str {
+    let kernel = file.strip_prefix("use ld_macros as ld;\n").expect("a ui case starts with `use ld_macros as ld;`");
+    kernel.strip_suffix("\nfn main() {}\n").expect("a ui case ends with `fn main() {}`")
+}
+
 /// `src` must compile without error.
 #[track_caller]
 fn compiles(src: &str) {
@@ -29,15 +45,7 @@ fn compiles(src: &str) {
 
 #[test]
 fn missing_workgroup_size() {
-    fails(
-        r#"
-#[ld::kernel]
-fn k(data: &mut [u32]) {
-    data[global_id().x] = 0;
-}
-"#,
-        &[("1:1", "missing `workgroup_size`: write `#[ld::kernel(workgroup_size = 64)]`")],
-    );
+    fails(ui_case!("missing_workgroup_size"), &[("1:1", "missing `workgroup_size`: write `#[ld::kernel(workgroup_size = 64)]`")]);
 }
 
 #[test]
@@ -136,18 +144,7 @@ fn k(data: Vec<f32>) {
 
 #[test]
 fn type_usize_param() {
-    fails(
-        r#"
-#[ld::kernel(workgroup_size = 64)]
-fn k(data: &mut [f32], n: usize) {
-    let i = global_id().x;
-    if i < n as u32 {
-        data[i] = 0.0;
-    }
-}
-"#,
-        &[("2:27", "`usize` is not a WGSL type: kernels use 32-bit `u32`, `i32`, `f32` and `bool`")],
-    );
+    fails(ui_case!("type_usize_param"), &[("2:27", "`usize` is not a WGSL type: kernels use 32-bit `u32`, `i32`, `f32` and `bool`")]);
 }
 
 #[test]
@@ -264,20 +261,7 @@ fn k(data: &mut [f32]) {
 
 #[test]
 fn match_expr() {
-    fails(
-        r#"
-#[ld::kernel(workgroup_size = 64)]
-fn k(data: &mut [u32]) {
-    let i = global_id().x;
-    data[i] = match i % 3 {
-        0 => 10,
-        1 => 20,
-        _ => 30,
-    };
-}
-"#,
-        &[("4:15", "`match` is not supported in kernels yet: use `if`/`else if`")],
-    );
+    fails(ui_case!("match_expr"), &[("4:15", "`match` is not supported in kernels yet: use `if`/`else if`")]);
 }
 
 #[test]
@@ -458,16 +442,7 @@ fn k(data: &mut [f32]) {
 
 #[test]
 fn mismatched_types_u32_plus_f32() {
-    fails(
-        r#"
-#[ld::kernel(workgroup_size = 64)]
-fn k(data: &mut [f32], scale: f32) {
-    let i = global_id().x;
-    data[i] = i + scale;
-}
-"#,
-        &[("4:15", "mismatched types: `u32` and `f32` (kernels never convert implicitly: use `as`)")],
-    );
+    fails(ui_case!("mismatched_types_u32_plus_f32"), &[("4:15", "mismatched types: `u32` and `f32` (kernels never convert implicitly: use `as`)")]);
 }
 
 #[test]
@@ -718,19 +693,7 @@ fn k(data: &mut [u32]) {
 
 #[test]
 fn barrier_in_helper() {
-    fails(
-        r#"
-#[ld::kernel(workgroup_size = 64)]
-fn k(data: &mut [u32]) {
-    fn sync() {
-        barrier();
-    }
-    data[global_id().x] = 1;
-    sync();
-}
-"#,
-        &[("4:9", "barriers are only allowed in the kernel body, not in helpers")],
-    );
+    fails(ui_case!("barrier_in_helper"), &[("4:9", "barriers are only allowed in the kernel body, not in helpers")]);
 }
 
 #[test]
@@ -873,19 +836,7 @@ fn k(data: &mut [u32]) {
 #[test]
 fn barrier_under_loop_carried_divergence() {
     fails(
-        r#"
-#[ld::kernel(workgroup_size = 64)]
-fn k(data: &mut [u32], n: u32) {
-    let mut x = 0u32;
-    for s in 0..n {
-        if x > 3 {
-            barrier();
-        }
-        x = local_index() + s;
-    }
-    data[global_id().x] = x;
-}
-"#,
+        ui_case!("barrier_under_loop_carried_divergence"),
         &[
             ("6:13", BARRIER),
             ("5:12", diverges!("this condition is not uniform: `x` may differ between invocations")),
