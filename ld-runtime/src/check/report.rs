@@ -304,14 +304,15 @@ pub fn aggregate(records: &[Record], targets: &[(String, Memory)], regions: &[Re
     // groups 5 ms more as one sort of all. Per group its least record (its
     // note is the group's, whatever order the records come in).
     let mut index: FxHashMap<Key, u32> = FxHashMap::default();
-    let mut groups: Vec<(Key, Record)> = Vec::new();
+    // Per group its least record, which also holds the group's key.
+    let mut groups: Vec<Record> = Vec::new();
     let mut of: Vec<u32> = Vec::with_capacity(records.len());
     for r in records {
         let g = *index.entry(key(r)).or_insert_with(|| {
-            groups.push((key(r), *r));
+            groups.push(*r);
             groups.len() as u32 - 1
         });
-        let least = &mut groups[g as usize].1;
+        let least = &mut groups[g as usize];
         *least = (*least).min(*r);
         of.push(g);
     }
@@ -338,10 +339,11 @@ pub fn aggregate(records: &[Record], targets: &[(String, Memory)], regions: &[Re
         words[span.0..end].sort_unstable();
     }
     let mut order: Vec<u32> = (0..groups.len() as u32).collect();
-    order.sort_unstable_by_key(|&g| groups[g as usize].0);
+    order.sort_unstable_by_key(|&g| key(&groups[g as usize]));
     let mut merged = Merged::default();
     for g in order {
-        let ((level, round, region, target, grouped, kind, evidence, a, b), least) = groups[g as usize];
+        let least = groups[g as usize];
+        let (level, round, region, target, grouped, kind, evidence, a, b) = key(&least);
         let (from, to) = spans[g as usize];
         let mut ranges: Vec<(u32, u32)> = Vec::new();
         for &w in &words[from..to] {

@@ -101,11 +101,11 @@ pub(crate) fn attach(report: &mut Report, pairs: &[Pair], info: &KernelInfo, gri
         let Some(t) = targets.iter().position(|t| t.name == race.variable) else { continue };
         let t = t as u32;
         let chosen = own_between(race, t, &between, grid).unwrap_or_else(|| {
-            let fits = Fits { race, own: Own::of(race), info, grid, warp_size };
+            let fits = Fits { race, own: Own::of(race, grid), info, grid, warp_size };
             // A level-2 race's own units are in its first workgroup: the
             // best fit there, if it is its own units, is the best of all.
             if race.level != Level::InterWorkgroup {
-                let wg = linear(race.units[0].workgroup, grid) as u32;
+                let wg = fits.own.workgroup;
                 let (best, chosen) = fits.best(|w| within.get(&(t, w, wg)));
                 if best <= Fit::OwnUnits {
                     return chosen;
@@ -223,21 +223,22 @@ fn unit(wg: u32, li: u32, level1: bool, grid: [u32; 3], warp_size: u32) -> Unit 
 
 /// A race's units as `own_units` compares them, taken once per race.
 struct Own {
-    /// Level 2: the workgroup the race names first, linear.
-    workgroup: u64,
+    /// Level 2: the workgroup the race names first, linear (as pairs name
+    /// theirs).
+    workgroup: u32,
     /// Level 2: the units' warps (one or two).
     warps: [Option<u32>; 2],
     count: usize,
 }
 
 impl Own {
-    fn of(race: &Race) -> Own {
+    fn of(race: &Race, grid: [u32; 3]) -> Own {
         let mut warps = [None; 2];
         for (w, u) in warps.iter_mut().zip(&race.units) {
             *w = u.warp;
         }
-        let workgroup = race.units.first().map_or([0; 3], |u| u.workgroup);
-        Own { workgroup: workgroup[0] as u64 | (workgroup[1] as u64) << 21 | (workgroup[2] as u64) << 42, warps, count: race.units.len() }
+        let workgroup = race.units.first().map_or(0, |u| linear(u.workgroup, grid) as u32);
+        Own { workgroup, warps, count: race.units.len() }
     }
 }
 
@@ -250,8 +251,7 @@ fn own_units(race: &Race, own: &Own, p: &Pair, grid: [u32; 3], ws: u32) -> bool 
     }
     // In the first workgroup the race names, between its warps (both
     // accesses of a level-2 pair are in one workgroup).
-    let w = unlinear(p.workgroups.0 as u64, grid);
-    if (w.x as u64 | (w.y as u64) << 21 | (w.z as u64) << 42) != own.workgroup {
+    if p.workgroups.0 != own.workgroup {
         return false;
     }
     let (a, b) = (Some(p.first.li / ws), Some(p.second.li / ws));
