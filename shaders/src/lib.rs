@@ -90,7 +90,7 @@ mod tests {
     fn engine_validates() {
         let kernel = "const LD_WG_SIZE: u32 = 64u;\nconst LD_INVOCATIONS: u32 = 64u;\nconst LD_DET_WRITERS: bool = false;\nconst LD_WIDE: bool = false;\nconst LD_LANE_SAFE: u32 = 0u;\nconst LD_CHECK: bool = true;\nfn ld_user(t: u32, k: u32) -> u32 { return k; }\n\
             fn ld_pass_bases() {}\nfn ld_target_storage(t: u32) -> bool { return t == 1u; }\nfn ld_direct(t: u32) -> bool { return false; }\nfn ld_target_spans(t: u32) -> bool { return false; }\nfn ld_flat_target(j: u32) -> u32 { return select(0u, 1u, j >= ld_cfg.t[1].first_entry); }\nfn ld_orders(end: u32, storage: bool) -> bool { return end == LD_NONE || storage; }\n\
-            @compute @workgroup_size(64) fn main() { ld_setup_storage(4u); ld_setup_shared(0u); ld_steps(3u); ld_fold_region(LD_NONE); ld_publish(1u); ld_check_region(2u); ld_note_region(0u, 1u); ld_storage_write(1u, 3u, ld_storage_read(1u, 2u)); ld_begin_copy(); ld_report(); }\n";
+            @compute @workgroup_size(64) fn main() { ld_setup_storage(4u); ld_setup_shared(0u); ld_steps(3u); ld_fold_region(LD_NONE); ld_publish(1u, true); ld_check_region(2u); ld_note_region(0u, 1u); ld_storage_write(1u, 3u, ld_storage_read(1u, 2u)); ld_begin_copy(); ld_report(); }\n";
         validate(&format!("{}\n{kernel}\n{ENGINE}", abi::wgsl_prelude()));
     }
 }

@@ -60,13 +60,24 @@ fn ld_slot_of(wid: vec3<u32>, nwg: vec3<u32>) -> u32 {
     return wid.x + wid.y * nwg.x;
 }
 
-@compute @workgroup_size(64)
-fn publish(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) li: u32) {
+fn ld_publish_slot(wid: vec3<u32>, nwg: vec3<u32>, li: u32, check: bool) {
     let s = ld_slot_of(wid, nwg);
     if s >= ld_cfg.wg_count {
         return;
     }
     ld_enter_slot(s, li);
-    ld_publish(ld_cfg.target_id);
+    ld_publish(ld_cfg.target_id, check);
     ld_canary();
+}
+
+// Check mode: the pages the workgroup accessed, with the words it accessed.
+@compute @workgroup_size(64)
+fn publish(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) li: u32) {
+    ld_publish_slot(wid, nwg, li, true);
+}
+
+// Deterministic mode: the pages a fold changed, whole.
+@compute @workgroup_size(64)
+fn publish_changed(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) li: u32) {
+    ld_publish_slot(wid, nwg, li, false);
 }

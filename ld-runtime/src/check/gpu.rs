@@ -256,7 +256,9 @@ impl<'a> GpuBackend<'a> {
         Ok(())
     }
 
-    /// Level 1's shader over every storage target (`fold`: else `merge`).
+    /// Level 1's shader over every storage target (`fold`: check mode's
+    /// union into the user's buffers; else `merge`, or in deterministic
+    /// mode `ordered_fold`).
     fn level1_pass(&mut self, mode: u32, fold: bool) -> Result<()> {
         let l1 = pipeline::level1(self.ctx)?;
         let lay = self.layout.clone().unwrap();
@@ -266,7 +268,12 @@ impl<'a> GpuBackend<'a> {
             let b = self.bufs.as_ref().unwrap();
             let (sizing, work) = (self.target_group(&l1.layout, p, &b.args), self.target_group(&l1.layout, p, &b.spare));
             self.dispatch(&l1.args, &[&sizing, &g1], 1);
-            self.dispatch_indirect(if fold { &l1.fold } else { &l1.merge }, &[&work, &g1]);
+            let sweep = match (fold, mode) {
+                (true, _) => &l1.fold,
+                (false, MODE_DETERMINISTIC) => &l1.ordered_fold,
+                (false, _) => &l1.merge,
+            };
+            self.dispatch_indirect(sweep, &[&work, &g1]);
         }
         Ok(())
     }
@@ -307,7 +314,8 @@ impl<'a> GpuBackend<'a> {
             let g1 = self.engine_group(&l1.engine, &cfg);
             let spare = self.bufs.as_ref().unwrap().spare.clone();
             let g0 = self.target_group(&l1.layout, p, &spare);
-            self.dispatch(&l1.publish, &[&g0, &g1], count);
+            let publish = if mode == MODE_DETERMINISTIC { &l1.publish_changed } else { &l1.publish };
+            self.dispatch(publish, &[&g0, &g1], count);
         }
         Ok(())
     }

@@ -139,11 +139,16 @@ pub fn get(ctx: &GpuContext, info: &'static KernelInfo, variant: Variant) -> Res
 /// is one storage target's user buffer and the indirect dispatch
 /// arguments, `@group(1)` the engine's buffers.
 pub struct Level1 {
+    /// Check mode: the races between workgroups and the union (`l1u`).
     pub merge: wgpu::ComputePipeline,
+    /// Deterministic mode: the ordered fold into the user's buffer.
+    pub ordered_fold: wgpu::ComputePipeline,
     pub fold: wgpu::ComputePipeline,
     pub args: wgpu::ComputePipeline,
-    /// The slots shader (`ld_shaders::SLOTS`): after every batch.
+    /// The slots shader (`ld_shaders::SLOTS`): after every batch, check
+    /// mode's and deterministic mode's.
     pub publish: wgpu::ComputePipeline,
+    pub publish_changed: wgpu::ComputePipeline,
     pub layout: wgpu::BindGroupLayout,
     pub engine: wgpu::BindGroupLayout,
 }
@@ -177,12 +182,12 @@ pub fn level1(ctx: &GpuContext) -> Result<Arc<Level1>> {
             cache: None,
         })
     };
-    let (merge, fold, args) = (make(&module, "merge"), make(&module, "fold"), make(&module, "args"));
-    let publish = make(&slots, "publish");
+    let (merge, ordered_fold, fold, args) = (make(&module, "merge"), make(&module, "ordered_fold"), make(&module, "fold"), make(&module, "args"));
+    let (publish, publish_changed) = (make(&slots, "publish"), make(&slots, "publish_changed"));
     if let Some(e) = pollster::block_on(scope.pop()) {
         return Err(Error::wgpu("the engine's shaders", e));
     }
-    let s = Arc::new(Level1 { merge, fold, args, publish, layout, engine });
+    let s = Arc::new(Level1 { merge, ordered_fold, fold, args, publish, publish_changed, layout, engine });
     *ctx.level1.lock().unwrap() = Some(s.clone());
     Ok(s)
 }

@@ -24,14 +24,16 @@
 // marked; in deterministic mode those a fold changed a word of
 // (`ld_changed_addr`), where a pass over every word of every entry took a
 // third of the publishing (bfs's reads claim most of its entries).
-fn ld_publish(t: u32) {
+// `check`: a constant at each entry point (slots.wgsl), so that each
+// pipeline compiles its own mode's path alone (lavapipe runs every path,
+// masked).
+fn ld_publish(t: u32, check: bool) {
     if ld_li == 0u {
         atomicStore(&ld_list_n[0], 0u);
         atomicStore(&ld_list_n[1], 0u);
         atomicStore(&ld_items_n, 0u);
     }
     workgroupBarrier();
-    let check = ld_cfg.mode == LD_MODE_CHECK;
     for (var e = ld_li; e < ld_cfg.t[t].entries; e += LD_WG_SIZE) {
         if ld_entry_key(t, e) != 0u {
             ld_val[ld_taddr(t, e)] = select(0u, 1u, check || ld_val[ld_changed_addr(t, e)] != 0u);
