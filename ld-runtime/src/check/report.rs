@@ -322,21 +322,22 @@ pub fn aggregate(records: &[Record], targets: &[(String, Memory)], regions: &[Re
     for &g in &of {
         count[g as usize] += 1;
     }
-    let mut spans = Vec::with_capacity(groups.len());
-    let mut at = 0;
-    for n in count {
-        spans.push((at, at));
-        at += n;
-    }
+    let starts: Vec<usize> = count
+        .iter()
+        .scan(0, |at, &n| {
+            *at += n;
+            Some(*at - n)
+        })
+        .collect();
+    // Where each group's next word goes; once filled, where its run ends.
+    let mut ends = starts.clone();
     let mut words = vec![0u32; records.len()];
-    let mut fill: Vec<usize> = spans.iter().map(|s| s.0).collect();
     for (r, &g) in records.iter().zip(&of) {
-        words[fill[g as usize]] = r.word;
-        fill[g as usize] += 1;
+        words[ends[g as usize]] = r.word;
+        ends[g as usize] += 1;
     }
-    for (span, end) in spans.iter_mut().zip(fill) {
-        span.1 = end;
-        words[span.0..end].sort_unstable();
+    for (&from, &to) in starts.iter().zip(&ends) {
+        words[from..to].sort_unstable();
     }
     let mut order: Vec<u32> = (0..groups.len() as u32).collect();
     order.sort_unstable_by_key(|&g| key(&groups[g as usize]));
@@ -344,7 +345,7 @@ pub fn aggregate(records: &[Record], targets: &[(String, Memory)], regions: &[Re
     for g in order {
         let least = groups[g as usize];
         let (level, round, region, target, grouped, kind, evidence, a, b) = key(&least);
-        let (from, to) = spans[g as usize];
+        let (from, to) = (starts[g as usize], ends[g as usize]);
         let mut ranges: Vec<(u32, u32)> = Vec::new();
         for &w in &words[from..to] {
             match ranges.last_mut() {

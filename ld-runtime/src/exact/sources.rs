@@ -217,8 +217,13 @@ fn in_region(race: &Race, p: &Pair, info: &KernelInfo) -> bool {
 }
 
 fn unit(wg: u32, li: u32, level1: bool, grid: [u32; 3], warp_size: u32) -> Unit {
+    unit_at(wg, (!level1).then_some(li / warp_size), grid)
+}
+
+/// The unit of a linear workgroup and (level 2) a warp.
+fn unit_at(wg: u32, warp: Option<u32>, grid: [u32; 3]) -> Unit {
     let w = unlinear(wg as u64, grid);
-    Unit { workgroup: [w.x, w.y, w.z], warp: (!level1).then_some(li / warp_size) }
+    Unit { workgroup: [w.x, w.y, w.z], warp }
 }
 
 /// A race's units as `own_units` compares them, taken once per race.
@@ -284,13 +289,8 @@ fn accesses(pairs: &[&Pair], lines: &mut Lines, grid: [u32; 3], ws: u32, names: 
             counted.entry((kind, acc.site.0, acc.site.1, wg, warp, p.target)).or_insert((acc.li, 0)).1 += 1;
         }
     }
-    let mut sites: Vec<(Site, (u32, u32))> = counted
-        .into_iter()
-        .map(|((kind, line, column, wg, warp, target), v)| {
-            let w = unlinear(wg as u64, grid);
-            ((kind, line, column, Unit { workgroup: [w.x, w.y, w.z], warp }, target), v)
-        })
-        .collect();
+    let mut sites: Vec<(Site, (u32, u32))> =
+        counted.into_iter().map(|((kind, line, column, wg, warp, target), v)| ((kind, line, column, unit_at(wg, warp, grid), target), v)).collect();
     sites.sort_unstable_by_key(|&(k, _)| k);
     let wg_size = info.workgroup_size;
     sites
