@@ -555,3 +555,84 @@ fn float_division_square_root_and_products_are_the_cpu_s_bits() {
         }
     }
 }
+
+/// A race-free tiled kernel: a tile in workgroup memory, neighbours read
+/// after a barrier, the tile rewritten after another, each invocation's
+/// own element out.
+#[ld::kernel(workgroup_size = 64)]
+fn probe_blur(input: &[u32], out: &mut [u32]) {
+    let tile = shared::<[u32; 64]>();
+    let lid = local_index();
+    let g = global_id().x;
+    tile[lid] = input[g];
+    barrier();
+    let s = tile[(lid + 63) % 64] + tile[lid] + tile[(lid + 1) % 64];
+    barrier();
+    tile[lid] = s;
+    barrier();
+    out[g] = tile[(lid + 1) % 64] * 2;
+}
+
+/// Race-free inside each workgroup; every workgroup's first invocation
+/// writes word 0 (a write-write race between workgroups).
+#[ld::kernel(workgroup_size = 64)]
+fn probe_shared_word(out: &mut [u32]) {
+    let lid = local_index();
+    out[1 + global_id().x] = lid;
+    if lid == 0 {
+        out[0] = workgroup_id().x + 1;
+    }
+}
+
+fn blur(rt: &Runtime, input: &[u32], mode: Mode, probe: bool) -> (Vec<u32>, Option<ld::Report>, Option<ld::Stats>) {
+    let i = rt.upload(input).unwrap();
+    let mut o = rt.zeros::<u32>(input.len()).unwrap();
+    let opts = CheckOptions { probe, ..Default::default() };
+    let run = rt.launch(probe_blur, (input.len() / 64) as u32, (&i, &mut o)).mode(mode).check_options(opts).run().unwrap();
+    (o.to_vec().unwrap(), run.report, run.stats)
+}
+
+fn shared_word(rt: &Runtime, groups: u32) -> (Vec<u32>, ld::Stats) {
+    let mut o = rt.zeros::<u32>(1 + groups as usize * 64).unwrap();
+    let run = rt.launch(probe_shared_word, groups, (&mut o,)).mode(Mode::Deterministic).run().unwrap();
+    (o.to_vec().unwrap(), run.stats.unwrap())
+}
+
+/// The probe (`CheckOptions::probe`) answers a launch in which no two
+/// invocations share a word, in one dispatch, with deterministic mode's
+/// result and check mode's report; where two do, the engine runs (the
+/// result still the CPU reference's), and later launches of that kernel go
+/// straight to it.
+#[test]
+fn the_probe_answers_race_free_launches_and_steps_aside_for_shared_words() {
+    let Some(gpu) = common::gpu() else { return };
+    let cpu = common::cpu();
+    let input: Vec<u32> = (0..512u32).map(|i| i.wrapping_mul(2654435761) >> 9).collect();
+    let (native, ..) = blur(&gpu, &input, Mode::Native, true);
+    let (cpu_det, ..) = blur(&cpu, &input, Mode::Deterministic, true);
+    let (det, _, st) = blur(&gpu, &input, Mode::Deterministic, true);
+    assert_eq!(det, cpu_det);
+    assert_eq!(det, native, "a race-free kernel's deterministic result is its native one");
+    assert!(st.unwrap().probed && st.unwrap().dispatches == 1, "the probe answers: {st:?}");
+    let (engine, _, st) = blur(&gpu, &input, Mode::Deterministic, false);
+    assert_eq!(engine, det);
+    assert!(!st.unwrap().probed, "without the probe the folded kernel runs: {st:?}");
+    let (_, cpu_rep, _) = blur(&cpu, &input, Mode::Check, true);
+    for probe in [true, false] {
+        let (out, rep, st) = blur(&gpu, &input, Mode::Check, probe);
+        let (rep, cpu_rep) = (rep.unwrap(), cpu_rep.clone().unwrap());
+        assert_eq!(out, native);
+        assert!(!rep.has_races(), "{rep}");
+        assert_eq!(rep.regions_analyzed, cpu_rep.regions_analyzed, "probe {probe}: the regions that ran:\n{rep}\n{cpu_rep}");
+        assert_eq!(rep.regions_analyzed, 4, "{rep}");
+        assert_eq!(st.unwrap().probed, probe, "{st:?}");
+    }
+    let groups = 9;
+    let (want, _) = shared_word(&cpu, groups);
+    assert_eq!(want[0], groups, "the last workgroup wins");
+    let (first, a) = shared_word(&gpu, groups);
+    let (second, b) = shared_word(&gpu, groups);
+    assert_eq!((&first, &second), (&want, &want));
+    assert!(!a.probed && !b.probed, "{a:?} {b:?}");
+    assert_eq!(a.dispatches, b.dispatches + 1, "the first launch probed, the second did not: {a:?} {b:?}");
+}

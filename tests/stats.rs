@@ -4,7 +4,7 @@
 
 mod common;
 
-use ld::{Mode, Runtime, Stats};
+use ld::{CheckOptions, Mode, Runtime, Stats};
 
 /// A shared-memory relaxation with a barrier in a loop of `steps` iterations.
 #[ld::kernel(workgroup_size = 64)]
@@ -22,9 +22,12 @@ fn relax(out: &mut [u32], steps: u32) {
     out[global_id().x] = tile[lid];
 }
 
-fn stats(rt: &Runtime, mode: Mode, steps: u32) -> (Stats, Vec<u32>) {
+/// `probe`: whether the launch may be answered by the probe (the engine
+/// runs where it is not).
+fn stats(rt: &Runtime, mode: Mode, steps: u32, probe: bool) -> (Stats, Vec<u32>) {
     let mut out = rt.zeros::<u32>(4 * 64).unwrap();
-    let run = rt.launch(relax, 4u32, (&mut out, steps)).mode(mode).run().unwrap();
+    let opts = CheckOptions { probe, ..Default::default() };
+    let run = rt.launch(relax, 4u32, (&mut out, steps)).mode(mode).check_options(opts).run().unwrap();
     let waited = run.stats.unwrap().waited_us as u128;
     assert!(waited <= run.elapsed.as_micros(), "{mode:?}: the waits are part of the run ({waited} us of {:?})", run.elapsed);
     if let Some(r) = &run.report {
@@ -36,15 +39,21 @@ fn stats(rt: &Runtime, mode: Mode, steps: u32) -> (Stats, Vec<u32>) {
 #[test]
 fn submissions_do_not_grow_with_the_barriers_executed() {
     let Some(gpu) = common::gpu() else { return };
-    for mode in [Mode::Check, Mode::Deterministic] {
-        let (few, _) = stats(&gpu, mode, 4);
-        let (many, out) = stats(&gpu, mode, 400);
+    for (mode, probe) in [Mode::Check, Mode::Deterministic].into_iter().flat_map(|m| [(m, false), (m, true)]) {
+        let (few, _) = stats(&gpu, mode, 4, probe);
+        let (many, out) = stats(&gpu, mode, 400, probe);
         assert_eq!(
             (few.dispatches, few.submissions, few.readbacks),
             (many.dispatches, many.submissions, many.readbacks),
-            "{mode:?}: 9 vs 801 barriers executed"
+            "{mode:?}, probe {probe}: 9 vs 801 barriers executed"
         );
         assert!(few.submissions <= 4 && few.readbacks <= 5, "{mode:?}: {few:?}");
+        if probe {
+            // No two invocations share a word in a region: the probe's one
+            // dispatch answers the launch.
+            assert_eq!((few.dispatches, few.submissions, few.readbacks), (1, 1, 1), "{mode:?}: {few:?}");
+        }
+        assert_eq!((few.probed, many.probed), (probe, probe), "{mode:?}: {few:?}");
         assert!(few.bytes_allocated > 0 && few.bytes_allocated == many.bytes_allocated, "{few:?} {many:?}");
         assert!(few.waited_us > 0, "{mode:?}: the host waits for the device: {few:?}");
         let mut native = gpu.zeros::<u32>(4 * 64).unwrap();
@@ -56,8 +65,8 @@ fn submissions_do_not_grow_with_the_barriers_executed() {
 #[test]
 fn the_cpu_reference_reports_the_same_work_per_workgroup() {
     let cpu = common::cpu();
-    let (few, _) = stats(&cpu, Mode::Check, 4);
-    let (many, _) = stats(&cpu, Mode::Check, 400);
+    let (few, _) = stats(&cpu, Mode::Check, 4, true);
+    let (many, _) = stats(&cpu, Mode::Check, 400, true);
     assert_eq!(few.dispatches, many.dispatches, "{few:?} {many:?}");
     assert_eq!((few.submissions, few.readbacks, few.waited_us), (0, 0, 0), "the CPU reference submits nothing: {few:?}");
 }

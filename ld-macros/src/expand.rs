@@ -217,9 +217,11 @@ fn kernel_impl(m: &Module, f: &syn::ItemFn) -> syn::Result<TokenStream> {
     wgsl::validate(&instrumented, m.kernel.span, "instrumented (check mode)")?;
     let (folded, folded_sites) = wgsl::folded(&settled);
     wgsl::validate(&folded, m.kernel.span, "folded (deterministic mode)")?;
+    let (probe, probe_sites) = wgsl::probe(&settled);
+    wgsl::validate(&probe, m.kernel.span, "probe (deterministic mode)")?;
     // The guard's sites, with the line and column the CPU twin's own
     // `line!()` and `column!()` give the same spans.
-    let sites = [native_sites, instrumented_sites, folded_sites].map(|v| {
+    let sites = [native_sites, instrumented_sites, folded_sites, probe_sites].map(|v| {
         let v = v.iter().map(|s| {
             let what = match s.what {
                 wgsl::SiteWhat::Buffer => quote!(__ld::SiteKind::Buffer),
@@ -234,7 +236,7 @@ fn kernel_impl(m: &Module, f: &syn::ItemFn) -> syn::Result<TokenStream> {
         });
         quote!(&[#(#v),*])
     });
-    let [native_sites, instrumented_sites, folded_sites] = sites;
+    let [native_sites, instrumented_sites, folded_sites, probe_sites] = sites;
     let shared_targets = analysis::targets::shared(m);
     let k = &m.kernel;
     let name = &f.sig.ident;
@@ -310,7 +312,8 @@ fn kernel_impl(m: &Module, f: &syn::ItemFn) -> syn::Result<TokenStream> {
             wgsl: #native,
             wgsl_instrumented: #instrumented,
             wgsl_folded: #folded,
-            sites: [#native_sites, #instrumented_sites, #folded_sites],
+            wgsl_probe: #probe,
+            sites: [#native_sites, #instrumented_sites, #folded_sites, #probe_sites],
             new_invocation: ld_new_invocation,
             source: __ld::Source { file: #body_file, first_line: #body_line, text: #body_text },
         };

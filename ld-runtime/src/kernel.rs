@@ -45,10 +45,14 @@ pub struct KernelInfo {
     /// The folded kernel of deterministic mode: the instrumented kernel's
     /// bindings, each region folded at its barrier.
     pub wgsl_folded: &'static str,
+    /// Deterministic mode's probe: the instrumented kernel's bindings, the
+    /// body on the user's buffers with every access to a target tagged
+    /// (`ld_shaders::abi::probe`).
+    pub wgsl_probe: &'static str,
     /// Where each guarded access and loop is in the kernel's source, by
     /// the site number the guard records, one table per WGSL text (native,
-    /// instrumented, folded: `ld_shaders::abi::guard`'s variants).
-    pub sites: [&'static [Site]; 3],
+    /// instrumented, folded, probe: `ld_shaders::abi::guard`'s variants).
+    pub sites: [&'static [Site]; ld_shaders::abi::guard::VARIANTS],
     /// A fresh invocation of the CPU twin.
     pub new_invocation: fn() -> Box<dyn Invocation>,
     /// Where the kernel is written, for the snippets of reports.

@@ -46,6 +46,11 @@ pub struct Flags {
     /// Check at most this many rounds (trading coverage for time).
     #[arg(long)]
     pub max_rounds: Option<u32>,
+    /// Always run the check engine (or deterministic mode's folded kernel),
+    /// without the probe that answers launches no two invocations of
+    /// which share a word (`CheckOptions::probe`).
+    #[arg(long)]
+    pub no_probe: bool,
     /// Print check mode's plan (copies, rounds, bytes, P(found)) of each
     /// kernel before it first runs.
     #[arg(long, requires = "check")]
@@ -72,6 +77,7 @@ impl Flags {
             warp_size: None,
             memory_budget: None,
             max_rounds: None,
+            no_probe: false,
             plan: false,
             size,
             runs: 1,
@@ -84,7 +90,7 @@ impl Flags {
     }
 
     pub fn check_options(&self) -> CheckOptions {
-        CheckOptions { warp_size: self.warp_size, memory_budget: self.memory_budget, max_rounds: self.max_rounds, ..Default::default() }
+        CheckOptions { warp_size: self.warp_size, memory_budget: self.memory_budget, max_rounds: self.max_rounds, probe: !self.no_probe, ..Default::default() }
     }
 }
 

@@ -291,6 +291,43 @@ pub mod status {
     /// Deterministic mode at one invocation per warp: the pool of copy
     /// blocks ([`super::pool`]) had no room.
     pub const POOL_FULL: u32 = 64;
+    /// The probe ([`super::probe`]): two invocations touched a word of a
+    /// target, one of them writing, where no barrier ordered them (or, in
+    /// storage, anywhere in the launch).
+    pub const SHARED: u32 = 128;
+}
+
+/// Deterministic mode's probe: the kernel run once on the user's buffers
+/// and workgroup memory, every access to a target tagged, to learn whether
+/// any two invocations shared a word (one writing) that the folded kernel
+/// would keep apart. Where none did, that run's result is the folded
+/// kernel's: each invocation read only what it or an ordered barrier made,
+/// and each word has one writer. A workgroup array's tags are a word per
+/// word in workgroup memory, cleared at its barriers; a storage target's
+/// are two words per word in the meta buffer (from
+/// [`super::TargetConfig::tags_off`]), never cleared in the launch: the
+/// local invocation's code ([`super::lanes::det`]), then the workgroup's.
+pub mod probe {
+    /// Bits of a workgroup's number in its code.
+    pub const WG_BITS: u32 = 15;
+    /// A workgroup code's write bit.
+    pub const WG_WRITE: u32 = 1 << (2 * WG_BITS);
+    /// Workgroups a launch may have for the probe to tell them apart.
+    pub const WORKGROUPS_MAX: u64 = 1 << WG_BITS;
+    /// Invocations a workgroup may have for the probe to tell them apart.
+    pub const INVOCATIONS_MAX: u32 = 1 << super::lanes::DET_BITS;
+    /// Tag words per word of a storage target.
+    pub const STORAGE_TAGS: u64 = 2;
+
+    /// A workgroup's code (`ld_probe_wg_code`).
+    pub const fn wg(wg: u32, write: bool) -> u32 {
+        (if write { WG_WRITE } else { 0 }) | super::lanes::code(wg, WG_BITS)
+    }
+
+    /// Two workgroups, one writing (`ld_probe_wg_conflict`).
+    pub const fn wg_conflict(v: u32) -> bool {
+        v & WG_WRITE != 0 && super::lanes::many(v, WG_BITS)
+    }
 }
 
 /// The guard every kernel variant carries (native, instrumented, folded):
@@ -324,6 +361,10 @@ pub mod guard {
     pub const NATIVE: u32 = 0;
     pub const INSTRUMENTED: u32 = 1;
     pub const FOLDED: u32 = 2;
+    /// Deterministic mode's probe ([`super::probe`]).
+    pub const PROBE: u32 = 3;
+    /// Site tables a kernel carries, one per variant.
+    pub const VARIANTS: usize = 4;
 
     /// The guard's binding in `@group(0)`: after the parameters and the
     /// uniform block.
@@ -789,6 +830,9 @@ pub fn prelude(view: View) -> String {
         ("LD_S_LOOP_LIMIT", status::LOOP_LIMIT),
         ("LD_S_LANES", status::LANES),
         ("LD_S_POOL_FULL", status::POOL_FULL),
+        ("LD_S_SHARED", status::SHARED),
+        ("LD_PROBE_WG_BITS", probe::WG_BITS),
+        ("LD_PROBE_WG_WRITE", probe::WG_WRITE),
         ("LD_POOL_HEADER", pool::HEADER),
         ("LD_DET_LANE_BITS", lanes::DET_BITS),
         ("LD_DET_WRITE", lanes::DET_WRITE),
@@ -880,6 +924,22 @@ mod tests {
     /// The or of lanes' codes, in either mode.
     fn or(codes: impl IntoIterator<Item = u32>) -> u32 {
         codes.into_iter().fold(0, |v, c| v | c)
+    }
+
+    /// The probe's workgroup codes tell every pair of the workgroups it
+    /// takes apart, and a workgroup alone is never two.
+    #[test]
+    fn probe_workgroup_codes_find_two_workgroups_one_writing() {
+        let last = probe::WORKGROUPS_MAX as u32 - 1;
+        for (a, b) in [(0, 1), (3, 5), (0, last), (last - 1, last), (1 << 14, 1)] {
+            assert!(probe::wg_conflict(or([probe::wg(a, true), probe::wg(b, false)])), "{a} {b}");
+            assert!(probe::wg_conflict(or([probe::wg(a, false), probe::wg(b, false), probe::wg(a, true)])), "{a} {b}");
+            assert!(!probe::wg_conflict(or([probe::wg(a, false), probe::wg(b, false)])), "{a} {b}: readers only");
+            assert!(!probe::wg_conflict(or([probe::wg(a, true), probe::wg(a, false), probe::wg(a, true)])), "{a} alone");
+        }
+        // The local codes are deterministic mode's lane codes: a workgroup's
+        // invocations all told apart.
+        assert!(lanes::det_conflict(or([lanes::det(0, true), lanes::det(probe::INVOCATIONS_MAX - 1, false)])));
     }
 
     #[test]

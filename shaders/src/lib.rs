@@ -42,6 +42,11 @@ pub const ENGINE: &str = concat!(
 /// operations), spliced into every instrumented kernel after [`ENGINE`].
 pub const EXACT: &str = include_str!("../wgsl/exact.wgsl");
 
+/// Deterministic mode's probe (`abi::probe`): the tags of a run on the
+/// user's buffers, spliced into the probe kernel after [`abi::wgsl_prelude`]
+/// and [`EXACT`].
+pub const PROBE: &str = include_str!("../wgsl/probe.wgsl");
+
 /// The guard's functions (bounds checks, loop fuel), in every kernel
 /// variant after [`abi::guard_prelude`]'s declarations.
 pub const GUARD: &str = include_str!("../wgsl/guard.wgsl");
@@ -83,6 +88,14 @@ mod tests {
     #[test]
     fn slots_shader_validates() {
         validate(&slots_module());
+    }
+
+    /// The probe with the smallest kernel-side pieces it needs.
+    #[test]
+    fn probe_validates() {
+        let kernel = "var<workgroup> ld_pt0: array<atomic<u32>, 64>;\nfn ld_probe_clear_shared() { atomicStore(&ld_pt0[0], 0u); }\nfn ld_storage_barrier(b: u32) -> bool { return b == 1u; }\n\
+            var<private> ld_lidx: u32;\n@compute @workgroup_size(64) fn main(@builtin(local_invocation_index) li: u32) { ld_probe_enter(0u, li); ld_probe_note(LD_NONE); if ld_probe_skip(li) { return; } ld_probe_local(atomicOr(&ld_pt0[li], ld_pl.x), ld_pl.x); ld_probe_storage(1u, li, 1u); ld_probe_region(0u); ld_probe_end(); }\n";
+        validate(&format!("{}\n{PROBE}\n{kernel}", abi::wgsl_prelude()));
     }
 
     /// The engine with the smallest kernel-side pieces it needs.

@@ -290,7 +290,7 @@ impl Writer<'_> {
     }
 
     /// `ld_storage_barrier(b)`: whether barrier index `b` is a storageBarrier.
-    fn barrier_kinds(&self) -> String {
+    pub(super) fn barrier_kinds(&self) -> String {
         let storage: Vec<String> =
             barriers(self.m).iter().enumerate().filter(|(_, (k, _))| *k == BarrierKind::Storage).map(|(i, _)| format!("b == {i}u")).collect();
         let test = if storage.is_empty() { "false".to_string() } else { storage.join(" || ") };

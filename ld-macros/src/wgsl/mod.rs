@@ -7,6 +7,7 @@
 
 mod instrument;
 mod names;
+mod probe;
 mod structured;
 mod validate;
 mod writer;
@@ -37,4 +38,10 @@ pub fn instrumented(m: &Module) -> (String, Vec<Site>) {
 /// instrumented one (see `structured`).
 pub fn folded(m: &Module) -> (String, Vec<Site>) {
     writer::Writer::new(m, writer::Variant::Folded).module()
+}
+
+/// Deterministic mode's probe: the same bindings as the instrumented
+/// kernel (see `probe`).
+pub fn probe(m: &Module) -> (String, Vec<Site>) {
+    writer::Writer::new(m, writer::Variant::Probe).module()
 }

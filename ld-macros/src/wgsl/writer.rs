@@ -28,6 +28,9 @@ pub enum Variant {
     /// folded in warp order at its closing barrier; the body keeps its
     /// structure (see `structured`).
     Folded,
+    /// Deterministic mode's probe: the body on the user's buffers and in
+    /// workgroup memory, every access to a target tagged (see `probe`).
+    Probe,
 }
 
 pub struct Writer<'m> {
@@ -170,6 +173,7 @@ impl<'m> Writer<'m> {
             Variant::Native => self.entry(),
             Variant::Instrumented => self.entry_structured("ld_check_region"),
             Variant::Folded => self.entry_structured("ld_fold_region"),
+            Variant::Probe => self.entry_probe(),
         };
         let mut helpers = String::new();
         let mut done = 0;
@@ -216,7 +220,8 @@ impl<'m> Writer<'m> {
             writeln!(out, "@group(0) @binding({}) var<uniform> ld_uniforms: LdUniforms;", self.m.kernel.params.len()).unwrap();
         }
         for (a, (sh, name)) in self.m.kernel.shared.iter().zip(&self.shared_names).enumerate() {
-            // Targets live in the engine's copies; atomic arrays stay real.
+            // Targets live in the engine's copies (the probe's in words of
+            // its own, `probe_prelude`); atomic arrays stay real.
             if !self.targets.contains_key(&MemRef::Shared(a)) {
                 writeln!(out, "var<workgroup> {name}: array<{}, {}>;", self.ty(&sh.elem), sh.len).unwrap();
             }
@@ -225,10 +230,13 @@ impl<'m> Writer<'m> {
             Variant::Native => ld_shaders::abi::guard::NATIVE,
             Variant::Instrumented => ld_shaders::abi::guard::INSTRUMENTED,
             Variant::Folded => ld_shaders::abi::guard::FOLDED,
+            Variant::Probe => ld_shaders::abi::guard::PROBE,
         };
         out.push_str(&ld_shaders::abi::guard_prelude(self.m.kernel.params.len(), variant));
-        if self.variant != Variant::Native {
-            out.push_str(&self.instrumented_prelude());
+        match self.variant {
+            Variant::Native => {}
+            Variant::Probe => out.push_str(&self.probe_prelude()),
+            _ => out.push_str(&self.instrumented_prelude()),
         }
         out.push('\n');
         for s in std::mem::take(&mut self.atomic_sites) {

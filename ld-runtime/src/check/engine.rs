@@ -49,6 +49,8 @@ pub struct Stats {
     /// read-backs; 0 on the CPU reference): the rest of a run's time is
     /// the host's own (planning, recording commands, the report).
     pub waited_us: u64,
+    /// The probe answered the launch (`CheckOptions::probe`): no engine ran.
+    pub probed: bool,
 }
 
 /// The primitive steps of a check, as a backend runs them.
@@ -73,6 +75,22 @@ pub(crate) trait Backend {
     fn level1(&mut self, mode: u32) -> Result<()>;
     /// Check mode's result: the union into the user's buffers.
     fn fold(&mut self) -> Result<()>;
+    /// Whether this backend probes `l` first (`ld_shaders::abi::probe`):
+    /// the CPU never does (its runs are the reference), a GPU where the
+    /// launch fits the probe's codes and memory and the kernel's probe has
+    /// not found a shared word before.
+    fn probes(&self, _l: &Layout) -> bool {
+        false
+    }
+    /// The probe: the kernel once on the user's buffers, every access to a
+    /// target tagged. Where no two invocations shared a word (one writing)
+    /// and nothing faulted, the buffers hold what the folded kernel (and
+    /// check mode's union) would leave, and no check could find a race:
+    /// the records of such a check (none, and the regions that ran). Else
+    /// `None`, and the buffers must be restored.
+    fn probe(&mut self, _l: &Layout) -> Result<Option<Raw>> {
+        Ok(None)
+    }
     /// Waits for what was queued and reads the status.
     fn status(&mut self) -> Result<Status>;
     /// Carries out what was queued (the GPU queues; the CPU runs at once).
@@ -202,7 +220,9 @@ fn check_runs(b: &mut dyn Backend, mut l: Layout, words: &[u64], opts: &CheckOpt
         return Ok(Checked { raw: b.records()?, plan: l.plan, stats });
     }
     let mut retries = 0;
-    b.snapshot(&l.live())?;
+    if let Some(raw) = probed(b, &l, opts)? {
+        return Ok(Checked { raw, plan: l.plan, stats: Stats { probed: true, ..b.stats() } });
+    }
     let mut progress = super::progress::Progress::new(l.plan.level2.rounds_run as u64, l.info.name, opts.progress);
     'attempt: loop {
         b.prepare(&l)?;
@@ -260,7 +280,9 @@ fn deterministic_runs(b: &mut dyn Backend, mut l: Layout, words: &[u64], opts: &
     }
     let mut retries = 0;
     let mut opts = *opts;
-    b.snapshot(&l.live())?;
+    if probed(b, &l, &opts)?.is_some() {
+        return Ok(Stats { probed: true, ..b.stats() });
+    }
     loop {
         b.prepare(&l)?;
         b.run(MODE_DETERMINISTIC, 1)?;
@@ -292,6 +314,27 @@ fn deterministic_runs(b: &mut dyn Backend, mut l: Layout, words: &[u64], opts: &
         stats.retries = retries;
         return Ok(stats);
     }
+}
+
+/// Takes the snapshot a launch's runs start from, and where the options
+/// and the backend probe the launch (`Backend::probes`), the probe's
+/// records if it found no shared word; else the buffers as they were, for
+/// the engine's runs.
+fn probed(b: &mut dyn Backend, l: &Layout, opts: &CheckOptions) -> Result<Option<Raw>> {
+    if !opts.probe || !b.probes(l) {
+        b.snapshot(&l.live())?;
+        return Ok(None);
+    }
+    b.snapshot(&l.probed())?;
+    let raw = b.probe(l)?;
+    if raw.is_none() {
+        // The engine's runs start from the input and keep only what they
+        // write as they go.
+        b.restore()?;
+        b.clear_fault()?;
+        b.snapshot(&l.live())?;
+    }
+    Ok(raw)
 }
 
 /// The layout to run again with, when a run found a capacity short; an

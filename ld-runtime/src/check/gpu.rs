@@ -10,7 +10,7 @@ use crate::gpu::pipeline::{self, Variant};
 use crate::gpu::transfer::{read_range, read_ranges, wait};
 use crate::gpu::{Contents, GpuContext};
 use crate::kernel::{KernelInfo, ParamKind, TargetPlace};
-use ld_shaders::abi::{binding, guard, header, record, MODE_CHECK, MODE_DETERMINISTIC, NONE};
+use ld_shaders::abi::{binding, guard, header, probe, record, status, MODE_CHECK, MODE_DETERMINISTIC, NONE};
 use wgpu::util::DeviceExt;
 
 pub(crate) struct GpuBackend<'a> {
@@ -278,6 +278,27 @@ impl<'a> GpuBackend<'a> {
         Ok(())
     }
 
+    /// The probe's tag words of each target (`TargetConfig::words`,
+    /// `tags_off`): two per word of every storage target, in target order.
+    fn probe_targets(&self) -> (Vec<ld_shaders::abi::TargetConfig>, u64) {
+        let mut off = 0u64;
+        let targets = self
+            .info
+            .targets
+            .iter()
+            .map(|t| {
+                let mut c: ld_shaders::abi::TargetConfig = bytemuck::Zeroable::zeroed();
+                if let TargetPlace::Param(p) = t {
+                    let words = self.buffers[*p].unwrap().size() / 4;
+                    (c.words, c.tags_off) = (words as u32, off as u32);
+                    off += probe::STORAGE_TAGS * words;
+                }
+                c
+            })
+            .collect();
+        (targets, off)
+    }
+
     /// (target, parameter) of every storage target.
     /// The storage targets the engine checks (target, parameter): those
     /// left in place have nothing to publish, merge or fold.
@@ -430,6 +451,63 @@ impl Backend for GpuBackend<'_> {
     fn fold(&mut self) -> Result<()> {
         self.level1_pass(ld_shaders::abi::MODE_CHECK, true)?;
         self.flush()
+    }
+
+    fn probes(&self, l: &Layout) -> bool {
+        if self.ctx.probe_shared.lock().unwrap().contains(&(self.info as *const KernelInfo as usize)) {
+            return false;
+        }
+        let shared: u64 = self.info.shared.iter().map(|s| s.len as u64 * s.elem_words as u64 * 4 * if s.target { 2 } else { 1 }).sum();
+        let (_, tags) = self.probe_targets();
+        // What the probe holds at once, within the check's budget as the
+        // engine's buffers are: the snapshot of what it writes, its tags,
+        // the table of regions, the header and the unused bindings.
+        let bytes = |words: u64| words.max(4) * 4;
+        let snapshot: u64 = l.probed().iter().map(|p| bytes(self.buffers[*p].unwrap().size() / 4)).sum();
+        let held = snapshot + bytes(tags) + bytes(l.rec_off() as u64) + bytes(header::WORDS as u64) + 5 * bytes(0);
+        self.info.invocations_per_workgroup() <= probe::INVOCATIONS_MAX
+            && (l.workgroups() as u64) < probe::WORKGROUPS_MAX
+            && shared + 4 <= self.ctx.limits.max_compute_workgroup_storage_size as u64
+            && tags * 4 <= limits(self.ctx).binding
+            && held <= l.plan.budget
+    }
+
+    fn probe(&mut self, l: &Layout) -> Result<Option<Raw>> {
+        let pl = pipeline::get(self.ctx, self.info, Variant::Probe)?;
+        let (targets, tags_words) = self.probe_targets();
+        let meta = self.buffer("ld probe tags", tags_words, wgpu::BufferUsages::empty());
+        self.enc().clear_buffer(&meta, 0, None);
+        let records = self.buffer("ld header", header::WORDS as u64, wgpu::BufferUsages::empty());
+        let mut head = vec![0u32; header::WORDS as usize];
+        head[header::STATUS_WG as usize] = NONE;
+        self.ctx.queue.write_buffer(&records, 0, bytemuck::cast_slice(&head));
+        // The table of regions seen, as the instrumented kernel's values start.
+        let regions = (l.rec_off() as u64).max(4);
+        let values = self.buffer("ld probe regions", regions, wgpu::BufferUsages::empty());
+        self.enc().clear_buffer(&values, 0, Some(regions * 4));
+        // The engine's other bindings, which the probe declares and never uses.
+        let [l1, l1v, l1u, args, spare] =
+            ["ld probe l1", "ld probe l1v", "ld probe l1u", "ld probe args", "ld probe spare"].map(|n| self.buffer(n, 4, wgpu::BufferUsages::empty()));
+        self.bufs = Some(Bufs { records: records.clone(), values: values.clone(), meta, l1, l1v, l1u, args, spare });
+        let n = l.workgroups();
+        let mut c: ld_shaders::abi::Config = bytemuck::Zeroable::zeroed();
+        (c.mode, c.grid_x, c.grid_y, c.grid_z, c.wg_count, c.barriers, c.canary) =
+            (MODE_DETERMINISTIC, l.grid[0], l.grid[1], l.grid[2], n, self.info.barriers.len() as u32, 2);
+        let cfg = self.config(&ld_shaders::abi::config_bytes(c, &targets));
+        let (g0, g1) = (self.kernel_group(&pl.layout), self.engine_group(pl.engine.as_ref().unwrap(), &cfg));
+        self.dispatch(&pl.pipeline, &[&g0, &g1], n);
+        self.flush()?;
+        self.stats.readbacks += 1;
+        let guard = self.guard.clone();
+        let ranges = [(&records, header::WORDS as u64 * 4), (&guard, guard::WORDS as u64 * 4), (&values, l.rec_off() as u64 * 4)];
+        let mut read = self.waiting(|ctx| read_ranges(ctx, &ranges))?;
+        let (seen, g, h) = (read.pop().unwrap(), read.pop().unwrap(), read.pop().unwrap());
+        let shared = h[header::STATUS as usize] & status::SHARED != 0;
+        if shared {
+            self.ctx.probe_shared.lock().unwrap().insert(self.info as *const KernelInfo as usize);
+        }
+        let clean = !shared && g[guard::CLAIM as usize] == 0;
+        Ok(clean.then(|| Raw { records: vec![], total: 0, regions: seen.iter().map(|w| *w != 0).collect() }))
     }
 
     fn flush(&mut self) -> Result<()> {

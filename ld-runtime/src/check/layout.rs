@@ -165,6 +165,16 @@ impl Layout {
         out
     }
 
+    /// What deterministic mode's probe writes in place, which a probe that
+    /// found a shared word must put back: `live`, and every storage target.
+    pub fn probed(&self) -> Vec<usize> {
+        let mut out = self.live();
+        out.extend(self.info.targets.iter().filter_map(|t| if let TargetPlace::Param(p) = t { Some(*p) } else { None }));
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
     /// The configuration of one dispatch (`wg_offset..wg_offset + wg_count`).
     /// `stamp`: unique to the dispatch among all of the check's.
     pub fn config(&self, mode: u32, round: u32, wg_offset: u32, wg_count: u32, target_id: u32, stamp: u32) -> Vec<u8> {

@@ -68,6 +68,14 @@ pub struct CheckOptions {
     /// kernel writes is kept for that, on the device, for the check's
     /// duration.
     pub sources: bool,
+    /// Run the kernel once on the user's buffers first, every access to a
+    /// memory it writes tagged with its invocation (the probe,
+    /// `ld_shaders::abi::probe`; GPUs only). Where no two invocations
+    /// shared a word, one writing, no check can find a race and the run's
+    /// result is deterministic mode's: the launch is done, at about twice
+    /// a native run's cost. Else the engine runs, and later launches of the
+    /// kernel skip the probe. False: the engine always runs.
+    pub probe: bool,
 }
 
 impl Default for CheckOptions {
@@ -81,6 +89,7 @@ impl Default for CheckOptions {
             all_rounds: false,
             progress: true,
             sources: true,
+            probe: true,
         }
     }
 }

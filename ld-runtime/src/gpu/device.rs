@@ -31,6 +31,11 @@ pub struct GpuContext {
     /// of the engine's buffers, which outlive one check (`scratch`), so
     /// they are unique per device, not per check.
     pub(crate) stamp: std::sync::atomic::AtomicU32,
+    /// The kernels (by their `KernelInfo`'s address) whose deterministic
+    /// probe found a word two invocations shared: their later launches go
+    /// straight to the folded kernel instead of paying for a probe that
+    /// most likely finds the same.
+    pub(crate) probe_shared: Mutex<std::collections::HashSet<usize>>,
 }
 
 impl GpuContext {
@@ -151,5 +156,6 @@ fn open_new(settings: &Settings) -> Result<Option<Arc<GpuContext>>> {
         timeout,
         scratch: super::scratch::Scratch::new(),
         stamp: Default::default(),
+        probe_shared: Default::default(),
     })))
 }

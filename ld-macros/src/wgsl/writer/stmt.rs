@@ -141,12 +141,13 @@ impl Writer<'_> {
     }
 
     /// What an instrumented kernel calls where a region ends: the check,
-    /// or (deterministic mode's folded kernel) the fold.
+    /// (deterministic mode's folded kernel) the fold, or (its probe) the
+    /// barrier and the workgroup arrays' tags cleared.
     pub(super) fn region_call(&self) -> &'static str {
-        if self.variant == Variant::Folded {
-            "ld_fold_region"
-        } else {
-            "ld_check_region"
+        match self.variant {
+            Variant::Folded => "ld_fold_region",
+            Variant::Probe => "ld_probe_region",
+            _ => "ld_check_region",
         }
     }
 

@@ -1,0 +1,92 @@
+//! Deterministic mode's probe (`ld_shaders::abi::probe`): the kernel body
+//! as the instrumented kernels write it (the same accessors, the same exact
+//! float arithmetic, a barrier statement a call of the engine), but its
+//! targets are the user's buffers and words of workgroup memory, each
+//! access tagged with the invocation's codes (`wgsl/probe.wgsl`). Where no
+//! two invocations shared a word, one writing, the probe's result is the
+//! folded kernel's, at the cost of a run with an atomic per access.
+
+use super::writer::Writer;
+use crate::ir::*;
+use std::fmt::Write;
+
+impl Writer<'_> {
+    /// The probe's declarations: the contract's bindings, the invocation's
+    /// ids, the exact float functions, the tags, the targets' words.
+    pub(super) fn probe_prelude(&mut self) -> String {
+        let wg: u32 = self.m.kernel.workgroup_size.iter().product();
+        let mut out = ld_shaders::abi::wgsl_prelude();
+        writeln!(out, "const LD_WG_SIZE: u32 = {wg}u;\n").unwrap();
+        out.push_str("var<private> ld_gid: vec3<u32>;\nvar<private> ld_lid: vec3<u32>;\nvar<private> ld_wid: vec3<u32>;\nvar<private> ld_nwg: vec3<u32>;\nvar<private> ld_lidx: u32;\n\n");
+        out.push_str(ld_shaders::EXACT);
+        out.push('\n');
+        out.push_str(ld_shaders::PROBE);
+        out.push('\n');
+        let mut targets: Vec<(MemRef, usize)> = self.targets.iter().map(|(m, t)| (*m, *t)).collect();
+        targets.sort_by_key(|(_, t)| *t);
+        let mut clear = String::from("fn ld_probe_clear_shared() {\n");
+        for (mem, t) in targets {
+            match mem {
+                MemRef::Param(p) => {
+                    // (The parameters carry ld's prefix: a buffer may be named `k` or `v`.)
+                    let name = &self.param_names[p];
+                    let read = format!("ld_probe_storage({t}u, ld_k, 0u);\n    return {name}[ld_k];");
+                    writeln!(
+                        out,
+                        "fn ld_rd{t}(ld_k: u32) -> u32 {{\n    {read}\n}}\n\nfn ld_rs{t}(ld_k: u32) -> u32 {{\n    {read}\n}}\n\nfn ld_wr{t}(ld_k: u32, ld_v: u32) {{\n    ld_probe_storage({t}u, ld_k, 1u);\n    {name}[ld_k] = ld_v;\n}}\n"
+                    )
+                    .unwrap();
+                }
+                MemRef::Shared(a) => {
+                    let sh = &self.m.kernel.shared[a];
+                    let words = sh.len * sh.elem.words(self.m);
+                    writeln!(
+                        out,
+                        "var<workgroup> ld_w{t}: array<u32, {words}>;\nvar<workgroup> ld_pt{t}: array<atomic<u32>, {words}>;\n\n\
+                         fn ld_rd{t}(ld_k: u32) -> u32 {{\n    ld_probe_local(atomicOr(&ld_pt{t}[ld_k], ld_pl.x), ld_pl.x);\n    return ld_w{t}[ld_k];\n}}\n\n\
+                         // A settled read (`analysis::settled`): no write meets it.\n\
+                         fn ld_rs{t}(ld_k: u32) -> u32 {{\n    return ld_w{t}[ld_k];\n}}\n\n\
+                         fn ld_wr{t}(ld_k: u32, ld_v: u32) {{\n    ld_probe_local(atomicOr(&ld_pt{t}[ld_k], ld_pl.y), ld_pl.y);\n    ld_w{t}[ld_k] = ld_v;\n}}\n"
+                    )
+                    .unwrap();
+                    writeln!(clear, "    for (var ld_k = ld_lidx; ld_k < {words}u; ld_k += LD_WG_SIZE) {{\n        atomicStore(&ld_pt{t}[ld_k], 0u);\n    }}")
+                        .unwrap();
+                }
+                MemRef::FnSlice(_) => unreachable!("targets are kernel memories"),
+            }
+        }
+        clear.push_str("}\n\n");
+        out.push_str(&clear);
+        for a in std::mem::take(&mut self.accessors) {
+            out.push_str(&a);
+        }
+        out.push_str(&self.barrier_kinds());
+        out
+    }
+
+    /// `main` and `ld_body`: one workgroup of the dispatch's batch per
+    /// workgroup, its ids from the configuration's grid (a one-dimensional
+    /// workgroup, as the instrumented kernels declare).
+    pub(super) fn entry_probe(&mut self) -> String {
+        let k = &self.m.kernel;
+        let mut f = self.func(&k.body.locals, vec![]);
+        self.declare_locals(&mut f, &[]);
+        self.block(&mut f, &k.body.block);
+        let [x, y, z] = self.m.kernel.workgroup_size;
+        let n = x * y * z;
+        format!(
+            "fn ld_body() {{\n{body}}}\n\n\
+             @compute @workgroup_size({n})\n\
+             fn main(@builtin(local_invocation_index) li: u32, @builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {{\n    \
+             let s = wid.x + wid.y * nwg.x;\n    if s >= ld_cfg.wg_count {{\n        return;\n    }}\n    \
+             let wg = ld_cfg.wg_offset + s;\n    let g = vec3<u32>(ld_cfg.grid_x, ld_cfg.grid_y, ld_cfg.grid_z);\n    \
+             ld_wid = vec3<u32>(wg % g.x, (wg / g.x) % g.y, wg / (g.x * g.y));\n    \
+             ld_lid = vec3<u32>(li % {x}u, (li / {x}u) % {y}u, li / {xy}u);\n    \
+             ld_gid = ld_wid * vec3<u32>({x}u, {y}u, {z}u) + ld_lid;\n    ld_nwg = g;\n    ld_lidx = li;\n    \
+             ld_guard_enter(wg, li);\n    ld_probe_enter(wg, li);\n    if ld_probe_skip(li) {{\n        return;\n    }}\n    \
+             ld_body();\n    ld_probe_note(LD_NONE);\n    ld_probe_end();\n    ld_guard_flush();\n}}\n",
+            body = f.out,
+            xy = x * y,
+        )
+    }
+}
