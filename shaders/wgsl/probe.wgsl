@@ -57,12 +57,27 @@ fn ld_probe_local(old: u32, code: u32) {
 // Word k of storage target t, read (w = 0) or written (w = 1): its tag
 // among the workgroup's invocations, then among the launch's workgroups.
 fn ld_probe_storage(t: u32, k: u32, w: u32) {
-    let at = ld_cfg.t[t].tags_off + 2u * k;
     let l = ld_pl[w];
-    ld_probe_local(atomicOr(&ld_meta[at], l), l);
+    ld_probe_local(atomicOr(&ld_meta[ld_cfg.t[t].tags_off + 2u * k], l), l);
+    ld_probe_wg(t, k, w);
+}
+
+// Its tag among the launch's workgroups alone (a target no two
+// invocations of a workgroup share a word of).
+fn ld_probe_wg(t: u32, k: u32, w: u32) {
     let g = ld_pw[w];
-    let v = atomicOr(&ld_meta[at + 1u], g) | g;
+    let v = atomicOr(&ld_meta[ld_cfg.t[t].tags_off + 2u * k + 1u], g) | g;
     ld_probe_seen = ld_probe_seen | (((v & LD_PROBE_WG_WRITE) != 0u) & ld_probe_many(v, LD_PROBE_WG_BITS));
+}
+
+// The storage targets the launch leaves in place, a bit each (the
+// runtime's pipeline sets it from the layout, `Variant::Probe`): every
+// invocation of the dispatch touches only its own element, so nothing is
+// shared and nothing is tagged.
+override LD_IN_PLACE: u32 = 0u;
+
+fn ld_in_place(t: u32) -> bool {
+    return ((LD_IN_PLACE >> t) & 1u) != 0u;
 }
 
 // The region from the last barrier to `close` (LD_NONE: the kernel's end)

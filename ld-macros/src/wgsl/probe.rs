@@ -24,33 +24,53 @@ impl Writer<'_> {
         out.push('\n');
         let mut targets: Vec<(MemRef, usize)> = self.targets.iter().map(|(m, t)| (*m, *t)).collect();
         targets.sort_by_key(|(_, t)| *t);
+        // No two invocations of a workgroup touch a word of these
+        // (`analysis::targets::own_element`): no tag among them.
+        let own = crate::analysis::targets::own_element(self.m);
         let mut clear = String::from("fn ld_probe_clear_shared() {\n");
         for (mem, t) in targets {
+            let own = own >> t & 1 != 0;
             match mem {
                 MemRef::Param(p) => {
                     // (The parameters carry ld's prefix: a buffer may be named `k` or `v`.)
                     let name = &self.param_names[p];
-                    let read = format!("ld_probe_storage({t}u, ld_k, 0u);\n    return {name}[ld_k];");
+                    let tag = if own { "ld_probe_wg" } else { "ld_probe_storage" };
                     writeln!(
                         out,
-                        "fn ld_rd{t}(ld_k: u32) -> u32 {{\n    {read}\n}}\n\nfn ld_rs{t}(ld_k: u32) -> u32 {{\n    {read}\n}}\n\nfn ld_wr{t}(ld_k: u32, ld_v: u32) {{\n    ld_probe_storage({t}u, ld_k, 1u);\n    {name}[ld_k] = ld_v;\n}}\n"
+                        "fn ld_rd{t}(ld_k: u32) -> u32 {{\n    if !ld_in_place({t}u) {{\n        {tag}({t}u, ld_k, 0u);\n    }}\n    return {name}[ld_k];\n}}\n\n\
+                         // The read of a compound assignment, which its write's tag stands for.\n\
+                         fn ld_rs{t}(ld_k: u32) -> u32 {{\n    return {name}[ld_k];\n}}\n\n\
+                         fn ld_wr{t}(ld_k: u32, ld_v: u32) {{\n    if !ld_in_place({t}u) {{\n        {tag}({t}u, ld_k, 1u);\n    }}\n    {name}[ld_k] = ld_v;\n}}\n"
                     )
                     .unwrap();
                 }
                 MemRef::Shared(a) => {
                     let sh = &self.m.kernel.shared[a];
                     let words = sh.len * sh.elem.words(self.m);
+                    writeln!(out, "var<workgroup> ld_w{t}: array<u32, {words}>;").unwrap();
+                    let tag = |code: &str| {
+                        if own {
+                            String::new()
+                        } else {
+                            format!("ld_probe_local(atomicOr(&ld_pt{t}[ld_k], {code}), {code});\n    ")
+                        }
+                    };
+                    if !own {
+                        writeln!(out, "var<workgroup> ld_pt{t}: array<atomic<u32>, {words}>;").unwrap();
+                        writeln!(clear, "    for (var ld_k = ld_lidx; ld_k < {words}u; ld_k += LD_WG_SIZE) {{\n        atomicStore(&ld_pt{t}[ld_k], 0u);\n    }}")
+                            .unwrap();
+                    }
                     writeln!(
                         out,
-                        "var<workgroup> ld_w{t}: array<u32, {words}>;\nvar<workgroup> ld_pt{t}: array<atomic<u32>, {words}>;\n\n\
-                         fn ld_rd{t}(ld_k: u32) -> u32 {{\n    ld_probe_local(atomicOr(&ld_pt{t}[ld_k], ld_pl.x), ld_pl.x);\n    return ld_w{t}[ld_k];\n}}\n\n\
-                         // A settled read (`analysis::settled`): no write meets it.\n\
+                        "\nfn ld_rd{t}(ld_k: u32) -> u32 {{\n    {}return ld_w{t}[ld_k];\n}}\n\n\
+                         // A settled read (`analysis::settled`: no write meets it), or the\n\
+                         // read of a compound assignment, which its write's tag stands for.\n\
                          fn ld_rs{t}(ld_k: u32) -> u32 {{\n    return ld_w{t}[ld_k];\n}}\n\n\
-                         fn ld_wr{t}(ld_k: u32, ld_v: u32) {{\n    ld_probe_local(atomicOr(&ld_pt{t}[ld_k], ld_pl.y), ld_pl.y);\n    ld_w{t}[ld_k] = ld_v;\n}}\n"
+                         fn ld_wr{t}(ld_k: u32, ld_v: u32) {{\n    {}ld_w{t}[ld_k] = ld_v;\n}}\n",
+                        tag("ld_pl.x"),
+                        tag("ld_pl.y"),
                     )
                     .unwrap();
-                    writeln!(clear, "    for (var ld_k = ld_lidx; ld_k < {words}u; ld_k += LD_WG_SIZE) {{\n        atomicStore(&ld_pt{t}[ld_k], 0u);\n    }}")
-                        .unwrap();
                 }
                 MemRef::FnSlice(_) => unreachable!("targets are kernel memories"),
             }

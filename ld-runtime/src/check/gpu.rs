@@ -473,7 +473,7 @@ impl Backend for GpuBackend<'_> {
     }
 
     fn probe(&mut self, l: &Layout) -> Result<Option<Raw>> {
-        let pl = pipeline::get(self.ctx, self.info, Variant::Probe)?;
+        let pl = pipeline::get(self.ctx, self.info, Variant::Probe { in_place: l.in_place })?;
         let (targets, tags_words) = self.probe_targets();
         let meta = self.buffer("ld probe tags", tags_words, wgpu::BufferUsages::empty());
         self.enc().clear_buffer(&meta, 0, None);

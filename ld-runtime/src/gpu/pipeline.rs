@@ -43,15 +43,18 @@ pub enum Variant {
         direct: u32,
         in_place: u32,
     },
-    /// Deterministic mode's probe (`ld_shaders::abi::probe`).
-    Probe,
+    /// The probe (`ld_shaders::abi::probe`).
+    Probe {
+        in_place: u32,
+    },
 }
 
 impl Variant {
     /// The WGSL overrides the variant's pipeline is compiled with.
     fn constants(self) -> Vec<(&'static str, f64)> {
         match self {
-            Variant::Native | Variant::Probe => vec![],
+            Variant::Native => vec![],
+            Variant::Probe { in_place } => vec![("LD_IN_PLACE", in_place as f64)],
             Variant::Instrumented { direct, in_place, wide } => {
                 vec![("LD_DIRECT", direct as f64), ("LD_IN_PLACE", in_place as f64), ("LD_WIDE", wide as u32 as f64)]
             }
@@ -112,7 +115,7 @@ pub fn get(ctx: &GpuContext, info: &'static KernelInfo, variant: Variant) -> Res
         Variant::Native => info.wgsl,
         Variant::Instrumented { .. } => info.wgsl_instrumented,
         Variant::Folded { .. } | Variant::FoldedWriters { .. } => info.wgsl_folded,
-        Variant::Probe => info.wgsl_probe,
+        Variant::Probe { .. } => info.wgsl_probe,
     };
     let scope = ctx.device.push_error_scope(wgpu::ErrorFilter::Validation);
     let module = ctx.device.create_shader_module(wgpu::ShaderModuleDescriptor { label: Some(info.name), source: wgpu::ShaderSource::Wgsl(src.into()) });

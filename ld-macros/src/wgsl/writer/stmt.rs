@@ -185,7 +185,10 @@ impl Writer<'_> {
                 match op {
                     None => format!("{store}({addr}, ld_v);"),
                     Some(o) => {
-                        let load = self.accessor(t, &ty, WordAccess::Read);
+                        // (The probe tags the write alone: it conflicts with
+                        // whatever another invocation's access would.)
+                        let read = if self.variant == Variant::Probe { WordAccess::SettledRead } else { WordAccess::Read };
+                        let load = self.accessor(t, &ty, read);
                         let new = match (int_op(o, &ty), &ty) {
                             (Some(_), Type::Scalar(s)) => format!("{}({load}(ld_a), ld_v)", self.int_op_call(o, *s)),
                             _ => self.binary_text(o, &ty, &format!("{load}(ld_a)"), "ld_v"),
