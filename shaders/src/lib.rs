@@ -16,6 +16,9 @@
 //!   it, turning their pages into level-1 records after it.
 //! - `wgsl/level1.wgsl`: the dispatches after the kernel's run: the
 //!   write-write check and union across workgroups, and the final fold.
+//! - `wgsl/probe.wgsl`: the probe, the kernel run on the user's buffers
+//!   with every access to a target tagged ([`abi::probe`]); with the
+//!   engine, it shares `wgsl/codes.wgsl` (an invocation's tag code).
 
 pub mod abi;
 
@@ -23,6 +26,7 @@ pub mod abi;
 /// [`abi::wgsl_prelude`] and the kernel's own `LD_WG_SIZE`,
 /// `LD_DET_WRITERS`, `LD_WIDE`, `LD_CHECK` and `ld_user`.
 pub const ENGINE: &str = concat!(
+    include_str!("../wgsl/codes.wgsl"),
     include_str!("../wgsl/engine/state.wgsl"),
     include_str!("../wgsl/engine/entries.wgsl"),
     include_str!("../wgsl/engine/pool.wgsl"),
@@ -45,7 +49,7 @@ pub const EXACT: &str = include_str!("../wgsl/exact.wgsl");
 /// Deterministic mode's probe (`abi::probe`): the tags of a run on the
 /// user's buffers, spliced into the probe kernel after [`abi::wgsl_prelude`]
 /// and [`EXACT`].
-pub const PROBE: &str = include_str!("../wgsl/probe.wgsl");
+pub const PROBE: &str = concat!(include_str!("../wgsl/codes.wgsl"), include_str!("../wgsl/probe.wgsl"));
 
 /// The guard's functions (bounds checks, loop fuel), in every kernel
 /// variant after [`abi::guard_prelude`]'s declarations.

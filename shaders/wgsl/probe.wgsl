@@ -19,20 +19,10 @@ var<workgroup> ld_probe_status: u32;
 // The barrier that opened the running region (LD_NONE: the kernel's start).
 var<private> ld_probe_open: u32;
 
-fn ld_probe_code(id: u32, bits: u32) -> u32 {
-    let m = (1u << bits) - 1u;
-    let l = id & m;
-    return l | ((~l & m) << bits);
-}
-
-fn ld_probe_many(v: u32, bits: u32) -> bool {
-    return (v & (v >> bits) & ((1u << bits) - 1u)) != 0u;
-}
-
 fn ld_probe_enter(wg: u32, li: u32) {
-    let l = ld_probe_code(li, LD_DET_LANE_BITS);
+    let l = ld_lane_code(li, LD_DET_LANE_BITS);
     ld_pl = vec2<u32>(l, l | LD_DET_WRITE);
-    let w = ld_probe_code(wg, LD_PROBE_WG_BITS);
+    let w = ld_lane_code(wg, LD_PROBE_WG_BITS);
     ld_pw = vec2<u32>(w, w | LD_PROBE_WG_WRITE);
     ld_probe_seen = false;
     ld_probe_open = LD_NONE;
@@ -51,7 +41,7 @@ fn ld_probe_skip(li: u32) -> bool {
 // A workgroup array's tag word's old value, or'ed with this access's code.
 fn ld_probe_local(old: u32, code: u32) {
     let v = old | code;
-    ld_probe_seen = ld_probe_seen | (((v & LD_DET_WRITE) != 0u) & ld_probe_many(v, LD_DET_LANE_BITS));
+    ld_probe_seen = ld_probe_seen | (((v & LD_DET_WRITE) != 0u) & ld_lanes_many(v, LD_DET_LANE_BITS));
 }
 
 // Word k of storage target t, read (w = 0) or written (w = 1): its tag
@@ -67,7 +57,7 @@ fn ld_probe_storage(t: u32, k: u32, w: u32) {
 fn ld_probe_wg(t: u32, k: u32, w: u32) {
     let g = ld_pw[w];
     let v = atomicOr(&ld_meta[ld_cfg.t[t].tags_off + 2u * k + 1u], g) | g;
-    ld_probe_seen = ld_probe_seen | (((v & LD_PROBE_WG_WRITE) != 0u) & ld_probe_many(v, LD_PROBE_WG_BITS));
+    ld_probe_seen = ld_probe_seen | (((v & LD_PROBE_WG_WRITE) != 0u) & ld_lanes_many(v, LD_PROBE_WG_BITS));
 }
 
 // The storage targets the launch leaves in place, a bit each (the

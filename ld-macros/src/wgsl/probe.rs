@@ -57,8 +57,11 @@ impl Writer<'_> {
                     };
                     if !own {
                         writeln!(out, "var<workgroup> ld_pt{t}: array<atomic<u32>, {words}>;").unwrap();
-                        writeln!(clear, "    for (var ld_k = ld_lidx; ld_k < {words}u; ld_k += LD_WG_SIZE) {{\n        atomicStore(&ld_pt{t}[ld_k], 0u);\n    }}")
-                            .unwrap();
+                        writeln!(
+                            clear,
+                            "    for (var ld_k = ld_lidx; ld_k < {words}u; ld_k += LD_WG_SIZE) {{\n        atomicStore(&ld_pt{t}[ld_k], 0u);\n    }}"
+                        )
+                        .unwrap();
                     }
                     writeln!(
                         out,

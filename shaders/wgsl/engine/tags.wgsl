@@ -29,18 +29,6 @@ fn ld_lane() -> u32 {
     return ld_li & (ld_cfg.warp_size - 1u);
 }
 
-// A lane's code in `bits` bits, and whether an or of codes holds two
-// lanes or more (`abi::lanes::code`, `abi::lanes::many`).
-fn ld_lane_code(lane: u32, bits: u32) -> u32 {
-    let m = (1u << bits) - 1u;
-    let l = lane & m;
-    return l | ((~l & m) << bits);
-}
-
-fn ld_lanes_many(v: u32, bits: u32) -> bool {
-    return (v & (v >> bits) & ((1u << bits) - 1u)) != 0u;
-}
-
 // The tag word of copy c, entry e, word w.
 fn ld_tag_addr(t: u32, c: u32, e: u32, w: u32) -> u32 {
     return ld_sm + ld_cfg.t[t].tags_off + (c * ld_cfg.t[t].entries + e) * LD_PAGE + w;
