@@ -299,6 +299,25 @@ impl<'a> GpuBackend<'a> {
         (targets, off)
     }
 
+    /// The probe's engine bindings, cleared: its tags (`tags_words` in the
+    /// meta binding), the header, the table of regions seen (where the
+    /// instrumented kernel's values start), and the bindings it declares
+    /// and never uses.
+    fn probe_buffers(&mut self, l: &Layout, tags_words: u64) {
+        let meta = self.buffer("ld probe tags", tags_words, wgpu::BufferUsages::empty());
+        self.enc().clear_buffer(&meta, 0, None);
+        let records = self.buffer("ld header", header::WORDS as u64, wgpu::BufferUsages::empty());
+        let mut head = vec![0u32; header::WORDS as usize];
+        head[header::STATUS_WG as usize] = NONE;
+        self.ctx.queue.write_buffer(&records, 0, bytemuck::cast_slice(&head));
+        let regions = (l.rec_off() as u64).max(4);
+        let values = self.buffer("ld probe regions", regions, wgpu::BufferUsages::empty());
+        self.enc().clear_buffer(&values, 0, Some(regions * 4));
+        let [l1, l1v, l1u, args, spare] =
+            ["ld probe l1", "ld probe l1v", "ld probe l1u", "ld probe args", "ld probe spare"].map(|n| self.buffer(n, 4, wgpu::BufferUsages::empty()));
+        self.bufs = Some(Bufs { records, values, meta, l1, l1v, l1u, args, spare });
+    }
+
     /// (target, parameter) of every storage target.
     /// The storage targets the engine checks (target, parameter): those
     /// left in place have nothing to publish, merge or fold.
@@ -475,21 +494,10 @@ impl Backend for GpuBackend<'_> {
     fn probe(&mut self, l: &Layout) -> Result<Option<Raw>> {
         let pl = pipeline::get(self.ctx, self.info, Variant::Probe { in_place: l.in_place })?;
         let (targets, tags_words) = self.probe_targets();
-        let meta = self.buffer("ld probe tags", tags_words, wgpu::BufferUsages::empty());
-        self.enc().clear_buffer(&meta, 0, None);
-        let records = self.buffer("ld header", header::WORDS as u64, wgpu::BufferUsages::empty());
-        let mut head = vec![0u32; header::WORDS as usize];
-        head[header::STATUS_WG as usize] = NONE;
-        self.ctx.queue.write_buffer(&records, 0, bytemuck::cast_slice(&head));
-        // The table of regions seen, as the instrumented kernel's values start.
-        let regions = (l.rec_off() as u64).max(4);
-        let values = self.buffer("ld probe regions", regions, wgpu::BufferUsages::empty());
-        self.enc().clear_buffer(&values, 0, Some(regions * 4));
-        // The engine's other bindings, which the probe declares and never uses.
-        let [l1, l1v, l1u, args, spare] =
-            ["ld probe l1", "ld probe l1v", "ld probe l1u", "ld probe args", "ld probe spare"].map(|n| self.buffer(n, 4, wgpu::BufferUsages::empty()));
-        self.bufs = Some(Bufs { records: records.clone(), values: values.clone(), meta, l1, l1v, l1u, args, spare });
+        self.probe_buffers(l, tags_words);
         let n = l.workgroups();
+        // (The probe reads the grid, the batch, the barriers and the
+        // canary; the mode only marks the dispatch as deterministic mode's.)
         let mut c: ld_shaders::abi::Config = bytemuck::Zeroable::zeroed();
         (c.mode, c.grid_x, c.grid_y, c.grid_z, c.wg_count, c.barriers, c.canary) =
             (MODE_DETERMINISTIC, l.grid[0], l.grid[1], l.grid[2], n, self.info.barriers.len() as u32, 2);
@@ -498,7 +506,8 @@ impl Backend for GpuBackend<'_> {
         self.dispatch(&pl.pipeline, &[&g0, &g1], n);
         self.flush()?;
         self.stats.readbacks += 1;
-        let guard = self.guard.clone();
+        let b = self.bufs.as_ref().unwrap();
+        let (records, values, guard) = (b.records.clone(), b.values.clone(), self.guard.clone());
         let ranges = [(&records, header::WORDS as u64 * 4), (&guard, guard::WORDS as u64 * 4), (&values, l.rec_off() as u64 * 4)];
         let mut read = self.waiting(|ctx| read_ranges(ctx, &ranges))?;
         let (seen, g, h) = (read.pop().unwrap(), read.pop().unwrap(), read.pop().unwrap());
