@@ -218,7 +218,7 @@ fn kernel_impl(m: &Module, f: &syn::ItemFn) -> syn::Result<TokenStream> {
     let (folded, folded_sites) = wgsl::folded(&settled);
     wgsl::validate(&folded, m.kernel.span, "folded (deterministic mode)")?;
     let (probe, probe_sites) = wgsl::probe(&settled);
-    wgsl::validate(&probe, m.kernel.span, "probe (deterministic mode)")?;
+    wgsl::validate(&probe, m.kernel.span, "probe (check and deterministic modes)")?;
     // The guard's sites, with the line and column the CPU twin's own
     // `line!()` and `column!()` give the same spans.
     let sites = [native_sites, instrumented_sites, folded_sites, probe_sites].map(|v| {

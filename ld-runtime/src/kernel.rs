@@ -45,7 +45,7 @@ pub struct KernelInfo {
     /// The folded kernel of deterministic mode: the instrumented kernel's
     /// bindings, each region folded at its barrier.
     pub wgsl_folded: &'static str,
-    /// Deterministic mode's probe: the instrumented kernel's bindings, the
+    /// The probe of check and deterministic modes: the instrumented kernel's bindings, the
     /// body on the user's buffers with every access to a target tagged
     /// (`ld_shaders::abi::probe`).
     pub wgsl_probe: &'static str,

@@ -297,12 +297,13 @@ pub mod status {
     pub const SHARED: u32 = 128;
 }
 
-/// Deterministic mode's probe: the kernel run once on the user's buffers
-/// and workgroup memory, every access to a target tagged, to learn whether
-/// any two invocations shared a word (one writing) that the folded kernel
-/// would keep apart. Where none did, that run's result is the folded
-/// kernel's: each invocation read only what it or an ordered barrier made,
-/// and each word has one writer. A workgroup array's tags are a word per
+/// The probe, check and deterministic modes' first run: the kernel once
+/// on the user's buffers and workgroup memory, every access to a target
+/// tagged, to learn whether any two invocations shared a word (one
+/// writing) that the engine would keep apart. Where none did, no check can
+/// find a race and that run's result is the folded kernel's: each
+/// invocation read only what it or an ordered barrier made, and each word
+/// has one writer. A workgroup array's tags are a word per
 /// word in workgroup memory, cleared at its barriers; a storage target's
 /// are two words per word in the meta buffer (from
 /// [`super::TargetConfig::tags_off`]), never cleared in the launch: the
@@ -361,7 +362,7 @@ pub mod guard {
     pub const NATIVE: u32 = 0;
     pub const INSTRUMENTED: u32 = 1;
     pub const FOLDED: u32 = 2;
-    /// Deterministic mode's probe ([`super::probe`]).
+    /// The probe ([`super::probe`]).
     pub const PROBE: u32 = 3;
     /// Site tables a kernel carries, one per variant.
     pub const VARIANTS: usize = 4;

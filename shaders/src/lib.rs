@@ -46,7 +46,7 @@ pub const ENGINE: &str = concat!(
 /// operations), spliced into every instrumented kernel after [`ENGINE`].
 pub const EXACT: &str = include_str!("../wgsl/exact.wgsl");
 
-/// Deterministic mode's probe (`abi::probe`): the tags of a run on the
+/// The probe (`abi::probe`), check and deterministic modes' first run: the tags of a run on the
 /// user's buffers, spliced into the probe kernel after [`abi::wgsl_prelude`]
 /// and [`EXACT`].
 pub const PROBE: &str = concat!(include_str!("../wgsl/codes.wgsl"), include_str!("../wgsl/probe.wgsl"));

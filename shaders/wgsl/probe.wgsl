@@ -1,10 +1,11 @@
-// Deterministic mode's probe (`abi::probe`): the kernel run once on the
-// user's buffers and in workgroup memory, every access to a target tagged
-// with the invocation's codes. An access whose atomic or completes a pair
-// of invocations, one writing, notes it; the invocation sets
-// `LD_S_SHARED` where it ends, and the host runs the folded kernel
-// instead. Ors on one word are ordered, so of any such pair the later
-// access sees the earlier one's code in the old value it gets back.
+// The probe (`abi::probe`), check and deterministic modes' first run: the
+// kernel once on the user's buffers and in workgroup memory, every access
+// to a target tagged with the invocation's codes. An access whose atomic
+// or completes a pair of invocations, one writing, notes it; the
+// invocation sets `LD_S_SHARED` where it ends, and the host runs the
+// engine instead (the instrumented or the folded kernel). Ors on one word
+// are ordered, so of any such pair the later access sees the earlier one's
+// code in the old value it gets back.
 //
 // The generated kernel provides the targets' word functions (`ld_rd{t}`,
 // `ld_rs{t}`, `ld_wr{t}`, which call `ld_probe_local` or

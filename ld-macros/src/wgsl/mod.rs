@@ -40,7 +40,7 @@ pub fn folded(m: &Module) -> (String, Vec<Site>) {
     writer::Writer::new(m, writer::Variant::Folded).module()
 }
 
-/// Deterministic mode's probe: the same bindings as the instrumented
+/// The probe of check and deterministic modes: the same bindings as the instrumented
 /// kernel (see `probe`).
 pub fn probe(m: &Module) -> (String, Vec<Site>) {
     writer::Writer::new(m, writer::Variant::Probe).module()

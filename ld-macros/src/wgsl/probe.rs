@@ -1,10 +1,11 @@
-//! Deterministic mode's probe (`ld_shaders::abi::probe`): the kernel body
-//! as the instrumented kernels write it (the same accessors, the same exact
-//! float arithmetic, a barrier statement a call of the engine), but its
-//! targets are the user's buffers and words of workgroup memory, each
-//! access tagged with the invocation's codes (`wgsl/probe.wgsl`). Where no
-//! two invocations shared a word, one writing, the probe's result is the
-//! folded kernel's, at the cost of a run with an atomic per access.
+//! The probe of check and deterministic modes (`ld_shaders::abi::probe`):
+//! the kernel body as the instrumented kernels write it (the same
+//! accessors, the same exact float arithmetic, a barrier statement a call
+//! of the engine), but its targets are the user's buffers and words of
+//! workgroup memory, each access tagged with the invocation's codes
+//! (`wgsl/probe.wgsl`). Where no two invocations shared a word, one
+//! writing, the probe's result is the folded kernel's and no check can
+//! find a race, at the cost of a run with an atomic per access.
 
 use super::writer::Writer;
 use crate::ir::*;

@@ -28,7 +28,7 @@ pub enum Variant {
     /// folded in warp order at its closing barrier; the body keeps its
     /// structure (see `structured`).
     Folded,
-    /// Deterministic mode's probe: the body on the user's buffers and in
+    /// The probe of check and deterministic modes: the body on the user's buffers and in
     /// workgroup memory, every access to a target tagged (see `probe`).
     Probe,
 }

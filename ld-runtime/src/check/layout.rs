@@ -165,7 +165,7 @@ impl Layout {
         out
     }
 
-    /// What deterministic mode's probe writes in place, which a probe that
+    /// What the probe writes in place, which a probe that
     /// found a shared word must put back: `live`, and every storage target.
     pub fn probed(&self) -> Vec<usize> {
         let mut out = self.live();
