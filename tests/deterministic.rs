@@ -363,7 +363,7 @@ fn a_flag_lanes_store_one_value_to_runs_once_at_the_warp_size() {
         let v = rt.upload(&values).unwrap();
         let mut f = rt.zeros::<u32>(1).unwrap();
         let mut first = rt.zeros::<u32>(values.len()).unwrap();
-        let run = rt.launch(found_flag_read_first, 4u32, (&v, &mut f, &mut first)).mode(Mode::Deterministic).check_options(det(32)).run().unwrap();
+        let run = rt.launch(found_flag_read_first, 4u32, (&v, &mut f, &mut first)).mode(Mode::Deterministic).run().unwrap();
         assert!(run.stats.unwrap().retries >= 1, "{}: lanes read and wrote the flag: {:?}", rt.backend(), run.stats);
         let mut out = f.to_vec().unwrap();
         out.extend(first.to_vec().unwrap());
@@ -432,25 +432,12 @@ fn own_elements_run_once_untagged_and_neighbours_run_again() {
     // the region (the launch) found it.
     let got = one_pattern("neighbour elements", |rt| {
         let mut x = rt.upload(&input).unwrap();
-        let run = rt.launch(neighbour_elements, 4u32, (&mut x,)).mode(Mode::Deterministic).check_options(det(32)).run().unwrap();
+        let run = rt.launch(neighbour_elements, 4u32, (&mut x,)).mode(Mode::Deterministic).run().unwrap();
         assert!(run.stats.unwrap().retries >= 1, "{}: lanes read what others wrote: {:?}", rt.backend(), run.stats);
         x.to_vec().unwrap()
     });
     let want: Vec<u32> = (0..input.len()).map(|i| input[i].wrapping_add(input[(i + 1) % input.len()])).collect();
     assert_eq!(got, want);
-    // At the default warp size, a GPU remembers the kernel's lanes shared
-    // a word: after the first launch, it starts at one invocation per warp.
-    if let Some(gpu) = common::gpu() {
-        let retries: Vec<u64> = (0..3)
-            .map(|_| {
-                let mut x = gpu.upload(&input).unwrap();
-                let run = gpu.launch(neighbour_elements, 4u32, (&mut x,)).mode(Mode::Deterministic).run().unwrap();
-                assert_eq!(x.to_vec().unwrap(), want);
-                run.stats.unwrap().retries
-            })
-            .collect();
-        assert_eq!(&retries[1..], &[0, 0], "the kernel's lanes shared a word before: {retries:?}");
-    }
 }
 
 /// Float `/`, `%`, `sqrt` and a product feeding a sum, in one kernel.

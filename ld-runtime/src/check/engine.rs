@@ -91,15 +91,6 @@ pub(crate) trait Backend {
     fn probe(&mut self, _l: &Layout) -> Result<Option<Raw>> {
         Ok(None)
     }
-    /// Whether the kernel's last deterministic launch here found lanes of
-    /// a warp sharing a word (`note_lanes_shared`): its next one at the
-    /// default warp size starts at one invocation per warp instead of
-    /// paying again for the run that finds it (the result is the same).
-    /// The CPU reference keeps no such memory.
-    fn lanes_shared_before(&self) -> bool {
-        false
-    }
-    fn note_lanes_shared(&mut self) {}
     /// Waits for what was queued and reads the status.
     fn status(&mut self) -> Result<Status>;
     /// Carries out what was queued (the GPU queues; the CPU runs at once).
@@ -292,11 +283,6 @@ fn deterministic_runs(b: &mut dyn Backend, mut l: Layout, words: &[u64], opts: &
     if probed(b, &l, &opts)?.is_some() {
         return Ok(Stats { probed: true, ..b.stats() });
     }
-    // (A warp size asked for is run as asked.)
-    if opts.warp_size.is_none() && l.warp_size > 1 && b.lanes_shared_before() {
-        opts.warp_size = Some(1);
-        l = layout::layout(l.info, l.grid, words, &opts, l.caps.clone(), limits, true)?;
-    }
     loop {
         b.prepare(&l)?;
         b.run(MODE_DETERMINISTIC, 1)?;
@@ -314,7 +300,6 @@ fn deterministic_runs(b: &mut dyn Backend, mut l: Layout, words: &[u64], opts: &
                 "ld: deterministic `{}`: lanes of one warp touched the same word in a region (one writing); running again with one invocation per warp so the result does not depend on the device's lane order",
                 l.info.name
             );
-            b.note_lanes_shared();
             opts.warp_size = Some(1);
             (l, retries) = (layout::layout(l.info, l.grid, words, &opts, l.caps.clone(), limits, true)?, retries + 1);
             b.restore()?;

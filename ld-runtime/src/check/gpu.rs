@@ -491,14 +491,6 @@ impl Backend for GpuBackend<'_> {
             && held <= l.plan.budget
     }
 
-    fn lanes_shared_before(&self) -> bool {
-        self.ctx.lanes_shared.lock().unwrap().contains(&(self.info as *const KernelInfo as usize))
-    }
-
-    fn note_lanes_shared(&mut self) {
-        self.ctx.lanes_shared.lock().unwrap().insert(self.info as *const KernelInfo as usize);
-    }
-
     fn probe(&mut self, l: &Layout) -> Result<Option<Raw>> {
         let pl = pipeline::get(self.ctx, self.info, Variant::Probe { in_place: l.in_place })?;
         let (targets, tags_words) = self.probe_targets();

@@ -36,9 +36,6 @@ pub struct GpuContext {
     /// straight to the folded kernel instead of paying for a probe that
     /// most likely finds the same.
     pub(crate) probe_shared: Mutex<std::collections::HashSet<usize>>,
-    /// The kernels whose last deterministic launch found lanes of a warp
-    /// sharing a word (`Backend::lanes_shared_before`).
-    pub(crate) lanes_shared: Mutex<std::collections::HashSet<usize>>,
 }
 
 impl GpuContext {
@@ -160,6 +157,5 @@ fn open_new(settings: &Settings) -> Result<Option<Arc<GpuContext>>> {
         scratch: super::scratch::Scratch::new(),
         stamp: Default::default(),
         probe_shared: Default::default(),
-        lanes_shared: Default::default(),
     })))
 }
