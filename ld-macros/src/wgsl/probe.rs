@@ -28,7 +28,9 @@ impl Writer<'_> {
         // No two invocations of a workgroup touch a word of these
         // (`analysis::targets::own_element`): no tag among them.
         let own = crate::analysis::targets::own_element(self.m);
-        let mut clear = String::from("fn ld_probe_clear_shared() {\n");
+        // The workgroup arrays' tags, one array for all (one loop clears
+        // them: lavapipe runs every loop's body at least once).
+        let mut tag_words = 0u32;
         for (mem, t) in targets {
             let own = own >> t & 1 != 0;
             match mem {
@@ -49,20 +51,17 @@ impl Writer<'_> {
                     let sh = &self.m.kernel.shared[a];
                     let words = sh.len * sh.elem.words(self.m);
                     writeln!(out, "var<workgroup> ld_w{t}: array<u32, {words}>;").unwrap();
+                    // (Its tags from `tag_words` on, in the one array of them.)
+                    let at = tag_words;
                     let tag = |code: &str| {
                         if own {
                             String::new()
                         } else {
-                            format!("ld_probe_local(atomicOr(&ld_pt{t}[ld_k], {code}), {code});\n    ")
+                            format!("ld_probe_local(atomicOr(&ld_pt[{at}u + ld_k], {code}), {code});\n    ")
                         }
                     };
                     if !own {
-                        writeln!(out, "var<workgroup> ld_pt{t}: array<atomic<u32>, {words}>;").unwrap();
-                        writeln!(
-                            clear,
-                            "    for (var ld_k = ld_lidx; ld_k < {words}u; ld_k += LD_WG_SIZE) {{\n        atomicStore(&ld_pt{t}[ld_k], 0u);\n    }}"
-                        )
-                        .unwrap();
+                        tag_words += words;
                     }
                     writeln!(
                         out,
@@ -79,8 +78,15 @@ impl Writer<'_> {
                 MemRef::FnSlice(_) => unreachable!("targets are kernel memories"),
             }
         }
-        clear.push_str("}\n\n");
-        out.push_str(&clear);
+        if tag_words > 0 {
+            writeln!(out, "var<workgroup> ld_pt: array<atomic<u32>, {tag_words}>;\n").unwrap();
+        }
+        let clear = if tag_words > 0 {
+            format!("    for (var ld_k = ld_lidx; ld_k < {tag_words}u; ld_k += LD_WG_SIZE) {{\n        atomicStore(&ld_pt[ld_k], 0u);\n    }}\n")
+        } else {
+            String::new()
+        };
+        writeln!(out, "fn ld_probe_clear_shared() {{\n{clear}}}\n").unwrap();
         for a in std::mem::take(&mut self.accessors) {
             out.push_str(&a);
         }
