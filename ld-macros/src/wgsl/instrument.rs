@@ -182,7 +182,7 @@ impl Writer<'_> {
             if check { "override LD_WIDE: bool = false;" } else { "const LD_WIDE: bool = false;" },
         )
         .unwrap();
-        out.push_str("var<private> ld_gid: vec3<u32>;\nvar<private> ld_lid: vec3<u32>;\nvar<private> ld_wid: vec3<u32>;\nvar<private> ld_nwg: vec3<u32>;\nvar<private> ld_lidx: u32;\n\n");
+        out.push_str(&self.invocation_ids());
         // The dispatch's input words of each storage target (the parameters
         // carry ld's prefix: a buffer may be named `t` or `k`).
         let mut user = String::from("fn ld_user(ld_t: u32, ld_k: u32) -> u32 {\n");
@@ -300,11 +300,22 @@ impl Writer<'_> {
     /// What both instrumented entry points share: the invocation's ids and
     /// copy (`ld_enter`), and which barriers end which epochs (`ld_orders`).
     pub(super) fn entry_common(&self) -> String {
+        "fn ld_enter(slot: u32, li: u32) {\n    ld_slot = slot;\n    ld_sv = ld_cfg.val_base + slot * ld_cfg.slot_values;\n    ld_sm = slot * ld_cfg.slot_meta;\n    ld_li = li;\n    ld_wg = ld_cfg.wg_offset + slot;\n    ld_set_ids(ld_wg, li);\n    ld_warp = li >> firstTrailingBit(ld_cfg.warp_size);\n    ld_copy = (ld_warp / max(ld_cfg.copy_div, 1u)) % max(ld_cfg.copies, 1u);\n    ld_guard_enter(ld_wg, li);\n}\n\n\
+         // Whether a region ending at `end` ends the epoch of a memory kind.\n\
+         fn ld_orders(end: u32, storage: bool) -> bool {\n    return end == LD_NONE || ld_storage_barrier(end) == storage;\n}\n\n"
+            .to_string()
+    }
+
+    /// The invocation's ids as the body reads them (`ld_gid`, ...), and
+    /// `ld_set_ids`, which derives them from the linear workgroup and the
+    /// local index: the instrumented kernels and the probe declare a
+    /// one-dimensional workgroup (see `structured`) and run a batch of the
+    /// grid's workgroups per dispatch.
+    pub(super) fn invocation_ids(&self) -> String {
         let [x, y, z] = self.m.kernel.workgroup_size;
         format!(
-            "fn ld_enter(slot: u32, li: u32) {{\n    ld_slot = slot;\n    ld_sv = ld_cfg.val_base + slot * ld_cfg.slot_values;\n    ld_sm = slot * ld_cfg.slot_meta;\n    ld_li = li;\n    ld_wg = ld_cfg.wg_offset + slot;\n    let g = vec3<u32>(ld_cfg.grid_x, ld_cfg.grid_y, ld_cfg.grid_z);\n    ld_wid = vec3<u32>(ld_wg % g.x, (ld_wg / g.x) % g.y, ld_wg / (g.x * g.y));\n    ld_lid = vec3<u32>(li % {x}u, (li / {x}u) % {y}u, li / {xy}u);\n    ld_gid = ld_wid * vec3<u32>({x}u, {y}u, {z}u) + ld_lid;\n    ld_nwg = g;\n    ld_lidx = li;\n    ld_warp = li >> firstTrailingBit(ld_cfg.warp_size);\n    ld_copy = (ld_warp / max(ld_cfg.copy_div, 1u)) % max(ld_cfg.copies, 1u);\n    ld_guard_enter(ld_wg, li);\n}}\n\n\
-             // Whether a region ending at `end` ends the epoch of a memory kind.\n\
-             fn ld_orders(end: u32, storage: bool) -> bool {{\n    return end == LD_NONE || ld_storage_barrier(end) == storage;\n}}\n\n",
+            "var<private> ld_gid: vec3<u32>;\nvar<private> ld_lid: vec3<u32>;\nvar<private> ld_wid: vec3<u32>;\nvar<private> ld_nwg: vec3<u32>;\nvar<private> ld_lidx: u32;\n\n\
+             fn ld_set_ids(wg: u32, li: u32) {{\n    let g = vec3<u32>(ld_cfg.grid_x, ld_cfg.grid_y, ld_cfg.grid_z);\n    ld_wid = vec3<u32>(wg % g.x, (wg / g.x) % g.y, wg / (g.x * g.y));\n    ld_lid = vec3<u32>(li % {x}u, (li / {x}u) % {y}u, li / {xy}u);\n    ld_gid = ld_wid * vec3<u32>({x}u, {y}u, {z}u) + ld_lid;\n    ld_nwg = g;\n    ld_lidx = li;\n}}\n\n",
             xy = x * y,
         )
     }

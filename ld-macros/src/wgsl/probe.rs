@@ -18,7 +18,7 @@ impl Writer<'_> {
         let wg: u32 = self.m.kernel.workgroup_size.iter().product();
         let mut out = ld_shaders::abi::wgsl_prelude();
         writeln!(out, "const LD_WG_SIZE: u32 = {wg}u;\n").unwrap();
-        out.push_str("var<private> ld_gid: vec3<u32>;\nvar<private> ld_lid: vec3<u32>;\nvar<private> ld_wid: vec3<u32>;\nvar<private> ld_nwg: vec3<u32>;\nvar<private> ld_lidx: u32;\n\n");
+        out.push_str(&self.invocation_ids());
         out.push_str(ld_shaders::EXACT);
         out.push('\n');
         out.push_str(ld_shaders::PROBE);
@@ -102,21 +102,16 @@ impl Writer<'_> {
         let mut f = self.func(&k.body.locals, vec![]);
         self.declare_locals(&mut f, &[]);
         self.block(&mut f, &k.body.block);
-        let [x, y, z] = self.m.kernel.workgroup_size;
-        let n = x * y * z;
+        let n: u32 = self.m.kernel.workgroup_size.iter().product();
         format!(
             "fn ld_body() {{\n{body}}}\n\n\
              @compute @workgroup_size({n})\n\
              fn main(@builtin(local_invocation_index) li: u32, @builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {{\n    \
              let s = wid.x + wid.y * nwg.x;\n    if s >= ld_cfg.wg_count {{\n        return;\n    }}\n    \
-             let wg = ld_cfg.wg_offset + s;\n    let g = vec3<u32>(ld_cfg.grid_x, ld_cfg.grid_y, ld_cfg.grid_z);\n    \
-             ld_wid = vec3<u32>(wg % g.x, (wg / g.x) % g.y, wg / (g.x * g.y));\n    \
-             ld_lid = vec3<u32>(li % {x}u, (li / {x}u) % {y}u, li / {xy}u);\n    \
-             ld_gid = ld_wid * vec3<u32>({x}u, {y}u, {z}u) + ld_lid;\n    ld_nwg = g;\n    ld_lidx = li;\n    \
+             let wg = ld_cfg.wg_offset + s;\n    ld_set_ids(wg, li);\n    \
              ld_guard_enter(wg, li);\n    ld_probe_enter(wg, li);\n    if ld_probe_skip(li) {{\n        return;\n    }}\n    \
              ld_body();\n    ld_probe_note(LD_NONE);\n    ld_probe_end();\n    ld_guard_flush();\n}}\n",
             body = f.out,
-            xy = x * y,
         )
     }
 }

@@ -299,6 +299,16 @@ impl<'a> GpuBackend<'a> {
         (targets, off)
     }
 
+    /// The header (`ld_shaders::abi::header`) as a run starts: no record,
+    /// no status, no workgroup that set one.
+    fn fresh_header(&mut self) -> wgpu::Buffer {
+        let records = self.buffer("ld header", header::WORDS as u64, wgpu::BufferUsages::empty());
+        let mut head = vec![0u32; header::WORDS as usize];
+        head[header::STATUS_WG as usize] = NONE;
+        self.ctx.queue.write_buffer(&records, 0, bytemuck::cast_slice(&head));
+        records
+    }
+
     /// The probe's engine bindings, cleared: its tags (`tags_words` in the
     /// meta binding), the header, the table of regions seen (where the
     /// instrumented kernel's values start), and the bindings it declares
@@ -306,10 +316,7 @@ impl<'a> GpuBackend<'a> {
     fn probe_buffers(&mut self, l: &Layout, tags_words: u64) {
         let meta = self.buffer("ld probe tags", tags_words, wgpu::BufferUsages::empty());
         self.enc().clear_buffer(&meta, 0, None);
-        let records = self.buffer("ld header", header::WORDS as u64, wgpu::BufferUsages::empty());
-        let mut head = vec![0u32; header::WORDS as usize];
-        head[header::STATUS_WG as usize] = NONE;
-        self.ctx.queue.write_buffer(&records, 0, bytemuck::cast_slice(&head));
+        let records = self.fresh_header();
         let regions = (l.rec_off() as u64).max(4);
         let values = self.buffer("ld probe regions", regions, wgpu::BufferUsages::empty());
         self.enc().clear_buffer(&values, 0, Some(regions * 4));
@@ -369,7 +376,7 @@ impl Backend for GpuBackend<'_> {
         // A retry's buffers replace the last attempt's.
         self.bufs = None;
         self.kept.retain(|(label, ..)| *label == "ld snapshot");
-        let records = self.buffer("ld header", header::WORDS as u64, wgpu::BufferUsages::empty());
+        let records = self.fresh_header();
         let (values, same) = self.buffer_for("ld records and copies", layout.values_words(), wgpu::BufferUsages::empty(), Contents::Layout(layout.signature()));
         if !same {
             self.enc().clear_buffer(&values, 0, Some(layout.values_words() * 4));
@@ -389,9 +396,6 @@ impl Backend for GpuBackend<'_> {
         let l1u = self.buffer("ld level-1 union", if layout.deterministic { 0 } else { layout.l1_page_words() }, wgpu::BufferUsages::empty());
         let args = self.buffer("ld indirect", 4, wgpu::BufferUsages::INDIRECT);
         let spare = self.buffer("ld spare", 4, wgpu::BufferUsages::empty());
-        let mut head = vec![0u32; header::WORDS as usize];
-        head[header::STATUS_WG as usize] = NONE;
-        self.ctx.queue.write_buffer(&records, 0, bytemuck::cast_slice(&head));
         // No region seen yet (the rest of the values needs no clearing).
         self.ctx.queue.write_buffer(&values, 0, bytemuck::cast_slice(&vec![0u32; layout.rec_off() as usize]));
         self.bufs = Some(Bufs { records, values, meta, l1, l1v, l1u, args, spare });
