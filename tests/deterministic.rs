@@ -636,3 +636,71 @@ fn the_probe_answers_race_free_launches_and_steps_aside_for_shared_words() {
     assert!(!a.probed && !b.probed, "{a:?} {b:?}");
     assert_eq!(a.dispatches, b.dispatches + 1, "the first launch probed, the second did not: {a:?} {b:?}");
 }
+
+/// Racy in workgroup memory alone (its storage words each have one
+/// writer): in one region each invocation adds its neighbour's word (a lane
+/// of its own warp) and the word a warp away, and two invocations write
+/// each word of `pair`. With `spill`, each invocation also writes twenty
+/// words that its neighbour reads in the same region: more than a log of
+/// deferred writes holds.
+#[ld::kernel(workgroup_size = 64)]
+fn defer_tree(input: &[u32], out: &mut [u32], spill: u32) {
+    let t = shared::<[u32; 64]>();
+    let pair = shared::<[u32; 32]>();
+    let many = shared::<[u32; 1280]>();
+    let lid = local_index();
+    let g = global_id().x;
+    t[lid] = input[g];
+    barrier();
+    t[lid] += t[lid ^ 1];
+    t[lid] = t[lid] * 3 + t[(lid + 32) % 64];
+    pair[lid / 2] = input[g] ^ lid;
+    if spill != 0 {
+        for k in 0..20u32 {
+            many[lid * 20 + k] = lid + k;
+        }
+        let next = (lid + 1) % 64;
+        for k in 0..20u32 {
+            t[lid] += many[next * 20 + k];
+        }
+    }
+    barrier();
+    out[g] = t[lid] + pair[(lid + 5) % 32];
+}
+
+fn defer_tree_run(rt: &Runtime, input: &[u32], spill: u32, probe: bool) -> (Vec<u32>, ld::Stats) {
+    let i = rt.upload(input).unwrap();
+    let mut o = rt.zeros::<u32>(input.len()).unwrap();
+    let opts = CheckOptions { probe, ..Default::default() };
+    let run = rt.launch(defer_tree, (input.len() / 64) as u32, (&i, &mut o, spill)).mode(Mode::Deterministic).check_options(opts).run().unwrap();
+    (o.to_vec().unwrap(), run.stats.unwrap())
+}
+
+/// Deterministic mode's probe defers the words of workgroup arrays that
+/// invocations share (their writes held to the next barrier, the highest
+/// invocation that changed a word winning there): the folded kernel's
+/// result, bit for bit, without the engine, on a GPU; the kernel's later
+/// launches start with those words deferred (one dispatch). Where an
+/// invocation defers more writes in a region than its log holds, the
+/// engine runs, with the same result.
+#[test]
+fn the_deterministic_probe_defers_shared_words_of_workgroup_arrays() {
+    let Some(gpu) = common::gpu() else { return };
+    let cpu = common::cpu();
+    let input: Vec<u32> = (0..256u32).map(|i| i.wrapping_mul(2654435761) >> 7).collect();
+    for spill in [0, 1] {
+        let (want, _) = defer_tree_run(&cpu, &input, spill, true);
+        let (engine, st) = defer_tree_run(&gpu, &input, spill, false);
+        assert_eq!(engine, want, "spill {spill}: the folded kernel");
+        assert!(!st.probed, "{st:?}");
+        let (first, a) = defer_tree_run(&gpu, &input, spill, true);
+        let (second, b) = defer_tree_run(&gpu, &input, spill, true);
+        assert_eq!((&first, &second), (&want, &want), "spill {spill}");
+        if spill == 0 {
+            assert!(a.probed && a.deferred > 0 && b.probed && b.deferred == a.deferred, "the probe answers: {a:?} {b:?}");
+            assert_eq!(b.dispatches, 1, "the second launch starts with the words deferred: {b:?}");
+        } else {
+            assert!(!a.probed && !b.probed, "a log too small leaves it to the engine: {a:?} {b:?}");
+        }
+    }
+}

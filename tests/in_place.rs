@@ -144,13 +144,18 @@ fn rounds_reruns_and_failures_start_from_the_input() {
         assert!(treatment(&r, "y").starts_with("in place"), "{r}");
         assert_eq!(y.to_vec().unwrap(), bumped, "{}: check mode's rounds", rt.backend());
 
-        // Deterministic mode runs again at one invocation per warp where
-        // lanes of a warp wrote one word (tile[0]).
-        let mut y = rt.upload(&y0).unwrap();
-        let mut out = rt.zeros::<u32>(4).unwrap();
-        let run = rt.launch(bump_and_race, 4u32, (&mut y, &mut out, 1u32)).mode(Mode::Deterministic).run().unwrap();
-        assert!(run.stats.unwrap().retries >= 1, "{}: {:?}", rt.backend(), run.stats);
-        assert_eq!(y.to_vec().unwrap(), bumped, "{}: deterministic mode's second run", rt.backend());
+        // Deterministic mode's engine runs again at one invocation per
+        // warp where lanes of a warp wrote one word (tile[0]); its probe
+        // runs again with that word deferred.
+        for probe in [false, true] {
+            let mut y = rt.upload(&y0).unwrap();
+            let mut out = rt.zeros::<u32>(4).unwrap();
+            let opts = CheckOptions { probe, ..Default::default() };
+            let run = rt.launch(bump_and_race, 4u32, (&mut y, &mut out, 1u32)).mode(Mode::Deterministic).check_options(opts).run().unwrap();
+            let st = run.stats.unwrap();
+            assert!(if st.probed { st.dispatches >= 2 } else { st.retries >= 1 }, "{}: {st:?}", rt.backend());
+            assert_eq!(y.to_vec().unwrap(), bumped, "{}: deterministic mode's second run (probe {probe})", rt.backend());
+        }
 
         // A kernel that runs as written and faults (`x` is shorter than
         // `y`) leaves `y` as it was too.

@@ -295,6 +295,14 @@ pub mod status {
     /// target, one of them writing, where no barrier ordered them (or, in
     /// storage, anywhere in the launch).
     pub const SHARED: u32 = 128;
+    /// The probe: the words shared were storage words (which only the
+    /// engine keeps apart), not only words of workgroup arrays (which a
+    /// deterministic probe can defer, [`super::probe::meta`]).
+    pub const SHARED_STORAGE: u32 = 256;
+    /// The probe could not run as the folded kernel would: an invocation
+    /// deferred more writes in one region than its log holds
+    /// ([`super::probe::LOG`]), or the device cut its loops short.
+    pub const PROBE_CUT: u32 = 512;
 }
 
 /// The probe, check and deterministic modes' first run: the kernel once
@@ -319,6 +327,35 @@ pub mod probe {
     pub const INVOCATIONS_MAX: u32 = 1 << super::lanes::DET_BITS;
     /// Tag words per word of a storage target.
     pub const STORAGE_TAGS: u64 = 2;
+    /// Writes an invocation may defer between two workgroup barriers
+    /// (deterministic mode's probe, `ld_log_write`).
+    pub const LOG: u32 = 16;
+
+    /// The probe's meta buffer: the **found** bitmap (a bit per tag word
+    /// of the workgroup arrays, `ld_pt`'s index, which has a word for each
+    /// word of the arrays two invocations may share, in target order: the
+    /// words the run saw shared; first, so that it comes back with the
+    /// header), then the **deferred** bitmap (the same bits: deterministic
+    /// mode's probe holds every invocation's writes to these in its log
+    /// until the next workgroup barrier and folds them there, the highest
+    /// invocation that changed a word winning, as the folded kernel at one
+    /// invocation per warp does), then the storage targets' tags.
+    /// Where each starts, for `shared_words` words of the workgroup arrays
+    /// that are targets (at least the tag words: both sides count these).
+    pub const fn meta(shared_words: u32) -> Meta {
+        let bitmap = shared_words.div_ceil(32);
+        Meta { found: 0, deferred: bitmap, bitmap, tags: 2 * bitmap }
+    }
+
+    /// [`meta`]'s offsets, in words.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    pub struct Meta {
+        pub found: u32,
+        pub deferred: u32,
+        /// Words of each bitmap.
+        pub bitmap: u32,
+        pub tags: u32,
+    }
 
     /// A workgroup's code (`ld_probe_wg_code`).
     pub const fn wg(wg: u32, write: bool) -> u32 {
@@ -832,6 +869,8 @@ pub fn prelude(view: View) -> String {
         ("LD_S_LANES", status::LANES),
         ("LD_S_POOL_FULL", status::POOL_FULL),
         ("LD_S_SHARED", status::SHARED),
+        ("LD_S_SHARED_STORAGE", status::SHARED_STORAGE),
+        ("LD_S_PROBE_CUT", status::PROBE_CUT),
         ("LD_PROBE_WG_BITS", probe::WG_BITS),
         ("LD_PROBE_WG_WRITE", probe::WG_WRITE),
         ("LD_POOL_HEADER", pool::HEADER),

@@ -1,21 +1,40 @@
 // The probe (`abi::probe`), check and deterministic modes' first run: the
 // kernel once on the user's buffers and in workgroup memory, every access
-// to a target tagged with the invocation's codes. An access whose atomic
-// or completes a pair of invocations, one writing, notes it; the
-// invocation sets `LD_S_SHARED` where it ends, and the host runs the
-// engine instead (the instrumented or the folded kernel). Ors on one word
-// are ordered, so of any such pair the later access sees the earlier one's
-// code in the old value it gets back.
+// to a target tagged with the invocation's codes. A storage access whose
+// atomic or completes a pair of invocations, one writing, notes it (ors on
+// one word are ordered, so of any such pair the later access sees the
+// earlier one's code in the old value it gets back); a workgroup array's
+// tags are tested where they are cleared. The invocation that saw a pair
+// sets `LD_S_SHARED` where it ends, and the host runs the engine instead
+// (the instrumented or the folded kernel).
+//
+// Deterministic mode's probe may also **defer** words of workgroup arrays
+// (`LD_DEFER`, the bits of the meta buffer's deferred bitmap,
+// `abi::probe::meta`): the words an earlier run saw shared. An invocation's
+// writes to them go to its log, its reads see its own last write there or
+// else the memory, which holds the region's base (no one writes such a
+// word in place); at the next workgroup barrier the highest invocation
+// whose value differs from the base wins (`ld_defer_fold`). That is the
+// folded kernel's fold at one invocation per warp, and where no lanes
+// share a word, at any warp size. A word not deferred that is shared
+// notes its bit in the found bitmap, and the host runs again with it
+// deferred.
 //
 // The generated kernel provides the targets' word functions (`ld_rd{t}`,
-// `ld_rs{t}`, `ld_wr{t}`, which call `ld_probe_local` or
-// `ld_probe_storage`), `ld_probe_clear_shared` and `ld_storage_barrier`.
+// `ld_rs{t}`, `ld_wr{t}`, which or their codes into `ld_pt` or call
+// `ld_probe_storage`, `ld_deferred`, `ld_log_read`, `ld_log_write`),
+// `ld_probe_clear_shared`, `ld_defer_fold`, `ld_storage_barrier` and
+// `LD_PROBE_DEFERRED`, `LD_PROBE_FOUND` (`abi::probe::meta`).
 
 // This invocation's codes, (read, write): as a lane of its workgroup, and
 // as its workgroup.
 var<private> ld_pl: vec2<u32>;
 var<private> ld_pw: vec2<u32>;
+// Shared words seen: of workgroup arrays, of storage; a run cut short (a
+// log that overflowed, loops the device ended).
 var<private> ld_probe_seen: bool;
+var<private> ld_probe_storage_seen: bool;
+var<private> ld_probe_cut: bool;
 var<workgroup> ld_probe_status: u32;
 // The barrier that opened the running region (LD_NONE: the kernel's start).
 var<private> ld_probe_open: u32;
@@ -26,30 +45,50 @@ fn ld_probe_enter(wg: u32, li: u32) {
     let w = ld_lane_code(wg, LD_PROBE_WG_BITS);
     ld_pw = vec2<u32>(w, w | LD_PROBE_WG_WRITE);
     ld_probe_seen = false;
+    ld_probe_storage_seen = false;
+    ld_probe_cut = false;
     ld_probe_open = LD_NONE;
 }
 
-// Once an invocation has found a shared word, the workgroups that start
-// later skip their work: the run is discarded anyway. (One load per
-// workgroup, shared so that the barriers stay uniform.)
+// Once an invocation has found a shared word that makes the run useless,
+// the workgroups that start later skip their work: the run is discarded
+// anyway. In deterministic mode a shared word of a workgroup array does
+// not (the run goes on to find the others, which the next run defers).
+// (One load per workgroup, shared so that the barriers stay uniform.)
 fn ld_probe_skip(li: u32) -> bool {
     if li == 0u {
         ld_probe_status = atomicLoad(&ld_rec[LD_H_STATUS]);
     }
-    return (workgroupUniformLoad(&ld_probe_status) & LD_S_SHARED) != 0u;
+    let useless = select(LD_S_SHARED, LD_S_SHARED_STORAGE | LD_S_PROBE_CUT, ld_cfg.mode == LD_MODE_DET);
+    return (workgroupUniformLoad(&ld_probe_status) & useless) != 0u;
 }
 
-// A workgroup array's tag word's old value, or'ed with this access's code.
+// Whether an or of codes holds two invocations, one writing.
+fn ld_probe_pair(v: u32) -> bool {
+    return ((v & LD_DET_WRITE) != 0u) & ld_lanes_many(v, LD_DET_LANE_BITS);
+}
+
+// A workgroup array's tag word's old value, or'ed with this access's code
+// (a select: lavapipe would run a branch here at every access).
 fn ld_probe_local(old: u32, code: u32) {
-    let v = old | code;
-    ld_probe_seen = ld_probe_seen | (((v & LD_DET_WRITE) != 0u) & ld_lanes_many(v, LD_DET_LANE_BITS));
+    ld_probe_seen = ld_probe_seen | ld_probe_pair(old | code);
+}
+
+// Tag word f of the workgroup arrays (`ld_pt`) held a pair where it was
+// cleared (`LD_FIND`): the run shared the word, whose bit the found bitmap
+// notes. (Tested where the tags are cleared, at a workgroup barrier and at
+// the kernel's end, once every invocation is past its accesses: the or of
+// every code the region left.)
+fn ld_probe_found(f: u32) {
+    ld_probe_seen = true;
+    atomicOr(&ld_meta[LD_PROBE_FOUND + (f >> 5u)], 1u << (f & 31u));
 }
 
 // Word k of storage target t, read (w = 0) or written (w = 1): its tag
 // among the workgroup's invocations, then among the launch's workgroups.
 fn ld_probe_storage(t: u32, k: u32, w: u32) {
     let l = ld_pl[w];
-    ld_probe_local(atomicOr(&ld_meta[ld_cfg.t[t].tags_off + 2u * k], l), l);
+    ld_probe_storage_seen = ld_probe_storage_seen | ld_probe_pair(atomicOr(&ld_meta[ld_cfg.t[t].tags_off + 2u * k], l) | l);
     ld_probe_wg(t, k, w);
 }
 
@@ -58,7 +97,7 @@ fn ld_probe_storage(t: u32, k: u32, w: u32) {
 fn ld_probe_wg(t: u32, k: u32, w: u32) {
     let g = ld_pw[w];
     let v = atomicOr(&ld_meta[ld_cfg.t[t].tags_off + 2u * k + 1u], g) | g;
-    ld_probe_seen = ld_probe_seen | (((v & LD_PROBE_WG_WRITE) != 0u) & ld_lanes_many(v, LD_PROBE_WG_BITS));
+    ld_probe_storage_seen = ld_probe_storage_seen | (((v & LD_PROBE_WG_WRITE) != 0u) & ld_lanes_many(v, LD_PROBE_WG_BITS));
 }
 
 // The storage targets the launch leaves in place, a bit each (the
@@ -69,6 +108,17 @@ override LD_IN_PLACE: u32 = 0u;
 
 fn ld_in_place(t: u32) -> bool {
     return ((LD_IN_PLACE >> t) & 1u) != 0u;
+}
+
+// Deterministic mode's probe with words to defer (`Variant::Probe`), and
+// one that notes the words of workgroup arrays it saw shared (`LD_FIND`):
+// the other pipelines compile those paths away.
+override LD_DEFER: bool = false;
+override LD_FIND: bool = false;
+
+// Whether tag word f of the workgroup arrays is deferred.
+fn ld_deferred(f: u32) -> bool {
+    return LD_DEFER && ((atomicLoad(&ld_meta[LD_PROBE_DEFERRED + (f >> 5u)]) >> (f & 31u)) & 1u) != 0u;
 }
 
 // The region from the last barrier to `close` (LD_NONE: the kernel's end)
@@ -91,16 +141,45 @@ fn ld_probe_note(close: u32) {
 fn ld_probe_region(b: u32) {
     ld_probe_note(b);
     if ld_storage_barrier(b) {
+        // The folded kernel's lanes of a warp share its copy: a warp's
+        // write of a workgroup array before a storage barrier is seen by
+        // its other lanes after it, where the deferred write would not be.
+        // Such a run is left to the engine.
+        ld_probe_cut = ld_probe_cut | (LD_DEFER && ld_defer_pending());
         storageBarrier();
     } else {
         workgroupBarrier();
         ld_probe_clear_shared();
         workgroupBarrier();
+        if LD_DEFER {
+            ld_defer_fold();
+        }
     }
 }
 
+// The kernel's end: where the probe finds words, the last region's tags
+// are tested (every invocation is past its accesses); what the invocation
+// saw is reported.
 fn ld_probe_end() {
-    if ld_probe_seen {
-        atomicOr(&ld_rec[LD_H_STATUS], LD_S_SHARED);
+    if LD_FIND {
+        workgroupBarrier();
+        ld_probe_clear_shared();
+    }
+    // lavapipe ends every loop of an invocation once its loops have run
+    // 65535 iterations in all: where it did (a last loop of two iterations
+    // tells), the run cannot be trusted (see `engine/state.wgsl`).
+    var i = 0u;
+    loop {
+        i += 1u;
+        if i >= ld_cfg.canary {
+            break;
+        }
+    }
+    ld_probe_cut = ld_probe_cut | (i < ld_cfg.canary);
+    var bits = select(0u, LD_S_SHARED, ld_probe_seen || ld_probe_storage_seen || ld_probe_cut);
+    bits |= select(0u, LD_S_SHARED_STORAGE, ld_probe_storage_seen);
+    bits |= select(0u, LD_S_PROBE_CUT, ld_probe_cut);
+    if bits != 0u {
+        atomicOr(&ld_rec[LD_H_STATUS], bits);
     }
 }

@@ -31,6 +31,10 @@ impl Writer<'_> {
         // The workgroup arrays' tags, one array for all (one loop clears
         // them: lavapipe runs every loop's body at least once).
         let mut tag_words = 0u32;
+        // (target, first tag word) of the arrays with tags.
+        let mut arrays: Vec<(usize, u32)> = Vec::new();
+        let meta = ld_shaders::abi::probe::meta(self.shared_target_words());
+        writeln!(out, "const LD_PROBE_DEFERRED: u32 = {}u;\nconst LD_PROBE_FOUND: u32 = {}u;\n", meta.deferred, meta.found).unwrap();
         for (mem, t) in targets {
             let own = own >> t & 1 != 0;
             match mem {
@@ -51,27 +55,29 @@ impl Writer<'_> {
                     let sh = &self.m.kernel.shared[a];
                     let words = sh.len * sh.elem.words(self.m);
                     writeln!(out, "var<workgroup> ld_w{t}: array<u32, {words}>;").unwrap();
+                    if own {
+                        writeln!(
+                            out,
+                            "\nfn ld_rd{t}(ld_k: u32) -> u32 {{\n    return ld_w{t}[ld_k];\n}}\n\n\
+                             fn ld_rs{t}(ld_k: u32) -> u32 {{\n    return ld_w{t}[ld_k];\n}}\n\n\
+                             fn ld_wr{t}(ld_k: u32, ld_v: u32) {{\n    ld_w{t}[ld_k] = ld_v;\n}}\n"
+                        )
+                        .unwrap();
+                        continue;
+                    }
                     // (Its tags from `tag_words` on, in the one array of them.)
                     let at = tag_words;
-                    let tag = |code: &str| {
-                        if own {
-                            String::new()
-                        } else {
-                            format!("ld_probe_local(atomicOr(&ld_pt[{at}u + ld_k], {code}), {code});\n    ")
-                        }
-                    };
-                    if !own {
-                        tag_words += words;
-                    }
+                    tag_words += words;
+                    arrays.push((t, at));
                     writeln!(
                         out,
-                        "\nfn ld_rd{t}(ld_k: u32) -> u32 {{\n    {}return ld_w{t}[ld_k];\n}}\n\n\
+                        "\nfn ld_rd{t}(ld_k: u32) -> u32 {{\n    let ld_f = {at}u + ld_k;\n    if ld_deferred(ld_f) {{\n        return ld_log_read(ld_f, ld_w{t}[ld_k]);\n    }}\n    \
+                         ld_probe_local(atomicOr(&ld_pt[ld_f], ld_pl.x), ld_pl.x);\n    return ld_w{t}[ld_k];\n}}\n\n\
                          // A settled read (`analysis::settled`: no write meets it), or the\n\
                          // read of a compound assignment, which its write's tag stands for.\n\
-                         fn ld_rs{t}(ld_k: u32) -> u32 {{\n    return ld_w{t}[ld_k];\n}}\n\n\
-                         fn ld_wr{t}(ld_k: u32, ld_v: u32) {{\n    {}ld_w{t}[ld_k] = ld_v;\n}}\n",
-                        tag("ld_pl.x"),
-                        tag("ld_pl.y"),
+                         fn ld_rs{t}(ld_k: u32) -> u32 {{\n    let ld_f = {at}u + ld_k;\n    if ld_deferred(ld_f) {{\n        return ld_log_read(ld_f, ld_w{t}[ld_k]);\n    }}\n    return ld_w{t}[ld_k];\n}}\n\n\
+                         fn ld_wr{t}(ld_k: u32, ld_v: u32) {{\n    let ld_f = {at}u + ld_k;\n    if ld_deferred(ld_f) {{\n        ld_log_write(ld_f, ld_v);\n        return;\n    }}\n    \
+                         ld_probe_local(atomicOr(&ld_pt[ld_f], ld_pl.y), ld_pl.y);\n    ld_w{t}[ld_k] = ld_v;\n}}\n",
                     )
                     .unwrap();
                 }
@@ -82,16 +88,30 @@ impl Writer<'_> {
             writeln!(out, "var<workgroup> ld_pt: array<atomic<u32>, {tag_words}>;\n").unwrap();
         }
         let clear = if tag_words > 0 {
-            format!("    for (var ld_k = ld_lidx; ld_k < {tag_words}u; ld_k += LD_WG_SIZE) {{\n        atomicStore(&ld_pt[ld_k], 0u);\n    }}\n")
+            format!(
+                "    for (var ld_k = ld_lidx; ld_k < {tag_words}u; ld_k += LD_WG_SIZE) {{\n        \
+                 if LD_FIND {{\n            if ld_probe_pair(atomicExchange(&ld_pt[ld_k], 0u)) {{\n                ld_probe_found(ld_k);\n            }}\n        }} else {{\n            atomicStore(&ld_pt[ld_k], 0u);\n        }}\n    }}\n"
+            )
         } else {
             String::new()
         };
         writeln!(out, "fn ld_probe_clear_shared() {{\n{clear}}}\n").unwrap();
+        out.push_str(&deferral(&arrays, tag_words));
         for a in std::mem::take(&mut self.accessors) {
             out.push_str(&a);
         }
         out.push_str(&self.barrier_kinds());
         out
+    }
+
+    /// Words of the workgroup arrays that are targets: what the probe's
+    /// bitmaps cover (`abi::probe::meta`; the host counts the same).
+    fn shared_target_words(&self) -> u32 {
+        let words = |m: &MemRef| match *m {
+            MemRef::Shared(a) => self.m.kernel.shared[a].len * self.m.kernel.shared[a].elem.words(self.m),
+            _ => 0,
+        };
+        self.targets.keys().map(words).sum()
     }
 
     /// `main` and `ld_body`: one workgroup of the dispatch's batch per
@@ -114,4 +134,59 @@ impl Writer<'_> {
             body = f.out,
         )
     }
+}
+
+/// Deterministic mode's deferred words (`shaders/wgsl/probe.wgsl`): the
+/// invocation's log of its writes to them (`ld_log_read`, `ld_log_write`),
+/// and the fold at a workgroup barrier (`ld_defer_fold`) over the arrays
+/// with tags (`arrays`: target, first tag word). The log's loops are
+/// unrolled: lavapipe counts every loop iteration against one budget per
+/// invocation.
+fn deferral(arrays: &[(usize, u32)], tag_words: u32) -> String {
+    let n = ld_shaders::abi::probe::LOG;
+    if arrays.is_empty() {
+        return "fn ld_defer_fold() {\n}\n\nfn ld_defer_pending() -> bool {\n    return false;\n}\n\n".to_string();
+    }
+    let mut out = format!(
+        "var<private> ld_log_k: array<u32, {n}>;\nvar<private> ld_log_v: array<u32, {n}>;\nvar<private> ld_log_n: u32;\n\n\
+         fn ld_defer_pending() -> bool {{\n    return ld_log_n > 0u;\n}}\n\n"
+    );
+    // Tag word f's array and word.
+    let mut base = String::from("fn ld_defer_base(f: u32) -> u32 {\n");
+    let mut store = String::from("fn ld_defer_store(f: u32, v: u32) {\n");
+    for (i, &(t, at)) in arrays.iter().enumerate() {
+        let end = arrays.get(i + 1).map_or(tag_words, |a| a.1);
+        let _ = writeln!(base, "    if f < {end}u {{\n        return ld_w{t}[f - {at}u];\n    }}");
+        let _ = writeln!(store, "    if f < {end}u {{\n        ld_w{t}[f - {at}u] = v;\n        return;\n    }}");
+    }
+    base.push_str("    return 0u;\n}\n\n");
+    store.push_str("}\n\n");
+    out.push_str(&base);
+    out.push_str(&store);
+    // The invocation's own last write of f, else `base`.
+    out.push_str("fn ld_log_read(f: u32, base: u32) -> u32 {\n    var v = base;\n");
+    for i in 0..n {
+        let _ = writeln!(out, "    v = select(v, ld_log_v[{i}], ({i}u < ld_log_n) & (ld_log_k[{i}] == f));");
+    }
+    out.push_str("    return v;\n}\n\n");
+    out.push_str("fn ld_log_write(f: u32, v: u32) {\n    var at = ld_log_n;\n");
+    for i in 0..n {
+        let _ = writeln!(out, "    at = select(at, {i}u, ({i}u < ld_log_n) & (ld_log_k[{i}] == f));");
+    }
+    let _ = writeln!(
+        out,
+        "    if at < {n}u {{\n        ld_log_k[at] = f;\n        ld_log_v[at] = v;\n        ld_log_n = max(ld_log_n, at + 1u);\n    }} else {{\n        ld_probe_cut = true;\n    }}\n}}\n"
+    );
+    // Every invocation's tags were cleared and it is past its accesses:
+    // the highest invocation that changed a word claims it, then stores it.
+    out.push_str(
+        "fn ld_defer_fold() {\n    for (var i = 0u; i < ld_log_n; i++) {\n        if ld_log_v[i] != ld_defer_base(ld_log_k[i]) {\n            atomicMax(&ld_pt[ld_log_k[i]], ld_lidx + 1u);\n        }\n    }\n    workgroupBarrier();\n\
+         for (var i = 0u; i < ld_log_n; i++) {\n        if atomicLoad(&ld_pt[ld_log_k[i]]) == ld_lidx + 1u {\n            ld_defer_store(ld_log_k[i], ld_log_v[i]);\n        }\n    }\n",
+    );
+    // (The claims are cleared for the next fold, and so that the tags'
+    // test, where it clears them, finds no code there.)
+    out.push_str(
+        "    workgroupBarrier();\n    for (var i = 0u; i < ld_log_n; i++) {\n        atomicStore(&ld_pt[ld_log_k[i]], 0u);\n    }\n    ld_log_n = 0u;\n}\n\n",
+    );
+    out
 }

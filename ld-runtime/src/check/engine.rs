@@ -51,6 +51,37 @@ pub struct Stats {
     pub waited_us: u64,
     /// The probe answered the launch (`CheckOptions::probe`): no engine ran.
     pub probed: bool,
+    /// Words of workgroup arrays that deterministic mode's probe deferred
+    /// (folded at the barriers as the folded kernel would) when it
+    /// answered the launch.
+    pub deferred: u64,
+}
+
+/// How a probe runs (`Backend::probe`).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct ProbeRun {
+    /// Words of workgroup arrays whose writes it defers to the next
+    /// workgroup barrier (their bits, `ld_shaders::abi::probe::meta`):
+    /// deterministic mode's, for words an earlier run saw shared.
+    pub deferred: Vec<u32>,
+    /// Whether it notes which words of workgroup arrays were shared (the
+    /// found bitmap, which costs a test of every tag at every workgroup
+    /// barrier): deterministic mode's runs after one that saw such words
+    /// without finding them.
+    pub find: bool,
+}
+
+/// What a probe found (`Backend::probe`).
+pub(crate) enum Probed {
+    /// No shared word and no fault: the launch's answer.
+    Clean(Raw),
+    /// Words of workgroup arrays shared, and nothing else: their bits (the
+    /// found bitmap, `ld_shaders::abi::probe::meta`; empty where the probe
+    /// did not find them), which a deterministic probe can run again with
+    /// deferred.
+    Deferrable(Vec<u32>),
+    /// Storage words shared, a log too small, a fault: the engine runs.
+    Engine,
 }
 
 /// The primitive steps of a check, as a backend runs them.
@@ -75,21 +106,23 @@ pub(crate) trait Backend {
     fn level1(&mut self, mode: u32) -> Result<()>;
     /// Check mode's result: the union into the user's buffers.
     fn fold(&mut self) -> Result<()>;
-    /// Whether this backend probes `l` first (`ld_shaders::abi::probe`):
-    /// the CPU never does (its runs are the reference), a GPU where the
-    /// launch fits the probe's codes and memory and the kernel's probe has
-    /// not found a shared word before.
-    fn probes(&self, _l: &Layout) -> bool {
-        false
+    /// Whether this backend probes `l` first (`ld_shaders::abi::probe`),
+    /// and with which words of workgroup arrays deferred: the CPU never
+    /// does (its runs are the reference), a GPU where the launch fits the
+    /// probe's codes and memory and the kernel's probe has not found a
+    /// shared word before (in deterministic mode: a shared storage word).
+    fn probes(&self, _l: &Layout) -> Option<ProbeRun> {
+        None
     }
     /// The probe: the kernel once on the user's buffers, every access to a
-    /// target tagged. Where no two invocations shared a word (one writing)
-    /// and nothing faulted, the buffers hold what the folded kernel (and
-    /// check mode's union) would leave, and no check could find a race:
-    /// the records of such a check (none, and the regions that ran). Else
-    /// `None`, and the buffers must be restored.
-    fn probe(&mut self, _l: &Layout) -> Result<Option<Raw>> {
-        Ok(None)
+    /// target tagged, `run.deferred`'s words' writes held until the next
+    /// workgroup barrier and folded there. Where no two invocations shared
+    /// a word (one writing) other than those and nothing faulted, the
+    /// buffers hold what the folded kernel (and where nothing was
+    /// deferred, check mode's union) would leave, and no check could find
+    /// a race. Else the buffers must be restored.
+    fn probe(&mut self, _l: &Layout, _run: &ProbeRun) -> Result<Probed> {
+        Ok(Probed::Engine)
     }
     /// Waits for what was queued and reads the status.
     fn status(&mut self) -> Result<Status>;
@@ -220,7 +253,7 @@ fn check_runs(b: &mut dyn Backend, mut l: Layout, words: &[u64], opts: &CheckOpt
         return Ok(Checked { raw: b.records()?, plan: l.plan, stats });
     }
     let mut retries = 0;
-    if let Some(raw) = probed(b, &l, opts)? {
+    if let Some((raw, _)) = probed(b, &l, opts)? {
         return Ok(Checked { raw, plan: l.plan, stats: Stats { probed: true, ..b.stats() } });
     }
     let mut progress = super::progress::Progress::new(l.plan.level2.rounds_run as u64, l.info.name, opts.progress);
@@ -280,8 +313,8 @@ fn deterministic_runs(b: &mut dyn Backend, mut l: Layout, words: &[u64], opts: &
     }
     let mut retries = 0;
     let mut opts = *opts;
-    if probed(b, &l, &opts)?.is_some() {
-        return Ok(Stats { probed: true, ..b.stats() });
+    if let Some((_, deferred)) = probed(b, &l, &opts)? {
+        return Ok(Stats { probed: true, deferred, ..b.stats() });
     }
     loop {
         b.prepare(&l)?;
@@ -316,25 +349,58 @@ fn deterministic_runs(b: &mut dyn Backend, mut l: Layout, words: &[u64], opts: &
     }
 }
 
+/// Probes a deterministic launch at most this often: a run that saw
+/// shared words of workgroup arrays alone is followed by one that finds
+/// them, and a run that found new ones by one that defers them too.
+const PROBE_RUNS: usize = 4;
+
 /// Takes the snapshot a launch's runs start from, and where the options
 /// and the backend probe the launch (`Backend::probes`), the probe's
-/// records if it found no shared word; else the buffers as they were, for
+/// records if it found no shared word (deterministic mode: none it did not
+/// defer) and the words it deferred; else the buffers as they were, for
 /// the engine's runs.
-fn probed(b: &mut dyn Backend, l: &Layout, opts: &CheckOptions) -> Result<Option<Raw>> {
-    if !opts.probe || !b.probes(l) {
+fn probed(b: &mut dyn Backend, l: &Layout, opts: &CheckOptions) -> Result<Option<(Raw, u64)>> {
+    let Some(mut run) = opts.probe.then(|| b.probes(l)).flatten() else {
         b.snapshot(&l.live())?;
         return Ok(None);
-    }
+    };
     b.snapshot(&l.probed())?;
-    let raw = b.probe(l)?;
-    if raw.is_none() {
-        // The engine's runs start from the input and keep only what they
-        // write as they go.
-        b.restore()?;
-        b.clear_fault()?;
-        b.snapshot(&l.live())?;
+    let count = |bits: &[u32]| bits.iter().map(|w| w.count_ones() as u64).sum::<u64>();
+    for n in 1..=PROBE_RUNS {
+        let outcome = b.probe(l, &run)?;
+        log::debug!(
+            "ld: probe {n} of `{}` ({} words deferred{}): {}",
+            l.info.name,
+            count(&run.deferred),
+            if run.find { ", finding" } else { "" },
+            match &outcome {
+                Probed::Clean(_) => "answered".to_string(),
+                Probed::Deferrable(found) => format!("words of workgroup arrays shared ({} found)", count(found)),
+                Probed::Engine => "the engine runs".to_string(),
+            }
+        );
+        match outcome {
+            Probed::Clean(raw) => return Ok(Some((raw, count(&run.deferred)))),
+            Probed::Deferrable(found) if l.deterministic && n < PROBE_RUNS && (!run.find || count(&found) > 0) => {
+                b.restore()?;
+                b.clear_fault()?;
+                // A run that did not find the words is followed by one that
+                // does (finding costs a test of every tag at every
+                // workgroup barrier, which a run whose words are all
+                // deferred already need not pay).
+                run.deferred.resize(run.deferred.len().max(found.len()), 0);
+                run.deferred.iter_mut().zip(&found).for_each(|(d, f)| *d |= f);
+                run.find = true;
+            }
+            _ => break,
+        }
     }
-    Ok(raw)
+    // The engine's runs start from the input and keep only what they
+    // write as they go.
+    b.restore()?;
+    b.clear_fault()?;
+    b.snapshot(&l.live())?;
+    Ok(None)
 }
 
 /// The layout to run again with, when a run found a capacity short; an

@@ -2,7 +2,7 @@
 //! of workgroups per pass, and level 1's shaders, all queued into one
 //! command encoder that is submitted only when the driver needs a status.
 
-use super::engine::{Backend, Stats, Status};
+use super::engine::{Backend, ProbeRun, Probed, Stats, Status};
 use super::layout::{Layout, Limits};
 use super::records::Raw;
 use crate::error::Result;
@@ -278,10 +278,19 @@ impl<'a> GpuBackend<'a> {
         Ok(())
     }
 
+    /// The probe's meta buffer (`ld_shaders::abi::probe::meta`): its
+    /// bitmaps, for the words of the workgroup arrays that are targets.
+    fn probe_meta(&self) -> probe::Meta {
+        let shared =
+            self.info.targets.iter().map(|t| if let TargetPlace::Shared(a) = *t { self.info.shared[a].len * self.info.shared[a].elem_words } else { 0 });
+        probe::meta(shared.sum())
+    }
+
     /// The probe's tag words of each target (`TargetConfig::words`,
-    /// `tags_off`): two per word of every storage target, in target order.
+    /// `tags_off`): two per word of every storage target, in target order,
+    /// after the bitmaps; and the meta buffer's words.
     fn probe_targets(&self) -> (Vec<ld_shaders::abi::TargetConfig>, u64) {
-        let mut off = 0u64;
+        let mut off = self.probe_meta().tags as u64;
         let targets = self
             .info
             .targets
@@ -299,6 +308,11 @@ impl<'a> GpuBackend<'a> {
         (targets, off)
     }
 
+    /// This kernel's key in `GpuContext::probe_shared`.
+    fn key(&self) -> usize {
+        self.info as *const KernelInfo as usize
+    }
+
     /// The header (`ld_shaders::abi::header`) as a run starts: no record,
     /// no status, no workgroup that set one.
     fn fresh_header(&mut self) -> wgpu::Buffer {
@@ -309,13 +323,23 @@ impl<'a> GpuBackend<'a> {
         records
     }
 
-    /// The probe's engine bindings, cleared: its tags (`tags_words` in the
-    /// meta binding), the header, the table of regions seen (where the
+    /// The probe's engine bindings, cleared: its bitmaps and tags
+    /// (`meta_words` in the meta binding; the `deferred` words' bits
+    /// set), the header, the table of regions seen (where the
     /// instrumented kernel's values start), and the bindings it declares
     /// and never uses.
-    fn probe_buffers(&mut self, l: &Layout, tags_words: u64) {
-        let meta = self.buffer("ld probe tags", tags_words, wgpu::BufferUsages::empty());
-        self.enc().clear_buffer(&meta, 0, None);
+    fn probe_buffers(&mut self, l: &Layout, meta_words: u64, deferred: &[u32]) {
+        let meta = self.buffer("ld probe tags", meta_words, wgpu::BufferUsages::empty());
+        // The queue writes the deferred bitmap before it runs the commands
+        // recorded here, which clear all but it.
+        let m = self.probe_meta();
+        let mut bits = deferred.to_vec();
+        bits.resize(m.bitmap as usize, 0);
+        if m.bitmap > 0 {
+            self.ctx.queue.write_buffer(&meta, m.deferred as u64 * 4, bytemuck::cast_slice(&bits));
+        }
+        self.enc().clear_buffer(&meta, m.found as u64 * 4, Some(m.bitmap as u64 * 4));
+        self.enc().clear_buffer(&meta, m.tags as u64 * 4, Some((meta_words - m.tags as u64) * 4));
         let records = self.fresh_header();
         let regions = (l.rec_off() as u64).max(4);
         let values = self.buffer("ld probe regions", regions, wgpu::BufferUsages::empty());
@@ -476,10 +500,12 @@ impl Backend for GpuBackend<'_> {
         self.flush()
     }
 
-    fn probes(&self, l: &Layout) -> bool {
-        if self.ctx.probe_shared.lock().unwrap().contains(&(self.info as *const KernelInfo as usize)) {
-            return false;
-        }
+    fn probes(&self, l: &Layout) -> Option<ProbeRun> {
+        let run = match self.ctx.probe_shared.lock().unwrap().get(&self.key()) {
+            None => ProbeRun::default(),
+            Some(Some(words)) if l.deterministic => ProbeRun { deferred: words.clone(), find: false },
+            Some(_) => return None,
+        };
         let shared: u64 = self.info.shared.iter().map(|s| s.len as u64 * s.elem_words as u64 * 4 * if s.target { 2 } else { 1 }).sum();
         let (_, tags) = self.probe_targets();
         // What the probe holds at once, within the check's budget as the
@@ -488,39 +514,62 @@ impl Backend for GpuBackend<'_> {
         let bytes = |words: u64| words.max(4) * 4;
         let snapshot: u64 = l.probed().iter().map(|p| bytes(self.buffers[*p].unwrap().size() / 4)).sum();
         let held = snapshot + bytes(tags) + bytes(l.rec_off() as u64) + bytes(header::WORDS as u64) + 5 * bytes(0);
-        self.info.invocations_per_workgroup() <= probe::INVOCATIONS_MAX
+        let fits = self.info.invocations_per_workgroup() <= probe::INVOCATIONS_MAX
             && (l.workgroups() as u64) < probe::WORKGROUPS_MAX
             && shared + 4 <= self.ctx.limits.max_compute_workgroup_storage_size as u64
             && tags * 4 <= limits(self.ctx).binding
-            && held <= l.plan.budget
+            && held <= l.plan.budget;
+        fits.then_some(run)
     }
 
-    fn probe(&mut self, l: &Layout) -> Result<Option<Raw>> {
-        let pl = pipeline::get(self.ctx, self.info, Variant::Probe { in_place: l.in_place })?;
-        let (targets, tags_words) = self.probe_targets();
-        self.probe_buffers(l, tags_words);
+    fn probe(&mut self, l: &Layout, run: &ProbeRun) -> Result<Probed> {
+        let deferred = &run.deferred[..];
+        let defer = deferred.iter().any(|w| *w != 0);
+        let pl = pipeline::get(self.ctx, self.info, Variant::Probe { in_place: l.in_place, defer, find: run.find })?;
+        let (targets, meta_words) = self.probe_targets();
+        self.probe_buffers(l, meta_words, deferred);
         let n = l.workgroups();
-        // (The probe reads the grid, the batch, the barriers and the
-        // canary; the mode only marks the dispatch as deterministic mode's.)
+        // (The probe reads the mode, the grid, the batch, the barriers and
+        // the canary.)
         let mut c: ld_shaders::abi::Config = bytemuck::Zeroable::zeroed();
+        let mode = if l.deterministic { MODE_DETERMINISTIC } else { MODE_CHECK };
         (c.mode, c.grid_x, c.grid_y, c.grid_z, c.wg_count, c.barriers, c.canary) =
-            (MODE_DETERMINISTIC, l.grid[0], l.grid[1], l.grid[2], n, self.info.barriers.len() as u32, 2);
+            (mode, l.grid[0], l.grid[1], l.grid[2], n, self.info.barriers.len() as u32, 2);
         let cfg = self.config(&ld_shaders::abi::config_bytes(c, &targets));
         let (g0, g1) = (self.kernel_group(&pl.layout), self.engine_group(pl.engine.as_ref().unwrap(), &cfg));
         self.dispatch(&pl.pipeline, &[&g0, &g1], n);
         self.flush()?;
         self.stats.readbacks += 1;
         let b = self.bufs.as_ref().unwrap();
-        let (records, values, guard) = (b.records.clone(), b.values.clone(), self.guard.clone());
-        let ranges = [(&records, header::WORDS as u64 * 4), (&guard, guard::WORDS as u64 * 4), (&values, l.rec_off() as u64 * 4)];
-        let mut read = self.waiting(|ctx| read_ranges(ctx, &ranges))?;
-        let (seen, g, h) = (read.pop().unwrap(), read.pop().unwrap(), read.pop().unwrap());
-        let shared = h[header::STATUS as usize] & status::SHARED != 0;
-        if shared {
-            self.ctx.probe_shared.lock().unwrap().insert(self.info as *const KernelInfo as usize);
+        let (records, values, meta, guard) = (b.records.clone(), b.values.clone(), b.meta.clone(), self.guard.clone());
+        const _: () = assert!(probe::meta(1).found == 0);
+        let bitmap = self.probe_meta().bitmap as u64 * 4;
+        let mut ranges = vec![(&records, header::WORDS as u64 * 4), (&guard, guard::WORDS as u64 * 4), (&values, l.rec_off() as u64 * 4)];
+        if bitmap > 0 {
+            ranges.push((&meta, bitmap));
         }
-        let clean = !shared && g[guard::CLAIM as usize] == 0;
-        Ok(clean.then(|| Raw { records: vec![], total: 0, regions: seen.iter().map(|w| *w != 0).collect() }))
+        let mut read = self.waiting(|ctx| read_ranges(ctx, &ranges))?;
+        let found = if bitmap > 0 { read.pop().unwrap() } else { vec![] };
+        let (seen, g, h) = (read.pop().unwrap(), read.pop().unwrap(), read.pop().unwrap());
+        let bits = h[header::STATUS as usize];
+        let faulted = g[guard::CLAIM as usize] != 0;
+        if bits & status::SHARED == 0 && !faulted {
+            if defer {
+                self.ctx.probe_shared.lock().unwrap().insert(self.key(), Some(deferred.to_vec()));
+            }
+            return Ok(Probed::Clean(Raw { records: vec![], total: 0, regions: seen.iter().map(|w| *w != 0).collect() }));
+        }
+        let alone = bits & (status::SHARED_STORAGE | status::PROBE_CUT) == 0 && !faulted;
+        let mut memo = self.ctx.probe_shared.lock().unwrap();
+        if alone {
+            let mut all = deferred.to_vec();
+            all.resize(all.len().max(found.len()), 0);
+            all.iter_mut().zip(&found).for_each(|(a, f)| *a |= f);
+            memo.insert(self.key(), Some(all));
+            return Ok(Probed::Deferrable(found));
+        }
+        memo.insert(self.key(), None);
+        Ok(Probed::Engine)
     }
 
     fn flush(&mut self) -> Result<()> {

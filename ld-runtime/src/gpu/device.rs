@@ -31,11 +31,14 @@ pub struct GpuContext {
     /// of the engine's buffers, which outlive one check (`scratch`), so
     /// they are unique per device, not per check.
     pub(crate) stamp: std::sync::atomic::AtomicU32,
-    /// The kernels (by their `KernelInfo`'s address) whose deterministic
-    /// probe found a word two invocations shared: their later launches go
-    /// straight to the folded kernel instead of paying for a probe that
-    /// most likely finds the same.
-    pub(crate) probe_shared: Mutex<std::collections::HashSet<usize>>,
+    /// The kernels (by their `KernelInfo`'s address) whose probe found a
+    /// word two invocations shared: their later checks, and where the
+    /// words were storage words (`None`), their later deterministic runs,
+    /// go straight to the engine instead of paying for a probe that most
+    /// likely finds the same. Where they were words of workgroup arrays
+    /// alone (`Some`: their bits, `abi::probe::meta`), deterministic mode's
+    /// probe starts with them deferred.
+    pub(crate) probe_shared: Mutex<std::collections::HashMap<usize, Option<Vec<u32>>>>,
 }
 
 impl GpuContext {

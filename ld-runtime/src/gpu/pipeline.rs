@@ -43,9 +43,14 @@ pub enum Variant {
         direct: u32,
         in_place: u32,
     },
-    /// The probe (`ld_shaders::abi::probe`).
+    /// The probe (`ld_shaders::abi::probe`); `defer`: deterministic
+    /// mode's, with words of workgroup arrays to defer (`LD_DEFER`);
+    /// `find`: noting the words of workgroup arrays it saw shared
+    /// (`LD_FIND`).
     Probe {
         in_place: u32,
+        defer: bool,
+        find: bool,
     },
 }
 
@@ -54,7 +59,9 @@ impl Variant {
     fn constants(self) -> Vec<(&'static str, f64)> {
         match self {
             Variant::Native => vec![],
-            Variant::Probe { in_place } => vec![("LD_IN_PLACE", in_place as f64)],
+            Variant::Probe { in_place, defer, find } => {
+                vec![("LD_IN_PLACE", in_place as f64), ("LD_DEFER", defer as u32 as f64), ("LD_FIND", find as u32 as f64)]
+            }
             Variant::Instrumented { direct, in_place, wide } => {
                 vec![("LD_DIRECT", direct as f64), ("LD_IN_PLACE", in_place as f64), ("LD_WIDE", wide as u32 as f64)]
             }
