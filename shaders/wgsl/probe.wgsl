@@ -1,12 +1,11 @@
 // The probe (`abi::probe`), check and deterministic modes' first run: the
 // kernel once on the user's buffers and in workgroup memory, every access
-// to a target tagged with the invocation's codes. A storage access whose
-// atomic or completes a pair of invocations, one writing, notes it (ors on
-// one word are ordered, so of any such pair the later access sees the
-// earlier one's code in the old value it gets back); a workgroup array's
-// tags are tested where they are cleared. The invocation that saw a pair
-// sets `LD_S_SHARED` where it ends, and the host runs the engine instead
-// (the instrumented or the folded kernel).
+// to a target tagged with the invocation's codes. An access whose atomic
+// or completes a pair of invocations, one writing, notes it (ors on one
+// word are ordered, so of any such pair the later access sees the earlier
+// one's code in the old value it gets back); the invocation sets
+// `LD_S_SHARED` where it ends, and the host runs the engine instead (the
+// instrumented or the folded kernel).
 //
 // Deterministic mode's probe may also **defer** words of workgroup arrays
 // (`LD_DEFER`, the bits of the meta buffer's deferred bitmap,
@@ -21,8 +20,9 @@
 // deferred.
 //
 // The generated kernel provides the targets' word functions (`ld_rd{t}`,
-// `ld_rs{t}`, `ld_wr{t}`, which or their codes into `ld_pt` or call
-// `ld_probe_storage`, `ld_deferred`, `ld_log_read`, `ld_log_write`),
+// `ld_rs{t}`, `ld_wr{t}`, which call `ld_probe_local` (on their tags in
+// `ld_pt`) or `ld_probe_storage`, `ld_deferred`, `ld_log_read`,
+// `ld_log_write`),
 // `ld_probe_clear_shared`, `ld_defer_fold`, `ld_storage_barrier` and
 // `LD_PROBE_DEFERRED`, `LD_PROBE_FOUND` (`abi::probe::meta`).
 
@@ -165,17 +165,8 @@ fn ld_probe_end() {
         workgroupBarrier();
         ld_probe_clear_shared();
     }
-    // lavapipe ends every loop of an invocation once its loops have run
-    // 65535 iterations in all: where it did (a last loop of two iterations
-    // tells), the run cannot be trusted (see `engine/state.wgsl`).
-    var i = 0u;
-    loop {
-        i += 1u;
-        if i >= ld_cfg.canary {
-            break;
-        }
-    }
-    ld_probe_cut = ld_probe_cut | (i < ld_cfg.canary);
+    // Where the device cut loops short, the run cannot be trusted.
+    ld_probe_cut = ld_probe_cut | ld_loops_cut();
     var bits = select(0u, LD_S_SHARED, ld_probe_seen || ld_probe_storage_seen || ld_probe_cut);
     bits |= select(0u, LD_S_SHARED_STORAGE, ld_probe_storage_seen);
     bits |= select(0u, LD_S_PROBE_CUT, ld_probe_cut);

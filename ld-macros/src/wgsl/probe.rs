@@ -139,9 +139,10 @@ impl Writer<'_> {
 /// Deterministic mode's deferred words (`shaders/wgsl/probe.wgsl`): the
 /// invocation's log of its writes to them (`ld_log_read`, `ld_log_write`),
 /// and the fold at a workgroup barrier (`ld_defer_fold`) over the arrays
-/// with tags (`arrays`: target, first tag word). The log's loops are
-/// unrolled: lavapipe counts every loop iteration against one budget per
-/// invocation.
+/// with tags (`arrays`: target, first tag word). The search of the log at
+/// every access is unrolled into selects (loops there took lavapipe
+/// longer, and it counts every loop iteration against one budget per
+/// invocation); the fold, once per barrier, loops over the entries.
 fn deferral(arrays: &[(usize, u32)], tag_words: u32) -> String {
     let n = ld_shaders::abi::probe::LOG;
     if arrays.is_empty() {

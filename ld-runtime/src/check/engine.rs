@@ -71,6 +71,13 @@ pub(crate) struct ProbeRun {
     pub find: bool,
 }
 
+/// Adds `bits` to the bitmap `into` (the probe's words of workgroup
+/// arrays, `ld_shaders::abi::probe::meta`), growing it to their length.
+pub(crate) fn or_bits(into: &mut Vec<u32>, bits: &[u32]) {
+    into.resize(into.len().max(bits.len()), 0);
+    into.iter_mut().zip(bits).for_each(|(a, b)| *a |= b);
+}
+
 /// What a probe found (`Backend::probe`).
 pub(crate) enum Probed {
     /// No shared word and no fault: the launch's answer.
@@ -388,8 +395,7 @@ fn probed(b: &mut dyn Backend, l: &Layout, opts: &CheckOptions) -> Result<Option
                 // does (finding costs a test of every tag at every
                 // workgroup barrier, which a run whose words are all
                 // deferred already need not pay).
-                run.deferred.resize(run.deferred.len().max(found.len()), 0);
-                run.deferred.iter_mut().zip(&found).for_each(|(d, f)| *d |= f);
+                or_bits(&mut run.deferred, &found);
                 run.find = true;
             }
             _ => break,

@@ -2,7 +2,7 @@
 //! of workgroups per pass, and level 1's shaders, all queued into one
 //! command encoder that is submitted only when the driver needs a status.
 
-use super::engine::{Backend, ProbeRun, Probed, Stats, Status};
+use super::engine::{or_bits, Backend, ProbeRun, Probed, Stats, Status};
 use super::layout::{Layout, Limits};
 use super::records::Raw;
 use crate::error::Result;
@@ -554,17 +554,16 @@ impl Backend for GpuBackend<'_> {
         let bits = h[header::STATUS as usize];
         let faulted = g[guard::CLAIM as usize] != 0;
         if bits & status::SHARED == 0 && !faulted {
-            if defer {
-                self.ctx.probe_shared.lock().unwrap().insert(self.key(), Some(deferred.to_vec()));
-            }
+            // (A run with words deferred took them from the kernel's memory,
+            // which holds them already.)
             return Ok(Probed::Clean(Raw { records: vec![], total: 0, regions: seen.iter().map(|w| *w != 0).collect() }));
         }
         let alone = bits & (status::SHARED_STORAGE | status::PROBE_CUT) == 0 && !faulted;
         let mut memo = self.ctx.probe_shared.lock().unwrap();
         if alone {
+            // The next run's words: what the engine's loop defers next.
             let mut all = deferred.to_vec();
-            all.resize(all.len().max(found.len()), 0);
-            all.iter_mut().zip(&found).for_each(|(a, f)| *a |= f);
+            or_bits(&mut all, &found);
             memo.insert(self.key(), Some(all));
             return Ok(Probed::Deferrable(found));
         }

@@ -80,11 +80,6 @@ fn ld_sync() {
     workgroupBarrier();
 }
 
-// lavapipe ends every loop of an invocation once its loops have run 65535
-// iterations in all (gallivm's loop limiter, shared by every loop of a
-// shader, never reset), so a result computed after that cannot be trusted.
-// The kernel's last loop needs two iterations and a count NIR cannot know:
-// if the limiter stopped it after one, some loop was cut short.
 // Reported at the kernel's end: tables that had no room, loops cut short.
 fn ld_report() {
     if ld_full_bits != 0u {
@@ -97,15 +92,9 @@ fn ld_report() {
     ld_canary();
 }
 
+// Loops cut short (`ld_loops_cut`, codes.wgsl).
 fn ld_canary() {
-    var i = 0u;
-    loop {
-        i += 1u;
-        if i >= ld_cfg.canary {
-            break;
-        }
-    }
-    if i < ld_cfg.canary {
+    if ld_loops_cut() {
         ld_status(LD_S_LOOP_LIMIT);
     }
 }
