@@ -358,22 +358,27 @@ fn a_flag_lanes_store_one_value_to_runs_once_at_the_warp_size() {
     assert_eq!(got, want);
 
     // With a read of the flag, lanes of a warp conflict: one invocation
-    // per warp decides, and every backend gives the same bits.
-    let got = one_pattern("found flag, read first", |rt| {
-        let v = rt.upload(&values).unwrap();
-        let mut f = rt.zeros::<u32>(1).unwrap();
-        let mut first = rt.zeros::<u32>(values.len()).unwrap();
-        let run = rt.launch(found_flag_read_first, 4u32, (&v, &mut f, &mut first)).mode(Mode::Deterministic).run().unwrap();
-        assert!(run.stats.unwrap().retries >= 1, "{}: lanes read and wrote the flag: {:?}", rt.backend(), run.stats);
-        let mut out = f.to_vec().unwrap();
-        out.extend(first.to_vec().unwrap());
-        out
-    });
-    assert_eq!(got[0], 1);
-    // Each invocation ran on its own copy from the region's start, where
-    // the flag was clear: every even value saw it so.
-    let evens: Vec<u32> = values.iter().map(|v| (v % 2 == 0) as u32).collect();
-    assert_eq!(got[1..], evens[..]);
+    // per warp decides (or the probe, deferring the flag's writes), and
+    // every backend gives the same bits.
+    for probe in [false, true] {
+        let got = one_pattern("found flag, read first", |rt| {
+            let v = rt.upload(&values).unwrap();
+            let mut f = rt.zeros::<u32>(1).unwrap();
+            let mut first = rt.zeros::<u32>(values.len()).unwrap();
+            let opts = CheckOptions { probe, ..Default::default() };
+            let run = rt.launch(found_flag_read_first, 4u32, (&v, &mut f, &mut first)).mode(Mode::Deterministic).check_options(opts).run().unwrap();
+            let st = run.stats.unwrap();
+            assert!(st.retries >= 1 || (probe && st.probed), "{}: lanes read and wrote the flag: {st:?}", rt.backend());
+            let mut out = f.to_vec().unwrap();
+            out.extend(first.to_vec().unwrap());
+            out
+        });
+        assert_eq!(got[0], 1);
+        // Each invocation ran on its own copy from the region's start, where
+        // the flag was clear: every even value saw it so.
+        let evens: Vec<u32> = values.iter().map(|v| (v % 2 == 0) as u32).collect();
+        assert_eq!(got[1..], evens[..]);
+    }
 }
 
 /// Each invocation updates its own element in place, and the workgroup
@@ -430,14 +435,19 @@ fn own_elements_run_once_untagged_and_neighbours_run_again() {
     // Reading the neighbour's element makes the lanes' order matter: one
     // invocation per warp decides, each reading its neighbour's element as
     // the region (the launch) found it.
-    let got = one_pattern("neighbour elements", |rt| {
-        let mut x = rt.upload(&input).unwrap();
-        let run = rt.launch(neighbour_elements, 4u32, (&mut x,)).mode(Mode::Deterministic).run().unwrap();
-        assert!(run.stats.unwrap().retries >= 1, "{}: lanes read what others wrote: {:?}", rt.backend(), run.stats);
-        x.to_vec().unwrap()
-    });
-    let want: Vec<u32> = (0..input.len()).map(|i| input[i].wrapping_add(input[(i + 1) % input.len()])).collect();
-    assert_eq!(got, want);
+    // (Or the probe, deferring the elements' writes.)
+    for probe in [false, true] {
+        let got = one_pattern("neighbour elements", |rt| {
+            let mut x = rt.upload(&input).unwrap();
+            let opts = CheckOptions { probe, ..Default::default() };
+            let run = rt.launch(neighbour_elements, 4u32, (&mut x,)).mode(Mode::Deterministic).check_options(opts).run().unwrap();
+            let st = run.stats.unwrap();
+            assert!(st.retries >= 1 || (probe && st.probed), "{}: lanes read what others wrote: {st:?}", rt.backend());
+            x.to_vec().unwrap()
+        });
+        let want: Vec<u32> = (0..input.len()).map(|i| input[i].wrapping_add(input[(i + 1) % input.len()])).collect();
+        assert_eq!(got, want);
+    }
 }
 
 /// Float `/`, `%`, `sqrt` and a product feeding a sum, in one kernel.
@@ -600,9 +610,9 @@ fn shared_word(rt: &Runtime, groups: u32) -> (Vec<u32>, ld::Stats) {
 
 /// The probe (`CheckOptions::probe`) answers a launch in which no two
 /// invocations share a word, in one dispatch, with deterministic mode's
-/// result and check mode's report; where two do, the engine runs (the
-/// result still the CPU reference's), and later launches of that kernel go
-/// straight to it.
+/// result and check mode's report; where two do, check mode's engine runs
+/// and deterministic mode's probe runs again with the shared target
+/// deferred (the result still the CPU reference's).
 #[test]
 fn the_probe_answers_race_free_launches_and_steps_aside_for_shared_words() {
     let Some(gpu) = common::gpu() else { return };
@@ -633,8 +643,11 @@ fn the_probe_answers_race_free_launches_and_steps_aside_for_shared_words() {
     let (first, a) = shared_word(&gpu, groups);
     let (second, b) = shared_word(&gpu, groups);
     assert_eq!((&first, &second), (&want, &want));
-    assert!(!a.probed && !b.probed, "{a:?} {b:?}");
-    assert_eq!(a.dispatches, b.dispatches + 1, "the first launch probed, the second did not: {a:?} {b:?}");
+    // A storage word the workgroups share: the probe runs again with its
+    // target deferred, and the kernel's later launches start so (the
+    // probe and its fold).
+    assert!(a.probed && b.probed, "{a:?} {b:?}");
+    assert_eq!((a.dispatches, b.dispatches), (3, 2), "the first launch probed twice, the second once: {a:?} {b:?}");
 }
 
 /// Racy in workgroup memory alone (its storage words each have one
@@ -701,6 +714,92 @@ fn the_deterministic_probe_defers_shared_words_of_workgroup_arrays() {
             assert_eq!(b.dispatches, 1, "the second launch starts with the words deferred: {b:?}");
         } else {
             assert!(!a.probed && !b.probed, "a log too small leaves it to the engine: {a:?} {b:?}");
+        }
+    }
+}
+
+/// Racy in storage: every invocation adds into one of eight bins that the
+/// workgroup's invocations and every workgroup share (`bins[lid % 8] +=`),
+/// reads a word of `ring` that the next workgroup writes and writes a word
+/// its neighbour reads, and sets a flag (one value). With `spill`, each
+/// invocation also writes twenty words of `ring`: more than the log of
+/// deferred storage writes holds.
+#[ld::kernel(workgroup_size = 64)]
+fn defer_storage(input: &[u32], bins: &mut [u32], ring: &mut [u32], out: &mut [u32], flag: &mut [u32], spill: u32) {
+    let lid = local_index();
+    let g = global_id().x;
+    let wg = workgroup_id().x;
+    let n = num_workgroups().x;
+    bins[lid % 8] += input[g];
+    let seen = ring[((wg + 1) % n) * 64 + lid];
+    ring[wg * 64 + (lid + 1) % 64] = input[g] ^ seen;
+    if spill != 0 {
+        for k in 0..20u32 {
+            ring[(g + k) % (n * 64)] = k * lid;
+        }
+    }
+    out[g] = bins[(lid + 3) % 8] + ring[wg * 64 + lid] * 7 + seen;
+    flag[0] = 1;
+}
+
+/// Racy in storage across a storage barrier: the bins the invocations
+/// add into are read after it, where the folded kernel has folded them.
+#[ld::kernel(workgroup_size = 64)]
+fn defer_ordered(input: &[u32], bins: &mut [u32], out: &mut [u32]) {
+    let lid = local_index();
+    let g = global_id().x;
+    bins[lid % 8] += input[g];
+    storage_barrier();
+    out[g] = bins[(lid + 3) % 8] * 5 + input[g];
+}
+
+/// The buffers after a deterministic launch of `defer_storage` (`ordered`:
+/// of `defer_ordered`), and its statistics.
+fn defer_storage_run(rt: &Runtime, input: &[u32], spill: u32, ordered: bool, probe: bool) -> (Vec<Vec<u32>>, ld::Stats) {
+    let n = input.len();
+    let i = rt.upload(input).unwrap();
+    let mut bins = rt.upload(&[3u32, 1, 4, 1, 5, 9, 2, 6]).unwrap();
+    let mut ring = rt.upload(&input.iter().map(|v| v.rotate_left(5)).collect::<Vec<u32>>()).unwrap();
+    let mut out = rt.zeros::<u32>(n).unwrap();
+    let mut flag = rt.zeros::<u32>(1).unwrap();
+    let opts = CheckOptions { probe, ..Default::default() };
+    let grid = (n / 64) as u32;
+    let run = if ordered {
+        rt.launch(defer_ordered, grid, (&i, &mut bins, &mut out)).mode(Mode::Deterministic).check_options(opts).run().unwrap()
+    } else {
+        rt.launch(defer_storage, grid, (&i, &mut bins, &mut ring, &mut out, &mut flag, spill)).mode(Mode::Deterministic).check_options(opts).run().unwrap()
+    };
+    let bufs = [bins.to_vec(), ring.to_vec(), out.to_vec(), flag.to_vec()];
+    (bufs.into_iter().map(|b| b.unwrap()).collect(), run.stats.unwrap())
+}
+
+/// Deterministic mode's probe defers the storage targets that invocations
+/// share (their writes held to the invocation's end, then the highest
+/// invocation in workgroup order that changed a word winning it): the
+/// folded kernel's result, bit for bit, without the engine, on a GPU; the
+/// kernel's later launches start with those targets deferred (the probe and
+/// its fold: two dispatches). Where an invocation defers more writes than
+/// its log holds, or reaches a storage barrier with writes deferred, the
+/// engine runs, with the same result.
+#[test]
+fn the_deterministic_probe_defers_shared_storage_targets() {
+    let Some(gpu) = common::gpu() else { return };
+    let cpu = common::cpu();
+    let input: Vec<u32> = (0..256u32).map(|i| i.wrapping_mul(2654435761) >> 7).collect();
+    for (spill, ordered) in [(0, false), (1, false), (0, true)] {
+        let what = format!("spill {spill}, ordered {ordered}");
+        let (want, _) = defer_storage_run(&cpu, &input, spill, ordered, true);
+        let (engine, st) = defer_storage_run(&gpu, &input, spill, ordered, false);
+        assert_eq!(engine, want, "{what}: the folded kernel");
+        assert!(!st.probed, "{st:?}");
+        let (first, a) = defer_storage_run(&gpu, &input, spill, ordered, true);
+        let (second, b) = defer_storage_run(&gpu, &input, spill, ordered, true);
+        assert_eq!((&first, &second), (&want, &want), "{what}");
+        if spill == 0 && !ordered {
+            assert!(a.probed && a.deferred > 0 && b.probed && b.deferred == a.deferred, "the probe answers: {a:?} {b:?}");
+            assert_eq!(b.dispatches, 2, "the second launch starts with the targets deferred: {b:?}");
+        } else {
+            assert!(!a.probed && !b.probed, "{what}: the engine runs: {a:?} {b:?}");
         }
     }
 }

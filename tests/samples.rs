@@ -2,8 +2,8 @@
 //! native output of the race-free variant verified against its host
 //! computation, the check-mode
 //! verdict (race?, type, scope) of the variant the paper ran equal to the
-//! paper's (or to the documented difference), the fixed variant clean, and
-//! GPU and CPU reports identical.
+//! paper's (or to the documented difference), the fixed variant clean,
+//! GPU and CPU reports identical, and deterministic outputs identical.
 
 #[path = "../samples/common/mod.rs"]
 mod common;
@@ -71,6 +71,21 @@ fn sample<A: App>(size: f64) {
     let half = verdicts.len() / 2;
     for i in half..verdicts.len() {
         assert_eq!(verdicts[i], verdicts[i - half], "{}: GPU and CPU reports differ", A::NAME);
+    }
+    // Deterministic mode on the variant the paper ran: one output on every
+    // backend and run (on a GPU the first run probes and defers what the
+    // kernels share, the second starts from what the first found).
+    let mut outputs = Vec::new();
+    for rt in runtimes() {
+        for _ in 0..2 {
+            let f = flags(false, size);
+            let mut app = A::new(&rt, &f).unwrap();
+            app.run(&rt, &f, Mode::Deterministic).unwrap();
+            outputs.push((rt.backend().to_string(), app.verify().unwrap().checksum));
+        }
+    }
+    for (b, sum) in &outputs[1..] {
+        assert_eq!(*sum, outputs[0].1, "{}: deterministic output on {b} differs from {}'s", A::NAME, outputs[0].0);
     }
 }
 

@@ -278,6 +278,7 @@ fn kernel_impl(m: &Module, f: &syn::ItemFn) -> syn::Result<TokenStream> {
         MemRef::FnSlice(_) => unreachable!("targets are kernel memories"),
     });
     let lane_safe = analysis::targets::lane_safe(m);
+    let one_value = analysis::targets::one_value(m);
     let analysis::in_place::InPlace { row, plane, stride } = analysis::in_place::in_place(m);
     let barriers = wgsl::barriers(m).into_iter().enumerate().map(|(index, (kind, span))| {
         let id = index as u32;
@@ -307,6 +308,7 @@ fn kernel_impl(m: &Module, f: &syn::ItemFn) -> syn::Result<TokenStream> {
             shared: &[#(#shared),*],
             targets: &[#(#targets),*],
             lane_safe: #lane_safe,
+            one_value: #one_value,
             in_place: __ld::InPlace { row: #row, plane: #plane, stride: #stride },
             barriers: &[#(#barriers),*],
             wgsl: #native,

@@ -26,6 +26,11 @@ pub struct KernelInfo {
     /// tags none of their accesses (the engine's `LD_LANE_SAFE`, from the
     /// same analysis: `ld-macros`' `analysis::targets::lane_safe`).
     pub lane_safe: u32,
+    /// Of those, the targets the kernel only ever stores one literal value
+    /// to (`analysis::targets::one_value`): whatever order invocations
+    /// store it in, across workgroups too, the memory ends the same, so
+    /// deterministic mode's probe neither tags nor defers them.
+    pub one_value: u32,
     /// The storage targets the kernel only accesses at the invocation's
     /// own element of the dispatch, and on which grids (`ld-macros`'
     /// `analysis::in_place`): check and deterministic modes access them in

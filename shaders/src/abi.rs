@@ -276,6 +276,10 @@ pub mod header {
     /// slots they take, wrapping (a summary of one race adds -1): `COUNT`
     /// counts slots, `COUNT + EXTRA` the race records, exactly, kept or not.
     pub const EXTRA: u32 = 6;
+    /// The probe: bit `t`, storage target `t` had a word two invocations
+    /// shared, one writing (deterministic mode defers such a target's
+    /// writes in the next run, [`super::probe::STORAGE_LOG`]).
+    pub const SHARED_TARGETS: u32 = 7;
     pub const WORDS: u32 = 16;
 }
 
@@ -295,14 +299,17 @@ pub mod status {
     /// target, one of them writing, where no barrier ordered them (or, in
     /// storage, anywhere in the launch).
     pub const SHARED: u32 = 128;
-    /// The probe: the words shared were storage words (which only the
-    /// engine keeps apart), not only words of workgroup arrays (which a
-    /// deterministic probe can defer, [`super::probe::meta`]).
+    /// The probe: storage words were shared (their targets: the header's
+    /// [`super::header::SHARED_TARGETS`], which a deterministic probe can
+    /// defer, [`super::probe::STORAGE_LOG`]).
     pub const SHARED_STORAGE: u32 = 256;
     /// The probe could not run as the folded kernel would: an invocation
     /// deferred more writes in one region than its log holds
     /// ([`super::probe::LOG`]), or the device cut its loops short.
     pub const PROBE_CUT: u32 = 512;
+    /// The probe: words of workgroup arrays were shared (which a
+    /// deterministic probe finds, then defers).
+    pub const SHARED_WORKGROUP: u32 = 1024;
 }
 
 /// The probe, check and deterministic modes' first run: the kernel once
@@ -330,6 +337,32 @@ pub mod probe {
     /// Writes an invocation may defer between two workgroup barriers
     /// (deterministic mode's probe, `ld_log_write`).
     pub const LOG: u32 = 16;
+    /// Writes an invocation may defer to the words of **deferred storage
+    /// targets** (deterministic mode's probe, `ld_slog_write`): the
+    /// targets an earlier run saw a word of shared (its
+    /// [`super::header::SHARED_TARGETS`]). Every write to such a target is
+    /// held until the invocation ends (no workgroup barrier orders storage
+    /// in the folded kernel), then those that changed a word become
+    /// [`RECORD_WORDS`]-word records in the values buffer (from
+    /// `Config::rec_off`, at most `Config::rec_cap`, counted in
+    /// `header::COUNT`): the word's key (its first tag word's index in the
+    /// meta buffer, which deferred targets leave untagged and which holds
+    /// the word's **claim**: the `atomicMax` of the order over the
+    /// invocations that changed it), the invocation's **order** (its
+    /// workgroup's linear index times the workgroup's size, plus its local
+    /// index, plus one) and the value.
+    /// The probe's second entry point, `ld_resolve`, then stores each
+    /// record whose order is its word's claim: the highest invocation in
+    /// the folded kernel's order wins, as its fold at one invocation per
+    /// warp and level 1's workgroup order do.
+    pub const STORAGE_LOG: u32 = 16;
+    /// Words of a deferred storage write's record: key, order, value.
+    pub const RECORD_WORDS: u32 = 3;
+    /// Invocations of the entry point `ld_resolve` per workgroup, and its
+    /// workgroups: a grid-stride loop over the records, whose count only
+    /// the device knows.
+    pub const RESOLVE_SIZE: u32 = 256;
+    pub const RESOLVE_WORKGROUPS: u32 = 64;
 
     /// The probe's meta buffer: the **found** bitmap (a bit per tag word
     /// of the workgroup arrays, `ld_pt`'s index, which has a word for each
@@ -862,6 +895,7 @@ pub fn prelude(view: View) -> String {
         ("LD_H_L1_COUNT", header::L1_COUNT),
         ("LD_H_L1_PAGES", header::L1_PAGES),
         ("LD_H_EXTRA", header::EXTRA),
+        ("LD_H_SHARED_TARGETS", header::SHARED_TARGETS),
         ("LD_H_WORDS", header::WORDS),
         ("LD_S_TABLE_FULL", status::TABLE_FULL),
         ("LD_S_L1_FULL", status::L1_FULL),
@@ -871,8 +905,11 @@ pub fn prelude(view: View) -> String {
         ("LD_S_SHARED", status::SHARED),
         ("LD_S_SHARED_STORAGE", status::SHARED_STORAGE),
         ("LD_S_PROBE_CUT", status::PROBE_CUT),
+        ("LD_S_SHARED_WORKGROUP", status::SHARED_WORKGROUP),
         ("LD_PROBE_WG_BITS", probe::WG_BITS),
         ("LD_PROBE_WG_WRITE", probe::WG_WRITE),
+        ("LD_PROBE_RECORD_WORDS", probe::RECORD_WORDS),
+        ("LD_PROBE_RESOLVE_SIZE", probe::RESOLVE_SIZE),
         ("LD_POOL_HEADER", pool::HEADER),
         ("LD_DET_LANE_BITS", lanes::DET_BITS),
         ("LD_DET_WRITE", lanes::DET_WRITE),

@@ -19,12 +19,25 @@
 // notes its bit in the found bitmap, and the host runs again with it
 // deferred.
 //
+// Deterministic mode's probe also defers whole storage targets
+// (`LD_DEFER_STORAGE`, a bit per target): those an earlier run saw a word
+// of shared (`LD_H_SHARED_TARGETS`). Their writes go to a second log
+// (`ld_slog_*`, `abi::probe::STORAGE_LOG`) until the invocation ends, since
+// in the folded kernel no workgroup barrier orders storage and no
+// workgroup sees another's writes; their reads see the invocation's own
+// last write or the memory, which holds the launch's input. At its end
+// each invocation claims the words it changed with its order (`ld_order`:
+// workgroup, then local index) and records them; `ld_resolve` stores each
+// word's highest claimant's value: the folded kernel's fold at one
+// invocation per warp, then level 1's in workgroup order.
+//
 // The generated kernel provides the targets' word functions (`ld_rd{t}`,
 // `ld_rs{t}`, `ld_wr{t}`, which call `ld_probe_local` (on their tags in
 // `ld_pt`) or `ld_probe_storage`, `ld_deferred`, `ld_log_read`,
 // `ld_log_write`),
-// `ld_probe_clear_shared`, `ld_defer_fold`, `ld_storage_barrier` and
-// `LD_PROBE_DEFERRED`, `LD_PROBE_FOUND` (`abi::probe::meta`).
+// `ld_probe_clear_shared`, `ld_defer_fold`, `ld_sdefer_end`,
+// `ld_sdefer_pending`, `ld_storage_barrier` and `LD_PROBE_DEFERRED`,
+// `LD_PROBE_FOUND` (`abi::probe::meta`).
 
 // This invocation's codes, (read, write): as a lane of its workgroup, and
 // as its workgroup.
@@ -33,11 +46,14 @@ var<private> ld_pw: vec2<u32>;
 // Shared words seen: of workgroup arrays, of storage; a run cut short (a
 // log that overflowed, loops the device ended).
 var<private> ld_probe_seen: bool;
-var<private> ld_probe_storage_seen: bool;
+// The storage targets with a shared word, a bit each.
+var<private> ld_probe_targets: u32;
 var<private> ld_probe_cut: bool;
 var<workgroup> ld_probe_status: u32;
 // The barrier that opened the running region (LD_NONE: the kernel's start).
 var<private> ld_probe_open: u32;
+// This invocation's place in the folded kernel's order, plus one.
+var<private> ld_order: u32;
 
 fn ld_probe_enter(wg: u32, li: u32) {
     let l = ld_lane_code(li, LD_DET_LANE_BITS);
@@ -45,21 +61,22 @@ fn ld_probe_enter(wg: u32, li: u32) {
     let w = ld_lane_code(wg, LD_PROBE_WG_BITS);
     ld_pw = vec2<u32>(w, w | LD_PROBE_WG_WRITE);
     ld_probe_seen = false;
-    ld_probe_storage_seen = false;
+    ld_probe_targets = 0u;
+    ld_order = wg * LD_WG_SIZE + li + 1u;
     ld_probe_cut = false;
     ld_probe_open = LD_NONE;
 }
 
 // Once an invocation has found a shared word that makes the run useless,
 // the workgroups that start later skip their work: the run is discarded
-// anyway. In deterministic mode a shared word of a workgroup array does
-// not (the run goes on to find the others, which the next run defers).
+// anyway. In deterministic mode only a run cut short does (the run goes
+// on to find the shared words and targets, which the next run defers).
 // (One load per workgroup, shared so that the barriers stay uniform.)
 fn ld_probe_skip(li: u32) -> bool {
     if li == 0u {
         ld_probe_status = atomicLoad(&ld_rec[LD_H_STATUS]);
     }
-    let useless = select(LD_S_SHARED, LD_S_SHARED_STORAGE | LD_S_PROBE_CUT, ld_cfg.mode == LD_MODE_DET);
+    let useless = select(LD_S_SHARED, LD_S_PROBE_CUT, ld_cfg.mode == LD_MODE_DET);
     return (workgroupUniformLoad(&ld_probe_status) & useless) != 0u;
 }
 
@@ -88,7 +105,8 @@ fn ld_probe_found(f: u32) {
 // among the workgroup's invocations, then among the launch's workgroups.
 fn ld_probe_storage(t: u32, k: u32, w: u32) {
     let l = ld_pl[w];
-    ld_probe_storage_seen = ld_probe_storage_seen | ld_probe_pair(atomicOr(&ld_meta[ld_cfg.t[t].tags_off + 2u * k], l) | l);
+    let pair = ld_probe_pair(atomicOr(&ld_meta[ld_cfg.t[t].tags_off + 2u * k], l) | l);
+    ld_probe_targets = ld_probe_targets | select(0u, 1u << t, pair);
     ld_probe_wg(t, k, w);
 }
 
@@ -97,7 +115,8 @@ fn ld_probe_storage(t: u32, k: u32, w: u32) {
 fn ld_probe_wg(t: u32, k: u32, w: u32) {
     let g = ld_pw[w];
     let v = atomicOr(&ld_meta[ld_cfg.t[t].tags_off + 2u * k + 1u], g) | g;
-    ld_probe_storage_seen = ld_probe_storage_seen | (((v & LD_PROBE_WG_WRITE) != 0u) & ld_lanes_many(v, LD_PROBE_WG_BITS));
+    let pair = ((v & LD_PROBE_WG_WRITE) != 0u) & ld_lanes_many(v, LD_PROBE_WG_BITS);
+    ld_probe_targets = ld_probe_targets | select(0u, 1u << t, pair);
 }
 
 // The storage targets the launch leaves in place, a bit each (the
@@ -115,6 +134,36 @@ fn ld_in_place(t: u32) -> bool {
 // the other pipelines compile those paths away.
 override LD_DEFER: bool = false;
 override LD_FIND: bool = false;
+
+// The storage targets whose writes deterministic mode's probe defers (a
+// bit each, `Variant::Probe`): no tags, a log (`ld_slog_*`).
+override LD_DEFER_STORAGE: u32 = 0u;
+
+fn ld_defers(t: u32) -> bool {
+    return ((LD_DEFER_STORAGE >> t) & 1u) != 0u;
+}
+
+// The log's key of word k of storage target t: its first tag word, which
+// a deferred target leaves untagged and which holds the word's claim.
+fn ld_skey(t: u32, k: u32) -> u32 {
+    return ld_cfg.t[t].tags_off + 2u * k;
+}
+
+// At the invocation's end: the words of deferred storage targets it
+// changed are claimed with its order and recorded (key, order, value) for
+// `ld_resolve`; a record past the capacity cuts the run short.
+fn ld_sdefer_record(m: u32, v: u32) {
+    atomicMax(&ld_meta[m], ld_order);
+    let r = atomicAdd(&ld_rec[LD_H_COUNT], 1u);
+    if r < ld_cfg.rec_cap {
+        let at = ld_cfg.rec_off + r * LD_PROBE_RECORD_WORDS;
+        ld_val[at] = m;
+        ld_val[at + 1u] = ld_order;
+        ld_val[at + 2u] = v;
+    } else {
+        ld_probe_cut = true;
+    }
+}
 
 // Whether tag word f of the workgroup arrays is deferred.
 fn ld_deferred(f: u32) -> bool {
@@ -143,9 +192,10 @@ fn ld_probe_region(b: u32) {
     if ld_storage_barrier(b) {
         // The folded kernel's lanes of a warp share its copy: a warp's
         // write of a workgroup array before a storage barrier is seen by
-        // its other lanes after it, where the deferred write would not be.
+        // its other lanes after it, where the deferred write would not be;
+        // its storage writes fold there, which the storage log's do not.
         // Such a run is left to the engine.
-        ld_probe_cut = ld_probe_cut | (LD_DEFER && ld_defer_pending());
+        ld_probe_cut = ld_probe_cut | (LD_DEFER && ld_defer_pending()) | ld_sdefer_pending();
         storageBarrier();
     } else {
         workgroupBarrier();
@@ -158,19 +208,25 @@ fn ld_probe_region(b: u32) {
 }
 
 // The kernel's end: where the probe finds words, the last region's tags
-// are tested (every invocation is past its accesses); what the invocation
-// saw is reported.
+// are tested (every invocation is past its accesses); the deferred storage
+// writes are recorded; what the invocation saw is reported.
 fn ld_probe_end() {
     if LD_FIND {
         workgroupBarrier();
         ld_probe_clear_shared();
     }
+    ld_sdefer_end();
     // Where the device cut loops short, the run cannot be trusted.
     ld_probe_cut = ld_probe_cut | ld_loops_cut();
-    var bits = select(0u, LD_S_SHARED, ld_probe_seen || ld_probe_storage_seen || ld_probe_cut);
-    bits |= select(0u, LD_S_SHARED_STORAGE, ld_probe_storage_seen);
+    let storage = ld_probe_targets != 0u;
+    var bits = select(0u, LD_S_SHARED, ld_probe_seen || storage || ld_probe_cut);
+    bits |= select(0u, LD_S_SHARED_STORAGE, storage);
+    bits |= select(0u, LD_S_SHARED_WORKGROUP, ld_probe_seen);
     bits |= select(0u, LD_S_PROBE_CUT, ld_probe_cut);
     if bits != 0u {
         atomicOr(&ld_rec[LD_H_STATUS], bits);
+    }
+    if storage {
+        atomicOr(&ld_rec[LD_H_SHARED_TARGETS], ld_probe_targets);
     }
 }

@@ -28,6 +28,9 @@ impl Writer<'_> {
         // No two invocations of a workgroup touch a word of these
         // (`analysis::targets::own_element`): no tag among them.
         let own = crate::analysis::targets::own_element(self.m);
+        let one_value = crate::analysis::targets::one_value(self.m);
+        // (target, parameter name) of the storage targets.
+        let mut storage: Vec<(usize, String)> = Vec::new();
         // The workgroup arrays' tags, one array for all (one loop clears
         // them: lavapipe runs every loop's body at least once).
         let mut tag_words = 0u32;
@@ -41,13 +44,21 @@ impl Writer<'_> {
                 MemRef::Param(p) => {
                     // (The parameters carry ld's prefix: a buffer may be named `k` or `v`.)
                     let name = &self.param_names[p];
+                    storage.push((t, name.clone()));
                     let tag = if own { "ld_probe_wg" } else { "ld_probe_storage" };
+                    // Lanes storing one value leave the same memory in any
+                    // order, and no invocation reads it: deterministic mode
+                    // need not tag it.
+                    let tagged =
+                        if one_value >> t & 1 != 0 { format!("!ld_in_place({t}u) && ld_cfg.mode != LD_MODE_DET") } else { format!("!ld_in_place({t}u)") };
+                    let log_read = format!("    if ld_defers({t}u) {{\n        return ld_slog_read(ld_skey({t}u, ld_k), {name}[ld_k]);\n    }}\n");
                     writeln!(
                         out,
-                        "fn ld_rd{t}(ld_k: u32) -> u32 {{\n    if !ld_in_place({t}u) {{\n        {tag}({t}u, ld_k, 0u);\n    }}\n    return {name}[ld_k];\n}}\n\n\
+                        "fn ld_rd{t}(ld_k: u32) -> u32 {{\n{log_read}    if {tagged} {{\n        {tag}({t}u, ld_k, 0u);\n    }}\n    return {name}[ld_k];\n}}\n\n\
                          // The read of a compound assignment, which its write's tag stands for.\n\
-                         fn ld_rs{t}(ld_k: u32) -> u32 {{\n    return {name}[ld_k];\n}}\n\n\
-                         fn ld_wr{t}(ld_k: u32, ld_v: u32) {{\n    if !ld_in_place({t}u) {{\n        {tag}({t}u, ld_k, 1u);\n    }}\n    {name}[ld_k] = ld_v;\n}}\n"
+                         fn ld_rs{t}(ld_k: u32) -> u32 {{\n{log_read}    return {name}[ld_k];\n}}\n\n\
+                         fn ld_wr{t}(ld_k: u32, ld_v: u32) {{\n    if ld_defers({t}u) {{\n        ld_slog_write(ld_skey({t}u, ld_k), ld_v);\n        return;\n    }}\n    \
+                         if {tagged} {{\n        {tag}({t}u, ld_k, 1u);\n    }}\n    {name}[ld_k] = ld_v;\n}}\n"
                     )
                     .unwrap();
                 }
@@ -97,6 +108,7 @@ impl Writer<'_> {
         };
         writeln!(out, "fn ld_probe_clear_shared() {{\n{clear}}}\n").unwrap();
         out.push_str(&deferral(&arrays, tag_words));
+        out.push_str(&storage_deferral(&storage));
         for a in std::mem::take(&mut self.accessors) {
             out.push_str(&a);
         }
@@ -164,20 +176,7 @@ fn deferral(arrays: &[(usize, u32)], tag_words: u32) -> String {
     store.push_str("}\n\n");
     out.push_str(&base);
     out.push_str(&store);
-    // The invocation's own last write of f, else `base`.
-    out.push_str("fn ld_log_read(f: u32, base: u32) -> u32 {\n    var v = base;\n");
-    for i in 0..n {
-        let _ = writeln!(out, "    v = select(v, ld_log_v[{i}], ({i}u < ld_log_n) & (ld_log_k[{i}] == f));");
-    }
-    out.push_str("    return v;\n}\n\n");
-    out.push_str("fn ld_log_write(f: u32, v: u32) {\n    var at = ld_log_n;\n");
-    for i in 0..n {
-        let _ = writeln!(out, "    at = select(at, {i}u, ({i}u < ld_log_n) & (ld_log_k[{i}] == f));");
-    }
-    let _ = writeln!(
-        out,
-        "    if at < {n}u {{\n        ld_log_k[at] = f;\n        ld_log_v[at] = v;\n        ld_log_n = max(ld_log_n, at + 1u);\n    }} else {{\n        ld_probe_cut = true;\n    }}\n}}\n"
-    );
+    out.push_str(&log_access("ld_log", n));
     // Every invocation's tags were cleared and it is past its accesses:
     // the highest invocation that changed a word claims it, then stores it.
     out.push_str(
@@ -188,6 +187,73 @@ fn deferral(arrays: &[(usize, u32)], tag_words: u32) -> String {
     // test, where it clears them, finds no code there.)
     out.push_str(
         "    workgroupBarrier();\n    for (var i = 0u; i < ld_log_n; i++) {\n        atomicStore(&ld_pt[ld_log_k[i]], 0u);\n    }\n    ld_log_n = 0u;\n}\n\n",
+    );
+    out
+}
+
+/// A log's search (`ld_log`, `ld_slog`: `{log}_read`, `{log}_write` over
+/// `{log}_k`, `{log}_v`, `{log}_n`, `n` entries), unrolled into selects
+/// (loops there took lavapipe longer, and it counts every loop iteration
+/// against one budget per invocation). A write past the last entry cuts
+/// the run short.
+fn log_access(log: &str, n: u32) -> String {
+    let mut out = format!("// The invocation's own last write of f, else `base`.\nfn {log}_read(f: u32, base: u32) -> u32 {{\n    var v = base;\n");
+    for i in 0..n {
+        let _ = writeln!(out, "    v = select(v, {log}_v[{i}], ({i}u < {log}_n) & ({log}_k[{i}] == f));");
+    }
+    out.push_str("    return v;\n}\n\n");
+    let _ = writeln!(out, "fn {log}_write(f: u32, v: u32) {{\n    var at = {log}_n;");
+    for i in 0..n {
+        let _ = writeln!(out, "    at = select(at, {i}u, ({i}u < {log}_n) & ({log}_k[{i}] == f));");
+    }
+    let _ = writeln!(
+        out,
+        "    if at < {n}u {{\n        {log}_k[at] = f;\n        {log}_v[at] = v;\n        {log}_n = max({log}_n, at + 1u);\n    }} else {{\n        ld_probe_cut = true;\n    }}\n}}\n"
+    );
+    out
+}
+
+/// Deterministic mode's deferred storage targets (`LD_DEFER_STORAGE`,
+/// `shaders/wgsl/probe.wgsl`): the invocation's storage log, the words'
+/// bases and stores by key (`ld_skey`: the targets' tag words lie in
+/// target order), the records at the invocation's end (`ld_sdefer_end`)
+/// and the entry point that stores each word's highest claimant's value
+/// (`ld_resolve`). `storage`: (target, parameter name).
+fn storage_deferral(storage: &[(usize, String)]) -> String {
+    if storage.is_empty() {
+        return "fn ld_sdefer_pending() -> bool {\n    return false;\n}\n\nfn ld_sdefer_end() {\n}\n\n".to_string();
+    }
+    let n = ld_shaders::abi::probe::STORAGE_LOG;
+    let mut out = format!(
+        "var<private> ld_slog_k: array<u32, {n}>;\nvar<private> ld_slog_v: array<u32, {n}>;\nvar<private> ld_slog_n: u32;\n\n\
+         fn ld_sdefer_pending() -> bool {{\n    return ld_slog_n > 0u;\n}}\n\n"
+    );
+    out.push_str(&log_access("ld_slog", n));
+    // Key m's target and word: a deferred target's tags hold it.
+    // (Their names carry ld's prefix: a buffer may be named `m` or `v`.)
+    let mut base = String::from("fn ld_sdefer_base(ld_m: u32) -> u32 {\n");
+    let mut store = String::from("fn ld_sdefer_store(ld_m: u32, ld_x: u32) {\n");
+    for (t, name) in storage {
+        let within = format!("ld_defers({t}u) && ld_m >= ld_cfg.t[{t}].tags_off && ld_m < ld_skey({t}u, ld_cfg.t[{t}].words)");
+        let k = format!("(ld_m - ld_cfg.t[{t}].tags_off) / 2u");
+        let _ = writeln!(base, "    if {within} {{\n        return {name}[{k}];\n    }}");
+        let _ = writeln!(store, "    if {within} {{\n        {name}[{k}] = ld_x;\n        return;\n    }}");
+    }
+    base.push_str("    return 0u;\n}\n\n");
+    store.push_str("}\n\n");
+    out.push_str(&base);
+    out.push_str(&store);
+    out.push_str(
+        "fn ld_sdefer_end() {\n    for (var i = 0u; i < ld_slog_n; i++) {\n        if ld_slog_v[i] != ld_sdefer_base(ld_slog_k[i]) {\n            ld_sdefer_record(ld_slog_k[i], ld_slog_v[i]);\n        }\n    }\n    ld_slog_n = 0u;\n}\n\n",
+    );
+    // A grid-stride loop: only the device knows how many records there are.
+    out.push_str(
+        "@compute @workgroup_size(LD_PROBE_RESOLVE_SIZE)\n\
+         fn ld_resolve(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {\n    \
+         let n = min(atomicLoad(&ld_rec[LD_H_COUNT]), ld_cfg.rec_cap);\n    \
+         for (var r = gid.x; r < n; r += nwg.x * LD_PROBE_RESOLVE_SIZE) {\n        \
+         let at = ld_cfg.rec_off + r * LD_PROBE_RECORD_WORDS;\n        \
+         if atomicLoad(&ld_meta[ld_val[at]]) == ld_val[at + 1u] {\n            ld_sdefer_store(ld_val[at], ld_val[at + 2u]);\n        }\n    }\n}\n\n",
     );
     out
 }

@@ -135,7 +135,7 @@ impl<'l, 'a> CpuBackend<'l, 'a> {
             } else {
                 mem.fold(kind);
                 if mem.det_tags {
-                    mem.det_clear();
+                    mem.det_clear(kind);
                 }
             }
             for (t, (kind, a, b, k)) in seen {
@@ -460,10 +460,14 @@ impl<'x> Copies<'x> {
         e.roles[role][w]
     }
 
-    /// Deterministic mode at a region's end: its tags are done, and
-    /// `lanes` records whether lanes of a copy shared a word in it.
-    fn det_clear(&mut self) {
-        for tm in &mut self.targets {
+    /// Deterministic mode at a region's end (a barrier of `kind`, `None`:
+    /// the kernel's end): the tags of workgroup arrays are done, and
+    /// storage's where the storage epoch ends (lanes of a warp share its
+    /// copy of storage across workgroup barriers: two of them touching a
+    /// word in one storage epoch, one writing, is a conflict too); `lanes`
+    /// records whether lanes of a copy shared a word.
+    fn det_clear(&mut self, kind: Option<BarrierKind>) {
+        for tm in self.targets.iter_mut().filter(|tm| !tm.storage || orders(kind, true)) {
             for e in tm.entries.values_mut() {
                 self.lanes |= sweep::det_clear(e);
             }

@@ -51,9 +51,10 @@ pub struct Stats {
     pub waited_us: u64,
     /// The probe answered the launch (`CheckOptions::probe`): no engine ran.
     pub probed: bool,
-    /// Words of workgroup arrays that deterministic mode's probe deferred
-    /// (folded at the barriers as the folded kernel would) when it
-    /// answered the launch.
+    /// Words that deterministic mode's probe deferred when it answered the
+    /// launch: of workgroup arrays (folded at the barriers as the folded
+    /// kernel would), and every word of the storage targets it deferred
+    /// (folded at the launch's end).
     pub deferred: u64,
 }
 
@@ -69,6 +70,11 @@ pub(crate) struct ProbeRun {
     /// barrier): deterministic mode's runs after one that saw such words
     /// without finding them.
     pub find: bool,
+    /// Storage targets (a bit each) whose writes it defers to the
+    /// invocation's end, then folds in the folded kernel's order:
+    /// deterministic mode's, for targets an earlier run saw a word of
+    /// shared.
+    pub storage: u32,
 }
 
 /// Adds `bits` to the bitmap `into` (the probe's words of workgroup
@@ -80,14 +86,16 @@ pub(crate) fn or_bits(into: &mut Vec<u32>, bits: &[u32]) {
 
 /// What a probe found (`Backend::probe`).
 pub(crate) enum Probed {
-    /// No shared word and no fault: the launch's answer.
-    Clean(Raw),
-    /// Words of workgroup arrays shared, and nothing else: their bits (the
-    /// found bitmap, `ld_shaders::abi::probe::meta`; empty where the probe
-    /// did not find them), which a deterministic probe can run again with
-    /// deferred.
-    Deferrable(Vec<u32>),
-    /// Storage words shared, a log too small, a fault: the engine runs.
+    /// No shared word and no fault: the launch's answer (and the words of
+    /// the storage targets it deferred).
+    Clean { raw: Raw, storage_words: u64 },
+    /// Words shared, and nothing else: whether words of workgroup arrays
+    /// were, those it found (the found bitmap,
+    /// `ld_shaders::abi::probe::meta`; empty where the probe did not look),
+    /// and the storage targets with a shared word (a bit each), which a
+    /// deterministic probe can run again with deferred.
+    Deferrable { words: bool, found: Vec<u32>, storage: u32 },
+    /// A log too small, a fault: the engine runs.
     Engine,
 }
 
@@ -357,8 +365,9 @@ fn deterministic_runs(b: &mut dyn Backend, mut l: Layout, words: &[u64], opts: &
 }
 
 /// Probes a deterministic launch at most this often: a run that saw
-/// shared words of workgroup arrays alone is followed by one that finds
-/// them, and a run that found new ones by one that defers them too.
+/// shared words of workgroup arrays is followed by one that finds them,
+/// and a run that found new ones, or new storage targets with a shared
+/// word, by one that defers them too.
 const PROBE_RUNS: usize = 4;
 
 /// Takes the snapshot a launch's runs start from, and where the options
@@ -381,14 +390,20 @@ fn probed(b: &mut dyn Backend, l: &Layout, opts: &CheckOptions) -> Result<Option
             count(&run.deferred),
             if run.find { ", finding" } else { "" },
             match &outcome {
-                Probed::Clean(_) => "answered".to_string(),
-                Probed::Deferrable(found) => format!("words of workgroup arrays shared ({} found)", count(found)),
+                Probed::Clean { .. } => "answered".to_string(),
+                Probed::Deferrable { words, found, storage } =>
+                    format!("shared: words of workgroup arrays {words} ({} found), storage targets {storage:#b}", count(found)),
                 Probed::Engine => "the engine runs".to_string(),
             }
         );
         match outcome {
-            Probed::Clean(raw) => return Ok(Some((raw, count(&run.deferred)))),
-            Probed::Deferrable(found) if l.deterministic && n < PROBE_RUNS && (!run.find || count(&found) > 0) => {
+            Probed::Clean { raw, storage_words } => return Ok(Some((raw, count(&run.deferred) + storage_words))),
+            Probed::Deferrable { words, found, storage } if l.deterministic && n < PROBE_RUNS => {
+                // Nothing new to defer: the engine runs.
+                let stuck = if words { run.find && count(&found) == 0 } else { storage & !run.storage == 0 };
+                if stuck {
+                    break;
+                }
                 b.restore()?;
                 b.clear_fault()?;
                 // A run that did not find the words is followed by one that
@@ -396,7 +411,8 @@ fn probed(b: &mut dyn Backend, l: &Layout, opts: &CheckOptions) -> Result<Option
                 // workgroup barrier, which a run whose words are all
                 // deferred already need not pay).
                 or_bits(&mut run.deferred, &found);
-                run.find = true;
+                run.find |= words;
+                run.storage |= storage;
             }
             _ => break,
         }

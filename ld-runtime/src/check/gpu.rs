@@ -308,6 +308,37 @@ impl<'a> GpuBackend<'a> {
         (targets, off)
     }
 
+    /// Bytes the probe holds at once, within the check's budget as the
+    /// engine's buffers are: the snapshot of what it writes, its tags, the
+    /// table of regions, the header and the unused bindings.
+    fn probe_held(&self, l: &Layout) -> u64 {
+        let bytes = |words: u64| words.max(4) * 4;
+        let snapshot: u64 = l.probed().iter().map(|p| bytes(self.buffers[*p].unwrap().size() / 4)).sum();
+        let (_, tags) = self.probe_targets();
+        snapshot + bytes(tags) + bytes(l.rec_off() as u64) + bytes(header::WORDS as u64) + 5 * bytes(0)
+    }
+
+    /// The records of deferred storage writes a probe has room for
+    /// (`abi::probe::STORAGE_LOG`): every invocation's log, as far as the
+    /// budget and a binding allow (a run that needs more is cut short,
+    /// and the engine runs).
+    fn probe_record_cap(&self, l: &Layout) -> u32 {
+        let each = probe::RECORD_WORDS as u64 * 4;
+        let logs = l.workgroups() as u64 * self.info.invocations_per_workgroup() as u64 * probe::STORAGE_LOG as u64;
+        let room = l.plan.budget.saturating_sub(self.probe_held(l)) / each;
+        let binding = (limits(self.ctx).binding - l.rec_off() as u64 * 4) / each;
+        logs.min(room).min(binding).min(u32::MAX as u64) as u32
+    }
+
+    /// Words of the storage targets in `bits`.
+    fn target_words(&self, bits: u32) -> u64 {
+        let words = |(t, place): (usize, &TargetPlace)| match *place {
+            TargetPlace::Param(p) if bits >> t & 1 != 0 => self.buffers[p].unwrap().size() / 4,
+            _ => 0,
+        };
+        self.info.targets.iter().enumerate().map(words).sum()
+    }
+
     /// This kernel's key in `GpuContext::probe_shared`.
     fn key(&self) -> usize {
         self.info as *const KernelInfo as usize
@@ -328,7 +359,7 @@ impl<'a> GpuBackend<'a> {
     /// set), the header, the table of regions seen (where the
     /// instrumented kernel's values start), and the bindings it declares
     /// and never uses.
-    fn probe_buffers(&mut self, l: &Layout, meta_words: u64, deferred: &[u32]) {
+    fn probe_buffers(&mut self, l: &Layout, meta_words: u64, deferred: &[u32], rec_cap: u32) {
         let meta = self.buffer("ld probe tags", meta_words, wgpu::BufferUsages::empty());
         // The queue writes the deferred bitmap before it runs the commands
         // recorded here, which clear all but it.
@@ -341,9 +372,9 @@ impl<'a> GpuBackend<'a> {
         self.enc().clear_buffer(&meta, m.found as u64 * 4, Some(m.bitmap as u64 * 4));
         self.enc().clear_buffer(&meta, m.tags as u64 * 4, Some((meta_words - m.tags as u64) * 4));
         let records = self.fresh_header();
-        let regions = (l.rec_off() as u64).max(4);
-        let values = self.buffer("ld probe regions", regions, wgpu::BufferUsages::empty());
-        self.enc().clear_buffer(&values, 0, Some(regions * 4));
+        let regions = l.rec_off() as u64;
+        let values = self.buffer("ld probe regions", (regions + rec_cap as u64 * probe::RECORD_WORDS as u64).max(4), wgpu::BufferUsages::empty());
+        self.enc().clear_buffer(&values, 0, Some(regions.max(4) * 4));
         let [l1, l1v, l1u, args, spare] =
             ["ld probe l1", "ld probe l1v", "ld probe l1u", "ld probe args", "ld probe spare"].map(|n| self.buffer(n, 4, wgpu::BufferUsages::empty()));
         self.bufs = Some(Bufs { records, values, meta, l1, l1v, l1u, args, spare });
@@ -503,41 +534,44 @@ impl Backend for GpuBackend<'_> {
     fn probes(&self, l: &Layout) -> Option<ProbeRun> {
         let run = match self.ctx.probe_shared.lock().unwrap().get(&self.key()) {
             None => ProbeRun::default(),
-            Some(Some(words)) if l.deterministic => ProbeRun { deferred: words.clone(), find: false },
+            // (A check's probe tags the targets of one value, which
+            // deterministic mode need not defer.)
+            Some(Some(run)) if l.deterministic => ProbeRun { storage: run.storage & !self.info.one_value, ..run.clone() },
             Some(_) => return None,
         };
         let shared: u64 = self.info.shared.iter().map(|s| s.len as u64 * s.elem_words as u64 * 4 * if s.target { 2 } else { 1 }).sum();
         let (_, tags) = self.probe_targets();
-        // What the probe holds at once, within the check's budget as the
-        // engine's buffers are: the snapshot of what it writes, its tags,
-        // the table of regions, the header and the unused bindings.
-        let bytes = |words: u64| words.max(4) * 4;
-        let snapshot: u64 = l.probed().iter().map(|p| bytes(self.buffers[*p].unwrap().size() / 4)).sum();
-        let held = snapshot + bytes(tags) + bytes(l.rec_off() as u64) + bytes(header::WORDS as u64) + 5 * bytes(0);
         let fits = self.info.invocations_per_workgroup() <= probe::INVOCATIONS_MAX
             && (l.workgroups() as u64) < probe::WORKGROUPS_MAX
             && shared + 4 <= self.ctx.limits.max_compute_workgroup_storage_size as u64
             && tags * 4 <= limits(self.ctx).binding
-            && held <= l.plan.budget;
+            && self.probe_held(l) <= l.plan.budget;
         fits.then_some(run)
     }
 
     fn probe(&mut self, l: &Layout, run: &ProbeRun) -> Result<Probed> {
         let deferred = &run.deferred[..];
         let defer = deferred.iter().any(|w| *w != 0);
-        let pl = pipeline::get(self.ctx, self.info, Variant::Probe { in_place: l.in_place, defer, find: run.find })?;
+        let variant = Variant::Probe { in_place: l.in_place, defer, find: run.find, storage: run.storage };
+        let pl = pipeline::get(self.ctx, self.info, variant)?;
         let (targets, meta_words) = self.probe_targets();
-        self.probe_buffers(l, meta_words, deferred);
+        let rec_cap = if run.storage != 0 { self.probe_record_cap(l) } else { 0 };
+        self.probe_buffers(l, meta_words, deferred, rec_cap);
         let n = l.workgroups();
         // (The probe reads the mode, the grid, the batch, the barriers and
-        // the canary.)
+        // the canary; with storage targets deferred, where its records go.)
         let mut c: ld_shaders::abi::Config = bytemuck::Zeroable::zeroed();
         let mode = if l.deterministic { MODE_DETERMINISTIC } else { MODE_CHECK };
         (c.mode, c.grid_x, c.grid_y, c.grid_z, c.wg_count, c.barriers, c.canary) =
             (mode, l.grid[0], l.grid[1], l.grid[2], n, self.info.barriers.len() as u32, 2);
+        (c.rec_off, c.rec_cap) = (l.rec_off(), rec_cap);
         let cfg = self.config(&ld_shaders::abi::config_bytes(c, &targets));
         let (g0, g1) = (self.kernel_group(&pl.layout), self.engine_group(pl.engine.as_ref().unwrap(), &cfg));
         self.dispatch(&pl.pipeline, &[&g0, &g1], n);
+        if let Some(resolve) = &pl.resolve {
+            // (Where the run is no answer the buffers are restored anyway.)
+            self.dispatch(resolve, &[&g0, &g1], probe::RESOLVE_WORKGROUPS);
+        }
         self.flush()?;
         self.stats.readbacks += 1;
         let b = self.bufs.as_ref().unwrap();
@@ -556,17 +590,20 @@ impl Backend for GpuBackend<'_> {
         if bits & status::SHARED == 0 && !faulted {
             // (A run with words deferred took them from the kernel's memory,
             // which holds them already.)
-            return Ok(Probed::Clean(Raw { records: vec![], total: 0, regions: seen.iter().map(|w| *w != 0).collect() }));
+            let regions = seen.iter().map(|w| *w != 0).collect();
+            return Ok(Probed::Clean { raw: Raw { records: vec![], total: 0, regions }, storage_words: self.target_words(run.storage) });
         }
-        let alone = bits & (status::SHARED_STORAGE | status::PROBE_CUT) == 0 && !faulted;
         let mut memo = self.ctx.probe_shared.lock().unwrap();
-        if alone {
-            // The next run's words: what the engine's loop defers next.
-            let mut all = deferred.to_vec();
-            or_bits(&mut all, &found);
-            memo.insert(self.key(), Some(all));
-            return Ok(Probed::Deferrable(found));
+        if bits & status::PROBE_CUT == 0 && !faulted {
+            let (words, storage) = (bits & status::SHARED_WORKGROUP != 0, h[header::SHARED_TARGETS as usize]);
+            // The next run's words and targets: what the engine's loop
+            // defers next.
+            let mut next = ProbeRun { find: false, storage: run.storage | storage, ..run.clone() };
+            or_bits(&mut next.deferred, &found);
+            memo.insert(self.key(), Some(next));
+            return Ok(Probed::Deferrable { found, words, storage });
         }
+        log::debug!("ld: probe of `{}`: status {bits:#b}, fault {faulted}, records {}", self.info.name, h[header::COUNT as usize]);
         memo.insert(self.key(), None);
         Ok(Probed::Engine)
     }

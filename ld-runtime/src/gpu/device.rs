@@ -35,10 +35,12 @@ pub struct GpuContext {
     /// word two invocations shared: their later checks, and where the
     /// words were storage words (`None`), their later deterministic runs,
     /// go straight to the engine instead of paying for a probe that most
-    /// likely finds the same. Where they were words of workgroup arrays
-    /// alone (`Some`: their bits, `abi::probe::meta`), deterministic mode's
-    /// probe starts with them deferred.
-    pub(crate) probe_shared: Mutex<std::collections::HashMap<usize, Option<Vec<u32>>>>,
+    /// likely finds the same. Where deterministic mode's probe can defer
+    /// what was shared (`Some`: words of workgroup arrays and storage
+    /// targets, `check::engine::ProbeRun`), its later runs start with them
+    /// deferred; where it cannot (`None`: a log overflowed, a fault),
+    /// they go to the engine too.
+    pub(crate) probe_shared: Mutex<std::collections::HashMap<usize, Option<crate::check::engine::ProbeRun>>>,
 }
 
 impl GpuContext {

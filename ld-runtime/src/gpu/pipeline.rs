@@ -11,6 +11,9 @@ pub struct Pipeline {
     /// `@group(0)`: the kernel's parameters; `@group(1)` (instrumented): the engine's buffers.
     pub layout: wgpu::BindGroupLayout,
     pub engine: Option<wgpu::BindGroupLayout>,
+    /// A probe that defers storage targets: its entry point `ld_resolve`,
+    /// which stores the deferred writes that won (`abi::probe::STORAGE_LOG`).
+    pub resolve: Option<wgpu::ComputePipeline>,
 }
 
 /// Which of a kernel's shaders. The engine's variants carry what of the
@@ -46,11 +49,14 @@ pub enum Variant {
     /// The probe (`ld_shaders::abi::probe`); `defer`: deterministic
     /// mode's, with words of workgroup arrays to defer (`LD_DEFER`);
     /// `find`: noting the words of workgroup arrays it saw shared
-    /// (`LD_FIND`).
+    /// (`LD_FIND`); `storage`: the storage targets whose writes
+    /// deterministic mode's probe defers, a bit each (`LD_DEFER_STORAGE`),
+    /// which its `ld_resolve` entry point then stores.
     Probe {
         in_place: u32,
         defer: bool,
         find: bool,
+        storage: u32,
     },
 }
 
@@ -59,8 +65,8 @@ impl Variant {
     fn constants(self) -> Vec<(&'static str, f64)> {
         match self {
             Variant::Native => vec![],
-            Variant::Probe { in_place, defer, find } => {
-                vec![("LD_IN_PLACE", in_place as f64), ("LD_DEFER", defer as u32 as f64), ("LD_FIND", find as u32 as f64)]
+            Variant::Probe { in_place, defer, find, storage } => {
+                vec![("LD_IN_PLACE", in_place as f64), ("LD_DEFER", defer as u32 as f64), ("LD_FIND", find as u32 as f64), ("LD_DEFER_STORAGE", storage as f64)]
             }
             Variant::Instrumented { direct, in_place, wide } => {
                 vec![("LD_DIRECT", direct as f64), ("LD_IN_PLACE", in_place as f64), ("LD_WIDE", wide as u32 as f64)]
@@ -131,18 +137,23 @@ pub fn get(ctx: &GpuContext, info: &'static KernelInfo, variant: Variant) -> Res
         .then(|| ctx.device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor { label: Some("ld engine"), entries: &engine_entries() }));
     let layouts: Vec<Option<&wgpu::BindGroupLayout>> = std::iter::once(Some(&layout)).chain(engine.as_ref().map(Some)).collect();
     let pl = ctx.device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor { label: Some(info.name), bind_group_layouts: &layouts, immediate_size: 0 });
-    let pipeline = ctx.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-        label: Some(info.name),
-        layout: Some(&pl),
-        module: &module,
-        entry_point: Some("main"),
-        compilation_options: wgpu::PipelineCompilationOptions { constants: &variant.constants(), ..Default::default() },
-        cache: None,
-    });
+    let constants = variant.constants();
+    let entry = |name: &str| {
+        ctx.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: Some(info.name),
+            layout: Some(&pl),
+            module: &module,
+            entry_point: Some(name),
+            compilation_options: wgpu::PipelineCompilationOptions { constants: &constants, ..Default::default() },
+            cache: None,
+        })
+    };
+    let pipeline = entry("main");
+    let resolve = matches!(variant, Variant::Probe { storage, .. } if storage != 0).then(|| entry("ld_resolve"));
     if let Some(e) = pollster::block_on(scope.pop()) {
         return Err(Error::wgpu(format!("the pipeline of kernel `{}`", info.name), e));
     }
-    let p = Arc::new(Pipeline { pipeline, layout, engine });
+    let p = Arc::new(Pipeline { pipeline, layout, engine, resolve });
     ctx.pipelines.lock().unwrap().insert(key, p.clone());
     Ok(p)
 }

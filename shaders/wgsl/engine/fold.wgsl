@@ -82,7 +82,10 @@ fn ld_fold_region(close: u32) {
         let t = item >> 24u;
         let storage = ld_target_storage(t);
         let fold = ld_orders(close, storage);
-        if fold || ld_det_tags() {
+        // (A storage word's lane tags last its epoch: lanes of a warp share
+        // the copy across workgroup barriers, so two of them touching it in
+        // the epoch, one writing, is a conflict; `ld_det_access`.)
+        if fold || (ld_det_tags() && !storage) {
             ld_fold_word(t, item & 0xffffffu, j % LD_PAGE, storage, fold, close != LD_NONE);
         }
     }
