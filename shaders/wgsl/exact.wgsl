@@ -85,14 +85,24 @@ fn ld_round_bits(base: u32, q: u32, shift: u32, sticky: bool) -> u32 {
     return base + m + u32(up);
 }
 
-// One bit of a long division: (remainder, quotient).
-fn ld_div_bit(s: vec2<u32>, d: u32) -> vec2<u32> {
-    let ge = s.x >= d;
-    return vec2<u32>(select(s.x, s.x - d, ge) << 1u, (s.y << 1u) | u32(ge));
-}
-
-fn ld_div_bits4(s: vec2<u32>, d: u32) -> vec2<u32> {
-    return ld_div_bit(ld_div_bit(ld_div_bit(ld_div_bit(s, d), d), d), d);
+// floor(n / d) and its remainder, where the hardware's quotient `est` is
+// off by a few: the exact remainder of the estimate fits 32 bits, so
+// wrapping arithmetic gives it, and one more hardware division (whose
+// error is below one) and a step each way fix it. `n` is known modulo
+// 2^32 only (`n32`). (A digit-by-digit division took 26 steps: most of a
+// kernel that divides, such as nbody's, on lavapipe.)
+fn ld_div_fix(n32: u32, d: u32, est: u32) -> vec2<u32> {
+    let r0 = i32(n32 - est * d);
+    let dd = i32(floor(f32(r0) / f32(d)));
+    var q = est + u32(dd);
+    var r = r0 - dd * i32(d);
+    let lo = r < 0;
+    q = select(q, q - 1u, lo);
+    r = select(r, r + i32(d), lo);
+    let hi = r >= i32(d);
+    q = select(q, q + 1u, hi);
+    r = select(r, r - i32(d), hi);
+    return vec2<u32>(u32(r), q);
 }
 
 fn ld_fdiv(x: f32, y: f32) -> f32 {
@@ -120,11 +130,11 @@ fn ld_fdiv(x: f32, y: f32) -> f32 {
         ma <<= 1u;
         e -= 1;
     }
-    // q = floor(ma / mb * 2^25): 26 bits, the significand's 24 and two to round by.
-    var s = vec2<u32>(ma, 0u);
-    s = ld_div_bits4(ld_div_bits4(ld_div_bits4(s, mb), mb), mb);
-    s = ld_div_bits4(ld_div_bits4(ld_div_bits4(s, mb), mb), mb);
-    s = ld_div_bit(ld_div_bit(s, mb), mb);
+    // q = floor(ma / mb * 2^25): 26 bits, the significand's 24 and two to
+    // round by (ma < 2^25 is even where it passes 2^24, so both convert
+    // exactly; the quotient in [1, 2) is within a few units of 2^-23).
+    let est = u32(f32(ma) / f32(mb) * 33554432.0);
+    let s = ld_div_fix(ma << 25u, mb, est);
     let sticky = s.x != 0u;
     if e >= 255 {
         return bitcast<f32>(sign | 0x7f800000u);
@@ -137,17 +147,21 @@ fn ld_fdiv(x: f32, y: f32) -> f32 {
     return bitcast<f32>(ld_round_bits(sign, s.y, u32(min(3 - e, 31)), sticky));
 }
 
-// One bit of a square root, digit by digit: (remainder, root, the
-// radicand's bits not yet used, at the top of 26).
-fn ld_sqrt_bit(s: vec3<u32>) -> vec3<u32> {
-    let r = (s.x << 2u) | ((s.z >> 24u) & 3u);
-    let t = (s.y << 2u) | 1u;
-    let ge = r >= t;
-    return vec3<u32>(select(r, r - t, ge), (s.y << 1u) | u32(ge), (s.z << 2u) & 0x3ffffffu);
-}
-
-fn ld_sqrt_bits4(s: vec3<u32>) -> vec3<u32> {
-    return ld_sqrt_bit(ld_sqrt_bit(ld_sqrt_bit(ld_sqrt_bit(s))));
+// floor(sqrt(n)) and its remainder, from the hardware's root `est`, off
+// by a few: a Newton step on the exact remainder (which fits 32 bits, so
+// wrapping arithmetic gives it) and a step each way. `n` is known modulo
+// 2^32 only (`n32`).
+fn ld_sqrt_fix(n32: u32, est: u32) -> vec2<u32> {
+    let r0 = i32(n32 - est * est);
+    var q = u32(i32(est) + i32(round(f32(r0) / f32(2u * est))));
+    var r = i32(n32 - q * q);
+    let lo = r < 0;
+    r = select(r, r + i32(2u * q) - 1, lo);
+    q = select(q, q - 1u, lo);
+    let hi = r > i32(2u * q);
+    r = select(r, r - i32(2u * q) - 1, hi);
+    q = select(q, q + 1u, hi);
+    return vec2<u32>(u32(r), q);
 }
 
 fn ld_fsqrt(x: f32) -> f32 {
@@ -167,10 +181,10 @@ fn ld_fsqrt(x: f32) -> f32 {
         m <<= 1u;
         e -= 1;
     }
-    // The root of m * 2^25: 25 bits, the significand's 24 and one to round by.
-    var s = vec3<u32>(0u, 0u, m << 1u);
-    s = ld_sqrt_bits4(ld_sqrt_bits4(ld_sqrt_bits4(s)));
-    s = ld_sqrt_bits4(ld_sqrt_bits4(ld_sqrt_bits4(s)));
-    s = ld_sqrt_bit(s);
+    // The root of m * 2^25: 25 bits, the significand's 24 and one to round
+    // by; sqrt(m * 2^25) = sqrt(2m) * 2^12, and 2m converts exactly (m is
+    // even where it passes 2^24).
+    let est = u32(sqrt(f32(2u * m)) * 4096.0);
+    let s = ld_sqrt_fix(m << 25u, est);
     return bitcast<f32>(ld_round_bits(u32(e / 2 + 126) << 23u, s.y, 1u, s.x != 0u));
 }

@@ -2,6 +2,8 @@
 
 mod device;
 mod dispatch;
+#[cfg(test)]
+mod exact_fix;
 pub(crate) mod pipeline;
 mod scratch;
 pub(crate) mod transfer;
