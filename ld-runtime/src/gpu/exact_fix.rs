@@ -76,58 +76,55 @@ fn remainders(top: u64, r: u32) -> [u64; 7] {
     [0, 1, 9, top, top - 1, top - 9, r as u64 % (top + 1)]
 }
 
+/// `call` (of a = n mod 2^32, b, c = an estimate) on 200 exact results
+/// with their edge remainders, from every estimate within `OFF` of each:
+/// `exact(i, next)` gives case i's result, its largest remainder, `b`,
+/// and `n` of a remainder.
+fn check_fix(call: &str, seed: u32, exact: impl Fn(u32, &mut dyn FnMut() -> u32) -> (u64, u64, u32, Box<dyn Fn(u64) -> u64>)) {
+    let Some(ctx) = gpu() else { return };
+    let mut next = stream(seed);
+    let (mut cases, mut want) = (Vec::new(), Vec::new());
+    for i in 0..200u32 {
+        let (q, top, b, n) = exact(i, &mut next);
+        for r in remainders(top, next()) {
+            for k in -OFF..=OFF {
+                cases.push([n(r) as u32, b, (q as i64 + k) as u32]);
+                want.push([r as u32, q as u32]);
+            }
+        }
+    }
+    let got = run(&ctx, &cases, call);
+    for ((g, w), c) in got.iter().zip(&want).zip(&cases) {
+        assert_eq!(g, w, "{call} with a = n mod 2^32 = {:#x}, b = {}, c = estimate {}: (remainder, result)", c[0], c[1], c[2]);
+    }
+}
+
 /// `ld_fdiv`'s quotient of significands, floor(n / d) for n < 2^50 and d
 /// in [2^23, 2^24) with a quotient in [2^25, 2^26), and its remainder, from
 /// every estimate within `OFF` of it.
 #[test]
 fn the_division_s_correction_finds_the_exact_quotient_from_estimates_units_off() {
-    let Some(ctx) = gpu() else { return };
-    let mut next = stream(0x2545f491);
-    let (mut cases, mut want) = (Vec::new(), Vec::new());
-    for i in 0..200u32 {
+    check_fix("ld_div_fix(a, b, c)", 0x2545f491, |i, next| {
         let d = match i {
             0 => 1 << 23,
             1 => (1 << 24) - 1,
             _ => (1 << 23) | (next() & 0x7fffff),
         } as u64;
         let q = (1u64 << 25) | (next() as u64 & ((1 << 25) - 1));
-        for r in remainders(d - 1, next()) {
-            let n = q * d + r;
-            for k in -OFF..=OFF {
-                cases.push([n as u32, d as u32, (q as i64 + k) as u32]);
-                want.push([r as u32, q as u32]);
-            }
-        }
-    }
-    let got = run(&ctx, &cases, "ld_div_fix(a, b, c)");
-    for ((g, w), c) in got.iter().zip(&want).zip(&cases) {
-        assert_eq!(g, w, "ld_div_fix(n mod 2^32 = {:#x}, d = {}, estimate {}): (remainder, quotient)", c[0], c[1], c[2]);
-    }
+        (q, d - 1, d as u32, Box::new(move |r| q * d + r))
+    });
 }
 
 /// `ld_fsqrt`'s root of a significand, floor(sqrt(n)) for a root in
 /// [2^24, 2^25), and its remainder, from every estimate within `OFF` of it.
 #[test]
 fn the_square_root_s_correction_finds_the_exact_root_from_estimates_units_off() {
-    let Some(ctx) = gpu() else { return };
-    let mut next = stream(0x9e3779b9);
-    let (mut cases, mut want) = (Vec::new(), Vec::new());
-    for i in 0..200u32 {
+    check_fix("ld_sqrt_fix(a, c)", 0x9e3779b9, |i, next| {
         let root = match i {
             0 => 1 << 24,
             1 => (1 << 25) - 1,
             _ => (1u64 << 24) | (next() as u64 & ((1 << 24) - 1)),
         };
-        for r in remainders(2 * root, next()) {
-            let n = root * root + r;
-            for k in -OFF..=OFF {
-                cases.push([n as u32, 0, (root as i64 + k) as u32]);
-                want.push([r as u32, root as u32]);
-            }
-        }
-    }
-    let got = run(&ctx, &cases, "ld_sqrt_fix(a, c)");
-    for ((g, w), c) in got.iter().zip(&want).zip(&cases) {
-        assert_eq!(g, w, "ld_sqrt_fix(n mod 2^32 = {:#x}, estimate {}): (remainder, root)", c[0], c[2]);
-    }
+        (root, 2 * root, 0, Box::new(move |r| root * root + r))
+    });
 }
