@@ -247,13 +247,15 @@ fn storage_deferral(storage: &[(usize, String)]) -> String {
         "fn ld_sdefer_end() {\n    for (var i = 0u; i < ld_slog_n; i++) {\n        if ld_slog_v[i] != ld_sdefer_base(ld_slog_k[i]) {\n            ld_sdefer_record(ld_slog_k[i], ld_slog_v[i]);\n        }\n    }\n    ld_slog_n = 0u;\n}\n\n",
     );
     // A grid-stride loop: only the device knows how many records there are.
+    // (A device that cut it short makes the run no answer, as the probe's.)
     out.push_str(
         "@compute @workgroup_size(LD_PROBE_RESOLVE_SIZE)\n\
          fn ld_resolve(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {\n    \
          let n = min(atomicLoad(&ld_rec[LD_H_COUNT]), ld_cfg.rec_cap);\n    \
          for (var r = gid.x; r < n; r += nwg.x * LD_PROBE_RESOLVE_SIZE) {\n        \
          let at = ld_cfg.rec_off + r * LD_PROBE_RECORD_WORDS;\n        \
-         if atomicLoad(&ld_meta[ld_val[at]]) == ld_val[at + 1u] {\n            ld_sdefer_store(ld_val[at], ld_val[at + 2u]);\n        }\n    }\n}\n\n",
+         if atomicLoad(&ld_meta[ld_val[at]]) == ld_val[at + 1u] {\n            ld_sdefer_store(ld_val[at], ld_val[at + 2u]);\n        }\n    }\n    \
+         if ld_loops_cut() {\n        atomicOr(&ld_rec[LD_H_STATUS], LD_S_SHARED | LD_S_PROBE_CUT);\n    }\n}\n\n",
     );
     out
 }
