@@ -180,13 +180,13 @@ fn deferral(arrays: &[(usize, u32)], tag_words: u32) -> String {
     // Every invocation's tags were cleared and it is past its accesses:
     // the highest invocation that changed a word claims it, then stores it.
     out.push_str(
-        "fn ld_defer_fold() {\n    for (var i = 0u; i < ld_log_n; i++) {\n        if ld_log_v[i] != ld_defer_base(ld_log_k[i]) {\n            atomicMax(&ld_pt[ld_log_k[i]], ld_lidx + 1u);\n        }\n    }\n    workgroupBarrier();\n\
-         for (var i = 0u; i < ld_log_n; i++) {\n        if atomicLoad(&ld_pt[ld_log_k[i]]) == ld_lidx + 1u {\n            ld_defer_store(ld_log_k[i], ld_log_v[i]);\n        }\n    }\n",
+        "fn ld_defer_fold() {\n    for (var i = 0u; i < ld_log_n; i++) {\n        let f = ld_log_k[i] - 1u;\n        if ld_log_v[i] != ld_defer_base(f) {\n            atomicMax(&ld_pt[f], ld_lidx + 1u);\n        }\n    }\n    workgroupBarrier();\n\
+         for (var i = 0u; i < ld_log_n; i++) {\n        let f = ld_log_k[i] - 1u;\n        if atomicLoad(&ld_pt[f]) == ld_lidx + 1u {\n            ld_defer_store(f, ld_log_v[i]);\n        }\n    }\n",
     );
     // (The claims are cleared for the next fold, and so that the tags'
     // test, where it clears them, finds no code there.)
     out.push_str(
-        "    workgroupBarrier();\n    for (var i = 0u; i < ld_log_n; i++) {\n        atomicStore(&ld_pt[ld_log_k[i]], 0u);\n    }\n    ld_log_n = 0u;\n}\n\n",
+        "    workgroupBarrier();\n    for (var i = 0u; i < ld_log_n; i++) {\n        atomicStore(&ld_pt[ld_log_k[i] - 1u], 0u);\n        ld_log_k[i] = 0u;\n    }\n    ld_log_n = 0u;\n}\n\n",
     );
     out
 }
@@ -194,21 +194,25 @@ fn deferral(arrays: &[(usize, u32)], tag_words: u32) -> String {
 /// A log's search (`ld_log`, `ld_slog`: `{log}_read`, `{log}_write` over
 /// `{log}_k`, `{log}_v`, `{log}_n`, `n` entries), unrolled into selects
 /// (loops there took lavapipe longer, and it counts every loop iteration
-/// against one budget per invocation). A write past the last entry cuts
-/// the run short.
+/// against one budget per invocation). An entry's key is its word plus one,
+/// so that an unused entry (0, as private memory starts and as the fold
+/// leaves it) matches no word without a test of the entry's index. A write
+/// past the last entry cuts the run short.
 fn log_access(log: &str, n: u32) -> String {
-    let mut out = format!("// The invocation's own last write of f, else `base`.\nfn {log}_read(f: u32, base: u32) -> u32 {{\n    var v = base;\n");
+    let mut out = format!(
+        "// The invocation's own last write of f, else `base`.\nfn {log}_read(f: u32, base: u32) -> u32 {{\n    let key = f + 1u;\n    var v = base;\n"
+    );
     for i in 0..n {
-        let _ = writeln!(out, "    v = select(v, {log}_v[{i}], ({i}u < {log}_n) & ({log}_k[{i}] == f));");
+        let _ = writeln!(out, "    v = select(v, {log}_v[{i}], {log}_k[{i}] == key);");
     }
     out.push_str("    return v;\n}\n\n");
-    let _ = writeln!(out, "fn {log}_write(f: u32, v: u32) {{\n    var at = {log}_n;");
+    let _ = writeln!(out, "fn {log}_write(f: u32, v: u32) {{\n    let key = f + 1u;\n    var at = {log}_n;");
     for i in 0..n {
-        let _ = writeln!(out, "    at = select(at, {i}u, ({i}u < {log}_n) & ({log}_k[{i}] == f));");
+        let _ = writeln!(out, "    at = select(at, {i}u, {log}_k[{i}] == key);");
     }
     let _ = writeln!(
         out,
-        "    if at < {n}u {{\n        {log}_k[at] = f;\n        {log}_v[at] = v;\n        {log}_n = max({log}_n, at + 1u);\n    }} else {{\n        ld_probe_cut = true;\n    }}\n}}\n"
+        "    if at < {n}u {{\n        {log}_k[at] = key;\n        {log}_v[at] = v;\n        {log}_n = max({log}_n, at + 1u);\n    }} else {{\n        ld_probe_cut = true;\n    }}\n}}\n"
     );
     out
 }
@@ -244,7 +248,7 @@ fn storage_deferral(storage: &[(usize, String)]) -> String {
     out.push_str(&base);
     out.push_str(&store);
     out.push_str(
-        "fn ld_sdefer_end() {\n    for (var i = 0u; i < ld_slog_n; i++) {\n        if ld_slog_v[i] != ld_sdefer_base(ld_slog_k[i]) {\n            ld_sdefer_record(ld_slog_k[i], ld_slog_v[i]);\n        }\n    }\n    ld_slog_n = 0u;\n}\n\n",
+        "fn ld_sdefer_end() {\n    for (var i = 0u; i < ld_slog_n; i++) {\n        let m = ld_slog_k[i] - 1u;\n        if ld_slog_v[i] != ld_sdefer_base(m) {\n            ld_sdefer_record(m, ld_slog_v[i]);\n        }\n    }\n    ld_slog_n = 0u;\n}\n\n",
     );
     // A grid-stride loop: only the device knows how many records there are.
     // (A device that cut it short makes the run no answer, as the probe's.)
