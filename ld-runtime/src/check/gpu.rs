@@ -326,7 +326,7 @@ impl<'a> GpuBackend<'a> {
         let each = probe::RECORD_WORDS as u64 * 4;
         let logs = l.workgroups() as u64 * self.info.invocations_per_workgroup() as u64 * probe::STORAGE_LOG as u64;
         let room = l.plan.budget.saturating_sub(self.probe_held(l)) / each;
-        let binding = (limits(self.ctx).binding - l.rec_off() as u64 * 4) / each;
+        let binding = limits(self.ctx).binding.saturating_sub(l.rec_off() as u64 * 4) / each;
         logs.min(room).min(binding).min(u32::MAX as u64) as u32
     }
 
