@@ -681,6 +681,22 @@ fn defer_tree(input: &[u32], out: &mut [u32], spill: u32) {
     out[g] = t[lid] + pair[(lid + 5) % 32];
 }
 
+/// A deterministic launch (`run(runtime, probe)`: its output and
+/// statistics) on the CPU, on the GPU without the probe (the folded
+/// kernel), and twice on the GPU with it: all four the CPU's bits. The two
+/// probing launches' statistics.
+fn probed_twice<T: PartialEq + std::fmt::Debug>(what: &str, run: impl Fn(&Runtime, bool) -> (T, ld::Stats)) -> Option<(ld::Stats, ld::Stats)> {
+    let gpu = common::gpu()?;
+    let (want, _) = run(&common::cpu(), true);
+    let (engine, st) = run(&gpu, false);
+    assert_eq!(engine, want, "{what}: the folded kernel");
+    assert!(!st.probed, "{st:?}");
+    let (first, a) = run(&gpu, true);
+    let (second, b) = run(&gpu, true);
+    assert_eq!((&first, &second), (&want, &want), "{what}");
+    Some((a, b))
+}
+
 fn defer_tree_run(rt: &Runtime, input: &[u32], spill: u32, probe: bool) -> (Vec<u32>, ld::Stats) {
     let i = rt.upload(input).unwrap();
     let mut o = rt.zeros::<u32>(input.len()).unwrap();
@@ -698,17 +714,9 @@ fn defer_tree_run(rt: &Runtime, input: &[u32], spill: u32, probe: bool) -> (Vec<
 /// engine runs, with the same result.
 #[test]
 fn the_deterministic_probe_defers_shared_words_of_workgroup_arrays() {
-    let Some(gpu) = common::gpu() else { return };
-    let cpu = common::cpu();
     let input: Vec<u32> = (0..256u32).map(|i| i.wrapping_mul(2654435761) >> 7).collect();
     for spill in [0, 1] {
-        let (want, _) = defer_tree_run(&cpu, &input, spill, true);
-        let (engine, st) = defer_tree_run(&gpu, &input, spill, false);
-        assert_eq!(engine, want, "spill {spill}: the folded kernel");
-        assert!(!st.probed, "{st:?}");
-        let (first, a) = defer_tree_run(&gpu, &input, spill, true);
-        let (second, b) = defer_tree_run(&gpu, &input, spill, true);
-        assert_eq!((&first, &second), (&want, &want), "spill {spill}");
+        let Some((a, b)) = probed_twice(&format!("spill {spill}"), |rt, probe| defer_tree_run(rt, &input, spill, probe)) else { return };
         if spill == 0 {
             assert!(a.probed && a.deferred > 0 && b.probed && b.deferred == a.deferred, "the probe answers: {a:?} {b:?}");
             assert_eq!(b.dispatches, 1, "the second launch starts with the words deferred: {b:?}");
@@ -783,18 +791,10 @@ fn defer_storage_run(rt: &Runtime, input: &[u32], spill: u32, ordered: bool, pro
 /// engine runs, with the same result.
 #[test]
 fn the_deterministic_probe_defers_shared_storage_targets() {
-    let Some(gpu) = common::gpu() else { return };
-    let cpu = common::cpu();
     let input: Vec<u32> = (0..256u32).map(|i| i.wrapping_mul(2654435761) >> 7).collect();
     for (spill, ordered) in [(0, false), (1, false), (0, true)] {
         let what = format!("spill {spill}, ordered {ordered}");
-        let (want, _) = defer_storage_run(&cpu, &input, spill, ordered, true);
-        let (engine, st) = defer_storage_run(&gpu, &input, spill, ordered, false);
-        assert_eq!(engine, want, "{what}: the folded kernel");
-        assert!(!st.probed, "{st:?}");
-        let (first, a) = defer_storage_run(&gpu, &input, spill, ordered, true);
-        let (second, b) = defer_storage_run(&gpu, &input, spill, ordered, true);
-        assert_eq!((&first, &second), (&want, &want), "{what}");
+        let Some((a, b)) = probed_twice(&what, |rt, probe| defer_storage_run(rt, &input, spill, ordered, probe)) else { return };
         if spill == 0 && !ordered {
             assert!(a.probed && a.deferred > 0 && b.probed && b.deferred == a.deferred, "the probe answers: {a:?} {b:?}");
             assert_eq!(b.dispatches, 2, "the second launch starts with the targets deferred: {b:?}");

@@ -304,8 +304,10 @@ pub mod status {
     /// defer, [`super::probe::STORAGE_LOG`]).
     pub const SHARED_STORAGE: u32 = 256;
     /// The probe could not run as the folded kernel would: an invocation
-    /// deferred more writes in one region than its log holds
-    /// ([`super::probe::LOG`]), or the device cut its loops short.
+    /// deferred more writes than a log holds ([`super::probe::LOG`],
+    /// [`super::probe::STORAGE_LOG`]) or the records have room for, reached
+    /// a storage barrier with writes deferred, or the device cut its loops
+    /// short.
     pub const PROBE_CUT: u32 = 512;
     /// The probe: words of workgroup arrays were shared (which a
     /// deterministic probe finds, then defers).

@@ -134,10 +134,9 @@ impl Writer<'_> {
         let mut f = self.func(&k.body.locals, vec![]);
         self.declare_locals(&mut f, &[]);
         self.block(&mut f, &k.body.block);
-        let n: u32 = self.m.kernel.workgroup_size.iter().product();
         format!(
             "fn ld_body() {{\n{body}}}\n\n\
-             @compute @workgroup_size({n})\n\
+             @compute @workgroup_size(LD_WG_SIZE)\n\
              fn main(@builtin(local_invocation_index) li: u32, @builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {{\n    \
              let s = wid.x + wid.y * nwg.x;\n    if s >= ld_cfg.wg_count {{\n        return;\n    }}\n    \
              let wg = ld_cfg.wg_offset + s;\n    ld_set_ids(wg, li);\n    \
@@ -165,17 +164,12 @@ fn deferral(arrays: &[(usize, u32)], tag_words: u32) -> String {
          fn ld_defer_pending() -> bool {{\n    return ld_log_n > 0u;\n}}\n\n"
     );
     // Tag word f's array and word.
-    let mut base = String::from("fn ld_defer_base(f: u32) -> u32 {\n");
-    let mut store = String::from("fn ld_defer_store(f: u32, v: u32) {\n");
-    for (i, &(t, at)) in arrays.iter().enumerate() {
-        let end = arrays.get(i + 1).map_or(tag_words, |a| a.1);
-        let _ = writeln!(base, "    if f < {end}u {{\n        return ld_w{t}[f - {at}u];\n    }}");
-        let _ = writeln!(store, "    if f < {end}u {{\n        ld_w{t}[f - {at}u] = v;\n        return;\n    }}");
-    }
-    base.push_str("    return 0u;\n}\n\n");
-    store.push_str("}\n\n");
-    out.push_str(&base);
-    out.push_str(&store);
+    let words: Vec<(String, String)> = arrays
+        .iter()
+        .enumerate()
+        .map(|(i, &(t, at))| (format!("f < {}u", arrays.get(i + 1).map_or(tag_words, |a| a.1)), format!("ld_w{t}[f - {at}u]")))
+        .collect();
+    out.push_str(&by_key("ld_defer", "f", "v", &words));
     out.push_str(&log_access("ld_log", n));
     // Every invocation's tags were cleared and it is past its accesses:
     // the highest invocation that changed a word claims it, then stores it.
@@ -189,6 +183,22 @@ fn deferral(arrays: &[(usize, u32)], tag_words: u32) -> String {
         "    workgroupBarrier();\n    for (var i = 0u; i < ld_log_n; i++) {\n        atomicStore(&ld_pt[ld_log_k[i] - 1u], 0u);\n        ld_log_k[i] = 0u;\n    }\n    ld_log_n = 0u;\n}\n\n",
     );
     out
+}
+
+/// A deferral's memory by key (`ld_defer`, `ld_sdefer`): `{prefix}_base`
+/// reads, and `{prefix}_store` writes, the word `words` names for a key
+/// (`key`, the value `value`): the first (test of the key, the word's
+/// place) whose test holds.
+fn by_key(prefix: &str, key: &str, value: &str, words: &[(String, String)]) -> String {
+    let mut base = format!("fn {prefix}_base({key}: u32) -> u32 {{\n");
+    let mut store = format!("fn {prefix}_store({key}: u32, {value}: u32) {{\n");
+    for (test, place) in words {
+        let _ = writeln!(base, "    if {test} {{\n        return {place};\n    }}");
+        let _ = writeln!(store, "    if {test} {{\n        {place} = {value};\n        return;\n    }}");
+    }
+    base.push_str("    return 0u;\n}\n\n");
+    store.push_str("}\n\n");
+    base + &store
 }
 
 /// A log's search (`ld_log`, `ld_slog`: `{log}_read`, `{log}_write` over
@@ -235,18 +245,14 @@ fn storage_deferral(storage: &[(usize, String)]) -> String {
     out.push_str(&log_access("ld_slog", n));
     // Key m's target and word: a deferred target's tags hold it.
     // (Their names carry ld's prefix: a buffer may be named `m` or `v`.)
-    let mut base = String::from("fn ld_sdefer_base(ld_m: u32) -> u32 {\n");
-    let mut store = String::from("fn ld_sdefer_store(ld_m: u32, ld_x: u32) {\n");
-    for (t, name) in storage {
-        let within = format!("ld_defers({t}u) && ld_m >= ld_cfg.t[{t}].tags_off && ld_m < ld_skey({t}u, ld_cfg.t[{t}].words)");
-        let k = format!("(ld_m - ld_cfg.t[{t}].tags_off) / 2u");
-        let _ = writeln!(base, "    if {within} {{\n        return {name}[{k}];\n    }}");
-        let _ = writeln!(store, "    if {within} {{\n        {name}[{k}] = ld_x;\n        return;\n    }}");
-    }
-    base.push_str("    return 0u;\n}\n\n");
-    store.push_str("}\n\n");
-    out.push_str(&base);
-    out.push_str(&store);
+    let words: Vec<(String, String)> = storage
+        .iter()
+        .map(|(t, name)| {
+            let within = format!("ld_defers({t}u) && ld_m >= ld_cfg.t[{t}].tags_off && ld_m < ld_skey({t}u, ld_cfg.t[{t}].words)");
+            (within, format!("{name}[(ld_m - ld_cfg.t[{t}].tags_off) / 2u]"))
+        })
+        .collect();
+    out.push_str(&by_key("ld_sdefer", "ld_m", "ld_x", &words));
     out.push_str(
         "fn ld_sdefer_end() {\n    for (var i = 0u; i < ld_slog_n; i++) {\n        let m = ld_slog_k[i] - 1u;\n        if ld_slog_v[i] != ld_sdefer_base(m) {\n            ld_sdefer_record(m, ld_slog_v[i]);\n        }\n    }\n    ld_slog_n = 0u;\n}\n\n",
     );

@@ -309,23 +309,23 @@ impl<'a> GpuBackend<'a> {
     }
 
     /// Bytes the probe holds at once, within the check's budget as the
-    /// engine's buffers are: the snapshot of what it writes, its tags, the
-    /// table of regions, the header and the unused bindings.
-    fn probe_held(&self, l: &Layout) -> u64 {
+    /// engine's buffers are: the snapshot of what it writes, its tags
+    /// (`meta_words`, `probe_targets`), the table of regions, the header
+    /// and the unused bindings.
+    fn probe_held(&self, l: &Layout, meta_words: u64) -> u64 {
         let bytes = |words: u64| words.max(4) * 4;
         let snapshot: u64 = l.probed().iter().map(|p| bytes(self.buffers[*p].unwrap().size() / 4)).sum();
-        let (_, tags) = self.probe_targets();
-        snapshot + bytes(tags) + bytes(l.rec_off() as u64) + bytes(header::WORDS as u64) + 5 * bytes(0)
+        snapshot + bytes(meta_words) + bytes(l.rec_off() as u64) + bytes(header::WORDS as u64) + 5 * bytes(0)
     }
 
     /// The records of deferred storage writes a probe has room for
     /// (`abi::probe::STORAGE_LOG`): every invocation's log, as far as the
     /// budget and a binding allow (a run that needs more is cut short,
     /// and the engine runs).
-    fn probe_record_cap(&self, l: &Layout) -> u32 {
+    fn probe_record_cap(&self, l: &Layout, meta_words: u64) -> u32 {
         let each = probe::RECORD_WORDS as u64 * 4;
         let logs = l.workgroups() as u64 * self.info.invocations_per_workgroup() as u64 * probe::STORAGE_LOG as u64;
-        let room = l.plan.budget.saturating_sub(self.probe_held(l)) / each;
+        let room = l.plan.budget.saturating_sub(self.probe_held(l, meta_words)) / each;
         let binding = limits(self.ctx).binding.saturating_sub(l.rec_off() as u64 * 4) / each;
         logs.min(room).min(binding).min(u32::MAX as u64) as u32
     }
@@ -545,7 +545,7 @@ impl Backend for GpuBackend<'_> {
             && (l.workgroups() as u64) < probe::WORKGROUPS_MAX
             && shared + 4 <= self.ctx.limits.max_compute_workgroup_storage_size as u64
             && tags * 4 <= limits(self.ctx).binding
-            && self.probe_held(l) <= l.plan.budget;
+            && self.probe_held(l, tags) <= l.plan.budget;
         fits.then_some(run)
     }
 
@@ -555,7 +555,7 @@ impl Backend for GpuBackend<'_> {
         let variant = Variant::Probe { in_place: l.in_place, defer, find: run.find, storage: run.storage };
         let pl = pipeline::get(self.ctx, self.info, variant)?;
         let (targets, meta_words) = self.probe_targets();
-        let rec_cap = if run.storage != 0 { self.probe_record_cap(l) } else { 0 };
+        let rec_cap = if run.storage != 0 { self.probe_record_cap(l, meta_words) } else { 0 };
         self.probe_buffers(l, meta_words, deferred, rec_cap);
         let n = l.workgroups();
         // (The probe reads the mode, the grid, the batch, the barriers and

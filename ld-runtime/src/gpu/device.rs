@@ -32,14 +32,13 @@ pub struct GpuContext {
     /// they are unique per device, not per check.
     pub(crate) stamp: std::sync::atomic::AtomicU32,
     /// The kernels (by their `KernelInfo`'s address) whose probe found a
-    /// word two invocations shared: their later checks, and where the
-    /// words were storage words (`None`), their later deterministic runs,
-    /// go straight to the engine instead of paying for a probe that most
-    /// likely finds the same. Where deterministic mode's probe can defer
-    /// what was shared (`Some`: words of workgroup arrays and storage
-    /// targets, `check::engine::ProbeRun`), its later runs start with them
-    /// deferred; where it cannot (`None`: a log overflowed, a fault),
-    /// they go to the engine too.
+    /// word two invocations shared: their later checks go straight to the
+    /// engine instead of paying for a probe that most likely finds the
+    /// same. Where deterministic mode's probe can defer what was shared
+    /// (`Some`: words of workgroup arrays and storage targets,
+    /// `check::engine::ProbeRun`), its later runs start with them
+    /// deferred; where it cannot (`None`: a log or the records full, a
+    /// fault, loops cut short), they go to the engine too.
     pub(crate) probe_shared: Mutex<std::collections::HashMap<usize, Option<crate::check::engine::ProbeRun>>>,
 }
 
