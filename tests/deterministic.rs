@@ -653,14 +653,16 @@ fn the_probe_answers_race_free_launches_and_steps_aside_for_shared_words() {
 /// Racy in workgroup memory alone (its storage words each have one
 /// writer): in one region each invocation adds its neighbour's word (a lane
 /// of its own warp) and the word a warp away, and two invocations write
-/// each word of `pair`. With `spill`, each invocation also writes twenty
+/// each word of `pair`. With `spill` 1, each invocation also writes twenty
 /// words that its neighbour reads in the same region: more than a log of
-/// deferred writes holds.
+/// deferred writes holds. With `spill` 2, twenty words that it alone
+/// reads, and every invocation one word of the same array: deferring that
+/// array whole overflows the log, deferring its one shared word does not.
 #[ld::kernel(workgroup_size = 64)]
 fn defer_tree(input: &[u32], out: &mut [u32], spill: u32) {
     let t = shared::<[u32; 64]>();
     let pair = shared::<[u32; 32]>();
-    let many = shared::<[u32; 1280]>();
+    let many = shared::<[u32; 1281]>();
     let lid = local_index();
     let g = global_id().x;
     t[lid] = input[g];
@@ -672,13 +674,16 @@ fn defer_tree(input: &[u32], out: &mut [u32], spill: u32) {
         for k in 0..20u32 {
             many[lid * 20 + k] = lid + k;
         }
-        let next = (lid + 1) % 64;
+        let next = if spill == 1 { (lid + 1) % 64 } else { lid };
         for k in 0..20u32 {
             t[lid] += many[next * 20 + k];
         }
     }
+    if spill == 2 {
+        many[1280] = input[g];
+    }
     barrier();
-    out[g] = t[lid] + pair[(lid + 5) % 32];
+    out[g] = t[lid] + pair[(lid + 5) % 32] + many[1280];
 }
 
 /// A deterministic launch (`run(runtime, probe)`: its output and
@@ -705,23 +710,37 @@ fn defer_tree_run(rt: &Runtime, input: &[u32], spill: u32, probe: bool) -> (Vec<
     (o.to_vec().unwrap(), run.stats.unwrap())
 }
 
-/// Deterministic mode's probe defers the words of workgroup arrays that
+/// Deterministic mode's probe defers the workgroup arrays whose words
 /// invocations share (their writes held to the next barrier, the highest
 /// invocation that changed a word winning there): the folded kernel's
 /// result, bit for bit, without the engine, on a GPU; the kernel's later
-/// launches start with those words deferred (one dispatch). Where an
-/// invocation defers more writes in a region than its log holds, the
-/// engine runs, with the same result.
+/// launches start with those arrays deferred (one dispatch). Where an
+/// invocation defers more writes of them in a region than its log holds,
+/// the probe finds the shared words and defers those alone; where even
+/// those overflow the log, the engine runs, with the same result.
 #[test]
 fn the_deterministic_probe_defers_shared_words_of_workgroup_arrays() {
     let input: Vec<u32> = (0..256u32).map(|i| i.wrapping_mul(2654435761) >> 7).collect();
-    for spill in [0, 1] {
+    // The words of `t` and `pair`, which every run shares; `many` too.
+    let (words, all) = (64 + 32, 64 + 32 + 1281);
+    // (The kernel's memory holds for the process: the launch that leaves it
+    // to the engine comes last.)
+    for spill in [0, 2, 1] {
         let Some((a, b)) = probed_twice(&format!("spill {spill}"), |rt, probe| defer_tree_run(rt, &input, spill, probe)) else { return };
-        if spill == 0 {
-            assert!(a.probed && a.deferred > 0 && b.probed && b.deferred == a.deferred, "the probe answers: {a:?} {b:?}");
-            assert_eq!(b.dispatches, 1, "the second launch starts with the words deferred: {b:?}");
-        } else {
-            assert!(!a.probed && !b.probed, "a log too small leaves it to the engine: {a:?} {b:?}");
+        match spill {
+            0 => {
+                assert!(a.probed && b.probed && a.deferred == words && b.deferred == words, "the probe answers, the arrays deferred whole: {a:?} {b:?}");
+                assert_eq!((a.dispatches, b.dispatches), (2, 1), "the second launch starts with the arrays deferred: {a:?} {b:?}");
+            }
+            1 => assert!(!a.probed && !b.probed, "a log too small leaves it to the engine: {a:?} {b:?}"),
+            _ => {
+                // (Whole arrays, their words found, then deferred.)
+                assert!(
+                    a.probed && b.probed && a.deferred > 0 && a.deferred < all && b.deferred == a.deferred,
+                    "the probe answers, words deferred: {a:?} {b:?}"
+                );
+                assert_eq!((a.dispatches, b.dispatches), (4, 1), "the second launch starts with the words deferred: {a:?} {b:?}");
+            }
         }
     }
 }

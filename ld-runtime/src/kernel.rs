@@ -132,6 +132,12 @@ impl KernelInfo {
         self.workgroup_size.iter().product()
     }
 
+    /// The targets that are storage buffers, a bit each (the others are
+    /// workgroup arrays).
+    pub fn storage_targets(&self) -> u32 {
+        self.targets.iter().enumerate().filter(|(_, t)| matches!(t, TargetPlace::Param(_))).fold(0, |m, (t, _)| m | 1 << t)
+    }
+
     pub fn uniform_count(&self) -> usize {
         self.params.iter().filter(|p| matches!(p.kind, ParamKind::Uniform { .. })).count()
     }

@@ -276,9 +276,10 @@ pub mod header {
     /// slots they take, wrapping (a summary of one race adds -1): `COUNT`
     /// counts slots, `COUNT + EXTRA` the race records, exactly, kept or not.
     pub const EXTRA: u32 = 6;
-    /// The probe: bit `t`, storage target `t` had a word two invocations
-    /// shared, one writing (deterministic mode defers such a target's
-    /// writes in the next run, [`super::probe::STORAGE_LOG`]).
+    /// The probe: bit `t`, target `t` had a word two invocations shared,
+    /// one writing (deterministic mode defers such a storage target's
+    /// writes in the next run, [`super::probe::STORAGE_LOG`], and such a
+    /// workgroup array's whole, [`super::probe::LOG`]).
     pub const SHARED_TARGETS: u32 = 7;
     pub const WORDS: u32 = 16;
 }

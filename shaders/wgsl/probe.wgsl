@@ -7,9 +7,11 @@
 // `LD_S_SHARED` where it ends, and the host runs the engine instead (the
 // instrumented or the folded kernel).
 //
-// Deterministic mode's probe may also **defer** words of workgroup arrays
-// (`LD_DEFER`, the bits of the meta buffer's deferred bitmap,
-// `abi::probe::meta`): the words an earlier run saw shared. An invocation's
+// Deterministic mode's probe may also **defer** workgroup arrays whole
+// (`LD_DEFER_ARRAYS`, a bit per target: those an earlier run saw a word of
+// shared), or, where that overflowed the log, words of them (`LD_DEFER`,
+// the bits of the meta buffer's deferred bitmap, `abi::probe::meta`: the
+// words an earlier run saw shared). An invocation's
 // writes to them go to its log, its reads see its own last write there or
 // else the memory, which holds the region's base (no one writes such a
 // word in place); at the next workgroup barrier the highest invocation
@@ -46,8 +48,10 @@ var<private> ld_pw: vec2<u32>;
 // Shared words seen: of workgroup arrays, of storage; a run cut short (a
 // log that overflowed, loops the device ended).
 var<private> ld_probe_seen: bool;
-// The storage targets with a shared word, a bit each.
+// The storage targets, and the workgroup arrays, with a shared word, a
+// bit each.
 var<private> ld_probe_targets: u32;
+var<private> ld_probe_arrays: u32;
 var<private> ld_probe_cut: bool;
 var<workgroup> ld_probe_status: u32;
 // The barrier that opened the running region (LD_NONE: the kernel's start).
@@ -62,6 +66,7 @@ fn ld_probe_enter(wg: u32, li: u32) {
     ld_pw = vec2<u32>(w, w | LD_PROBE_WG_WRITE);
     ld_probe_seen = false;
     ld_probe_targets = 0u;
+    ld_probe_arrays = 0u;
     ld_order = wg * LD_WG_SIZE + li + 1u;
     ld_probe_cut = false;
     ld_probe_open = LD_NONE;
@@ -85,10 +90,12 @@ fn ld_probe_pair(v: u32) -> bool {
     return ((v & LD_DET_WRITE) != 0u) & ld_lanes_many(v, LD_DET_LANE_BITS);
 }
 
-// A workgroup array's tag word's old value, or'ed with this access's code
-// (a select: lavapipe would run a branch here at every access).
-fn ld_probe_local(old: u32, code: u32) {
-    ld_probe_seen = ld_probe_seen | ld_probe_pair(old | code);
+// Workgroup array t's tag word's old value, or'ed with this access's code
+// (selects: lavapipe would run a branch here at every access).
+fn ld_probe_local(t: u32, old: u32, code: u32) {
+    let pair = ld_probe_pair(old | code);
+    ld_probe_seen = ld_probe_seen | pair;
+    ld_probe_arrays = ld_probe_arrays | select(0u, 1u << t, pair);
 }
 
 // Tag word f of the workgroup arrays (`ld_pt`) held a pair where it was
@@ -134,6 +141,20 @@ fn ld_in_place(t: u32) -> bool {
 // the other pipelines compile those paths away.
 override LD_DEFER: bool = false;
 override LD_FIND: bool = false;
+
+// The workgroup arrays deterministic mode's probe defers whole, a bit per
+// target (`Variant::Probe`): no tags, every write to the log, folded at
+// the next workgroup barrier.
+override LD_DEFER_ARRAYS: u32 = 0u;
+
+fn ld_defers_array(t: u32) -> bool {
+    return ((LD_DEFER_ARRAYS >> t) & 1u) != 0u;
+}
+
+// Whether the run holds writes of workgroup arrays in the log.
+fn ld_defers_words() -> bool {
+    return LD_DEFER || LD_DEFER_ARRAYS != 0u;
+}
 
 // The storage targets whose writes deterministic mode's probe defers (a
 // bit each, `Variant::Probe`): no tags, a log (`ld_slog_*`).
@@ -195,13 +216,13 @@ fn ld_probe_region(b: u32) {
         // its other lanes after it, where the deferred write would not be;
         // its storage writes fold there, which the storage log's do not.
         // Such a run is left to the engine.
-        ld_probe_cut = ld_probe_cut | (LD_DEFER && ld_defer_pending()) | ld_sdefer_pending();
+        ld_probe_cut = ld_probe_cut | (ld_defers_words() && ld_defer_pending()) | ld_sdefer_pending();
         storageBarrier();
     } else {
         workgroupBarrier();
         ld_probe_clear_shared();
         workgroupBarrier();
-        if LD_DEFER {
+        if ld_defers_words() {
             ld_defer_fold();
         }
     }
@@ -226,7 +247,7 @@ fn ld_probe_end() {
     if bits != 0u {
         atomicOr(&ld_rec[LD_H_STATUS], bits);
     }
-    if storage {
-        atomicOr(&ld_rec[LD_H_SHARED_TARGETS], ld_probe_targets);
+    if storage || ld_probe_seen {
+        atomicOr(&ld_rec[LD_H_SHARED_TARGETS], ld_probe_targets | ld_probe_arrays);
     }
 }

@@ -80,15 +80,24 @@ impl Writer<'_> {
                     let at = tag_words;
                     tag_words += words;
                     arrays.push((t, at));
+                    // An array deferred whole (`ld_defers_array`, a pipeline
+                    // constant) takes the log's path alone: its tags and the
+                    // bitmap's load compile away.
+                    let log_read = "        return ld_log_read(ld_f, ld_w{t}[ld_k]);\n".replace("{t}", &t.to_string());
+                    let log_write = "        ld_log_write(ld_f, ld_v);\n        return;\n";
+                    let deferred = |then: &str| format!("    if ld_defers_array({t}u) {{\n{then}    }}\n    if ld_deferred(ld_f) {{\n{then}    }}\n");
                     writeln!(
                         out,
-                        "\nfn ld_rd{t}(ld_k: u32) -> u32 {{\n    let ld_f = {at}u + ld_k;\n    if ld_deferred(ld_f) {{\n        return ld_log_read(ld_f, ld_w{t}[ld_k]);\n    }}\n    \
-                         ld_probe_local(atomicOr(&ld_pt[ld_f], ld_pl.x), ld_pl.x);\n    return ld_w{t}[ld_k];\n}}\n\n\
+                        "\nfn ld_rd{t}(ld_k: u32) -> u32 {{\n    let ld_f = {at}u + ld_k;\n{}    \
+                         ld_probe_local({t}u, atomicOr(&ld_pt[ld_f], ld_pl.x), ld_pl.x);\n    return ld_w{t}[ld_k];\n}}\n\n\
                          // A settled read (`analysis::settled`: no write meets it), or the\n\
                          // read of a compound assignment, which its write's tag stands for.\n\
-                         fn ld_rs{t}(ld_k: u32) -> u32 {{\n    let ld_f = {at}u + ld_k;\n    if ld_deferred(ld_f) {{\n        return ld_log_read(ld_f, ld_w{t}[ld_k]);\n    }}\n    return ld_w{t}[ld_k];\n}}\n\n\
-                         fn ld_wr{t}(ld_k: u32, ld_v: u32) {{\n    let ld_f = {at}u + ld_k;\n    if ld_deferred(ld_f) {{\n        ld_log_write(ld_f, ld_v);\n        return;\n    }}\n    \
-                         ld_probe_local(atomicOr(&ld_pt[ld_f], ld_pl.y), ld_pl.y);\n    ld_w{t}[ld_k] = ld_v;\n}}\n",
+                         fn ld_rs{t}(ld_k: u32) -> u32 {{\n    let ld_f = {at}u + ld_k;\n{}    return ld_w{t}[ld_k];\n}}\n\n\
+                         fn ld_wr{t}(ld_k: u32, ld_v: u32) {{\n    let ld_f = {at}u + ld_k;\n{}    \
+                         ld_probe_local({t}u, atomicOr(&ld_pt[ld_f], ld_pl.y), ld_pl.y);\n    ld_w{t}[ld_k] = ld_v;\n}}\n",
+                        deferred(&log_read),
+                        deferred(&log_read),
+                        deferred(log_write),
                     )
                     .unwrap();
                 }

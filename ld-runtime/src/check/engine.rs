@@ -53,7 +53,8 @@ pub struct Stats {
     pub probed: bool,
     /// Words that deterministic mode's probe deferred when it answered the
     /// launch: of workgroup arrays (folded at the barriers as the folded
-    /// kernel would), and every word of the storage targets it deferred
+    /// kernel would: every word of the arrays it deferred whole, or the
+    /// words it found), and every word of the storage targets it deferred
     /// (folded at the launch's end).
     pub deferred: u64,
 }
@@ -75,6 +76,14 @@ pub(crate) struct ProbeRun {
     /// deterministic mode's, for targets an earlier run saw a word of
     /// shared.
     pub storage: u32,
+    /// Workgroup arrays (a bit per target) whose writes it defers whole to
+    /// the next workgroup barrier (no tags, no bitmap: deterministic mode's,
+    /// for arrays an earlier run saw a word of shared), where `deferred`
+    /// would defer only the words found.
+    pub arrays: u32,
+    /// Whether a run with arrays deferred whole was cut short (its log
+    /// overflowed): their words are found and deferred instead.
+    pub words_only: bool,
 }
 
 /// Adds `bits` to the bitmap `into` (the probe's words of workgroup
@@ -92,9 +101,14 @@ pub(crate) enum Probed {
     /// Words shared, and nothing else: whether words of workgroup arrays
     /// were, those it found (the found bitmap,
     /// `ld_shaders::abi::probe::meta`; empty where the probe did not look),
-    /// and the storage targets with a shared word (a bit each), which a
-    /// deterministic probe can run again with deferred.
-    Deferrable { words: bool, found: Vec<u32>, storage: u32 },
+    /// the storage targets and the workgroup arrays with a shared word (a
+    /// bit per target), which a deterministic probe can run again with
+    /// deferred.
+    Deferrable { words: bool, found: Vec<u32>, storage: u32, arrays: u32 },
+    /// A run with workgroup arrays deferred whole was cut short (a log
+    /// too small): a deterministic probe can find and defer their words
+    /// instead.
+    Overflow,
     /// A log too small, a fault: the engine runs.
     Engine,
 }
@@ -365,10 +379,11 @@ fn deterministic_runs(b: &mut dyn Backend, mut l: Layout, words: &[u64], opts: &
 }
 
 /// Probes a deterministic launch at most this often: a run that saw
-/// shared words of workgroup arrays is followed by one that finds them,
-/// and a run that found new ones, or new storage targets with a shared
-/// word, by one that defers them too.
-const PROBE_RUNS: usize = 4;
+/// shared words of workgroup arrays is followed by one that defers their
+/// arrays whole (or where that overflowed the log, one that finds the
+/// words, then one that defers them), and a run that saw new ones, or new
+/// storage targets with a shared word, by one that defers them too.
+const PROBE_RUNS: usize = 5;
 
 /// Takes the snapshot a launch's runs start from, and where the options
 /// and the backend probe the launch (`Backend::probes`), the probe's
@@ -391,28 +406,47 @@ fn probed(b: &mut dyn Backend, l: &Layout, opts: &CheckOptions) -> Result<Option
             if run.find { ", finding" } else { "" },
             match &outcome {
                 Probed::Clean { .. } => "answered".to_string(),
-                Probed::Deferrable { words, found, storage } =>
-                    format!("shared: words of workgroup arrays {words} ({} found), storage targets {storage:#b}", count(found)),
+                Probed::Deferrable { words, found, storage, arrays } =>
+                    format!("shared: words of workgroup arrays {words} ({} found, arrays {arrays:#b}), storage targets {storage:#b}", count(found)),
+                Probed::Overflow => "the arrays deferred whole overflowed the log".to_string(),
                 Probed::Engine => "the engine runs".to_string(),
             }
         );
         match outcome {
             Probed::Clean { raw, storage_words } => return Ok(Some((raw, count(&run.deferred) + storage_words))),
-            Probed::Deferrable { words, found, storage } if l.deterministic && n < PROBE_RUNS => {
+            Probed::Deferrable { words, found, storage, arrays } if l.deterministic && n < PROBE_RUNS => {
+                // The arrays with a shared word are deferred whole, unless
+                // that overflowed the log before: then their words are.
+                let whole = words && !run.words_only;
                 // Nothing new to defer: the engine runs.
-                let stuck = if words { run.find && count(&found) == 0 } else { storage & !run.storage == 0 };
+                let stuck = if whole {
+                    arrays & !run.arrays == 0
+                } else if words {
+                    run.find && count(&found) == 0
+                } else {
+                    storage & !run.storage == 0
+                };
                 if stuck {
                     break;
                 }
                 b.restore()?;
                 b.clear_fault()?;
-                // A run that did not find the words is followed by one that
-                // does (finding costs a test of every tag at every
-                // workgroup barrier, which a run whose words are all
-                // deferred already need not pay).
-                or_bits(&mut run.deferred, &found);
-                run.find |= words;
+                if whole {
+                    run.arrays |= arrays;
+                } else {
+                    // A run that did not find the words is followed by one
+                    // that does (finding costs a test of every tag at every
+                    // workgroup barrier, which a run whose words are all
+                    // deferred already need not pay).
+                    or_bits(&mut run.deferred, &found);
+                    run.find |= words;
+                }
                 run.storage |= storage;
+            }
+            Probed::Overflow if l.deterministic && n < PROBE_RUNS => {
+                b.restore()?;
+                b.clear_fault()?;
+                (run.arrays, run.words_only, run.find) = (0, true, true);
             }
             _ => break,
         }

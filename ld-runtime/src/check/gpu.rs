@@ -330,11 +330,12 @@ impl<'a> GpuBackend<'a> {
         logs.min(room).min(binding).min(u32::MAX as u64) as u32
     }
 
-    /// Words of the storage targets in `bits`.
+    /// Words of the targets in `bits` (storage buffers, workgroup arrays).
     fn target_words(&self, bits: u32) -> u64 {
         let words = |(t, place): (usize, &TargetPlace)| match *place {
-            TargetPlace::Param(p) if bits >> t & 1 != 0 => self.buffers[p].unwrap().size() / 4,
-            _ => 0,
+            _ if bits >> t & 1 == 0 => 0,
+            TargetPlace::Param(p) => self.buffers[p].unwrap().size() / 4,
+            TargetPlace::Shared(a) => self.info.shared[a].len as u64 * self.info.shared[a].elem_words as u64,
         };
         self.info.targets.iter().enumerate().map(words).sum()
     }
@@ -552,7 +553,7 @@ impl Backend for GpuBackend<'_> {
     fn probe(&mut self, l: &Layout, run: &ProbeRun) -> Result<Probed> {
         let deferred = &run.deferred[..];
         let defer = deferred.iter().any(|w| *w != 0);
-        let variant = Variant::Probe { in_place: l.in_place, defer, find: run.find, storage: run.storage };
+        let variant = Variant::Probe { in_place: l.in_place, defer, find: run.find, storage: run.storage, arrays: run.arrays };
         let pl = pipeline::get(self.ctx, self.info, variant)?;
         let (targets, meta_words) = self.probe_targets();
         let rec_cap = if run.storage != 0 { self.probe_record_cap(l, meta_words) } else { 0 };
@@ -591,17 +592,25 @@ impl Backend for GpuBackend<'_> {
             // (A run with words deferred took them from the kernel's memory,
             // which holds them already.)
             let regions = seen.iter().map(|w| *w != 0).collect();
-            return Ok(Probed::Clean { raw: Raw { records: vec![], total: 0, regions }, storage_words: self.target_words(run.storage) });
+            return Ok(Probed::Clean { raw: Raw { records: vec![], total: 0, regions }, storage_words: self.target_words(run.storage | run.arrays) });
         }
         let mut memo = self.ctx.probe_shared.lock().unwrap();
         if bits & status::PROBE_CUT == 0 && !faulted {
-            let (words, storage) = (bits & status::SHARED_WORKGROUP != 0, h[header::SHARED_TARGETS as usize]);
+            let shared = h[header::SHARED_TARGETS as usize];
+            let (storage, arrays) = (shared & self.info.storage_targets(), shared & !self.info.storage_targets());
+            let words = bits & status::SHARED_WORKGROUP != 0;
             // The next run's words and targets: what the engine's loop
             // defers next.
-            let mut next = ProbeRun { find: false, storage: run.storage | storage, ..run.clone() };
+            let whole = if run.words_only { 0 } else { run.arrays | arrays };
+            let mut next = ProbeRun { find: false, storage: run.storage | storage, arrays: whole, ..run.clone() };
             or_bits(&mut next.deferred, &found);
             memo.insert(self.key(), Some(next));
-            return Ok(Probed::Deferrable { found, words, storage });
+            return Ok(Probed::Deferrable { found, words, storage, arrays });
+        }
+        if bits & status::PROBE_CUT != 0 && !faulted && run.arrays != 0 {
+            // The arrays' writes overflowed the log: their words next.
+            memo.insert(self.key(), Some(ProbeRun { arrays: 0, words_only: true, find: true, ..run.clone() }));
+            return Ok(Probed::Overflow);
         }
         log::debug!("ld: probe of `{}`: status {bits:#b}, fault {faulted}, records {}", self.info.name, h[header::COUNT as usize]);
         memo.insert(self.key(), None);

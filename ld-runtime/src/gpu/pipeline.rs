@@ -51,12 +51,15 @@ pub enum Variant {
     /// `find`: noting the words of workgroup arrays it saw shared
     /// (`LD_FIND`); `storage`: the storage targets whose writes
     /// deterministic mode's probe defers, a bit each (`LD_DEFER_STORAGE`),
-    /// which its `ld_resolve` entry point then stores.
+    /// which its `ld_resolve` entry point then stores; `arrays`: the
+    /// workgroup arrays it defers whole, a bit per target
+    /// (`LD_DEFER_ARRAYS`).
     Probe {
         in_place: u32,
         defer: bool,
         find: bool,
         storage: u32,
+        arrays: u32,
     },
 }
 
@@ -65,9 +68,13 @@ impl Variant {
     fn constants(self) -> Vec<(&'static str, f64)> {
         match self {
             Variant::Native => vec![],
-            Variant::Probe { in_place, defer, find, storage } => {
-                vec![("LD_IN_PLACE", in_place as f64), ("LD_DEFER", defer as u32 as f64), ("LD_FIND", find as u32 as f64), ("LD_DEFER_STORAGE", storage as f64)]
-            }
+            Variant::Probe { in_place, defer, find, storage, arrays } => vec![
+                ("LD_IN_PLACE", in_place as f64),
+                ("LD_DEFER", defer as u32 as f64),
+                ("LD_FIND", find as u32 as f64),
+                ("LD_DEFER_STORAGE", storage as f64),
+                ("LD_DEFER_ARRAYS", arrays as f64),
+            ],
             Variant::Instrumented { direct, in_place, wide } => {
                 vec![("LD_DIRECT", direct as f64), ("LD_IN_PLACE", in_place as f64), ("LD_WIDE", wide as u32 as f64)]
             }
