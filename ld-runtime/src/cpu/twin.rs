@@ -125,8 +125,40 @@ pub trait Targets {
 pub trait Monitor {
     /// The invocation whose accesses follow (by local index).
     fn enter(&mut self, local_index: u32);
+    /// Whether it is told the accesses to `mem` at all (`Cx` asks once per
+    /// invocation and region).
+    fn watches(&self, mem: Mem) -> bool {
+        let _ = mem;
+        true
+    }
     /// `words` words from `word` of `mem`, read or written at `site`.
     fn access(&mut self, mem: Mem, word: u32, words: u32, write: bool, site: (u32, u32));
+}
+
+/// The memories whose accesses a `Cx` routes through its monitor or its
+/// targets (`Monitor::watches`, `Targets::owns`), a bit per parameter and
+/// per workgroup array (those past 64 always): the others it reads and
+/// writes in place, inline. (Routed through both at every access, nbody's
+/// tile reads were a call each, which took the CPU twin's loop to about 80
+/// cycles an iteration.)
+#[derive(Clone, Copy, Default)]
+struct Routed([u64; 2]);
+
+impl Routed {
+    fn of(targets: Option<&dyn Targets>, monitor: Option<&dyn Monitor>, params: usize, arrays: usize) -> Routed {
+        let routed = |mem: Mem| targets.is_some_and(|t| t.owns(mem)) || monitor.is_some_and(|m| m.watches(mem));
+        let mask = |n: usize, mem: fn(usize) -> Mem| (0..n.min(64)).filter(|&i| routed(mem(i))).fold(0u64, |b, i| b | 1 << i);
+        Routed([mask(params, Mem::Storage), mask(arrays, Mem::Shared)])
+    }
+
+    #[inline]
+    fn has(self, mem: Mem) -> bool {
+        let (mask, i) = match mem {
+            Mem::Storage(i) => (self.0[0], i),
+            Mem::Shared(i) => (self.0[1], i),
+        };
+        i >= 64 || mask >> i & 1 != 0
+    }
 }
 
 pub struct Cx<'a> {
@@ -137,6 +169,7 @@ pub struct Cx<'a> {
     pub(crate) fuel: u64,
     pub(crate) targets: Option<&'a mut dyn Targets>,
     pub(crate) monitor: Option<&'a mut dyn Monitor>,
+    routed: Routed,
 }
 
 /// A value that lives in memory as consecutive 32-bit words.
@@ -233,7 +266,8 @@ impl<'a> Cx<'a> {
         targets: Option<&'a mut dyn Targets>,
         monitor: Option<&'a mut dyn Monitor>,
     ) -> Self {
-        Cx { ids, storage, shared, uniforms, fuel, targets, monitor }
+        let routed = Routed::of(targets.as_deref(), monitor.as_deref(), storage.len(), shared.len());
+        Cx { ids, storage, shared, uniforms, fuel, targets, monitor, routed }
     }
 
     pub(crate) fn fuel_left(&self) -> u64 {
@@ -296,19 +330,33 @@ impl<'a> Cx<'a> {
         self.read_as(mem, index, inner, site, true)
     }
 
-    #[inline]
+    #[inline(always)]
     fn read_as<T: Words>(&mut self, mem: Mem, index: i64, inner: u32, site: (u32, u32), settled: bool) -> Result<T, Fault> {
         let w = self.word(mem, index, inner, site)?;
+        if self.routed.has(mem) {
+            return Ok(self.read_routed(mem, w, site, settled));
+        }
+        Ok(self.read_in_place(mem, w))
+    }
+
+    /// A read the monitor is told of, or the targets make.
+    #[inline(never)]
+    fn read_routed<T: Words>(&mut self, mem: Mem, w: usize, site: (u32, u32), settled: bool) -> T {
         if let Some(m) = self.monitor.as_deref_mut() {
             m.access(mem, w as u32, T::WORDS, false, site);
         }
         if let Some(t) = self.targets.as_deref_mut().filter(|t| t.owns(mem)) {
             if settled {
-                return Ok(T::from_words(&mut |k| t.read_settled(mem, w as u32 + k)));
+                return T::from_words(&mut |k| t.read_settled(mem, w as u32 + k));
             }
-            return Ok(T::from_words(&mut |k| t.read(mem, w as u32 + k)));
+            return T::from_words(&mut |k| t.read(mem, w as u32 + k));
         }
-        Ok(match mem {
+        self.read_in_place(mem, w)
+    }
+
+    #[inline(always)]
+    fn read_in_place<T: Words>(&self, mem: Mem, w: usize) -> T {
+        match mem {
             Mem::Storage(i) => {
                 let words = self.view(i).words;
                 T::from_words(&mut |k| words[w + k as usize].load(Relaxed))
@@ -317,19 +365,35 @@ impl<'a> Cx<'a> {
                 let words = &self.shared[i].words;
                 T::from_words(&mut |k| words[w + k as usize])
             }
-        })
+        }
     }
 
-    #[inline]
+    #[inline(always)]
     pub fn write<T: Words>(&mut self, mem: Mem, index: i64, inner: u32, value: T, site: (u32, u32)) -> Result<(), Fault> {
         let w = self.word(mem, index, inner, site)?;
+        if self.routed.has(mem) {
+            self.write_routed(mem, w, value, site);
+            return Ok(());
+        }
+        self.write_in_place(mem, w, value);
+        Ok(())
+    }
+
+    /// A write the monitor is told of, or the targets take.
+    #[inline(never)]
+    fn write_routed<T: Words>(&mut self, mem: Mem, w: usize, value: T, site: (u32, u32)) {
         if let Some(m) = self.monitor.as_deref_mut() {
             m.access(mem, w as u32, T::WORDS, true, site);
         }
         if let Some(t) = self.targets.as_deref_mut().filter(|t| t.owns(mem)) {
             value.to_words(&mut |k, x| t.write(mem, w as u32 + k, x));
-            return Ok(());
+            return;
         }
+        self.write_in_place(mem, w, value);
+    }
+
+    #[inline(always)]
+    fn write_in_place<T: Words>(&mut self, mem: Mem, w: usize, value: T) {
         match mem {
             Mem::Storage(i) => {
                 let words = self.view(i).words;
@@ -340,7 +404,6 @@ impl<'a> Cx<'a> {
                 value.to_words(&mut |k, x| words[w + k as usize] = x);
             }
         }
-        Ok(())
     }
 
     /// An atomic read-modify-write on one word; returns the old value

@@ -207,6 +207,10 @@ impl Monitor for WorkgroupLog<'_> {
         self.li = local_index;
     }
 
+    fn watches(&self, mem: Mem) -> bool {
+        self.targets.iter().any(|&(m, _, watched)| m == mem && watched)
+    }
+
     fn access(&mut self, mem: Mem, word: u32, words: u32, write: bool, site: (u32, u32)) {
         let Some(t) = self.targets.iter().position(|(m, _, _)| *m == mem) else { return };
         let (_, storage, watched) = self.targets[t];
