@@ -17,7 +17,7 @@
 //! `Workgroup` is also what check mode drives region by region, giving each
 //! warp its own memory.
 
-use super::twin::{BarrierKind, Cx, Fault, Ids, Invocation, Mem, Monitor, SharedMem, StorageView, Targets, UVec3, Yield};
+use super::twin::{BarrierKind, Cx, Fault, Ids, Invocation, Mem, Monitor, Routed, SharedMem, StorageView, Targets, UVec3, Yield};
 use crate::kernel::KernelInfo;
 use rayon::prelude::*;
 
@@ -92,10 +92,6 @@ impl SharedSet {
     pub fn native(info: &KernelInfo) -> Self {
         SharedSet { real: new_shared(info) }
     }
-
-    fn all(&mut self) -> Vec<&mut SharedMem> {
-        self.real.iter_mut().collect()
-    }
 }
 
 /// A workgroup's linear index (x fastest), as `unlinear` reads it.
@@ -156,6 +152,7 @@ impl Workgroup {
     ) -> Result<RegionEnd, WorkgroupError> {
         let n = self.invocations.len();
         let mut state: Vec<Option<(BarrierKind, u32)>> = vec![None; n];
+        let routed = Routed::of(targets.as_deref(), monitor.as_deref(), storage.len(), shared.real.len());
         for li in 0..n as u32 {
             let i = li as usize;
             if self.done[i] {
@@ -170,7 +167,7 @@ impl Workgroup {
             let mut cx = Cx::new(
                 ids(l, self.wid, li),
                 storage,
-                shared.all(),
+                &mut shared.real,
                 &l.uniforms,
                 self.fuel[i],
                 reborrow(&mut targets),
@@ -178,6 +175,7 @@ impl Workgroup {
                     Some(m) => Some(m),
                     None => None,
                 },
+                routed,
             );
             let r = self.invocations[i].step(&mut cx);
             self.fuel[i] = cx.fuel_left();

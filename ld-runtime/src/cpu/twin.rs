@@ -125,8 +125,8 @@ pub trait Targets {
 pub trait Monitor {
     /// The invocation whose accesses follow (by local index).
     fn enter(&mut self, local_index: u32);
-    /// Whether it is told the accesses to `mem` at all (`Cx` asks once per
-    /// invocation and region).
+    /// Whether it is told the accesses to `mem` at all (asked once per
+    /// workgroup and region: `Routed`).
     fn watches(&self, mem: Mem) -> bool {
         let _ = mem;
         true
@@ -136,16 +136,16 @@ pub trait Monitor {
 }
 
 /// The memories whose accesses a `Cx` routes through its monitor or its
-/// targets (`Monitor::watches`, `Targets::owns`), a bit per parameter and
-/// per workgroup array (those past 64 always): the others it reads and
-/// writes in place, inline. (Routed through both at every access, nbody's
+/// targets (`Monitor::watches`, `Targets::owns`, asked once per workgroup
+/// and region), a bit per parameter and per workgroup array (those past 64
+/// always): the others it reads and writes in place, inline. (Routed through both at every access, nbody's
 /// tile reads were a call each, which took the CPU twin's loop to about 80
 /// cycles an iteration.)
 #[derive(Clone, Copy, Default)]
-struct Routed([u64; 2]);
+pub(crate) struct Routed([u64; 2]);
 
 impl Routed {
-    fn of(targets: Option<&dyn Targets>, monitor: Option<&dyn Monitor>, params: usize, arrays: usize) -> Routed {
+    pub(crate) fn of(targets: Option<&dyn Targets>, monitor: Option<&dyn Monitor>, params: usize, arrays: usize) -> Routed {
         let routed = |mem: Mem| targets.is_some_and(|t| t.owns(mem)) || monitor.is_some_and(|m| m.watches(mem));
         let mask = |n: usize, mem: fn(usize) -> Mem| (0..n.min(64)).filter(|&i| routed(mem(i))).fold(0u64, |b, i| b | 1 << i);
         Routed([mask(params, Mem::Storage), mask(arrays, Mem::Shared)])
@@ -164,7 +164,7 @@ impl Routed {
 pub struct Cx<'a> {
     pub ids: Ids,
     pub(crate) storage: &'a [Option<StorageView<'a>>],
-    pub(crate) shared: Vec<&'a mut SharedMem>,
+    pub(crate) shared: &'a mut [SharedMem],
     pub(crate) uniforms: &'a [u32],
     pub(crate) fuel: u64,
     pub(crate) targets: Option<&'a mut dyn Targets>,
@@ -260,13 +260,13 @@ impl<'a> Cx<'a> {
     pub(crate) fn new(
         ids: Ids,
         storage: &'a [Option<StorageView<'a>>],
-        shared: Vec<&'a mut SharedMem>,
+        shared: &'a mut [SharedMem],
         uniforms: &'a [u32],
         fuel: u64,
         targets: Option<&'a mut dyn Targets>,
         monitor: Option<&'a mut dyn Monitor>,
+        routed: Routed,
     ) -> Self {
-        let routed = Routed::of(targets.as_deref(), monitor.as_deref(), storage.len(), shared.len());
         Cx { ids, storage, shared, uniforms, fuel, targets, monitor, routed }
     }
 
