@@ -321,7 +321,7 @@ impl Backend for CpuBackend<'_, '_> {
         Ok(Status { records: self.raw.total, ..self.status })
     }
 
-    fn records(&mut self) -> Result<Raw> {
+    fn records(&mut self, _: &Status) -> Result<Raw> {
         Ok(self.raw.clone())
     }
 

@@ -528,8 +528,7 @@ impl Backend for GpuBackend<'_> {
     }
 
     fn fold(&mut self) -> Result<()> {
-        self.level1_pass(ld_shaders::abi::MODE_CHECK, true)?;
-        self.flush()
+        self.level1_pass(ld_shaders::abi::MODE_CHECK, true)
     }
 
     fn probes(&self, l: &Layout) -> Option<ProbeRun> {
@@ -646,23 +645,23 @@ impl Backend for GpuBackend<'_> {
             records: h[header::COUNT as usize] as u64,
             bits: h[header::STATUS as usize],
             workgroup: h[header::STATUS_WG as usize],
+            extra: h[header::EXTRA as usize] as u64,
             full_tables: h[header::STATUS_TARGETS as usize],
             l1_need: h[header::L1_COUNT as usize],
         })
     }
 
-    fn records(&mut self) -> Result<Raw> {
+    /// One read-back, after whatever is queued (check mode's fold): the
+    /// count came with the last status.
+    fn records(&mut self, st: &Status) -> Result<Raw> {
         let lay = self.layout.clone().unwrap();
-        let b = self.bufs.as_ref().unwrap();
-        let (header_buf, values) = (b.records.clone(), b.values.clone());
-        let head = self.read(&header_buf, header::WORDS as u64)?;
-        let slots = head[header::COUNT as usize];
-        let kept = slots.min(lay.rec_cap) as u64;
+        let values = self.bufs.as_ref().unwrap().values.clone();
+        let kept = st.records.min(lay.rec_cap as u64);
         let all = self.read(&values, lay.rec_off() as u64 + kept * record::WORDS as u64)?;
         let regions = all[..lay.rec_off() as usize].iter().map(|w| *w != 0).collect();
         let slots_kept: Vec<[u32; record::WORDS as usize]> =
             all[lay.rec_off() as usize..].chunks_exact(record::WORDS as usize).map(|c| c.try_into().unwrap()).collect();
-        let total = slots.wrapping_add(head[header::EXTRA as usize]) as u64;
+        let total = (st.records as u32).wrapping_add(st.extra as u32) as u64;
         Ok(Raw { records: super::findings::expand(&slots_kept), total, regions })
     }
 
