@@ -98,8 +98,8 @@ pub(crate) fn or_bits(into: &mut Vec<u32>, bits: &[u32]) {
 /// What a probe found (`Backend::probe`).
 pub(crate) enum Probed {
     /// No shared word and no fault: the launch's answer (and the words of
-    /// the storage targets it deferred).
-    Clean { raw: Raw, storage_words: u64 },
+    /// the targets it deferred whole: storage targets, workgroup arrays).
+    Clean { raw: Raw, whole_words: u64 },
     /// Words shared, and nothing else: whether words of workgroup arrays
     /// were, those it found (the found bitmap,
     /// `ld_shaders::abi::probe::meta`; empty where the probe did not look),
@@ -425,7 +425,7 @@ fn probed(b: &mut dyn Backend, l: &Layout, opts: &CheckOptions) -> Result<Option
             }
         );
         match outcome {
-            Probed::Clean { raw, storage_words } => return Ok(Some((raw, count(&run.deferred) + storage_words))),
+            Probed::Clean { raw, whole_words } => return Ok(Some((raw, count(&run.deferred) + whole_words))),
             Probed::Deferrable { words, found, storage, arrays } if l.deterministic && n < PROBE_RUNS => {
                 // The arrays with a shared word are deferred whole, unless
                 // that overflowed the log before: then their words are.

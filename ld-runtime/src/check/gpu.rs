@@ -591,7 +591,7 @@ impl Backend for GpuBackend<'_> {
             // (A run with words deferred took them from the kernel's memory,
             // which holds them already.)
             let regions = seen.iter().map(|w| *w != 0).collect();
-            return Ok(Probed::Clean { raw: Raw { records: vec![], total: 0, regions }, storage_words: self.target_words(run.storage | run.arrays) });
+            return Ok(Probed::Clean { raw: Raw { records: vec![], total: 0, regions }, whole_words: self.target_words(run.storage | run.arrays) });
         }
         let mut memo = self.ctx.probe_shared.lock().unwrap();
         if bits & status::PROBE_CUT == 0 && !faulted {
