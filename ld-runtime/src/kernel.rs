@@ -256,3 +256,10 @@ pub struct SharedInfo {
     /// Privatized per warp by check mode (every non-atomic shared array).
     pub target: bool,
 }
+
+impl SharedInfo {
+    /// Its 32-bit words.
+    pub fn words(&self) -> u64 {
+        self.len as u64 * self.elem_words as u64
+    }
+}

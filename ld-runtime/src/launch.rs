@@ -339,7 +339,7 @@ impl<'a> Launch<'a> {
                     Arg::Buffer(b) => b.len as u64 * b.elem_words as u64,
                     _ => 0,
                 },
-                TargetPlace::Shared(a) => (self.info.shared[a].len * self.info.shared[a].elem_words) as u64,
+                TargetPlace::Shared(a) => self.info.shared[a].words(),
             })
             .collect()
     }

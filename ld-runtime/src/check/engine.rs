@@ -88,9 +88,29 @@ pub(crate) struct ProbeRun {
     pub words_only: bool,
 }
 
+impl ProbeRun {
+    /// The run after this one, where it shared the words `found` (of
+    /// workgroup arrays), storage targets `storage` and workgroup arrays
+    /// `arrays` (bits per target): those targets deferred, the arrays
+    /// whole (unless that overflowed the log before: then the words found).
+    /// Both the engine's loop and the kernel's memory start from it.
+    pub fn after(&self, found: &[u32], storage: u32, arrays: u32) -> ProbeRun {
+        let arrays = if self.words_only { 0 } else { self.arrays | arrays };
+        let mut next = ProbeRun { find: false, storage: self.storage | storage, arrays, ..self.clone() };
+        or_bits(&mut next.deferred, found);
+        next
+    }
+
+    /// The run after one whose arrays deferred whole overflowed the log:
+    /// it finds their shared words, to defer those alone.
+    pub fn words_instead(&self) -> ProbeRun {
+        ProbeRun { arrays: 0, words_only: true, find: true, ..self.clone() }
+    }
+}
+
 /// Adds `bits` to the bitmap `into` (the probe's words of workgroup
 /// arrays, `ld_shaders::abi::probe::meta`), growing it to their length.
-pub(crate) fn or_bits(into: &mut Vec<u32>, bits: &[u32]) {
+fn or_bits(into: &mut Vec<u32>, bits: &[u32]) {
     into.resize(into.len().max(bits.len()), 0);
     into.iter_mut().zip(bits).for_each(|(a, b)| *a |= b);
 }
@@ -443,22 +463,17 @@ fn probed(b: &mut dyn Backend, l: &Layout, opts: &CheckOptions) -> Result<Option
                 }
                 b.restore()?;
                 b.clear_fault()?;
-                if whole {
-                    run.arrays |= arrays;
-                } else {
-                    // A run that did not find the words is followed by one
-                    // that does (finding costs a test of every tag at every
-                    // workgroup barrier, which a run whose words are all
-                    // deferred already need not pay).
-                    or_bits(&mut run.deferred, &found);
-                    run.find |= words;
-                }
-                run.storage |= storage;
+                // A run that did not find the words it shared (of arrays
+                // not deferred whole) is followed by one that does (finding
+                // costs a test of every tag at every workgroup barrier,
+                // which a run whose words are all deferred already need
+                // not pay).
+                run = ProbeRun { find: run.find || (words && !whole), ..run.after(&found, storage, arrays) };
             }
             Probed::Overflow if l.deterministic && n < PROBE_RUNS => {
                 b.restore()?;
                 b.clear_fault()?;
-                (run.arrays, run.words_only, run.find) = (0, true, true);
+                run = run.words_instead();
             }
             _ => break,
         }

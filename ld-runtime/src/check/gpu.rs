@@ -2,7 +2,7 @@
 //! of workgroups per pass, and level 1's shaders, all queued into one
 //! command encoder that is submitted only when the driver needs a status.
 
-use super::engine::{or_bits, Backend, ProbeRun, Probed, Stats, Status};
+use super::engine::{Backend, ProbeRun, Probed, Stats, Status};
 use super::layout::{Layout, Limits};
 use super::records::Raw;
 use crate::error::Result;
@@ -281,9 +281,8 @@ impl<'a> GpuBackend<'a> {
     /// The probe's meta buffer (`ld_shaders::abi::probe::meta`): its
     /// bitmaps, for the words of the workgroup arrays that are targets.
     fn probe_meta(&self) -> probe::Meta {
-        let shared =
-            self.info.targets.iter().map(|t| if let TargetPlace::Shared(a) = *t { self.info.shared[a].len * self.info.shared[a].elem_words } else { 0 });
-        probe::meta(shared.sum())
+        let shared = self.info.targets.iter().map(|t| if let TargetPlace::Shared(a) = *t { self.info.shared[a].words() } else { 0 });
+        probe::meta(shared.sum::<u64>() as u32)
     }
 
     /// The probe's tag words of each target (`TargetConfig::words`,
@@ -335,7 +334,7 @@ impl<'a> GpuBackend<'a> {
         let words = |(t, place): (usize, &TargetPlace)| match *place {
             _ if bits >> t & 1 == 0 => 0,
             TargetPlace::Param(p) => self.buffers[p].unwrap().size() / 4,
-            TargetPlace::Shared(a) => self.info.shared[a].len as u64 * self.info.shared[a].elem_words as u64,
+            TargetPlace::Shared(a) => self.info.shared[a].words(),
         };
         self.info.targets.iter().enumerate().map(words).sum()
     }
@@ -539,7 +538,7 @@ impl Backend for GpuBackend<'_> {
             Some(Some(run)) if l.deterministic => ProbeRun { storage: run.storage & !self.info.one_value, ..run.clone() },
             Some(_) => return None,
         };
-        let shared: u64 = self.info.shared.iter().map(|s| s.len as u64 * s.elem_words as u64 * 4 * if s.target { 2 } else { 1 }).sum();
+        let shared: u64 = self.info.shared.iter().map(|s| s.words() * 4 * if s.target { 2 } else { 1 }).sum();
         let (_, tags) = self.probe_targets();
         let fits = self.info.invocations_per_workgroup() <= probe::INVOCATIONS_MAX
             && (l.workgroups() as u64) < probe::WORKGROUPS_MAX
@@ -598,17 +597,14 @@ impl Backend for GpuBackend<'_> {
             let shared = h[header::SHARED_TARGETS as usize];
             let (storage, arrays) = (shared & self.info.storage_targets(), shared & !self.info.storage_targets());
             let words = bits & status::SHARED_WORKGROUP != 0;
-            // The next run's words and targets: what the engine's loop
-            // defers next.
-            let whole = if run.words_only { 0 } else { run.arrays | arrays };
-            let mut next = ProbeRun { find: false, storage: run.storage | storage, arrays: whole, ..run.clone() };
-            or_bits(&mut next.deferred, &found);
-            memo.insert(self.key(), Some(next));
+            // The kernel's later launches start deferring what this one
+            // shared, as the engine's loop does next.
+            memo.insert(self.key(), Some(run.after(&found, storage, arrays)));
             return Ok(Probed::Deferrable { found, words, storage, arrays });
         }
         if bits & status::PROBE_CUT != 0 && !faulted && run.arrays != 0 {
             // The arrays' writes overflowed the log: their words next.
-            memo.insert(self.key(), Some(ProbeRun { arrays: 0, words_only: true, find: true, ..run.clone() }));
+            memo.insert(self.key(), Some(run.words_instead()));
             return Ok(Probed::Overflow);
         }
         log::debug!("ld: probe of `{}`: status {bits:#b}, fault {faulted}, records {}", self.info.name, h[header::COUNT as usize]);

@@ -118,7 +118,7 @@ fn ids(l: &CpuLaunch, wid: UVec3, local_index: u32) -> Ids {
 }
 
 pub fn new_shared(info: &KernelInfo) -> Vec<SharedMem> {
-    info.shared.iter().map(|s| SharedMem { words: vec![0; (s.len * s.elem_words) as usize], elem_words: s.elem_words, len: s.len }).collect()
+    info.shared.iter().map(|s| SharedMem { words: vec![0; s.words() as usize], elem_words: s.elem_words, len: s.len }).collect()
 }
 
 /// A workgroup in flight: its invocations suspended between regions.
