@@ -83,9 +83,9 @@ impl Writer<'_> {
                     // An array deferred whole (`ld_defers_array`, a pipeline
                     // constant) takes the log's path alone: its tags and the
                     // bitmap's load compile away.
-                    let log_read = "        return ld_log_read(ld_f, ld_w{t}[ld_k]);\n".replace("{t}", &t.to_string());
-                    let log_write = "        ld_log_write(ld_f, ld_v);\n        return;\n";
                     let deferred = |then: &str| format!("    if ld_defers_array({t}u) {{\n{then}    }}\n    if ld_deferred(ld_f) {{\n{then}    }}\n");
+                    let read = deferred(&format!("        return ld_log_read(ld_f, ld_w{t}[ld_k]);\n"));
+                    let write = deferred("        ld_log_write(ld_f, ld_v);\n        return;\n");
                     writeln!(
                         out,
                         "\nfn ld_rd{t}(ld_k: u32) -> u32 {{\n    let ld_f = {at}u + ld_k;\n{}    \
@@ -95,9 +95,7 @@ impl Writer<'_> {
                          fn ld_rs{t}(ld_k: u32) -> u32 {{\n    let ld_f = {at}u + ld_k;\n{}    return ld_w{t}[ld_k];\n}}\n\n\
                          fn ld_wr{t}(ld_k: u32, ld_v: u32) {{\n    let ld_f = {at}u + ld_k;\n{}    \
                          ld_probe_local({t}u, atomicOr(&ld_pt[ld_f], ld_pl.y), ld_pl.y);\n    ld_w{t}[ld_k] = ld_v;\n}}\n",
-                        deferred(&log_read),
-                        deferred(&log_read),
-                        deferred(log_write),
+                        read, read, write,
                     )
                     .unwrap();
                 }
