@@ -650,6 +650,98 @@ fn the_probe_answers_race_free_launches_and_steps_aside_for_shared_words() {
     assert_eq!((a.dispatches, b.dispatches), (3, 2), "the first launch probed twice, the second once: {a:?} {b:?}");
 }
 
+#[ld::kernels]
+mod columns {
+    fn bump_column(s: &mut [u32], tid: u32, v: u32) {
+        s[(v & 3) * 192 + tid] += 1;
+    }
+
+    /// histogram64's layout: each invocation counts into its own column of
+    /// a workgroup array (`k * 192 + tid`, through a helper), then four
+    /// invocations sum the columns after a barrier.
+    #[kernel(workgroup_size = 192)]
+    pub fn probe_columns(data: &[u32], out: &mut [u32]) {
+        let s = shared::<[u32; 768]>();
+        let tid = local_index();
+        for i in 0..4u32 {
+            s[tid + i * 192] = 0;
+        }
+        barrier();
+        let base = workgroup_id().x * 1536;
+        for j in 0..8u32 {
+            bump_column(&mut s, tid, data[base + j * 192 + tid]);
+        }
+        barrier();
+        if tid < 4 {
+            let mut sum = 0u32;
+            for c in 0..192u32 {
+                sum += s[tid * 192 + c];
+            }
+            out[workgroup_id().x * 4 + tid] = sum;
+        }
+    }
+
+    /// An index of the same form that wraps: `k[0] * 192` overflows to
+    /// 128, so invocation 0 writes invocation 128's word, a write-write race
+    /// that the macro's prediction of the residue misses.
+    #[kernel(workgroup_size = 192)]
+    pub fn probe_wrapped_column(k: &[u32], out: &mut [u32]) {
+        let s = shared::<[u32; 384]>();
+        let tid = local_index();
+        s[k[tid] * 192 + tid] = tid + 1;
+        barrier();
+        out[tid] = s[tid] + s[tid + 192];
+    }
+}
+
+use columns::{probe_columns, probe_wrapped_column};
+
+fn columns(rt: &Runtime, data: &[u32], mode: Mode) -> (Vec<u32>, Option<ld::Report>, ld::Stats) {
+    let d = rt.upload(data).unwrap();
+    let mut out = rt.zeros::<u32>(data.len() / 1536 * 4).unwrap();
+    let run = rt.launch(probe_columns, (data.len() / 1536) as u32, (&d, &mut out)).mode(mode).run().unwrap();
+    (out.to_vec().unwrap(), run.report, run.stats.unwrap())
+}
+
+fn wrapped_column(rt: &Runtime, k: &[u32], mode: Mode) -> (Vec<u32>, Option<ld::Report>, ld::Stats) {
+    let k = rt.upload(k).unwrap();
+    let mut out = rt.zeros::<u32>(192).unwrap();
+    let run = rt.launch(probe_wrapped_column, 1u32, (&k, &mut out)).mode(mode).run().unwrap();
+    (out.to_vec().unwrap(), run.report, run.stats.unwrap())
+}
+
+/// Accesses of a workgroup array at the invocation's own residue (its
+/// local index plus a multiple of the workgroup's invocations) cannot meet:
+/// the probe leaves them untagged and answers the launch. It checks each
+/// one's residue as it runs: where an index wrapped and two invocations
+/// did meet, the engine runs instead and finds the race.
+#[test]
+fn the_probe_leaves_own_columns_untagged_and_checks_their_residue() {
+    let Some(gpu) = common::gpu() else { return };
+    let cpu = common::cpu();
+    let data: Vec<u32> = (0..5 * 1536u32).map(|i| i.wrapping_mul(2654435761) >> 7).collect();
+    let want: Vec<u32> = (0..20).map(|o| data[o / 4 * 1536..][..1536].iter().filter(|v| (*v & 3) as usize == o % 4).count() as u32).collect();
+    for mode in [Mode::Check, Mode::Deterministic] {
+        let (cpu_out, ..) = columns(&cpu, &data, mode);
+        let (out, rep, st) = columns(&gpu, &data, mode);
+        assert_eq!((&out, &cpu_out), (&want, &want), "{mode:?}");
+        assert!(rep.is_none_or(|r| !r.has_races()), "{mode:?}");
+        assert!(st.probed && st.dispatches == 1, "{mode:?}: the probe answers: {st:?}");
+    }
+    let mut k = vec![0u32; 192];
+    k[0] = 22369622;
+    assert_eq!(k[0].wrapping_mul(192), 128);
+    let (_, cpu_rep, _) = wrapped_column(&cpu, &k, Mode::Check);
+    let (_, rep, st) = wrapped_column(&gpu, &k, Mode::Check);
+    assert!(!st.probed, "the residue differed: the engine ran: {st:?}");
+    for r in [rep.unwrap(), cpu_rep.unwrap()] {
+        assert!(r.races.iter().any(|x| x.variable == "s" && x.kind == ld::RaceKind::WriteWrite), "{r}");
+    }
+    let (cpu_det, ..) = wrapped_column(&cpu, &k, Mode::Deterministic);
+    let (det, _, st) = wrapped_column(&gpu, &k, Mode::Deterministic);
+    assert_eq!(det, cpu_det, "{st:?}");
+}
+
 /// Racy in workgroup memory alone (its storage words each have one
 /// writer): in one region each invocation adds its neighbour's word (a lane
 /// of its own warp) and the word a warp away, and two invocations write

@@ -36,10 +36,11 @@
 // The generated kernel provides the targets' word functions (`ld_rd{t}`,
 // `ld_rs{t}`, `ld_wr{t}`, which call `ld_probe_local` (on their tags in
 // `ld_pt`) or `ld_probe_storage`, `ld_deferred`, `ld_log_read`,
-// `ld_log_write`),
-// `ld_probe_clear_shared`, `ld_defer_fold`, `ld_sdefer_end`,
-// `ld_sdefer_pending`, `ld_storage_barrier` and `LD_PROBE_DEFERRED`,
-// `LD_PROBE_FOUND` (`abi::probe::meta`).
+// `ld_log_write`; a workgroup array's `ld_ro{t}`, `ld_wo{t}`, which call
+// `ld_probe_own`),
+// `ld_probe_clear_shared(c)` and `LD_PROBE_CLEAR_ALL`, `ld_defer_fold`,
+// `ld_sdefer_end`, `ld_sdefer_pending`, `ld_storage_barrier` and
+// `LD_PROBE_DEFERRED`, `LD_PROBE_FOUND` (`abi::probe::meta`).
 
 // This invocation's codes, (read, write): as a lane of its workgroup, and
 // as its workgroup.
@@ -88,6 +89,16 @@ fn ld_probe_skip(li: u32) -> bool {
 // Whether an or of codes holds two invocations, one writing.
 fn ld_probe_pair(v: u32) -> bool {
     return ((v & LD_DET_WRITE) != 0u) & ld_lanes_many(v, LD_DET_LANE_BITS);
+}
+
+// An untagged access of element i of a workgroup array, which the macro
+// expects at the invocation's own residue (`Root::Mem::own`: its local
+// index plus a multiple of the workgroup's invocations, which no other
+// invocation's index meets). Where it is not (its index wrapped, say),
+// the run cannot say whether another invocation shared the word: it is
+// cut short, and the engine runs.
+fn ld_probe_own(i: u32) {
+    ld_probe_cut = ld_probe_cut | (i % LD_WG_SIZE != ld_lidx);
 }
 
 // Workgroup array t's tag word's old value, or'ed with this access's code
@@ -208,7 +219,8 @@ fn ld_probe_note(close: u32) {
 // storage, whose tags last the launch; a workgroup barrier ends the
 // workgroup arrays' region, so their tags are cleared once every
 // invocation is past its accesses and before any goes on.
-fn ld_probe_region(b: u32) {
+// `c`: the set of arrays whose tags it clears (`ld_probe_clear_shared`).
+fn ld_probe_region(b: u32, c: u32) {
     ld_probe_note(b);
     if ld_storage_barrier(b) {
         // The folded kernel's lanes of a warp share its copy: a warp's
@@ -220,7 +232,7 @@ fn ld_probe_region(b: u32) {
         storageBarrier();
     } else {
         workgroupBarrier();
-        ld_probe_clear_shared();
+        ld_probe_clear_shared(c);
         workgroupBarrier();
         if ld_defers_words() {
             ld_defer_fold();
@@ -234,7 +246,7 @@ fn ld_probe_region(b: u32) {
 fn ld_probe_end() {
     if LD_FIND {
         workgroupBarrier();
-        ld_probe_clear_shared();
+        ld_probe_clear_shared(LD_PROBE_CLEAR_ALL);
     }
     ld_sdefer_end();
     // Where the device cut loops short, the run cannot be trusted.

@@ -23,7 +23,16 @@
 //! reads and writes count where it is called; a read in a helper is
 //! settled where it is at every call (the back ends honour the mark only
 //! where the slice is bound to a workgroup array).
+//!
+//! The same flow gives the probe two more facts. An access is *own* where,
+//! in every epoch it may run in that writes its array, every access of the
+//! array indexes it at the invocation's own residue (`analysis::residue`):
+//! no two invocations meet there, so the probe needs no tag for it (and
+//! checks the residue as it runs). And a barrier need clear the tags of
+//! only the arrays that a tagged access (neither settled nor own) may have
+//! reached in the epochs it ends (`clears`).
 
+use super::residue::{Fact, Frame, Residue};
 use super::targets;
 use crate::ir::*;
 use std::collections::{BTreeSet, HashMap};
@@ -36,29 +45,109 @@ type Openings = BTreeSet<usize>;
 const START: usize = 0;
 
 /// Marks every settled read in the kernel's body and its helpers
-/// (`Root::Mem::settled`).
+/// (`Root::Mem::settled`), and every access no other invocation meets
+/// (`Root::Mem::own`, `analysis::residue`): in each epoch it may run in
+/// where its array is written, every access of the array is at an own
+/// residue.
 pub fn mark(m: &mut Module) {
-    let shared: Vec<MemRef> = targets::list(m).into_iter().filter(|t| matches!(t, MemRef::Shared(_))).collect();
-    if shared.is_empty() {
-        return;
-    }
-    let mut flow = Flow { functions: &m.functions, shared, bound: Vec::new(), writes: HashMap::new(), reads: HashMap::new(), loops: Vec::new() };
-    flow.block(&m.kernel.body.block, Openings::from([START]));
-    let Flow { writes, reads, .. } = flow;
+    let Some(flow) = Flow::run(m) else { return };
     let none = Openings::new();
-    let mut set = |e: &mut Expr| {
-        if let ExprKind::Load(p) = &mut e.kind {
-            if let Some(seen) = reads.get(&(p as *const Place as usize)) {
-                if let Root::Mem { settled, .. } = &mut p.root {
-                    *settled = seen.iter().all(|(mem, at)| at.is_disjoint(writes.get(mem).unwrap_or(&none)));
-                }
-            }
+    let Flow { writes, reads, seen, .. } = flow;
+    let settled: HashMap<usize, bool> =
+        reads.iter().map(|(p, seen)| (*p, seen.iter().all(|(mem, at)| at.is_disjoint(writes.get(mem).unwrap_or(&none))))).collect();
+    // Per array, the write epochs where some access is not at an own residue.
+    let mut mixed: HashMap<MemRef, Openings> = HashMap::new();
+    for s in seen.iter().filter(|s| !s.candidate) {
+        let w = writes.get(&s.mem).unwrap_or(&none);
+        mixed.entry(s.mem).or_default().extend(s.at.intersection(w).copied());
+    }
+    let mut own: HashMap<usize, bool> = HashMap::new();
+    for s in &seen {
+        let w = writes.get(&s.mem).unwrap_or(&none);
+        let ok = s.candidate && s.at.is_disjoint(mixed.get(&s.mem).unwrap_or(&none)) && !s.at.is_disjoint(w);
+        *own.entry(s.place).or_insert(true) &= ok;
+    }
+    let mut set = |p: &mut Place| {
+        let key = p as *const Place as usize;
+        if let Root::Mem { settled: st, own: o, .. } = &mut p.root {
+            *st = settled.get(&key).copied().unwrap_or(false);
+            *o = !*st && own.get(&key).copied().unwrap_or(false);
         }
     };
-    visit::exprs_mut(&mut m.kernel.body.block, &mut set);
+    let mut loads = |e: &mut Expr| {
+        if let ExprKind::Load(p) = &mut e.kind {
+            set(p);
+        }
+    };
+    visit::exprs_mut(&mut m.kernel.body.block, &mut loads);
     for f in &mut m.functions {
-        visit::exprs_mut(&mut f.body.block, &mut set);
+        visit::exprs_mut(&mut f.body.block, &mut loads);
     }
+    stores_mut(&mut m.kernel.body.block, &mut set);
+    for f in &mut m.functions {
+        stores_mut(&mut f.body.block, &mut set);
+    }
+}
+
+/// Calls `f` with the place of every assignment in `block`.
+fn stores_mut(block: &mut [Stmt], f: &mut dyn FnMut(&mut Place)) {
+    for s in block {
+        match &mut s.kind {
+            StmtKind::Assign(p, _, _) => f(p),
+            StmtKind::If(_, a, b) => {
+                stores_mut(a, f);
+                stores_mut(b, f);
+            }
+            StmtKind::Loop(l) => {
+                stores_mut(&mut l.body, f);
+                stores_mut(&mut l.continuing, f);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The probe's tags to clear at each workgroup barrier of a marked kernel
+/// (`mark`): the workgroup arrays (targets) with an access that is
+/// tagged, neither settled nor own, in an epoch the barrier may end, by
+/// the barrier statement's address; and those tagged anywhere. An array
+/// that no tagged access reached since the last barrier holds no tag.
+pub struct Clears {
+    pub at: HashMap<usize, Vec<MemRef>>,
+    pub tagged: Vec<MemRef>,
+}
+
+pub fn clears(m: &Module) -> Clears {
+    let mut out = Clears { at: HashMap::new(), tagged: Vec::new() };
+    let Some(flow) = Flow::run(m) else { return out };
+    let tagged: Vec<&Seen> = flow.seen.iter().filter(|s| !s.marked).collect();
+    for s in &tagged {
+        if !out.tagged.contains(&s.mem) {
+            out.tagged.push(s.mem);
+        }
+    }
+    for (b, at) in &flow.barriers {
+        let mut mems: Vec<MemRef> = Vec::new();
+        for s in tagged.iter().filter(|s| !s.at.is_disjoint(at)) {
+            if !mems.contains(&s.mem) {
+                mems.push(s.mem);
+            }
+        }
+        out.at.insert(*b, mems);
+    }
+    out
+}
+
+/// One access of a workgroup array (a target) where the walk met it.
+struct Seen {
+    /// Its place's address.
+    place: usize,
+    mem: MemRef,
+    at: Openings,
+    /// At an own residue (`analysis::residue`).
+    candidate: bool,
+    /// Already marked settled or own (`clears`, after `mark`).
+    marked: bool,
 }
 
 /// The data flow's state while it walks the body.
@@ -77,6 +166,16 @@ struct Flow<'m> {
     reads: HashMap<usize, Vec<(MemRef, Openings)>>,
     /// The enclosing loops' `break` and `continue` states.
     loops: Vec<Exits>,
+    residue: Residue<'m>,
+    /// The residue facts of the locals of the functions being walked
+    /// (innermost last), and the helpers (`None`: the kernel's body).
+    frames: Vec<Frame>,
+    within: Vec<Option<&'m Function>>,
+    /// Every access of a workgroup array, as often as the walk met it.
+    seen: Vec<Seen>,
+    /// Per workgroup barrier (by its statement's address), the openings
+    /// of the epochs it may end.
+    barriers: HashMap<usize, Openings>,
 }
 
 #[derive(Default)]
@@ -85,7 +184,42 @@ struct Exits {
     continues: Openings,
 }
 
-impl Flow<'_> {
+impl<'m> Flow<'m> {
+    /// The walk of `m`'s body; `None` where no workgroup array is a target.
+    fn run(m: &'m Module) -> Option<Flow<'m>> {
+        let shared: Vec<MemRef> = targets::list(m).into_iter().filter(|t| matches!(t, MemRef::Shared(_))).collect();
+        if shared.is_empty() {
+            return None;
+        }
+        let residue = Residue::new(m);
+        let frames = vec![residue.kernel_frame()];
+        let mut flow = Flow {
+            functions: &m.functions,
+            shared,
+            bound: Vec::new(),
+            writes: HashMap::new(),
+            reads: HashMap::new(),
+            loops: Vec::new(),
+            residue,
+            frames,
+            within: vec![None],
+            seen: Vec::new(),
+            barriers: HashMap::new(),
+        };
+        flow.block(&m.kernel.body.block, Openings::from([START]));
+        Some(flow)
+    }
+
+    /// Notes an access of `p` (at `at`) where it is to a workgroup array.
+    fn note(&mut self, p: &Place, at: &Openings) {
+        let Root::Mem { mem: local, index, settled, own } = &p.root else { return };
+        let Some(mem) = self.resolve(*local).filter(|m| self.shared.contains(m)) else { return };
+        let frame = self.frames.last().expect("a frame");
+        let within = *self.within.last().expect("a function");
+        let candidate = self.residue.element(frame, within, *local, index) == Some(Fact::Own);
+        self.seen.push(Seen { place: p as *const Place as usize, mem, at: at.clone(), candidate, marked: *settled || *own });
+    }
+
     /// Walks `block` entered with `at`; returns the state after it.
     fn block(&mut self, block: &[Stmt], mut at: Openings) -> Openings {
         for s in block {
@@ -106,6 +240,7 @@ impl Flow<'_> {
                 if let Root::Mem { mem, .. } = &p.root {
                     self.write(*mem, &at);
                 }
+                self.note(p, &at);
                 at
             }
             StmtKind::Expr(e) => {
@@ -131,7 +266,10 @@ impl Flow<'_> {
                 e.iter().for_each(|e| self.expr(e, &at));
                 Openings::new()
             }
-            StmtKind::Barrier(BarrierKind::Workgroup) => Openings::from([s as *const Stmt as usize]),
+            StmtKind::Barrier(BarrierKind::Workgroup) => {
+                self.barriers.entry(s as *const Stmt as usize).or_default().extend(at);
+                Openings::from([s as *const Stmt as usize])
+            }
             StmtKind::Barrier(BarrierKind::Storage) => at,
         }
     }
@@ -203,6 +341,7 @@ impl Flow<'_> {
                         None => seen.push((mem, at.clone())),
                     }
                 }
+                self.note(p, at);
             }
             ExprKind::Unary(_, a) | ExprKind::Cast(_, a) | ExprKind::Component(a, _) | ExprKind::Field(a, _) | ExprKind::ArrayRepeat(a, _) => self.expr(a, at),
             ExprKind::Binary(_, a, b) => {
@@ -226,8 +365,14 @@ impl Flow<'_> {
                 }
                 // Helpers hold no barrier: the whole call runs in `at`.
                 let functions = self.functions;
+                let f = &functions[*fid];
+                let frame = self.residue.helper_frame(self.frames.last().expect("a frame"), *self.within.last().expect("a function"), f, args);
                 self.bound.push(binding);
-                self.block(&functions[*fid].body.block, at.clone());
+                self.frames.push(frame);
+                self.within.push(Some(f));
+                self.block(&f.body.block, at.clone());
+                self.within.pop();
+                self.frames.pop();
                 self.bound.pop();
             }
             // (Atomic memory is never a target: no atomic op writes one.)

@@ -173,8 +173,13 @@ fn own_locals(m: &Module) -> Vec<LocalId> {
 /// assigned again, with their values: what they hold is that expression
 /// wherever they are read.
 pub(super) fn bound_once(m: &Module) -> Vec<(LocalId, &Expr)> {
+    bound_once_in(&m.kernel.body.block)
+}
+
+/// [`bound_once`] of a function's body.
+pub(super) fn bound_once_in(block: &[Stmt]) -> Vec<(LocalId, &Expr)> {
     let (mut lets, mut assigned): (Vec<(LocalId, &Expr)>, Vec<LocalId>) = (Vec::new(), Vec::new());
-    walk_stmts(&m.kernel.body.block, &mut |s| match &s.kind {
+    walk_stmts(block, &mut |s| match &s.kind {
         StmtKind::Let(id, Some(e)) => lets.push((*id, e)),
         StmtKind::Let(id, None) => assigned.push(*id),
         StmtKind::Assign(Place { root: Root::Local(id), .. }, _, _) => assigned.push(*id),

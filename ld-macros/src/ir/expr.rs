@@ -196,6 +196,13 @@ pub enum Root {
         /// (`analysis::settled`). Check and deterministic modes read it
         /// from the warp's copy without tags.
         settled: bool,
+        /// An access no other invocation of the workgroup meets: in every
+        /// epoch it may run in, each access of the workgroup array that a
+        /// write can meet indexes it at the invocation's local index plus
+        /// a multiple of the workgroup's invocations (`analysis::residue`).
+        /// The probe accesses it without a tag, checking that residue as
+        /// it runs.
+        own: bool,
     },
 }
 

@@ -184,7 +184,7 @@ impl FnCx<'_> {
                                 mk(ExprKind::Binary(BinOp::Add, Box::new(off), Box::new(idx)), Type::U32, span)
                             }
                         };
-                        let place = Place { root: Root::Mem { mem, index: Box::new(index), settled: false }, path: vec![] };
+                        let place = Place { root: Root::Mem { mem, index: Box::new(index), settled: false, own: false }, path: vec![] };
                         Ok(Target::Place { place, ty: view.elem.clone(), mutable: view.mutable, name: view.name })
                     }
                     Target::Place { mut place, ty, mutable, name } => match self.shallow(&ty) {

@@ -26,6 +26,7 @@ mod diagnostics;
 mod in_place;
 mod lowering;
 mod names;
+mod residue;
 mod settled;
 mod snapshots;
 mod targets;

@@ -24,6 +24,10 @@ pub(super) enum WordAccess {
     /// A read no write can meet (`analysis::settled`): no tags.
     SettledRead,
     Write,
+    /// The probe's accesses no other invocation meets (`Root::Mem::own`):
+    /// no tag, their residue checked.
+    OwnRead,
+    OwnWrite,
 }
 
 impl Writer<'_> {
@@ -98,14 +102,18 @@ impl Writer<'_> {
         // (A helper's read may be settled for the workgroup arrays its
         // slice is bound to, never for a buffer: `analysis::settled`.)
         let shared = matches!(&p.root, Root::Mem { mem, .. } if matches!(self.mem_name(f, *mem).1, MemRef::Shared(_)));
-        let how = if shared && matches!(p.root, Root::Mem { settled: true, .. }) { WordAccess::SettledRead } else { WordAccess::Read };
+        let how = match p.root {
+            Root::Mem { settled: true, .. } if shared => WordAccess::SettledRead,
+            Root::Mem { own: true, .. } if shared && self.variant == super::writer::Variant::Probe => WordAccess::OwnRead,
+            _ => WordAccess::Read,
+        };
         let load = self.accessor(t, &ty, how);
         format!("{load}({addr})")
     }
 
     /// A function loading (or storing) a value of `ty` at a word of target `t`.
     pub(super) fn accessor(&mut self, t: usize, ty: &Type, how: WordAccess) -> String {
-        let store = how == WordAccess::Write;
+        let store = matches!(how, WordAccess::Write | WordAccess::OwnWrite);
         let key = (t, self.ty(ty), how);
         if let Some(n) = self.accessor_names.get(&key) {
             return n.clone();
@@ -117,14 +125,19 @@ impl Writer<'_> {
         // struct, which a plain `a` or `v` could shadow.
         let body = match ty {
             Type::Scalar(s) => {
-                let rd = if how == WordAccess::SettledRead { "ld_rs" } else { "ld_rd" };
+                let (rd, wr) = match how {
+                    WordAccess::SettledRead => ("ld_rs", ""),
+                    WordAccess::OwnRead => ("ld_ro", ""),
+                    WordAccess::OwnWrite => ("", "ld_wo"),
+                    _ => ("ld_rd", "ld_wr"),
+                };
                 let (from, to) = match s {
                     Scalar::U32 => ("ld_v".to_string(), format!("{rd}{t}(ld_a)")),
                     Scalar::Bool => ("select(0u, 1u, ld_v)".to_string(), format!("{rd}{t}(ld_a) != 0u")),
                     _ => ("bitcast<u32>(ld_v)".to_string(), format!("bitcast<{wty}>({rd}{t}(ld_a))")),
                 };
                 if store {
-                    format!("    ld_wr{t}(ld_a, {from});\n")
+                    format!("    {wr}{t}(ld_a, {from});\n")
                 } else {
                     format!("    return {to};\n")
                 }

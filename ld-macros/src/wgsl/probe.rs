@@ -36,6 +36,10 @@ impl Writer<'_> {
         let mut tag_words = 0u32;
         // (target, first tag word) of the arrays with tags.
         let mut arrays: Vec<(usize, u32)> = Vec::new();
+        // (array, first tag word, words) of the arrays with tags.
+        let mut ranges: Vec<(MemRef, u32, u32)> = Vec::new();
+        // The arrays with an access tagged, neither settled nor own.
+        let tagged = self.clears.as_ref().map(|c| c.tagged.clone()).unwrap_or_default();
         let meta = ld_shaders::abi::probe::meta(self.shared_target_words());
         writeln!(out, "const LD_PROBE_DEFERRED: u32 = {}u;\nconst LD_PROBE_FOUND: u32 = {}u;\n", meta.deferred, meta.found).unwrap();
         for (mem, t) in targets {
@@ -64,14 +68,22 @@ impl Writer<'_> {
                 }
                 MemRef::Shared(a) => {
                     let sh = &self.m.kernel.shared[a];
-                    let words = sh.len * sh.elem.words(self.m);
+                    let ew = sh.elem.words(self.m);
+                    let words = sh.len * ew;
                     writeln!(out, "var<workgroup> ld_w{t}: array<u32, {words}>;").unwrap();
-                    if own {
+                    // The accesses no other invocation meets
+                    // (`Root::Mem::own`): no tag, their residue checked.
+                    let residue = format!("    ld_probe_own(ld_k / {ew}u);\n");
+                    if own || !tagged.contains(&mem) {
+                        // No access tagged: no tags, nothing deferred (no
+                        // run can find a word of it shared).
                         writeln!(
                             out,
                             "\nfn ld_rd{t}(ld_k: u32) -> u32 {{\n    return ld_w{t}[ld_k];\n}}\n\n\
                              fn ld_rs{t}(ld_k: u32) -> u32 {{\n    return ld_w{t}[ld_k];\n}}\n\n\
-                             fn ld_wr{t}(ld_k: u32, ld_v: u32) {{\n    ld_w{t}[ld_k] = ld_v;\n}}\n"
+                             fn ld_wr{t}(ld_k: u32, ld_v: u32) {{\n    ld_w{t}[ld_k] = ld_v;\n}}\n\n\
+                             fn ld_ro{t}(ld_k: u32) -> u32 {{\n{residue}    return ld_w{t}[ld_k];\n}}\n\n\
+                             fn ld_wo{t}(ld_k: u32, ld_v: u32) {{\n{residue}    ld_w{t}[ld_k] = ld_v;\n}}\n"
                         )
                         .unwrap();
                         continue;
@@ -80,6 +92,7 @@ impl Writer<'_> {
                     let at = tag_words;
                     tag_words += words;
                     arrays.push((t, at));
+                    ranges.push((mem, at, words));
                     // An array deferred whole (`ld_defers_array`, a pipeline
                     // constant) takes the log's path alone: its tags and the
                     // bitmap's load compile away.
@@ -94,8 +107,10 @@ impl Writer<'_> {
                          // read of a compound assignment, which its write's tag stands for.\n\
                          fn ld_rs{t}(ld_k: u32) -> u32 {{\n    let ld_f = {at}u + ld_k;\n{}    return ld_w{t}[ld_k];\n}}\n\n\
                          fn ld_wr{t}(ld_k: u32, ld_v: u32) {{\n    let ld_f = {at}u + ld_k;\n{}    \
-                         ld_probe_local({t}u, atomicOr(&ld_pt[ld_f], ld_pl.y), ld_pl.y);\n    ld_w{t}[ld_k] = ld_v;\n}}\n",
-                        read, read, write,
+                         ld_probe_local({t}u, atomicOr(&ld_pt[ld_f], ld_pl.y), ld_pl.y);\n    ld_w{t}[ld_k] = ld_v;\n}}\n\n\
+                         fn ld_ro{t}(ld_k: u32) -> u32 {{\n    let ld_f = {at}u + ld_k;\n{}{residue}    return ld_w{t}[ld_k];\n}}\n\n\
+                         fn ld_wo{t}(ld_k: u32, ld_v: u32) {{\n    let ld_f = {at}u + ld_k;\n{}{residue}    ld_w{t}[ld_k] = ld_v;\n}}\n",
+                        read, read, write, read, write,
                     )
                     .unwrap();
                 }
@@ -105,15 +120,7 @@ impl Writer<'_> {
         if tag_words > 0 {
             writeln!(out, "var<workgroup> ld_pt: array<atomic<u32>, {tag_words}>;\n").unwrap();
         }
-        let clear = if tag_words > 0 {
-            format!(
-                "    for (var ld_k = ld_lidx; ld_k < {tag_words}u; ld_k += LD_WG_SIZE) {{\n        \
-                 if LD_FIND {{\n            if ld_probe_pair(atomicExchange(&ld_pt[ld_k], 0u)) {{\n                ld_probe_found(ld_k);\n            }}\n        }} else {{\n            atomicStore(&ld_pt[ld_k], 0u);\n        }}\n    }}\n"
-            )
-        } else {
-            String::new()
-        };
-        writeln!(out, "fn ld_probe_clear_shared() {{\n{clear}}}\n").unwrap();
+        out.push_str(&self.probe_clears(&ranges));
         out.push_str(&deferral(&arrays, tag_words));
         out.push_str(&storage_deferral(&storage));
         for a in std::mem::take(&mut self.accessors) {
@@ -121,6 +128,50 @@ impl Writer<'_> {
         }
         out.push_str(&self.barrier_kinds());
         out
+    }
+
+    /// `ld_probe_clear_shared(c)`: clears the tags of the arrays of set `c`
+    /// (`Writer::clear_sets`, named by each barrier's call; `ranges`: each
+    /// tagged array's tags), one loop per run of adjacent arrays; and
+    /// `LD_PROBE_CLEAR_ALL`, the set of every tagged array (the kernel's
+    /// end, where the probe finds shared words). Each barrier clears only
+    /// the arrays a tagged access may have reached since the barrier
+    /// before (bisect_small's probe spent a third of its time clearing
+    /// tags no access had set).
+    fn probe_clears(&mut self, ranges: &[(MemRef, u32, u32)]) -> String {
+        let all: Vec<MemRef> = ranges.iter().map(|r| r.0).collect();
+        let all_id = match self.clear_sets.iter().position(|x| *x == all) {
+            Some(i) => i,
+            None => {
+                self.clear_sets.push(all);
+                self.clear_sets.len() - 1
+            }
+        };
+        let mut body = String::new();
+        for (id, set) in self.clear_sets.iter().enumerate() {
+            // Runs of adjacent tag ranges (the arrays' tags lie in target order).
+            let mut runs: Vec<(u32, u32)> = Vec::new();
+            for &(_, at, words) in ranges.iter().filter(|r| set.contains(&r.0)) {
+                match runs.last_mut() {
+                    Some(last) if last.0 + last.1 == at => last.1 += words,
+                    _ => runs.push((at, words)),
+                }
+            }
+            if runs.is_empty() {
+                continue;
+            }
+            writeln!(body, "    if ld_c == {id}u {{").unwrap();
+            for (at, words) in runs {
+                writeln!(
+                    body,
+                    "        for (var ld_i = ld_lidx; ld_i < {words}u; ld_i += LD_WG_SIZE) {{\n            let ld_k = {at}u + ld_i;\n            \
+                     if LD_FIND {{\n                if ld_probe_pair(atomicExchange(&ld_pt[ld_k], 0u)) {{\n                    ld_probe_found(ld_k);\n                }}\n            }} else {{\n                atomicStore(&ld_pt[ld_k], 0u);\n            }}\n        }}"
+                )
+                .unwrap();
+            }
+            writeln!(body, "    }}").unwrap();
+        }
+        format!("const LD_PROBE_CLEAR_ALL: u32 = {all_id}u;\n\nfn ld_probe_clear_shared(ld_c: u32) {{\n{body}}}\n\n")
     }
 
     /// Words of the workgroup arrays that are targets: what the probe's

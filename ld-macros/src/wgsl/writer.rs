@@ -69,6 +69,11 @@ pub struct Writer<'m> {
     /// Helpers that may stop the invocation (they hold a loop, or call one
     /// that may): their callers stop after the statement that called them.
     may_halt: HashSet<FnId>,
+    /// The probe: the workgroup arrays whose tags each barrier clears
+    /// (`analysis::settled::clears`), and the distinct sets of them its
+    /// barrier calls name (`ld_probe_region`'s `c`).
+    pub(super) clears: Option<crate::analysis::settled::Clears>,
+    pub(super) clear_sets: Vec<Vec<MemRef>>,
 }
 
 /// A place in the kernel's source that the guard checks: an indexed access
@@ -160,6 +165,8 @@ impl<'m> Writer<'m> {
             next_barrier: 0,
             sites: vec![],
             may_halt: may_halt(m),
+            clears: (variant == Variant::Probe).then(|| crate::analysis::settled::clears(m)),
+            clear_sets: vec![],
         };
         if variant != Variant::Native {
             w.targets = crate::analysis::targets::list(m).into_iter().enumerate().map(|(t, mem)| (mem, t)).collect();

@@ -60,7 +60,8 @@ impl Writer<'_> {
                 let c = self.expr(f, c);
                 let (then, other) = (self.next_barrier, self.next_barrier + 1);
                 self.next_barrier += 2;
-                let line = format!("{}(select({other}u, {then}u, {c}));", self.region_call());
+                let clears = self.clear_arg(&[&a[0], &b[0]]);
+                let line = format!("{}(select({other}u, {then}u, {c}){clears});", self.region_call());
                 line_to(f, &line);
             }
             StmtKind::If(c, a, b) => {
@@ -131,7 +132,8 @@ impl Writer<'_> {
             // The instrumented kernels' barriers end a region: the engine
             // checks it, or folds it.
             StmtKind::Barrier(_) if self.variant != Variant::Native => {
-                let line = format!("{}({}u);", self.region_call(), self.next_barrier);
+                let clears = self.clear_arg(&[s]);
+                let line = format!("{}({}u{clears});", self.region_call(), self.next_barrier);
                 self.next_barrier += 1;
                 line_to(f, &line);
             }
@@ -143,6 +145,40 @@ impl Writer<'_> {
     /// What an instrumented kernel calls where a region ends: the check,
     /// (deterministic mode's folded kernel) the fold, or (its probe) the
     /// barrier and the workgroup arrays' tags cleared.
+    /// The probe's second argument of a barrier call: the set of
+    /// workgroup arrays whose tags the barriers `at` clear (their union: a
+    /// choice between two), a constant at the call so that lavapipe
+    /// compiles that set's loops alone. Other variants: none.
+    fn clear_arg(&mut self, at: &[&Stmt]) -> String {
+        let Some(clears) = &self.clears else { return String::new() };
+        let mut set: Vec<MemRef> = Vec::new();
+        for s in at {
+            for m in clears.at.get(&(*s as *const Stmt as usize)).into_iter().flatten() {
+                if !set.contains(m) {
+                    set.push(*m);
+                }
+            }
+        }
+        set.sort_by_key(|m| self.targets[m]);
+        let id = match self.clear_sets.iter().position(|x| *x == set) {
+            Some(i) => i,
+            None => {
+                self.clear_sets.push(set);
+                self.clear_sets.len() - 1
+            }
+        };
+        format!(", {id}u")
+    }
+
+    /// How a store reaches its target's words: the probe's own stores
+    /// (`Root::Mem::own`, where the place is a workgroup array) untagged.
+    fn write_access(&self, f: &Func, p: &Place) -> WordAccess {
+        match &p.root {
+            Root::Mem { mem, own: true, .. } if self.variant == Variant::Probe && matches!(self.mem_name(f, *mem).1, MemRef::Shared(_)) => WordAccess::OwnWrite,
+            _ => WordAccess::Write,
+        }
+    }
+
     pub(super) fn region_call(&self) -> &'static str {
         match self.variant {
             Variant::Folded => "ld_fold_region",
@@ -181,7 +217,7 @@ impl Writer<'_> {
         let write = match self.target_place(f, p) {
             Some(t) => {
                 let (addr, ty) = self.word_addr(f, p, Some(&texts), span);
-                let store = self.accessor(t, &ty, WordAccess::Write);
+                let store = self.accessor(t, &ty, self.write_access(f, p));
                 match op {
                     None => format!("{store}({addr}, ld_v);"),
                     Some(o) => {
