@@ -54,9 +54,13 @@ fn only(report: &Report, l: &CpuLaunch, targets: &[Target]) -> Only {
                 }
             }
         }
+        // A race between workgroups needs both; one inside a workgroup,
+        // the first it happened in: `attach` looks there for its own units
+        // (a second one re-ran cocluster's and em's workgroup twice, as
+        // much as their report, for the same accesses).
         let wgs: Vec<[u32; 3]> = match r.level {
             Level::InterWorkgroup => r.units.iter().map(|u| u.workgroup).collect(),
-            _ => r.workgroups.iter().copied().chain(r.units.iter().map(|u| u.workgroup)).take(2).collect(),
+            _ => r.workgroups.iter().copied().chain(r.units.iter().map(|u| u.workgroup)).take(1).collect(),
         };
         search |= r.level == Level::InterWorkgroup && r.units.len() < 2;
         for w in wgs {
