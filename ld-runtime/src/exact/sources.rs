@@ -107,7 +107,7 @@ pub(crate) fn attach(report: &mut Report, pairs: &[Pair], info: &KernelInfo, gri
     // alone, and races that share those share their accesses (bfs's
     // `update`: 66 races on one word each looked at all 6,948 pairs, 2 ms
     // a launch).
-    let mut alike: HashMap<(u32, Vec<(u32, u32)>, RaceKind), Vec<Access>> = HashMap::default();
+    let mut alike: HashMap<Alike, Vec<Access>> = HashMap::default();
     for race in &mut report.races {
         let Some(t) = targets.iter().position(|t| t.name == race.variable) else { continue };
         let t = t as u32;
@@ -136,6 +136,10 @@ pub(crate) fn attach(report: &mut Report, pairs: &[Pair], info: &KernelInfo, gri
         }
     }
 }
+
+/// What the accesses of a race between two workgroups with no pair of its
+/// own depend on (`attach`): its target, words and kind.
+type Alike = (u32, Vec<(u32, u32)>, RaceKind);
 
 /// How well pairs fit one race.
 struct Fits<'r> {
