@@ -7,7 +7,7 @@ use super::layout::{Layout, Limits};
 use super::records::Raw;
 use crate::error::Result;
 use crate::gpu::pipeline::{self, Variant};
-use crate::gpu::transfer::{read_range, read_ranges, wait};
+use crate::gpu::transfer::{read_range, read_ranges_after, wait};
 use crate::gpu::{Contents, GpuContext};
 use crate::kernel::{KernelInfo, ParamKind, TargetPlace};
 use ld_shaders::abi::{binding, guard, header, probe, record, status, MODE_CHECK, MODE_DETERMINISTIC, NONE};
@@ -219,9 +219,20 @@ impl<'a> GpuBackend<'a> {
     }
 
     fn read(&mut self, buf: &wgpu::Buffer, words: u64) -> Result<Vec<u32>> {
-        self.flush()?;
+        Ok(self.read_back(&[(buf, words * 4)])?.pop().unwrap())
+    }
+
+    /// What is queued, then a read-back of the first bytes of `ranges`'
+    /// buffers: one submission, one wait.
+    fn read_back(&mut self, ranges: &[(&wgpu::Buffer, u64)]) -> Result<Vec<Vec<u32>>> {
+        let enc = self.enc.take();
+        self.stats.submissions += enc.is_some() as u64;
         self.stats.readbacks += 1;
-        self.waiting(|ctx| read_range(ctx, buf, words * 4))
+        let during = format!("checking `{}`", self.info.name);
+        self.waiting(|ctx| read_ranges_after(ctx, enc, ranges, &during)).map_err(|e| match e {
+            crate::Error::Timeout { timeout, adapter, .. } => crate::Error::Timeout { kernel: self.info.name, timeout, adapter },
+            e => e,
+        })
     }
 
     /// Fills the workgroup arrays' pages of `count` slots with zeros (their
@@ -571,8 +582,6 @@ impl Backend for GpuBackend<'_> {
             // (Where the run is no answer the buffers are restored anyway.)
             self.dispatch(resolve, &[&g0, &g1], probe::RESOLVE_WORKGROUPS);
         }
-        self.flush()?;
-        self.stats.readbacks += 1;
         let b = self.bufs.as_ref().unwrap();
         let (records, values, meta, guard) = (b.records.clone(), b.values.clone(), b.meta.clone(), self.guard.clone());
         const _: () = assert!(probe::meta(1).found == 0);
@@ -581,7 +590,7 @@ impl Backend for GpuBackend<'_> {
         if bitmap > 0 {
             ranges.push((&meta, bitmap));
         }
-        let mut read = self.waiting(|ctx| read_ranges(ctx, &ranges))?;
+        let mut read = self.read_back(&ranges)?;
         let found = if bitmap > 0 { read.pop().unwrap() } else { vec![] };
         let (seen, g, h) = (read.pop().unwrap(), read.pop().unwrap(), read.pop().unwrap());
         let bits = h[header::STATUS as usize];
@@ -624,10 +633,8 @@ impl Backend for GpuBackend<'_> {
     fn status(&mut self) -> Result<Status> {
         let records = self.bufs.as_ref().unwrap().records.clone();
         // The guard's record comes back with the header, in one read-back.
-        self.flush()?;
-        self.stats.readbacks += 1;
         let guard = self.guard.clone();
-        let mut both = self.waiting(|ctx| read_ranges(ctx, &[(&records, header::WORDS as u64 * 4), (&guard, guard::WORDS as u64 * 4)]))?;
+        let mut both = self.read_back(&[(&records, header::WORDS as u64 * 4), (&guard, guard::WORDS as u64 * 4)])?;
         let g = both.pop().unwrap();
         let h = both.pop().unwrap();
         if h[header::STATUS as usize] == 0 && g[guard::CLAIM as usize] == 0 {

@@ -39,17 +39,25 @@ pub fn read_range(ctx: &GpuContext, buf: &wgpu::Buffer, size: u64) -> Result<Vec
 /// Reads the first bytes of several buffers back, in one submission and
 /// one mapping.
 pub fn read_ranges(ctx: &GpuContext, bufs: &[(&wgpu::Buffer, u64)]) -> Result<Vec<Vec<u32>>> {
+    read_ranges_after(ctx, None, bufs, "reading a buffer back")
+}
+
+/// `read_ranges`, the copies recorded after the commands of `enc` (work
+/// queued and not yet submitted), in its submission: one wait for both
+/// (a submission and a wait more per read-back cost lavapipe's checks
+/// about 0.1 ms a launch).
+pub fn read_ranges_after(ctx: &GpuContext, enc: Option<wgpu::CommandEncoder>, bufs: &[(&wgpu::Buffer, u64)], during: &str) -> Result<Vec<Vec<u32>>> {
     ctx.check_alive("while reading a buffer back")?;
     let sizes: Vec<u64> = bufs.iter().map(|(b, size)| (*size).min(b.size())).collect();
     let staging = staging(ctx, sizes.iter().sum());
-    let mut enc = ctx.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("ld readback") });
+    let mut enc = enc.unwrap_or_else(|| ctx.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("ld readback") }));
     let mut at = 0;
     for ((buf, _), size) in bufs.iter().zip(&sizes) {
         enc.copy_buffer_to_buffer(buf, 0, &staging, at, *size);
         at += size;
     }
     ctx.queue.submit([enc.finish()]);
-    let words = map_read(ctx, &staging, "reading a buffer back")?;
+    let words = map_read(ctx, &staging, during)?;
     let mut out = Vec::new();
     let mut at = 0;
     for size in sizes {
