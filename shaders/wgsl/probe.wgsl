@@ -38,7 +38,8 @@
 // `ld_pt`) or `ld_probe_storage`, `ld_deferred`, `ld_log_read`,
 // `ld_log_write`; a workgroup array's `ld_ro{t}`, `ld_wo{t}`, which call
 // `ld_probe_own`),
-// `ld_probe_clear_shared(c)` and `LD_PROBE_CLEAR_ALL`, `ld_defer_fold`,
+// `ld_probe_clear_shared(c)` and `LD_PROBE_CLEAR_ALL`, `ld_probe_noted`
+// and `ld_probe_flush_notes` (the known regions, `ld_probe_note`), `ld_defer_fold`,
 // `ld_sdefer_end`, `ld_sdefer_pending`, `ld_storage_barrier` and
 // `LD_PROBE_DEFERRED`, `LD_PROBE_FOUND` (`abi::probe::meta`).
 
@@ -205,9 +206,16 @@ fn ld_deferred(f: u32) -> bool {
 // The region from the last barrier to `close` (LD_NONE: the kernel's end)
 // ran: the table of regions seen marks it, as the instrumented kernel's
 // `ld_note_region` does, so that a check the probe answers reports the
-// regions the folded or instrumented kernel would.
-fn ld_probe_note(close: u32) {
-    if ld_lidx == 0u {
+// regions the folded or instrumented kernel would. `note`: LD_KNOWN where
+// the macro knows the barriers that can come before `close`, and the call
+// (`ld_probe_note_{b}`) set the region's bit of the invocation's
+// `ld_probe_noted` (no memory access: a masked store per barrier was an
+// eighth of bisect_small's probe), which `ld_probe_flush_notes` writes
+// once, at the end; else LD_NONE.
+const LD_KNOWN: u32 = 0u;
+
+fn ld_probe_note(close: u32, note: u32) {
+    if note == LD_NONE && ld_lidx == 0u {
         let a = min(select(ld_probe_open, LD_NO_BARRIER, ld_probe_open == LD_NONE), ld_cfg.barriers);
         let b = min(select(close, LD_NO_BARRIER, close == LD_NONE), ld_cfg.barriers);
         ld_val[a * (ld_cfg.barriers + 1u) + b] = 1u;
@@ -219,9 +227,10 @@ fn ld_probe_note(close: u32) {
 // storage, whose tags last the launch; a workgroup barrier ends the
 // workgroup arrays' region, so their tags are cleared once every
 // invocation is past its accesses and before any goes on.
-// `c`: the set of arrays whose tags it clears (`ld_probe_clear_shared`).
-fn ld_probe_region(b: u32, c: u32) {
-    ld_probe_note(b);
+// `c`: the set of arrays whose tags it clears (`ld_probe_clear_shared`);
+// `note`: see `ld_probe_note`.
+fn ld_probe_region(b: u32, c: u32, note: u32) {
+    ld_probe_note(b, note);
     if ld_storage_barrier(b) {
         // The folded kernel's lanes of a warp share its copy: a warp's
         // write of a workgroup array before a storage barrier is seen by
@@ -249,6 +258,7 @@ fn ld_probe_end() {
         ld_probe_clear_shared(LD_PROBE_CLEAR_ALL);
     }
     ld_sdefer_end();
+    ld_probe_flush_notes();
     // Where the device cut loops short, the run cannot be trusted.
     ld_probe_cut = ld_probe_cut | ld_loops_cut();
     let storage = ld_probe_targets != 0u;

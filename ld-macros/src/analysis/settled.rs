@@ -50,7 +50,7 @@ const START: usize = 0;
 /// where its array is written, every access of the array is at an own
 /// residue.
 pub fn mark(m: &mut Module) {
-    let Some(flow) = Flow::run(m) else { return };
+    let flow = Flow::run(m);
     let none = Openings::new();
     let Flow { writes, reads, seen, .. } = flow;
     let settled: HashMap<usize, bool> =
@@ -112,14 +112,26 @@ fn stores_mut(block: &mut [Stmt], f: &mut dyn FnMut(&mut Place)) {
 /// tagged, neither settled nor own, in an epoch the barrier may end, by
 /// the barrier statement's address; and those tagged anywhere. An array
 /// that no tagged access reached since the last barrier holds no tag.
+/// Also, per barrier (where every barrier is a workgroup barrier), the
+/// barrier statements that can precede it (`None`: the kernel's start): the
+/// regions it may close, one of which the probe notes by the barrier
+/// before it (`ld_probe_note`).
 pub struct Clears {
     pub at: HashMap<usize, Vec<MemRef>>,
     pub tagged: Vec<MemRef>,
+    pub opened_by: HashMap<usize, Vec<Option<usize>>>,
 }
 
 pub fn clears(m: &Module) -> Clears {
-    let mut out = Clears { at: HashMap::new(), tagged: Vec::new() };
-    let Some(flow) = Flow::run(m) else { return out };
+    let mut out = Clears { at: HashMap::new(), tagged: Vec::new(), opened_by: HashMap::new() };
+    let flow = Flow::run(m);
+    let mut storage_barriers = false;
+    walk_stmts(&m.kernel.body.block, &mut |s| storage_barriers |= matches!(s.kind, StmtKind::Barrier(BarrierKind::Storage)));
+    if !storage_barriers {
+        for (b, at) in &flow.barriers {
+            out.opened_by.insert(*b, at.iter().map(|&o| (o != START).then_some(o)).collect());
+        }
+    }
     let tagged: Vec<&Seen> = flow.seen.iter().filter(|s| !s.marked).collect();
     for s in &tagged {
         if !out.tagged.contains(&s.mem) {
@@ -185,12 +197,9 @@ struct Exits {
 }
 
 impl<'m> Flow<'m> {
-    /// The walk of `m`'s body; `None` where no workgroup array is a target.
-    fn run(m: &'m Module) -> Option<Flow<'m>> {
+    /// The walk of `m`'s body.
+    fn run(m: &'m Module) -> Flow<'m> {
         let shared: Vec<MemRef> = targets::list(m).into_iter().filter(|t| matches!(t, MemRef::Shared(_))).collect();
-        if shared.is_empty() {
-            return None;
-        }
         let residue = Residue::new(m);
         let frames = vec![residue.kernel_frame()];
         let mut flow = Flow {
@@ -207,7 +216,7 @@ impl<'m> Flow<'m> {
             barriers: HashMap::new(),
         };
         flow.block(&m.kernel.body.block, Openings::from([START]));
-        Some(flow)
+        flow
     }
 
     /// Notes an access of `p` (at `at`) where it is to a workgroup array.

@@ -121,6 +121,7 @@ impl Writer<'_> {
             writeln!(out, "var<workgroup> ld_pt: array<atomic<u32>, {tag_words}>;\n").unwrap();
         }
         out.push_str(&self.probe_clears(&ranges));
+        out.push_str(&self.probe_notes());
         out.push_str(&deferral(&arrays, tag_words));
         out.push_str(&storage_deferral(&storage));
         for a in std::mem::take(&mut self.accessors) {
@@ -174,6 +175,56 @@ impl Writer<'_> {
         format!("const LD_PROBE_CLEAR_ALL: u32 = {all_id}u;\n\nfn ld_probe_clear_shared(ld_c: u32) {{\n{body}}}\n\n")
     }
 
+    /// The regions each barrier call may close, where the barriers before
+    /// it are known (`analysis::settled::Clears::opened_by`): each such
+    /// region has a bit of the invocation's `ld_probe_noted`, which
+    /// `ld_probe_note_{id}` sets by the barrier before (`ld_probe_open`, a
+    /// select per candidate: no memory access) and returns LD_KNOWN
+    /// (else it returns LD_NONE: `ld_probe_note` marks the table itself);
+    /// `ld_probe_flush_notes` marks the table from the bits at the
+    /// kernel's end.
+    fn probe_notes(&self) -> String {
+        let nb = self.next_barrier;
+        let no_barrier = ld_shaders::abi::record::NO_BARRIER as usize;
+        let opened_by = self.clears.as_ref().map(|c| &c.opened_by);
+        let id_of = |addr: usize| self.barrier_stmts.iter().find(|(_, a)| *a == addr).map(|(id, _)| *id);
+        // Each known region (its place in the table) and its bit.
+        let mut slots: Vec<usize> = Vec::new();
+        let mut out = String::new();
+        for &(id, addr) in &self.barrier_stmts {
+            let opens: Option<Vec<usize>> = opened_by.and_then(|o| o.get(&addr)).and_then(|v| {
+                v.iter()
+                    .map(|o| match o {
+                        None => Some(no_barrier),
+                        Some(o) => id_of(*o),
+                    })
+                    .collect()
+            });
+            let Some(opens) = opens.filter(|v| !v.is_empty()) else {
+                writeln!(out, "fn ld_probe_note_{id}() -> u32 {{\n    return LD_NONE;\n}}\n").unwrap();
+                continue;
+            };
+            let mut body = String::new();
+            for a in opens {
+                let region = a.min(nb) * (nb + 1) + id;
+                let k = slots.iter().position(|r| *r == region).unwrap_or_else(|| {
+                    slots.push(region);
+                    slots.len() - 1
+                });
+                let open = if a == no_barrier { "LD_NONE".to_string() } else { format!("{a}u") };
+                writeln!(body, "    ld_probe_noted[{}] |= select(0u, {}u, ld_probe_open == {open});", k / 32, 1u32 << (k % 32)).unwrap();
+            }
+            writeln!(out, "fn ld_probe_note_{id}() -> u32 {{\n{body}    return LD_KNOWN;\n}}\n").unwrap();
+        }
+        let mut flush = String::new();
+        for (k, region) in slots.iter().enumerate() {
+            writeln!(flush, "        if ((ld_probe_noted[{}] >> {}u) & 1u) != 0u {{\n            ld_val[{region}u] = 1u;\n        }}", k / 32, k % 32).unwrap();
+        }
+        writeln!(out, "var<private> ld_probe_noted: array<u32, {}>;\n", slots.len().div_ceil(32).max(1)).unwrap();
+        writeln!(out, "fn ld_probe_flush_notes() {{\n    if ld_lidx == 0u {{\n{flush}    }}\n}}\n").unwrap();
+        out
+    }
+
     /// Words of the workgroup arrays that are targets: what the probe's
     /// bitmaps cover (`abi::probe::meta`; the host counts the same).
     fn shared_target_words(&self) -> u32 {
@@ -199,7 +250,7 @@ impl Writer<'_> {
              let s = wid.x + wid.y * nwg.x;\n    if s >= ld_cfg.wg_count {{\n        return;\n    }}\n    \
              let wg = ld_cfg.wg_offset + s;\n    ld_set_ids(wg, li);\n    \
              ld_guard_enter(wg, li);\n    ld_probe_enter(wg, li);\n    if ld_probe_skip(li) {{\n        return;\n    }}\n    \
-             ld_body();\n    ld_probe_note(LD_NONE);\n    ld_probe_end();\n    ld_guard_flush();\n}}\n",
+             ld_body();\n    ld_probe_note(LD_NONE, LD_NONE);\n    ld_probe_end();\n    ld_guard_flush();\n}}\n",
             body = f.out,
         )
     }

@@ -74,6 +74,8 @@ pub struct Writer<'m> {
     /// barrier calls name (`ld_probe_region`'s `c`).
     pub(super) clears: Option<crate::analysis::settled::Clears>,
     pub(super) clear_sets: Vec<Vec<MemRef>>,
+    /// The probe: each barrier statement's id and address, as written.
+    pub(super) barrier_stmts: Vec<(usize, usize)>,
 }
 
 /// A place in the kernel's source that the guard checks: an indexed access
@@ -167,6 +169,7 @@ impl<'m> Writer<'m> {
             may_halt: may_halt(m),
             clears: (variant == Variant::Probe).then(|| crate::analysis::settled::clears(m)),
             clear_sets: vec![],
+            barrier_stmts: vec![],
         };
         if variant != Variant::Native {
             w.targets = crate::analysis::targets::list(m).into_iter().enumerate().map(|(t, mem)| (mem, t)).collect();

@@ -60,7 +60,7 @@ impl Writer<'_> {
                 let c = self.expr(f, c);
                 let (then, other) = (self.next_barrier, self.next_barrier + 1);
                 self.next_barrier += 2;
-                let clears = self.clear_arg(&[&a[0], &b[0]]);
+                let clears = self.clear_arg(&[&a[0], &b[0]], None);
                 let line = format!("{}(select({other}u, {then}u, {c}){clears});", self.region_call());
                 line_to(f, &line);
             }
@@ -132,7 +132,7 @@ impl Writer<'_> {
             // The instrumented kernels' barriers end a region: the engine
             // checks it, or folds it.
             StmtKind::Barrier(_) if self.variant != Variant::Native => {
-                let clears = self.clear_arg(&[s]);
+                let clears = self.clear_arg(&[s], Some(self.next_barrier));
                 let line = format!("{}({}u{clears});", self.region_call(), self.next_barrier);
                 self.next_barrier += 1;
                 line_to(f, &line);
@@ -145,11 +145,15 @@ impl Writer<'_> {
     /// What an instrumented kernel calls where a region ends: the check,
     /// (deterministic mode's folded kernel) the fold, or (its probe) the
     /// barrier and the workgroup arrays' tags cleared.
-    /// The probe's second argument of a barrier call: the set of
+    /// The probe's further arguments of a barrier call: the set of
     /// workgroup arrays whose tags the barriers `at` clear (their union: a
     /// choice between two), a constant at the call so that lavapipe
-    /// compiles that set's loops alone. Other variants: none.
-    fn clear_arg(&mut self, at: &[&Stmt]) -> String {
+    /// compiles that set's loops alone; and the region's note (see
+    /// `ld_probe_note`): for a barrier of its own call (`id`) a function
+    /// the prelude defines, which notes the region in the invocation's
+    /// bits where the barriers before it are known, else LD_NONE. Other
+    /// variants: none.
+    fn clear_arg(&mut self, at: &[&Stmt], id: Option<usize>) -> String {
         let Some(clears) = &self.clears else { return String::new() };
         let mut set: Vec<MemRef> = Vec::new();
         for s in at {
@@ -160,14 +164,21 @@ impl Writer<'_> {
             }
         }
         set.sort_by_key(|m| self.targets[m]);
-        let id = match self.clear_sets.iter().position(|x| *x == set) {
+        let c = match self.clear_sets.iter().position(|x| *x == set) {
             Some(i) => i,
             None => {
                 self.clear_sets.push(set);
                 self.clear_sets.len() - 1
             }
         };
-        format!(", {id}u")
+        let note = match id {
+            Some(id) => {
+                self.barrier_stmts.push((id, at[0] as *const Stmt as usize));
+                format!("ld_probe_note_{id}()")
+            }
+            None => "LD_NONE".to_string(),
+        };
+        format!(", {c}u, {note}")
     }
 
     /// How a store reaches its target's words: the probe's own stores
