@@ -101,12 +101,13 @@ pub(crate) fn attach(report: &mut Report, pairs: &[Pair], info: &KernelInfo, gri
         }
     }
     let mut lines = Lines { info, text: HashMap::default() };
-    // A race between two workgroups with no pair between them of its kind
-    // on its words: no pair has its units, so its best pairs (of its kind
+    // A race with no pair of its own units (between its two workgroups, of
+    // its kind on its words; or in its workgroup, between its warps): no
+    // pair elsewhere has its units either, so its best pairs (of its kind
     // elsewhere, or of its level) depend on its words, level and kind
     // alone, and races that share those share their accesses (bfs's
-    // `update`: 66 races on one word each looked at all 6,948 pairs, 2 ms
-    // a launch).
+    // `update`: 126 races between warps on one word each looked at all
+    // 6,948 pairs of it, 2 ms a launch).
     let mut alike: HashMap<Alike, Vec<Access>> = HashMap::default();
     for race in &mut report.races {
         let Some(t) = targets.iter().position(|t| t.name == race.variable) else { continue };
@@ -115,21 +116,26 @@ pub(crate) fn attach(report: &mut Report, pairs: &[Pair], info: &KernelInfo, gri
             race.accesses = accesses(&chosen, &mut lines, grid, warp_size, &names);
             continue;
         }
-        let key = (race.level == Level::InterWorkgroup && race.units.len() == 2).then(|| (t, race.words.clone(), race.kind));
+        let fits = Fits { race, own: Own::of(race, grid), info, grid, warp_size };
+        // A level-2 race's own units are in its first workgroup: the best
+        // fit there, if it is its own units, is the best of all.
+        if race.level != Level::InterWorkgroup {
+            let wg = fits.own.workgroup;
+            let (best, there) = fits.best(|w| within.get(&(t, w, wg)));
+            if best <= Fit::OwnUnits {
+                race.accesses = accesses(&there, &mut lines, grid, warp_size, &names);
+                continue;
+            }
+        }
+        // (A race between workgroups that names one alone takes any pair
+        // with it: its best depends on its unit.)
+        let level1 = race.level == Level::InterWorkgroup;
+        let key = (!level1 || race.units.len() == 2).then(|| (t, race.words.clone(), level1, race.kind));
         if let Some(found) = key.as_ref().and_then(|k| alike.get(k)) {
             race.accesses = found.clone();
             continue;
         }
-        let fits = Fits { race, own: Own::of(race, grid), info, grid, warp_size };
-        // A level-2 race's own units are in its first workgroup: the best
-        // fit there, if it is its own units, is the best of all.
-        let mut chosen = None;
-        if race.level != Level::InterWorkgroup {
-            let wg = fits.own.workgroup;
-            let (best, there) = fits.best(|w| within.get(&(t, w, wg)));
-            chosen = (best <= Fit::OwnUnits).then_some(there);
-        }
-        let chosen = chosen.unwrap_or_else(|| fits.best(|w| by_word.get(&(t, w))).1);
+        let chosen = fits.best(|w| by_word.get(&(t, w))).1;
         race.accesses = accesses(&chosen, &mut lines, grid, warp_size, &names);
         if let Some(k) = key {
             alike.insert(k, race.accesses.clone());
@@ -137,9 +143,10 @@ pub(crate) fn attach(report: &mut Report, pairs: &[Pair], info: &KernelInfo, gri
     }
 }
 
-/// What the accesses of a race between two workgroups with no pair of its
-/// own depend on (`attach`): its target, words and kind.
-type Alike = (u32, Vec<(u32, u32)>, RaceKind);
+/// What the accesses of a race with no pair of its own units depend on
+/// (`attach`): its target, words, level (between workgroups or not) and
+/// kind.
+type Alike = (u32, Vec<(u32, u32)>, bool, RaceKind);
 
 /// How well pairs fit one race.
 struct Fits<'r> {
