@@ -140,14 +140,7 @@ impl Writer<'_> {
     /// before (bisect_small's probe spent a third of its time clearing
     /// tags no access had set).
     fn probe_clears(&mut self, ranges: &[(MemRef, u32, u32)]) -> String {
-        let all: Vec<MemRef> = ranges.iter().map(|r| r.0).collect();
-        let all_id = match self.clear_sets.iter().position(|x| *x == all) {
-            Some(i) => i,
-            None => {
-                self.clear_sets.push(all);
-                self.clear_sets.len() - 1
-            }
-        };
+        let all_id = self.clear_set(ranges.iter().map(|r| r.0).collect());
         let mut body = String::new();
         for (id, set) in self.clear_sets.iter().enumerate() {
             // Runs of adjacent tag ranges (the arrays' tags lie in target order).
@@ -173,6 +166,18 @@ impl Writer<'_> {
             writeln!(body, "    }}").unwrap();
         }
         format!("const LD_PROBE_CLEAR_ALL: u32 = {all_id}u;\n\nfn ld_probe_clear_shared(ld_c: u32) {{\n{body}}}\n\n")
+    }
+
+    /// The number of a set of arrays whose tags a barrier clears (sorted
+    /// by target), in `Writer::clear_sets`.
+    pub(super) fn clear_set(&mut self, set: Vec<MemRef>) -> usize {
+        match self.clear_sets.iter().position(|x| *x == set) {
+            Some(i) => i,
+            None => {
+                self.clear_sets.push(set);
+                self.clear_sets.len() - 1
+            }
+        }
     }
 
     /// The regions each barrier call may close, where the barriers before

@@ -60,8 +60,8 @@ impl Writer<'_> {
                 let c = self.expr(f, c);
                 let (then, other) = (self.next_barrier, self.next_barrier + 1);
                 self.next_barrier += 2;
-                let clears = self.clear_arg(&[&a[0], &b[0]], None);
-                let line = format!("{}(select({other}u, {then}u, {c}){clears});", self.region_call());
+                let probe = self.probe_args(&[&a[0], &b[0]], None);
+                let line = format!("{}(select({other}u, {then}u, {c}){probe});", self.region_call());
                 line_to(f, &line);
             }
             StmtKind::If(c, a, b) => {
@@ -132,8 +132,8 @@ impl Writer<'_> {
             // The instrumented kernels' barriers end a region: the engine
             // checks it, or folds it.
             StmtKind::Barrier(_) if self.variant != Variant::Native => {
-                let clears = self.clear_arg(&[s], Some(self.next_barrier));
-                let line = format!("{}({}u{clears});", self.region_call(), self.next_barrier);
+                let probe = self.probe_args(&[s], Some(self.next_barrier));
+                let line = format!("{}({}u{probe});", self.region_call(), self.next_barrier);
                 self.next_barrier += 1;
                 line_to(f, &line);
             }
@@ -142,9 +142,6 @@ impl Writer<'_> {
         }
     }
 
-    /// What an instrumented kernel calls where a region ends: the check,
-    /// (deterministic mode's folded kernel) the fold, or (its probe) the
-    /// barrier and the workgroup arrays' tags cleared.
     /// The probe's further arguments of a barrier call: the set of
     /// workgroup arrays whose tags the barriers `at` clear (their union: a
     /// choice between two), a constant at the call so that lavapipe
@@ -153,7 +150,7 @@ impl Writer<'_> {
     /// the prelude defines, which notes the region in the invocation's
     /// bits where the barriers before it are known, else LD_NONE. Other
     /// variants: none.
-    fn clear_arg(&mut self, at: &[&Stmt], id: Option<usize>) -> String {
+    fn probe_args(&mut self, at: &[&Stmt], id: Option<usize>) -> String {
         let Some(clears) = &self.clears else { return String::new() };
         let mut set: Vec<MemRef> = Vec::new();
         for s in at {
@@ -164,13 +161,7 @@ impl Writer<'_> {
             }
         }
         set.sort_by_key(|m| self.targets[m]);
-        let c = match self.clear_sets.iter().position(|x| *x == set) {
-            Some(i) => i,
-            None => {
-                self.clear_sets.push(set);
-                self.clear_sets.len() - 1
-            }
-        };
+        let c = self.clear_set(set);
         let note = match id {
             Some(id) => {
                 self.barrier_stmts.push((id, at[0] as *const Stmt as usize));
@@ -190,6 +181,9 @@ impl Writer<'_> {
         }
     }
 
+    /// What an instrumented kernel calls where a region ends: the check,
+    /// (deterministic mode's folded kernel) the fold, or (its probe) the
+    /// barrier and the workgroup arrays' tags cleared.
     pub(super) fn region_call(&self) -> &'static str {
         match self.variant {
             Variant::Folded => "ld_fold_region",
