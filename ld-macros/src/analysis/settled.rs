@@ -55,18 +55,7 @@ pub fn mark(m: &mut Module) {
     let Flow { writes, reads, seen, .. } = flow;
     let settled: HashMap<usize, bool> =
         reads.iter().map(|(p, seen)| (*p, seen.iter().all(|(mem, at)| at.is_disjoint(writes.get(mem).unwrap_or(&none))))).collect();
-    // Per array, the write epochs where some access is not at an own residue.
-    let mut mixed: HashMap<MemRef, Openings> = HashMap::new();
-    for s in seen.iter().filter(|s| !s.candidate) {
-        let w = writes.get(&s.mem).unwrap_or(&none);
-        mixed.entry(s.mem).or_default().extend(s.at.intersection(w).copied());
-    }
-    let mut own: HashMap<usize, bool> = HashMap::new();
-    for s in &seen {
-        let w = writes.get(&s.mem).unwrap_or(&none);
-        let ok = s.candidate && s.at.is_disjoint(mixed.get(&s.mem).unwrap_or(&none)) && !s.at.is_disjoint(w);
-        *own.entry(s.place).or_insert(true) &= ok;
-    }
+    let own = own_places(&seen, &writes);
     let mut set = |p: &mut Place| {
         let key = p as *const Place as usize;
         if let Root::Mem { settled: st, own: o, .. } = &mut p.root {
@@ -86,6 +75,47 @@ pub fn mark(m: &mut Module) {
     stores_mut(&mut m.kernel.body.block, &mut set);
     for f in &mut m.functions {
         stores_mut(&mut f.body.block, &mut set);
+    }
+}
+
+/// The places (by address) no other invocation meets: every visit of the
+/// place is at an own residue, in write epochs of its array that hold only
+/// such accesses. An epoch where one access is tagged is no such epoch, and
+/// neither are the other epochs of its accesses: a tagged access's own
+/// residue is not checked, so an untagged access of the same epoch could
+/// meet it unseen. (A fixed point: untagging an epoch's accesses may
+/// depend on another epoch.)
+fn own_places(seen: &[Seen], writes: &HashMap<MemRef, Openings>) -> HashMap<usize, bool> {
+    let none = Openings::new();
+    let written = |s: &Seen| -> Openings { s.at.intersection(writes.get(&s.mem).unwrap_or(&none)).copied().collect() };
+    // Per array, the write epochs that may hold own accesses alone.
+    let mut ok: HashMap<MemRef, Openings> = HashMap::new();
+    for s in seen {
+        ok.entry(s.mem).or_default().extend(written(s));
+    }
+    for s in seen.iter().filter(|s| !s.candidate) {
+        let e = ok.get_mut(&s.mem).expect("every array seen");
+        written(s).iter().for_each(|o| {
+            e.remove(o);
+        });
+    }
+    loop {
+        let mut own: HashMap<usize, bool> = HashMap::new();
+        for s in seen {
+            let w = written(s);
+            let fine = s.candidate && !w.is_empty() && w.is_subset(&ok[&s.mem]);
+            *own.entry(s.place).or_insert(true) &= fine;
+        }
+        let mut changed = false;
+        for s in seen.iter().filter(|s| !own[&s.place]) {
+            let e = ok.get_mut(&s.mem).expect("every array seen");
+            for o in written(s) {
+                changed |= e.remove(&o);
+            }
+        }
+        if !changed {
+            return own;
+        }
     }
 }
 

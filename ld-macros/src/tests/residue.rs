@@ -112,6 +112,13 @@ fn one_access_elsewhere_in_the_epoch_tags_them_all() {
         let (stores, loads) = own(&kernel(64, body));
         assert!(stores.iter().chain(&loads).all(|o| !o), "{body}: {stores:?} {loads:?}");
     }
+    // A store that may run in two epochs, one of them with a neighbour's
+    // word, is tagged, its own residue unchecked: the other epoch's own
+    // store is tagged too (it could meet the first one unseen).
+    let spanning = "    s[tid] = 0;\n    if n > 0 { barrier(); s[tid + 1] = 2; }\n    s[tid] = 1;\n    barrier();\n    out[gid] = s[tid];";
+    assert_eq!(own(&kernel(64, spanning)).0, [false, false, false]);
+    let alone = spanning.replace("s[tid + 1] = 2;", "s[tid + 64] = 2;");
+    assert_eq!(own(&kernel(64, &alone)).0, [true, true, true]);
     // Epochs apart, the own stores are untagged again.
     let apart = "    s[tid] = input[gid];\n    barrier();\n    s[tid + 1] = 2;\n    barrier();\n    s[tid + 64] = 3;";
     assert_eq!(own(&kernel(64, apart)), (vec![true, false, true], vec![]));
