@@ -16,7 +16,7 @@
 //! where W is a power of two): the probe checks each such access's residue
 //! as it runs and, where one differs, cuts its run short (the engine runs).
 
-use super::targets::{bound_once_in, grow_locals};
+use super::targets::{assigned_in, bound_once_in, grow_locals};
 use crate::ir::*;
 
 /// What an index expression is modulo W.
@@ -70,12 +70,7 @@ impl<'m> Residue<'m> {
     /// caller's own slice adds that one's offset), then its bound-once
     /// locals. A parameter the helper assigns has no fact.
     pub fn helper_frame(&self, caller: &Frame, within: Option<&Function>, f: &Function, args: &[CallArg]) -> Frame {
-        let mut assigned = Vec::new();
-        walk_stmts(&f.body.block, &mut |s| {
-            if let StmtKind::Assign(Place { root: Root::Local(id), .. }, _, _) = &s.kind {
-                assigned.push(*id);
-            }
-        });
+        let assigned = assigned_in(&f.body.block);
         let mut frame = Frame::new();
         for (p, a) in f.params.iter().zip(args) {
             let (id, fact) = match (p, a) {

@@ -50,13 +50,14 @@ const START: usize = 0;
 /// where its array is written, every access of the array is at an own
 /// residue.
 pub fn mark(m: &mut Module) {
-    let flow = Flow::run(m);
+    let Flow { writes, seen, .. } = Flow::run(m);
     let none = Openings::new();
-    let Flow { writes, reads, seen, .. } = flow;
-    let settled: HashMap<usize, bool> =
-        reads.iter().map(|(p, seen)| (*p, seen.iter().all(|(mem, at)| at.is_disjoint(writes.get(mem).unwrap_or(&none))))).collect();
+    let mut settled: HashMap<usize, bool> = HashMap::new();
+    for s in seen.iter().filter(|s| !s.write) {
+        *settled.entry(s.place).or_insert(true) &= s.at.is_disjoint(writes.get(&s.mem).unwrap_or(&none));
+    }
     let own = own_places(&seen, &writes);
-    let mut set = |p: &mut Place| {
+    let set = |p: &mut Place| {
         let key = p as *const Place as usize;
         if let Root::Mem { settled: st, own: o, .. } = &mut p.root {
             *st = settled.get(&key).copied().unwrap_or(false);
@@ -72,9 +73,14 @@ pub fn mark(m: &mut Module) {
     for f in &mut m.functions {
         visit::exprs_mut(&mut f.body.block, &mut loads);
     }
-    stores_mut(&mut m.kernel.body.block, &mut set);
+    let mut stores = |st: &mut Stmt| {
+        if let StmtKind::Assign(p, _, _) = &mut st.kind {
+            set(p);
+        }
+    };
+    walk_stmts_mut(&mut m.kernel.body.block, &mut stores);
     for f in &mut m.functions {
-        stores_mut(&mut f.body.block, &mut set);
+        walk_stmts_mut(&mut f.body.block, &mut stores);
     }
 }
 
@@ -88,16 +94,11 @@ pub fn mark(m: &mut Module) {
 fn own_places(seen: &[Seen], writes: &HashMap<MemRef, Openings>) -> HashMap<usize, bool> {
     let none = Openings::new();
     let written = |s: &Seen| -> Openings { s.at.intersection(writes.get(&s.mem).unwrap_or(&none)).copied().collect() };
-    // Per array, the write epochs that may hold own accesses alone.
+    // Per array, the write epochs that may hold own accesses alone (the
+    // first round takes out those of the accesses at no own residue).
     let mut ok: HashMap<MemRef, Openings> = HashMap::new();
     for s in seen {
         ok.entry(s.mem).or_default().extend(written(s));
-    }
-    for s in seen.iter().filter(|s| !s.candidate) {
-        let e = ok.get_mut(&s.mem).expect("every array seen");
-        written(s).iter().for_each(|o| {
-            e.remove(o);
-        });
     }
     loop {
         let mut own: HashMap<usize, bool> = HashMap::new();
@@ -115,24 +116,6 @@ fn own_places(seen: &[Seen], writes: &HashMap<MemRef, Openings>) -> HashMap<usiz
         }
         if !changed {
             return own;
-        }
-    }
-}
-
-/// Calls `f` with the place of every assignment in `block`.
-fn stores_mut(block: &mut [Stmt], f: &mut dyn FnMut(&mut Place)) {
-    for s in block {
-        match &mut s.kind {
-            StmtKind::Assign(p, _, _) => f(p),
-            StmtKind::If(_, a, b) => {
-                stores_mut(a, f);
-                stores_mut(b, f);
-            }
-            StmtKind::Loop(l) => {
-                stores_mut(&mut l.body, f);
-                stores_mut(&mut l.continuing, f);
-            }
-            _ => {}
         }
     }
 }
@@ -186,6 +169,8 @@ struct Seen {
     place: usize,
     mem: MemRef,
     at: Openings,
+    /// A store (else a load).
+    write: bool,
     /// At an own residue (`analysis::residue`).
     candidate: bool,
     /// Already marked settled or own (`clears`, after `mark`).
@@ -202,10 +187,6 @@ struct Flow<'m> {
     bound: Vec<Vec<Option<MemRef>>>,
     /// Per array, the openings of the epochs that write it.
     writes: HashMap<MemRef, Openings>,
-    /// Per read of an array (by its place's address), each array it reads
-    /// (a helper's, per binding) with the openings of the epochs it may
-    /// run in.
-    reads: HashMap<usize, Vec<(MemRef, Openings)>>,
     /// The enclosing loops' `break` and `continue` states.
     loops: Vec<Exits>,
     residue: Residue<'m>,
@@ -237,7 +218,6 @@ impl<'m> Flow<'m> {
             shared,
             bound: Vec::new(),
             writes: HashMap::new(),
-            reads: HashMap::new(),
             loops: Vec::new(),
             residue,
             frames,
@@ -249,14 +229,15 @@ impl<'m> Flow<'m> {
         flow
     }
 
-    /// Notes an access of `p` (at `at`) where it is to a workgroup array.
-    fn note(&mut self, p: &Place, at: &Openings) {
+    /// Notes an access of `p` (at `at`; `write`: a store) where it is to
+    /// a workgroup array.
+    fn note(&mut self, p: &Place, at: &Openings, write: bool) {
         let Root::Mem { mem: local, index, settled, own } = &p.root else { return };
         let Some(mem) = self.resolve(*local).filter(|m| self.shared.contains(m)) else { return };
         let frame = self.frames.last().expect("a frame");
         let within = *self.within.last().expect("a function");
         let candidate = self.residue.element(frame, within, *local, index) == Some(Fact::Own);
-        self.seen.push(Seen { place: p as *const Place as usize, mem, at: at.clone(), candidate, marked: *settled || *own });
+        self.seen.push(Seen { place: p as *const Place as usize, mem, at: at.clone(), write, candidate, marked: *settled || *own });
     }
 
     /// Walks `block` entered with `at`; returns the state after it.
@@ -279,7 +260,7 @@ impl<'m> Flow<'m> {
                 if let Root::Mem { mem, .. } = &p.root {
                     self.write(*mem, &at);
                 }
-                self.note(p, &at);
+                self.note(p, &at, true);
                 at
             }
             StmtKind::Expr(e) => {
@@ -350,13 +331,6 @@ impl<'m> Flow<'m> {
         }
     }
 
-    fn mem_of(&self, p: &Place) -> Option<MemRef> {
-        match &p.root {
-            Root::Mem { mem, .. } => self.resolve(*mem),
-            Root::Local(_) => None,
-        }
-    }
-
     fn place(&mut self, p: &Place, at: &Openings) {
         if let Root::Mem { index, .. } = &p.root {
             self.expr(index, at);
@@ -373,14 +347,7 @@ impl<'m> Flow<'m> {
             ExprKind::Lit(_) | ExprKind::Uniform(_) | ExprKind::Builtin(_) => {}
             ExprKind::Load(p) => {
                 self.place(p, at);
-                if let Some(mem) = self.mem_of(p).filter(|m| self.shared.contains(m)) {
-                    let seen = self.reads.entry(p as *const Place as usize).or_default();
-                    match seen.iter_mut().find(|(m, _)| *m == mem) {
-                        Some((_, o)) => o.extend(at.iter().copied()),
-                        None => seen.push((mem, at.clone())),
-                    }
-                }
-                self.note(p, at);
+                self.note(p, at, false);
             }
             ExprKind::Unary(_, a) | ExprKind::Cast(_, a) | ExprKind::Component(a, _) | ExprKind::Field(a, _) | ExprKind::ArrayRepeat(a, _) => self.expr(a, at),
             ExprKind::Binary(_, a, b) => {

@@ -178,15 +178,26 @@ pub(super) fn bound_once(m: &Module) -> Vec<(LocalId, &Expr)> {
 
 /// [`bound_once`] of a function's body.
 pub(super) fn bound_once_in(block: &[Stmt]) -> Vec<(LocalId, &Expr)> {
-    let (mut lets, mut assigned): (Vec<(LocalId, &Expr)>, Vec<LocalId>) = (Vec::new(), Vec::new());
-    walk_stmts(block, &mut |s| match &s.kind {
-        StmtKind::Let(id, Some(e)) => lets.push((*id, e)),
-        StmtKind::Let(id, None) => assigned.push(*id),
-        StmtKind::Assign(Place { root: Root::Local(id), .. }, _, _) => assigned.push(*id),
-        _ => {}
+    let mut lets: Vec<(LocalId, &Expr)> = Vec::new();
+    walk_stmts(block, &mut |s| {
+        if let StmtKind::Let(id, Some(e)) = &s.kind {
+            lets.push((*id, e));
+        }
     });
+    let assigned = assigned_in(block);
     let once = |id: &LocalId| lets.iter().filter(|(l, _)| l == id).count() == 1 && !assigned.contains(id);
     lets.iter().filter(|(id, _)| once(id)).copied().collect()
+}
+
+/// The locals a function's body declares without a value or assigns (a
+/// helper's parameters among them).
+pub(super) fn assigned_in(block: &[Stmt]) -> Vec<LocalId> {
+    let mut assigned = Vec::new();
+    walk_stmts(block, &mut |s| match &s.kind {
+        StmtKind::Let(id, None) | StmtKind::Assign(Place { root: Root::Local(id), .. }, _, _) => assigned.push(*id),
+        _ => {}
+    });
+    assigned
 }
 
 /// The locals of `lets` whose value `f` gives a fact, given the facts of

@@ -69,6 +69,24 @@ pub fn walk_stmts<'a>(block: &'a [Stmt], f: &mut dyn FnMut(&'a Stmt)) {
     }
 }
 
+/// [`walk_stmts`], each statement mutable.
+pub fn walk_stmts_mut(block: &mut [Stmt], f: &mut dyn FnMut(&mut Stmt)) {
+    for s in block {
+        f(s);
+        match &mut s.kind {
+            StmtKind::If(_, a, b) => {
+                walk_stmts_mut(a, f);
+                walk_stmts_mut(b, f);
+            }
+            StmtKind::Loop(l) => {
+                walk_stmts_mut(&mut l.body, f);
+                walk_stmts_mut(&mut l.continuing, f);
+            }
+            _ => {}
+        }
+    }
+}
+
 pub fn contains_barrier(block: &[Stmt]) -> bool {
     let mut found = false;
     walk_stmts(block, &mut |s| found |= matches!(s.kind, StmtKind::Barrier(_)));

@@ -30,7 +30,42 @@ pub(super) enum WordAccess {
     OwnWrite,
 }
 
+impl WordAccess {
+    fn is_store(self) -> bool {
+        matches!(self, WordAccess::Write | WordAccess::OwnWrite)
+    }
+
+    /// The function of a target's words it calls (`ld_rd{t}`, ...).
+    fn word_fn(self) -> &'static str {
+        match self {
+            WordAccess::Read => "ld_rd",
+            WordAccess::SettledRead => "ld_rs",
+            WordAccess::Write => "ld_wr",
+            WordAccess::OwnRead => "ld_ro",
+            WordAccess::OwnWrite => "ld_wo",
+        }
+    }
+}
+
 impl Writer<'_> {
+    /// How a read (or a store: `write`) of place `p` reaches its target's
+    /// words: a settled read untagged (`analysis::settled`), and the
+    /// probe's own accesses with their residue checked (`Root::Mem::own`),
+    /// where the place is a workgroup array (a helper's slice may be bound
+    /// to a buffer at another call, whose reads level 1 needs).
+    pub(super) fn word_access(&self, f: &Func, p: &Place, write: bool) -> WordAccess {
+        let Root::Mem { mem, settled, own, .. } = &p.root else { unreachable!("targets are memories") };
+        let shared = matches!(self.mem_name(f, *mem).1, MemRef::Shared(_));
+        let probe = self.variant == super::writer::Variant::Probe;
+        match (write, shared && *settled, shared && *own && probe) {
+            (false, true, _) => WordAccess::SettledRead,
+            (false, false, true) => WordAccess::OwnRead,
+            (false, false, false) => WordAccess::Read,
+            (true, _, true) => WordAccess::OwnWrite,
+            (true, _, false) => WordAccess::Write,
+        }
+    }
+
     /// The target a place lives in, if it is privatized.
     pub(super) fn target_place(&self, f: &Func, p: &Place) -> Option<usize> {
         match &p.root {
@@ -99,21 +134,13 @@ impl Writer<'_> {
     pub(super) fn load_target(&mut self, f: &mut Func, p: &Place, span: proc_macro2::Span) -> String {
         let t = self.target_place(f, p).unwrap();
         let (addr, ty) = self.word_addr(f, p, None, span);
-        // (A helper's read may be settled for the workgroup arrays its
-        // slice is bound to, never for a buffer: `analysis::settled`.)
-        let shared = matches!(&p.root, Root::Mem { mem, .. } if matches!(self.mem_name(f, *mem).1, MemRef::Shared(_)));
-        let how = match p.root {
-            Root::Mem { settled: true, .. } if shared => WordAccess::SettledRead,
-            Root::Mem { own: true, .. } if shared && self.variant == super::writer::Variant::Probe => WordAccess::OwnRead,
-            _ => WordAccess::Read,
-        };
-        let load = self.accessor(t, &ty, how);
+        let load = self.accessor(t, &ty, self.word_access(f, p, false));
         format!("{load}({addr})")
     }
 
     /// A function loading (or storing) a value of `ty` at a word of target `t`.
     pub(super) fn accessor(&mut self, t: usize, ty: &Type, how: WordAccess) -> String {
-        let store = matches!(how, WordAccess::Write | WordAccess::OwnWrite);
+        let store = how.is_store();
         let key = (t, self.ty(ty), how);
         if let Some(n) = self.accessor_names.get(&key) {
             return n.clone();
@@ -125,19 +152,14 @@ impl Writer<'_> {
         // struct, which a plain `a` or `v` could shadow.
         let body = match ty {
             Type::Scalar(s) => {
-                let (rd, wr) = match how {
-                    WordAccess::SettledRead => ("ld_rs", ""),
-                    WordAccess::OwnRead => ("ld_ro", ""),
-                    WordAccess::OwnWrite => ("", "ld_wo"),
-                    _ => ("ld_rd", "ld_wr"),
-                };
+                let word = how.word_fn();
                 let (from, to) = match s {
-                    Scalar::U32 => ("ld_v".to_string(), format!("{rd}{t}(ld_a)")),
-                    Scalar::Bool => ("select(0u, 1u, ld_v)".to_string(), format!("{rd}{t}(ld_a) != 0u")),
-                    _ => ("bitcast<u32>(ld_v)".to_string(), format!("bitcast<{wty}>({rd}{t}(ld_a))")),
+                    Scalar::U32 => ("ld_v".to_string(), format!("{word}{t}(ld_a)")),
+                    Scalar::Bool => ("select(0u, 1u, ld_v)".to_string(), format!("{word}{t}(ld_a) != 0u")),
+                    _ => ("bitcast<u32>(ld_v)".to_string(), format!("bitcast<{wty}>({word}{t}(ld_a))")),
                 };
                 if store {
-                    format!("    {wr}{t}(ld_a, {from});\n")
+                    format!("    {word}{t}(ld_a, {from});\n")
                 } else {
                     format!("    return {to};\n")
                 }

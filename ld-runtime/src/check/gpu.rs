@@ -204,10 +204,15 @@ impl<'a> GpuBackend<'a> {
             self.ctx.queue.submit([enc.finish()]);
         }
         let during = format!("checking `{}`", self.info.name);
-        self.waiting(|ctx| wait(ctx, &during)).map_err(|e| match e {
+        self.waiting(|ctx| wait(ctx, &during)).map_err(|e| self.named(e))
+    }
+
+    /// A wait's error, a timeout naming the kernel checked.
+    fn named(&self, e: crate::Error) -> crate::Error {
+        match e {
             crate::Error::Timeout { timeout, adapter, .. } => crate::Error::Timeout { kernel: self.info.name, timeout, adapter },
             e => e,
-        })
+        }
     }
 
     /// `f`, a wait for the device, counted in `Stats::waited_us`.
@@ -229,10 +234,7 @@ impl<'a> GpuBackend<'a> {
         self.stats.submissions += enc.is_some() as u64;
         self.stats.readbacks += 1;
         let during = format!("checking `{}`", self.info.name);
-        self.waiting(|ctx| read_ranges_after(ctx, enc, ranges, &during)).map_err(|e| match e {
-            crate::Error::Timeout { timeout, adapter, .. } => crate::Error::Timeout { kernel: self.info.name, timeout, adapter },
-            e => e,
-        })
+        self.waiting(|ctx| read_ranges_after(ctx, enc, ranges, &during)).map_err(|e| self.named(e))
     }
 
     /// Fills the workgroup arrays' pages of `count` slots with zeros (their

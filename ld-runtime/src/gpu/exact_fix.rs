@@ -11,9 +11,10 @@ use std::sync::Arc;
 const OFF: i64 = 12;
 
 fn gpu() -> Option<Arc<GpuContext>> {
-    match super::open(&Settings::default()) {
+    let settings = Settings::get().expect("the environment's settings");
+    match super::open(settings) {
         Ok(Some(ctx)) => Some(ctx),
-        _ if std::env::var("LD_REQUIRE_GPU").as_deref() == Ok("1") => panic!("LD_REQUIRE_GPU=1 but no adapter opened"),
+        _ if settings.require_gpu => panic!("LD_REQUIRE_GPU=1 but no adapter opened"),
         _ => None,
     }
 }

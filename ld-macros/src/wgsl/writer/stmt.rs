@@ -172,15 +172,6 @@ impl Writer<'_> {
         format!(", {c}u, {note}")
     }
 
-    /// How a store reaches its target's words: the probe's own stores
-    /// (`Root::Mem::own`, where the place is a workgroup array) untagged.
-    fn write_access(&self, f: &Func, p: &Place) -> WordAccess {
-        match &p.root {
-            Root::Mem { mem, own: true, .. } if self.variant == Variant::Probe && matches!(self.mem_name(f, *mem).1, MemRef::Shared(_)) => WordAccess::OwnWrite,
-            _ => WordAccess::Write,
-        }
-    }
-
     /// What an instrumented kernel calls where a region ends: the check,
     /// (deterministic mode's folded kernel) the fold, or (its probe) the
     /// barrier and the workgroup arrays' tags cleared.
@@ -222,7 +213,7 @@ impl Writer<'_> {
         let write = match self.target_place(f, p) {
             Some(t) => {
                 let (addr, ty) = self.word_addr(f, p, Some(&texts), span);
-                let store = self.accessor(t, &ty, self.write_access(f, p));
+                let store = self.accessor(t, &ty, self.word_access(f, p, true));
                 match op {
                     None => format!("{store}({addr}, ld_v);"),
                     Some(o) => {
