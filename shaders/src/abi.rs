@@ -41,21 +41,27 @@ abi_struct! {
         /// Copies per workgroup this round (`M`): warp `w` works on copy
         /// `(w / copy_div) % copies`.
         pub copies,
+        /// Warps per copy this round: the divisor of that formula.
         pub copy_div,
         /// Memory-adaptive round (1-based), carried into race records.
         pub round,
+        /// The dispatch's grid in workgroups, along x.
         pub grid_x,
+        /// The grid along y.
         pub grid_y,
+        /// The grid along z.
         pub grid_z,
         /// First linear workgroup of this batch, and the batch's size: the
         /// batch's workgroup `i` runs in scratch slot `i`.
         pub wg_offset,
+        /// Workgroups in this batch (scratch slots in use).
         pub wg_count,
         /// Race records kept.
         pub rec_cap,
         /// The values buffer starts with the table of regions seen, then
         /// the race records (from `rec_off`); the slots start at `val_base`.
         pub rec_off,
+        /// Where the slots start in the values buffer.
         pub val_base,
         /// Barriers in the kernel (`NONE_BARRIER` = this count means "no
         /// barrier": the kernel's start or end).
@@ -65,13 +71,16 @@ abi_struct! {
         /// after them (`set_pages + c`), and in check mode an access page
         /// (`set_pages + copies`, [`Roles::reads`]).
         pub set_pages,
+        /// The first copy's role page in an entry ([`Roles::p`]).
         pub role_p,
         /// Scratch words per slot, in the values and the meta buffers.
         pub slot_values,
+        /// Scratch words per slot in the meta buffer.
         pub slot_meta,
         /// The slot's two lists of dirty entries (`target << 24 | entry`),
         /// `list_cap` words each, in its values area.
         pub list_off,
+        /// Entries each dirty list holds (the slot's entries, all targets').
         pub list_cap,
         /// Check mode: the slot's list of the words a region's check visits
         /// (`list_cap` pages of words, in its values area): the words of
@@ -84,6 +93,8 @@ abi_struct! {
         /// Level-1 page records: capacity, and where the record headers
         /// start in the level-1 meta buffer (after the page list heads).
         pub l1_cap,
+        /// Where the level-1 record headers start in the level-1 meta
+        /// buffer.
         pub l1_headers,
         /// Level 1: the list of the pages with records, each as its first
         /// record (after the record headers, `l1_cap` words): the sweeps
@@ -103,6 +114,7 @@ abi_struct! {
         /// of copy blocks (see [`TargetConfig::pooled`]), its capacity in
         /// blocks and where it starts in the slot's values area.
         pub pool_cap,
+        /// Where the pool starts in the slot's values area.
         pub pool_off,
         /// The targets whose configurations follow (the rest of the
         /// [`TARGETS_MAX`] are zeros); also pads the head to a multiple of
@@ -130,8 +142,12 @@ abi_struct! {
         /// entries' flags, their access marks and (storage) changed words
         /// and key mirrors.
         pub values_off,
+        /// The entries' flags ([`flag`]), a word per entry.
         pub flags_off,
+        /// The entries' access marks, one word or one per copy an entry
+        /// ([`Roles::marks`]).
         pub touch_off,
+        /// Storage: the plain mirror of the table's keys, a word per entry.
         pub mirror_off,
         /// Storage, deterministic mode: per entry a word that a fold sets
         /// where it changed a word of the entry (`ld_changed_addr`), so
@@ -164,6 +180,7 @@ abi_struct! {
         /// `ptr_off`: per entry and copy, the block (+ 1) it took
         /// (`ptr_off + e * copies + c`), in the slot's values area.
         pub pooled,
+        /// Storage, pooled: where the copies' block pointers start.
         pub ptr_off,
     }
 }
@@ -185,8 +202,10 @@ pub mod pool {
     pub const BLOCK_WORDS: u32 = 2 * PAGE + HEADER;
 }
 
-/// The mode of a dispatch.
+/// The mode of a dispatch: check mode, which finds races.
 pub const MODE_CHECK: u32 = 0;
+/// The mode of a dispatch: deterministic mode, which folds the copies'
+/// writes in a fixed order.
 pub const MODE_DETERMINISTIC: u32 = 1;
 
 /// Words per page: the unit of allocation, of dirty tracking, and of
@@ -200,12 +219,15 @@ const _: () = assert!(PAGE.is_multiple_of(4) && PAGE <= 16 * (l1::WORDS - l1::AC
 /// hardware: lanes that run in lockstep, whose mutual races value comparison
 /// cannot see), or the largest power of two in a smaller workgroup.
 pub const DEFAULT_WARP_SIZE: u32 = 32;
+/// No value: no unit, entry, copy or barrier (`LD_NONE` in WGSL).
 pub const NONE: u32 = u32::MAX;
 
 /// Bindings of `@group(GROUP)`: the engine's buffers. The kernel's own
 /// parameters keep `@group(0)` exactly as in the native shader.
 pub mod binding {
+    /// The bind group of the engine's buffers.
     pub const GROUP: u32 = 1;
+    /// The dispatch's [`super::Config`] (a uniform buffer).
     pub const CONFIG: u32 = 0;
     /// The header: counters and status (atomic words).
     pub const RECORDS: u32 = 1;
@@ -220,6 +242,7 @@ pub mod binding {
     pub const L1_VALUES: u32 = 5;
     /// Level 1: the union of each page, kept at the page's head record.
     pub const L1_UNION: u32 = 6;
+    /// Bindings of the group in an instrumented kernel.
     pub const COUNT: u32 = 7;
     /// Engine shaders: the target's user buffer.
     pub const USER: u32 = 7;
@@ -238,9 +261,9 @@ pub mod flag {
     /// Check mode, after the kernel's last region: the base holds the
     /// words the epoch touched (those with a touched mask), the user's
     /// buffer the others (`ld_final_base`). The last check visits only the
-    /// touched words: storing the whole base there made bfs's expand, whose
-    /// workgroups each touch a few words of hundreds of pages, check every
-    /// word of every page.
+    /// touched words: storing the whole base there would make a kernel
+    /// whose workgroups each touch a few words of hundreds of pages (bfs's
+    /// expand) check every word of every page.
     pub const BPART: u32 = 8;
     /// Written in this dispatch (direct-mapped storage entries: the entry
     /// holds its page; hashed ones know it by their key).
@@ -257,11 +280,14 @@ pub mod flag {
     /// its mark, [`super::Roles::marks`]), so the fold at the epoch's end
     /// visits those copies alone; with more copies, every copy.
     pub const COPIES_SHIFT: u32 = 16;
+    /// Copies that bits from [`COPIES_SHIFT`] can name.
     pub const COPY_BITS: u32 = 16;
 }
 
 /// The header buffer's words.
 pub mod header {
+    /// Race record slots taken (kept or not: past `Config::rec_cap` they
+    /// are counted, not written).
     pub const COUNT: u32 = 0;
     /// `status::*` bits.
     pub const STATUS: u32 = 1;
@@ -269,10 +295,11 @@ pub mod header {
     pub const STATUS_WG: u32 = 2;
     /// Bit `t`: target `t`'s table overflowed.
     pub const STATUS_TARGETS: u32 = 3;
+    /// Level-1 page records taken.
     pub const L1_COUNT: u32 = 4;
     /// Level 1: the pages with records (their list: `Config::l1_pages`).
     pub const L1_PAGES: u32 = 5;
-    /// Race records that [`record::SUMMARY`] slots stand for beyond the
+    /// Race records that [`super::record::SUMMARY`] slots stand for beyond the
     /// slots they take, wrapping (a summary of one race adds -1): `COUNT`
     /// counts slots, `COUNT + EXTRA` the race records, exactly, kept or not.
     pub const EXTRA: u32 = 6;
@@ -281,11 +308,17 @@ pub mod header {
     /// writes in the next run, [`super::probe::STORAGE_LOG`], and such a
     /// workgroup array's whole, [`super::probe::LOG`]).
     pub const SHARED_TARGETS: u32 = 7;
+    /// Words of the header.
     pub const WORDS: u32 = 16;
 }
 
+/// Status bits of the header's [`header::STATUS`] word: what cut a run
+/// short or what the host must act on.
 pub mod status {
+    /// A storage target's table had no room for a page (which targets:
+    /// [`super::header::STATUS_TARGETS`]); the host grows it and runs again.
     pub const TABLE_FULL: u32 = 2;
+    /// Level 1's page records ran out; the host grows them and runs again.
     pub const L1_FULL: u32 = 4;
     /// The device cut a loop short (lavapipe's limit on loop iterations).
     pub const LOOP_LIMIT: u32 = 16;
@@ -324,8 +357,8 @@ pub mod status {
 /// has one writer. A workgroup array's tags are a word per
 /// word in workgroup memory, cleared at its barriers; a storage target's
 /// are two words per word in the meta buffer (from
-/// [`super::TargetConfig::tags_off`]), never cleared in the launch: the
-/// local invocation's code ([`super::lanes::det`]), then the workgroup's.
+/// [`TargetConfig::tags_off`]), never cleared in the launch: the
+/// local invocation's code ([`lanes::det`]), then the workgroup's.
 pub mod probe {
     /// Bits of a workgroup's number in its code.
     pub const WG_BITS: u32 = 15;
@@ -365,6 +398,7 @@ pub mod probe {
     /// workgroups: a grid-stride loop over the records, whose count only
     /// the device knows.
     pub const RESOLVE_SIZE: u32 = 256;
+    /// Workgroups of the entry point `ld_resolve`.
     pub const RESOLVE_WORKGROUPS: u32 = 64;
 
     /// The probe's meta buffer: the **found** bitmap (a bit per tag word
@@ -386,10 +420,13 @@ pub mod probe {
     /// [`meta`]'s offsets, in words.
     #[derive(Clone, Copy, Debug, PartialEq, Eq)]
     pub struct Meta {
+        /// The found bitmap.
         pub found: u32,
+        /// The deferred bitmap.
         pub deferred: u32,
         /// Words of each bitmap.
         pub bitmap: u32,
+        /// The storage targets' tags.
         pub tags: u32,
     }
 
@@ -419,21 +456,32 @@ pub mod guard {
     /// the linear workgroup and the local index of the invocation. The
     /// invocations that lose the claim write the second record's room.
     pub const REC: u32 = 4;
+    /// The record's site, variant and kind.
     pub const HEAD: u32 = REC;
+    /// The record's out-of-bounds index.
     pub const INDEX: u32 = REC + 1;
+    /// The record's linear workgroup.
     pub const WG: u32 = REC + 2;
+    /// The record's local invocation index.
     pub const LOCAL: u32 = REC + 3;
+    /// Words of the guard's buffer: the fuel, the claim, padding, and two
+    /// records' room.
     pub const WORDS: u32 = REC + 8;
     /// Kinds: an index past the end (`OOB_SIGNED`: the index is an `i32`),
     /// a loop past the invocation's fuel, a loop the driver ended
     /// (lavapipe's cap on loop iterations).
     pub const OOB: u32 = 1;
+    /// Kind: an index past the end where the index is an `i32`.
     pub const OOB_SIGNED: u32 = 2;
+    /// Kind: a loop past the invocation's fuel.
     pub const FUEL_OUT: u32 = 3;
+    /// Kind: a loop the driver ended.
     pub const CUT: u32 = 4;
-    /// Which WGSL text recorded it (its site table).
+    /// Which WGSL text recorded it (its site table): the native kernel.
     pub const NATIVE: u32 = 0;
+    /// The instrumented kernel (check mode).
     pub const INSTRUMENTED: u32 = 1;
+    /// The folded kernel (deterministic mode).
     pub const FOLDED: u32 = 2;
     /// The probe ([`super::probe`]).
     pub const PROBE: u32 = 3;
@@ -449,19 +497,31 @@ pub mod guard {
 
 /// A race record: [`record::WORDS`] words.
 pub mod record {
+    /// The race's kind bits ([`RW`], [`CROSS`], [`LEVEL1`], ...).
     pub const KIND: u32 = 0;
+    /// The target the word belongs to.
     pub const TARGET: u32 = 1;
+    /// The linear workgroup of a race inside one (level 2).
     pub const WG: u32 = 2;
+    /// One unit of the race: a copy (level 2) or a linear workgroup
+    /// (level 1); [`super::NONE`] for none.
     pub const A: u32 = 3;
+    /// The other unit of the race, as [`A`].
     pub const B: u32 = 4;
+    /// The word of the target.
     pub const WORD: u32 = 5;
     /// `from << 16 | to`, barrier indices, `0xffff` for the kernel's start or end.
     pub const REGION: u32 = 6;
+    /// The memory-adaptive round that found it (`Config::round`).
     pub const ROUND: u32 = 7;
+    /// Words of a record.
     pub const WORDS: u32 = 8;
-    /// Kind bits.
+    /// Kind bit: a read-write race (else write-write).
     pub const RW: u32 = 1;
+    /// Kind bit: the two accesses lie in different regions of the epoch,
+    /// across a barrier that does not order the memory.
     pub const CROSS: u32 = 2;
+    /// Kind bit: a race between workgroups (level 1).
     pub const LEVEL1: u32 = 4;
     /// Read-write, seen at the read: a unit read a word another unit wrote
     /// in the epoch (`A` the reader).
@@ -474,6 +534,7 @@ pub mod record {
     /// left it as it was; another unit writes it in this region (`A` the
     /// earlier one).
     pub const BEFORE: u32 = 256;
+    /// [`REGION`]'s barrier index for the kernel's start or end.
     pub const NO_BARRIER: u32 = 0xffff;
     /// A word's races summarized (check mode, at most [`super::MASK_COPIES`]
     /// copies): [`summary::SLOTS`] slots, the first a record's (`KIND`,
@@ -487,6 +548,7 @@ pub mod record {
     /// copy wrote it); reads that raced cross a barrier (no writer wrote
     /// the word in the region).
     pub const WRITTEN: u32 = 64;
+    /// A summary's kind bit: its reads that raced cross a barrier.
     pub const CROSS_READS: u32 = 128;
     /// A summary's kind bit: a copy that touched the word in an earlier
     /// region of the epoch, not in this one, wrote it then, leaving the
@@ -504,18 +566,27 @@ pub mod record {
     /// without reading it (`SILENT`: where another copy changed it in the
     /// epoch, the two writes raced).
     pub mod summary {
+        /// The copies a lane of which read the word.
         pub const READS: u32 = 0;
+        /// The copies whose lanes raced, two writing.
         pub const INTRA: u32 = 1;
+        /// The copies whose lanes raced, one writing, another touching.
         pub const INTRA_RW: u32 = 2;
+        /// The copies that touched the word in an earlier region of the
+        /// epoch only, leaving it as it was (`EARLY`).
         pub const EARLY: u32 = 3;
+        /// Record slots a summary takes.
         pub const SLOTS: u32 = 2;
     }
 }
 
 /// A level-1 record header.
 pub mod l1 {
+    /// The storage target of the record's page.
     pub const TARGET: u32 = 0;
+    /// The page of the target.
     pub const PAGE: u32 = 1;
+    /// The linear workgroup that published it.
     pub const WG: u32 = 2;
     /// Next record of the same page, plus one (0: end).
     pub const NEXT_PAGE: u32 = 3;
@@ -525,15 +596,20 @@ pub mod l1 {
     /// whatever the value (a write that left the word as it was races with
     /// the other workgroups' accesses too). One atomic or per word.
     pub const ACCESS: u32 = 4;
+    /// Words of a record header.
     pub const WORDS: u32 = 8;
+    /// [`ACCESS`] bit: the workgroup read the word.
     pub const READ: u32 = 1;
+    /// [`ACCESS`] bit: the workgroup's lanes wrote the word.
     pub const WROTE: u32 = 2;
 }
 
 /// The roles of an entry: which of its pages holds what.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Roles {
+    /// Copies per workgroup (`M`).
     pub copies: u32,
+    /// Role pages of an entry: the base and one per copy.
     pub pages: u32,
     /// The first copy's page (the base is page 0).
     pub p: u32,
@@ -712,19 +788,32 @@ pub mod lanes {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Shape {
     /// A workgroup array of `words` words.
-    Shared { words: u32 },
+    Shared {
+        /// Its words.
+        words: u32,
+    },
     /// A storage buffer of `words` words, with a table of `entries` pages
     /// per workgroup: a power of two, or `direct`: one entry per page.
-    Storage { words: u32, entries: u32, direct: bool },
+    Storage {
+        /// Its words.
+        words: u32,
+        /// Entries of its table per workgroup.
+        entries: u32,
+        /// Whether entry e is page e (no hashing).
+        direct: bool,
+    },
 }
 
 impl Shape {
+    /// Logical words of the memory.
     pub fn words(&self) -> u32 {
         match *self {
             Shape::Shared { words } | Shape::Storage { words, .. } => words,
         }
     }
 
+    /// Entries per slot: a workgroup array's pages, a storage table's
+    /// capacity.
     pub fn entries(&self) -> u32 {
         match *self {
             Shape::Shared { words } => words.div_ceil(PAGE).max(1),
@@ -741,11 +830,15 @@ impl Shape {
 /// Where every target lives in a slot, and the slot's size.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SlotLayout {
+    /// Every target's configuration, in target order.
     pub targets: Vec<TargetConfig>,
+    /// Scratch words per slot in the values buffer.
     pub slot_values: u64,
+    /// Scratch words per slot in the meta buffer.
     pub slot_meta: u64,
-    /// The dirty-entry lists: where they start in the slot's meta, and each one's capacity.
+    /// The dirty-entry lists: where they start in the slot's values area.
     pub list_off: u64,
+    /// Entries each dirty list holds.
     pub list_cap: u64,
     /// Check mode: the words the region's check visits (`list_cap` pages).
     pub items_off: u64,
@@ -757,12 +850,14 @@ pub struct SlotLayout {
     pub zero_from: u64,
     /// The pool of copy blocks (0 blocks: none), after the lists.
     pub pool_cap: u32,
+    /// Where the pool starts in the slot's values area.
     pub pool_off: u64,
 }
 
 /// Lays out one slot: per target its entries' role pages (role-major),
-/// flags, marks, (storage) changed words and key mirrors in the values area; the storage tables'
-/// keys and the two dirty-entry lists in the meta area. With
+/// flags, marks, (storage) changed words and key mirrors, then the two
+/// dirty-entry lists, in the values area; the storage tables' keys and the
+/// lane tags in the meta area. With
 /// `pool_blocks` (deterministic mode at one invocation per warp: see
 /// [`TargetConfig::pooled`]), storage entries hold only their base, a
 /// pointer per copy, and the slot ends with the pool.
@@ -865,7 +960,10 @@ pub fn wgsl_prelude() -> String {
 /// record's page is 256 bytes, so both views address the same bytes).
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub enum View {
+    /// The engine's shaders and instrumented kernels: atomic list words,
+    /// pages as `u32`s.
     Engine,
+    /// Level 1's sweeps: plain list words, pages as `vec4<u32>`s.
     Level1,
 }
 

@@ -21,6 +21,8 @@
 //!   engine, it shares `wgsl/codes.wgsl` (an invocation's tag code, the canary of
 //!   loops cut short).
 
+#![warn(missing_docs)]
+
 pub mod abi;
 
 /// The engine's functions, spliced into every instrumented kernel after

@@ -3,15 +3,15 @@
 //
 // WGSL lets a device fuse a product into the sum it feeds (NVIDIA does, and
 // rounds once where the CPU rounds twice), and lets its `/` and `sqrt` be
-// 2.5 ulp off (NVIDIA's are): on an H200 the deterministic output of a
-// kernel summing products or dividing differed from the CPU's in the last
-// bit (and a check's buffers from deterministic mode's). So instrumented
-// kernels round every product on its own, and divide and take square
-// roots by integer operations, rounded to nearest even. Loops are
-// unrolled: lavapipe charges every loop against one budget of iterations
-// per invocation. NaN payloads and signs are left to the device, as IEEE
-// 754 leaves them; so are subnormal operands and results of `+ - *` on a
-// device that flushes them (WGSL allows it; NVIDIA's does).
+// 2.5 ulp off (NVIDIA's are): on such a device (an H200) the deterministic
+// output of a kernel summing products or dividing would differ from the
+// CPU's in the last bit (and a check's buffers from deterministic mode's).
+// So instrumented kernels round every product on its own, and divide and
+// take square roots by integer operations, rounded to nearest even. Loops
+// are unrolled: lavapipe charges every loop against one budget of
+// iterations per invocation. NaN payloads and signs are left to the
+// device, as IEEE 754 leaves them; so are subnormal operands and results
+// of `+ - *` on a device that flushes them (WGSL allows it; NVIDIA's does).
 
 // A product rounded to f32 before anything else sees it: the exclusive or
 // with a word the compiler cannot know (`canary` is always 2) stops it
@@ -89,8 +89,8 @@ fn ld_round_bits(base: u32, q: u32, shift: u32, sticky: bool) -> u32 {
 // off by a few: the exact remainder of the estimate fits 32 bits, so
 // wrapping arithmetic gives it, and one more hardware division (whose
 // error is below one) and a step each way fix it. `n` is known modulo
-// 2^32 only (`n32`). (A digit-by-digit division took 26 steps: most of a
-// kernel that divides, such as nbody's, on lavapipe.)
+// 2^32 only (`n32`). (A digit-by-digit division would take 26 steps:
+// most of the time of a kernel that divides, such as nbody's, on lavapipe.)
 fn ld_div_fix(n32: u32, d: u32, est: u32) -> vec2<u32> {
     let r0 = i32(n32 - est * d);
     let dd = i32(floor(f32(r0) / f32(d)));

@@ -8,9 +8,9 @@
 // last writer in workgroup order (deterministic mode writes it straight
 // into the user's buffer: the ordered fold). Work is proportional to the
 // pages with records, not to the buffer: `args` sizes the indirect
-// dispatch from their count (a page that 52 workgroups publish has 52
-// records: one invocation per record, each finding whether it heads its
-// page's list, cost bfs's level 1 18 ms a launch).
+// dispatch from their count (a page that many workgroups publish has as
+// many records: one invocation per record, each finding whether it heads
+// its page's list, would cost every launch far more).
 
 @group(0) @binding(0) var<storage, read_write> ld_user_buf: array<u32>;
 @group(0) @binding(1) var<storage, read_write> ld_args: array<u32>;
@@ -275,8 +275,7 @@ fn merge(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: ve
 // point of its own, not `merge` reading the mode from the configuration:
 // lavapipe runs every path of a shader (masked), and check mode's race
 // records, walking a page's records again wherever two workgroups changed
-// a word, made each of radix_sort's `scan_counters` folds (seven pages)
-// take 3-4 ms instead of 0.15.
+// a word, would make even a fold of a few pages many times as slow.
 @compute @workgroup_size(64)
 fn ordered_fold(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) i: u32) {
     ld_merge_pages(wid, nwg, i, false);

@@ -209,8 +209,8 @@ fn ld_deferred(f: u32) -> bool {
 // regions the folded or instrumented kernel would. `note`: LD_KNOWN where
 // the macro knows the barriers that can come before `close`, and the call
 // (`ld_probe_note_{b}`) set the region's bit of the invocation's
-// `ld_probe_noted` (no memory access: a masked store per barrier was an
-// eighth of bisect_small's probe), which `ld_probe_flush_notes` writes
+// `ld_probe_noted` (no memory access: lavapipe would run a masked store
+// at every barrier), which `ld_probe_flush_notes` writes
 // once, at the end; else LD_NONE.
 const LD_KNOWN: u32 = 0u;
 

@@ -1,7 +1,8 @@
 //! Every compile error of `#[ld::kernel]`, in-process: message and position
 //! (line:column as rustc prints them) of each diagnostic the macro emits for
-//! a kernel that must not compile. These were trybuild cases; the handful
-//! kept in `ui-tests/` show how the errors render in rustc.
+//! a kernel that must not compile. In-process, not trybuild cases (a rustc
+//! build each); the handful in `ui-tests/` show how the errors render in
+//! rustc.
 
 use super::{assert_diags, expand, show, BARRIER, STORAGE_BARRIER};
 

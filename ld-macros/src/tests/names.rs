@@ -1,7 +1,7 @@
 //! User names that are WGSL words, or that ld's own declarations could meet,
 //! reach every WGSL ld emits renamed: each kernel here must compile, which
 //! means naga accepts its native, instrumented and folded WGSL (`expand`
-//! validates all three). `tests/lang_names.rs` runs such kernels on both
+//! validates all three). `tests/suite/lang_names.rs` runs such kernels on both
 //! backends with every WGSL word.
 
 use super::{expand, show};
@@ -13,7 +13,7 @@ fn compiles(src: &str) {
     }
 }
 
-/// Issue 12: a local named `read` made check mode's `var<storage, read>`
+/// A local named `read` must not make check mode's `var<storage, read>`
 /// resolve to it.
 #[test]
 fn local_named_like_an_access_mode() {

@@ -12,7 +12,7 @@ use std::collections::HashSet;
 use std::sync::LazyLock;
 
 /// Words with a meaning in some context that naga's `RESERVED` and
-/// `BUILTIN_IDENTIFIERS` leave out: none of them breaks what ld emits today
+/// `BUILTIN_IDENTIFIERS` leave out: none of them breaks what ld emits
 /// (attribute and built-in value names are not resolved as identifiers),
 /// but a name that never equals a WGSL word cannot start to when ld emits
 /// more, or when naga resolves more of them.

@@ -137,8 +137,8 @@ impl Writer<'_> {
     /// `LD_PROBE_CLEAR_ALL`, the set of every tagged array (the kernel's
     /// end, where the probe finds shared words). Each barrier clears only
     /// the arrays a tagged access may have reached since the barrier
-    /// before (bisect_small's probe spent a third of its time clearing
-    /// tags no access had set).
+    /// before (clearing tags no access has set would be much of a probe's
+    /// time).
     fn probe_clears(&mut self, ranges: &[(MemRef, u32, u32)]) -> String {
         let all_id = self.clear_set(ranges.iter().map(|r| r.0).collect());
         let mut body = String::new();
@@ -265,8 +265,8 @@ impl Writer<'_> {
 /// invocation's log of its writes to them (`ld_log_read`, `ld_log_write`),
 /// and the fold at a workgroup barrier (`ld_defer_fold`) over the arrays
 /// with tags (`arrays`: target, first tag word). The search of the log at
-/// every access is unrolled into selects (loops there took lavapipe
-/// longer, and it counts every loop iteration against one budget per
+/// every access is unrolled into selects (lavapipe runs loops there more
+/// slowly, and it counts every loop iteration against one budget per
 /// invocation); the fold, once per barrier, loops over the entries.
 fn deferral(arrays: &[(usize, u32)], tag_words: u32) -> String {
     let n = ld_shaders::abi::probe::LOG;
@@ -317,11 +317,11 @@ fn by_key(prefix: &str, key: &str, value: &str, words: &[(String, String)]) -> S
 
 /// A log's search (`ld_log`, `ld_slog`: `{log}_read`, `{log}_write` over
 /// `{log}_k`, `{log}_v`, `{log}_n`, `n` entries), unrolled into selects
-/// (loops there took lavapipe longer, and it counts every loop iteration
-/// against one budget per invocation). An entry's key is its word plus one,
-/// so that an unused entry (0, as private memory starts and as the fold
-/// leaves it) matches no word without a test of the entry's index. A write
-/// past the last entry cuts the run short.
+/// (lavapipe runs loops there more slowly, and it counts every loop
+/// iteration against one budget per invocation). An entry's key is its
+/// word plus one, so that an unused entry (0, as private memory starts and
+/// as the fold leaves it) matches no word without a test of the entry's
+/// index. A write past the last entry cuts the run short.
 fn log_access(log: &str, n: u32) -> String {
     let mut out = format!(
         "// The invocation's own last write of f, else `base`.\nfn {log}_read(f: u32, base: u32) -> u32 {{\n    let key = f + 1u;\n    var v = base;\n"

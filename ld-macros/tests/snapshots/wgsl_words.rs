@@ -1,5 +1,5 @@
 // User names that are WGSL words or meet ld's own declarations, renamed:
-// locals (`read`: issue 12), a helper and the local it initialises, the two
+// locals (`read`, an access mode), a helper and the local it initialises, the two
 // instances of a window helper beside locals named like them, a struct and
 // fields (`target` is reserved), buffers, a uniform and a workgroup array.
 #[ld::kernels]

@@ -19,8 +19,8 @@ pub(crate) enum Input {
     /// written buffer (a sum of buffers may exceed the largest buffer the
     /// device allows), in the queue ahead of the check: read back only if
     /// a race needs its sources, and given back to the pool when done. (A
-    /// staging buffer the host could map took a device-to-host copy of
-    /// every written buffer, and an allocation, at every check.)
+    /// staging buffer the host could map would take a device-to-host copy
+    /// of every written buffer, and an allocation, at every check.)
     Gpu {
         ctx: Arc<GpuContext>,
         copies: Vec<(usize, wgpu::Buffer)>,
@@ -90,8 +90,8 @@ impl Input {
             }
             Input::Gpu { ctx, copies } => {
                 // The kept copies and every other buffer on the device, in
-                // one submission and one mapping (a read-back each took
-                // nbody's sources 3-5 ms a launch).
+                // one submission and one mapping (a read-back each would
+                // make every launch wait once per buffer).
                 let mut reads: Vec<(usize, &wgpu::Buffer, u64)> = Vec::new();
                 for (p, copy) in copies {
                     let Arg::Buffer(BufArg { store: Store::Gpu { buf, .. }, .. }) = &args[*p] else { continue };

@@ -6,7 +6,7 @@
 use crate::cpu::twin::{BarrierKind, Mem, Monitor};
 use crate::kernel::{KernelInfo, TargetPlace};
 // Every monitored access hashes its word two or three times: FxHash, not
-// SipHash (a tenth of a check's time in nbody's source re-run went to SipHash).
+// SipHash, which would be a large part of a source re-run's time.
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 /// One access, as the log keeps it.
@@ -59,8 +59,8 @@ impl Only {
 
 /// A word's accesses in the current epoch: up to two distinct invocations
 /// of each kind, which is enough to find a partner for any later access.
-/// (Held in place: two vectors a word were most of the allocations of
-/// bfs's source re-run.)
+/// (Held in place: two vectors a word would be most of the allocations of
+/// a source re-run.)
 #[derive(Default)]
 struct Word {
     epoch: u32,
@@ -96,8 +96,8 @@ pub(crate) struct WorkgroupLog<'o> {
     wg: u32,
     /// Per target: its memory, whether it is a buffer, and whether any of
     /// its words is watched (a check's source re-run watches the racing
-    /// words alone: nbody's tile reads, four million a launch, each looked
-    /// its word up in `only` where no word of the tile had raced).
+    /// words alone, and a kernel's reads, millions a launch, need not each
+    /// look their word up in `only` where no word of their target raced).
     targets: Vec<(Mem, bool, bool)>,
     only: Option<&'o HashSet<(u32, u32)>>,
     li: u32,

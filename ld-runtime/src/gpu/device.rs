@@ -4,7 +4,7 @@
 //!
 //! A process opens each device once and every runtime asking for it shares
 //! it, as an application shares its one `wgpu::Device`: the NVIDIA driver
-//! (580, H200) deadlocked when threads created and destroyed instances and
+//! (580, H200) deadlocks when threads create and destroy instances and
 //! devices side by side (a test suite's runtimes, eight at a time), and a
 //! shared device also keeps its compiled pipelines and scratch buffers for
 //! the next runtime. A device that was lost or timed out is replaced by the
@@ -111,8 +111,8 @@ fn open_new(settings: &Settings) -> Result<Option<Arc<GpuContext>>> {
     // Not wgpu's defaults for the build type: in a debug build they ask
     // for shader debug info, and naga's SPIR-V writer then finds each
     // statement's line by scanning the WGSL from its start, quadratic in
-    // an instrumented kernel's thousands of lines (the test suites ran
-    // 14% longer); in every build they validate indirect dispatches with
+    // an instrumented kernel's thousands of lines, which slows the test
+    // suites; in every build they validate indirect dispatches with
     // a pass of their own, where level1.wgsl already clamps its arguments
     // to the device's limit. `WGPU_DEBUG=1`, `WGPU_VALIDATION=1`, ... turn
     // them on again.

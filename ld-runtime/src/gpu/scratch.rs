@@ -50,11 +50,9 @@ impl Scratch {
     /// A check about to run under `budget` says how much the pool keeps:
     /// on a CPU device 256 MiB; on a GPU as much as the budget allows, and
     /// every buffer of the last check (its input's copy beside the engine's
-    /// buffers, which the budget bounds). Allocating and freeing device
-    /// memory is what a check cost a GPU once its buffers outgrew the pool:
-    /// on an H200 a 64 MiB `axpy`'s check allocated about 1.1 GB and freed
-    /// it again, 200 of its 225 ms, its dispatches taking 11; bfs's two
-    /// kernels (300 MB each) spent 8 of every 11 ms there.
+    /// buffers, which the budget bounds). On a GPU, allocating and freeing
+    /// device memory for buffers that outgrow the pool would be most of a
+    /// big check's time, far more than its dispatches.
     pub fn keep_for(&self, cpu_device: bool, budget: u64) {
         let limit = if cpu_device { self.floor } else { budget.max(self.floor) };
         self.limit.store(limit, Ordering::Relaxed);
@@ -68,8 +66,7 @@ impl Scratch {
     /// holds `want` comes first; a layout's values otherwise get a new
     /// buffer while the pool has room for it, so that launches that
     /// alternate layouts (scan's three kernels, backprop's two) keep one
-    /// each instead of clearing one at every launch (27 MB at scan's
-    /// `--size 0.1`, 42 MB at backprop's).
+    /// each instead of clearing one (tens of megabytes) at every launch.
     pub fn take(&self, device: &wgpu::Device, label: &'static str, size: u64, usage: wgpu::BufferUsages, want: Contents) -> (wgpu::Buffer, bool) {
         let mut pool = self.kept.lock().unwrap();
         let fits = |l: &str, b: &wgpu::Buffer| l == label && b.size() >= size && b.size() <= 2 * size + (1 << 20) && b.usage() == usage;

@@ -44,8 +44,8 @@ pub fn read_ranges(ctx: &GpuContext, bufs: &[(&wgpu::Buffer, u64)]) -> Result<Ve
 
 /// `read_ranges`, the copies recorded after the commands of `enc` (work
 /// queued and not yet submitted), in its submission: one wait for both
-/// (a submission and a wait more per read-back cost lavapipe's checks
-/// about 0.1 ms a launch).
+/// (a submission and a wait more per read-back would add to every
+/// launch's check).
 pub fn read_ranges_after(ctx: &GpuContext, enc: Option<wgpu::CommandEncoder>, bufs: &[(&wgpu::Buffer, u64)], during: &str) -> Result<Vec<Vec<u32>>> {
     ctx.check_alive("while reading a buffer back")?;
     let sizes: Vec<u64> = bufs.iter().map(|(b, size)| (*size).min(b.size())).collect();

@@ -35,10 +35,10 @@
 // for a word that did not (`ld_record_word`). lavapipe runs every function
 // a kernel inlines, and every loop body at least once, masked or not, so
 // what costs is the code on the path, not how often it is taken: the
-// recording loop was 17% of bisect_small's check and 13% of radix_sort's.
-// (Before it, a second pass over the words that raced, behind a workgroup
-// flag, recorded them: its copy of the check ran masked at every region, a
-// third of a race-free kernel's check.)
+// summary keeps the recording loop off the path up to a mask's copies.
+// (A second pass over the words that raced, behind a workgroup flag,
+// would run its copy of the check masked at every region, a race-free
+// kernel's included.)
 fn ld_check_word(t: u32, e: u32, w: u32, storage: bool, spans: bool, commit: bool, last: bool) {
     let x = ld_word_at(t, e, w, storage);
     if x.k >= ld_cfg.t[t].words {
@@ -51,8 +51,8 @@ fn ld_check_word(t: u32, e: u32, w: u32, storage: bool, spans: bool, commit: boo
     // zeroed, which the host fills once per check, not once per batch),
     // and where a storage entry's epoch ends their written flags: in the
     // check's loop, but past a mask's copies, where the recording reads
-    // them again (lavapipe runs every loop's body at least once: as a loop
-    // of its own, the settling made checks 1.02-1.03 times as long).
+    // them again (lavapipe runs every loop's body at least once, so a loop
+    // of its own for the settling would lengthen every check).
     let forget = commit && !x.mat && !last;
     for (var it = ld_copies_first(x); ld_copies_more(x, it); it = ld_copies_next(it)) {
         let c = ld_copies_at(x, it);
@@ -104,8 +104,7 @@ fn ld_check_word(t: u32, e: u32, w: u32, storage: bool, spans: bool, commit: boo
         // A loop that runs no iteration where nothing is to store (lavapipe
         // would run the body of an `if`, masked), one store per iteration
         // (it runs an unrolled body whole, masked where the copies run
-        // out: eight stores an iteration cost bisect_small 11% and scan 10%
-        // of their checks).
+        // out, so every store an iteration holds costs every check).
         let n = select(0u, m, commit && x.mat && acc.u != x.b);
         for (var c = 0u; c < n; c++) {
             ld_val[x.a + (ld_cfg.role_p + c) * x.stride] = acc.u;
@@ -161,8 +160,8 @@ fn ld_check_lone(t: u32, e: u32, w: u32, c: u32, commit: bool, last: bool) {
 
 // The copies a word's check visits, in copy order: those in its touched
 // mask, or (more copies than a mask holds) every one. One loop serves both
-// (lavapipe runs every loop's body at least once, masked or not: a loop
-// per case cost kmeans a fifth of its check). The state: the mask's bits
+// (lavapipe runs every loop's body at least once, masked or not, so a
+// loop per case would run both for every word). The state: the mask's bits
 // left, and how many copies were visited.
 fn ld_copies_first(x: LdWord) -> vec2<u32> {
     return vec2<u32>(x.mask, 0u);

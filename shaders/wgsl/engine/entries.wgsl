@@ -21,9 +21,8 @@ fn ld_taddr(t: u32, e: u32) -> u32 {
 // The mark the running invocation's accesses leave on entry e: its copy's
 // where marks are per copy (`Roles::marks`: deterministic mode with lane
 // tags, whose fold then visits only the copies that accessed an entry),
-// else the entry's one. (One mark per storage entry, the fold visiting
-// every copy there, made bplustree's and backprop's deterministic runs
-// 1.1-1.2 times as long.)
+// else the entry's one. (With one mark per storage entry, the fold would
+// visit every copy there, which lengthens deterministic runs.)
 fn ld_mark_addr(t: u32, e: u32) -> u32 {
     return ld_taddr(t, e) + ld_mark_copy * ld_cfg.t[t].entries;
 }
@@ -72,9 +71,9 @@ fn ld_mirror(t: u32, e: u32) -> u32 {
 
 // Fibonacci hashing (the product's top bits; `cap` a power of two): a
 // workgroup's pages are mostly runs and strides, which it spreads evenly.
-// (The product's low bits, mixed with bits 15 up, put nine consecutive
-// pages out of reach of four probes in a table of 32 for 188 of 256
-// workgroups: scan's and the scaling example's checks all ran twice.)
+// (The product's low bits instead, mixed with higher ones, can put a
+// short run of consecutive pages out of reach of four probes in a small
+// table for most workgroups, and every check would then run twice.)
 fn ld_hash(page: u32, cap: u32) -> u32 {
     let bits = firstTrailingBit(cap);
     return select((page * 0x9E3779B1u) >> (32u - bits), 0u, bits == 0u);
@@ -131,12 +130,11 @@ fn ld_claim(t: u32, h: u32, page: u32) -> bool {
 // LD_NONE when all four hold other pages: the host then runs the check
 // again with a larger table. A slot whose mirror names another page is
 // passed without an exchange. (Claiming the first two slots whose mirror
-// said free, as this did, gave a page two entries where one invocation
-// saw a slot's mirror set between its lookup and its scan, which a GPU's
-// concurrent warps do: on an H200, backprop's `adjust_weights` reported a
-// workgroup racing with itself, its reads in one entry and its writes in
-// the other. lavapipe runs a workgroup's invocations in lockstep groups
-// one after another, and never showed it.)
+// says free would give a page two entries where one invocation sees a
+// slot's mirror set between its lookup and its scan, which a GPU's
+// concurrent warps do: a workgroup would then race with itself, its reads
+// in one entry and its writes in the other. lavapipe runs a workgroup's
+// invocations in lockstep groups one after another, and never shows it.)
 fn ld_insert(t: u32, page: u32) -> u32 {
     if ld_direct(t) {
         return page;

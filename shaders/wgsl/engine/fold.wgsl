@@ -6,8 +6,8 @@
 // them. The copies start
 // the next region from the result (`copies`), but after the kernel's last
 // region only the base is read (`ld_publish`): storing
-// every copy there took bfs's rerun at one invocation per warp (256 copies)
-// as long again as the fold itself.
+// every copy there would cost a run at one invocation per warp (hundreds of
+// copies) as much again as the fold itself.
 fn ld_fold_word(t: u32, e: u32, w: u32, storage: bool, fold: bool, copies: bool) {
     let x = ld_word_at(t, e, w, storage);
     if x.k >= ld_cfg.t[t].words {
@@ -31,7 +31,7 @@ fn ld_fold_word(t: u32, e: u32, w: u32, storage: bool, fold: bool, copies: bool)
         // The copies that accessed the entry in the epoch, in copy order:
         // the others hold the base. The region is done with their lane
         // tags (`ld_det_access`), in the same loop (a loop of its own over
-        // the copies measured the same). (The layouts with last writers
+        // the copies is no faster). (The layouts with last writers
         // have no tags: `ld_fold_region` calls this there only to fold.)
         for (var c = ld_first_copy(x.cset); c < ld_cfg.copies; c = ld_next_copy(x.cset, c)) {
             if fold {

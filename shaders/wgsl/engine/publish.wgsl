@@ -8,9 +8,8 @@
 // kernel would run with one invocation per page (a page's words one after
 // another) and which lavapipe would compile into every kernel. (Run by the
 // kernel after its last region instead, with all its invocations and no
-// dispatch of its own, they took bfs's check 1340-1364 ms against
-// 1100-1220: a dispatch costs lavapipe about 0.17 ms, the kernel's
-// publishing more.)
+// dispatch of its own, they would save a dispatch but cost the kernel
+// more than the dispatch costs.)
 
 // The slot's pages that changed a word of the user's buffer, or (check
 // mode) whose words the workgroup read or its lanes wrote, whatever the
@@ -22,8 +21,9 @@
 // every entry the table holds was accessed (an access claims it, and its
 // check leaves the access's bit in the access page), so every one is
 // marked; in deterministic mode those a fold changed a word of
-// (`ld_changed_addr`), where a pass over every word of every entry took a
-// third of the publishing (bfs's reads claim most of its entries).
+// (`ld_changed_addr`), where a pass over every word of every entry would
+// be much of the publishing (a kernel's reads may claim most of its
+// entries).
 // `check`: a constant at each entry point (slots.wgsl), so that each
 // pipeline compiles its own mode's path alone (lavapipe runs every path,
 // masked).
@@ -86,7 +86,7 @@ fn ld_publish_pages(t: u32) {
 // holds the user's value in its base. The words are listed first (their
 // access word, a load each), so the work of a record (its value, the
 // bits) is per accessed word: bfs's `expand` touches a few words of each
-// page it claims, and publishing every word of them was a third of its
+// page it claims, and publishing every word of them would be much of its
 // check. The listing also clears the touched masks the kernel left for
 // the base (`ld_final_base`), noting each in the listed word's top bit.
 fn ld_publish_accessed(t: u32) {

@@ -16,7 +16,7 @@ fn ld_setup_shared(t: u32) {
 // Storage tables start empty: the kernel empties its slot's before the
 // body, the tables of every storage target in one loop over their flat
 // entries (0..n: storage targets come first). A dispatch of its own per
-// target and batch cost bfs 20 dispatches a launch, 3-5% of its check.
+// target and batch would add dispatches to every launch.
 fn ld_setup_storage(n: u32) {
     var j = ld_li;
     for (; j < n; j += LD_WG_SIZE) {

@@ -41,10 +41,9 @@ var<private> ld_mark_copy: u32;
 var<private> ld_region: u32;
 // The dispatch's configuration is a uniform buffer (`ld_cfg`, the
 // targets' at `ld_cfg.t[t]`), read where it is used: a device loads a
-// uniform word once for all invocations (lavapipe once per SIMD group).
-// Until it was one, each invocation copied it from a storage binding at
-// its start, lane by lane: bfs's `update` (52 workgroups, nothing to
-// check but a flag) spent about 3 ms of its 9 ms a launch there.
+// uniform word once for all invocations (lavapipe once per SIMD group),
+// where copying it from a storage binding at every invocation's start,
+// lane by lane, would be most of a small kernel's launch.
 
 // Where the slot's values and keys start.
 var<private> ld_sv: u32;

@@ -49,8 +49,7 @@ fn ld_step_gather(close: u32) {
         // An entry no access of this region marked, whose epoch goes on:
         // its words hold no tag, so their checks would find nothing and
         // commit nothing (a storage entry at every `barrier()` after the
-        // region that read it: backprop's layerforward took 0.88 times as
-        // long).
+        // region that read it): skipping them shortens such kernels' checks.
         let quiet = !ends && (f & LD_HERE) == 0u;
         let m = atomicLoad(&ld_meta[ld_touched_addr(t, e, j % LD_PAGE)]);
         var lone = LD_NONE;

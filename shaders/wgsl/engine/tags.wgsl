@@ -18,8 +18,8 @@
 // share its copy and values cannot separate them, two lanes of the copy
 // writing the word, or one reading what another wrote, race within the
 // warp. An access pays one atomic or: the checks run once per word in the
-// sweep, not at every read. (A word per 16 lanes, the lanes' bits, took
-// two words per copy for a warp of 32, twice the ors' and the sweep's
+// sweep, not at every read. (A word per 16 lanes, the lanes' bits, would
+// take two words per copy for a warp of 32, twice the ors' and the sweep's
 // loads and stores.)
 
 // The lane's index in its warp. Warp sizes are powers of two (the launch
@@ -63,7 +63,8 @@ fn ld_tags_reads() -> bool {
 // marks its entry (a read too, so the sweep at the region's end visits its
 // tags) and sets its copy's bit in the word's touched mask (which copies
 // the sweep visits for the word: one atomic or, where a mark per entry and
-// copy cost a store per access and a loop per entry at every barrier).
+// copy would cost a store per access and a loop per entry at every
+// barrier).
 fn ld_on_read(t: u32, e: u32, w: u32) {
     if LD_CHECK {
         ld_check_access(t, e, w, false);
@@ -105,7 +106,7 @@ fn ld_check_access(t: u32, e: u32, w: u32, write: bool) {
 // each word's last writer in copy order (`Roles::last_writers`): the fold
 // of hundreds of copies starts there. Only in the pipeline compiled with
 // LD_DET_WRITERS: lavapipe would run the atomic on every write of every
-// other run too, masked (em's deterministic run took 8% longer). The
+// other run too, masked. The
 // runtime compiles that pipeline for exactly those layouts
 // (`Variant::FoldedWriters`), so the constant alone decides, and the
 // fold's path for the other kind of run compiles away.
@@ -150,17 +151,16 @@ fn ld_clear_tags(x: LdWord, c: u32) {
 // in the old value (`ld_det_conflict`, check mode's test of an intra-warp
 // race). It notes it (`ld_lanes_seen`, in the status at the end) and the
 // host runs again at warp size 1; the fold only clears the tags at the
-// barrier (`ld_fold_word`). (Reading them there, a word per 16 lanes, took
-// a third of backprop's `layerforward`; reading the old value and the
-// other lane groups' words at every access cost 10-18% of the runs, and
-// across groups relied on an order between atomics on different words
+// barrier (`ld_fold_word`). (Reading them there, a word per 16 lanes,
+// would be a large part of a kernel's run; reading the old value and the
+// other lane groups' words at every access would cost every run, and
+// across groups would rely on an order between atomics on different words
 // that relaxed atomics do not promise.)
 // Reads claim their storage pages too (a tag needs an entry), and mark
 // them, so the fold visits their tags at the region's end. The folded
 // kernel without LD_DET_WRITERS runs exactly the layouts with tags
 // (`Variant::Folded`): constants decide, and the other paths compile away
-// (lavapipe ran them masked: scan's deterministic run 0.75-0.85 times
-// without them, em's 0.85-0.9).
+// (lavapipe would run them masked).
 fn ld_det_tags() -> bool {
     return !LD_CHECK && !LD_DET_WRITERS;
 }

@@ -55,7 +55,7 @@ impl Writer<'_> {
             // else { barrier() }`) ends the region at one call site, the
             // barrier chosen by value: the condition is uniform (the macro
             // proves it), and lavapipe would run both arms' region code,
-            // one of them masked (bplustree's check: 275 -> 205 ms).
+            // one of them masked.
             StmtKind::If(c, a, b) if self.variant != Variant::Native && is_one_barrier(a) && is_one_barrier(b) => {
                 let c = self.expr(f, c);
                 let (then, other) = (self.next_barrier, self.next_barrier + 1);
