@@ -53,16 +53,16 @@ struct Cli {
 }
 
 /// Native runs per run of a measurement: a native run of a small buffer
-/// takes about a millisecond on lavapipe, and three of them gave medians
-/// from 0.8 to 1.4 ms, which moved the 1 MiB slowdown (and so the ratio of
+/// takes about a millisecond on lavapipe, and the median of three varies by
+/// half of that, which would move the 1 MiB slowdown (and so the ratio of
 /// the 64 MiB one to it) by as much; they are cheap, so take more.
 const NATIVE_RUNS_PER_RUN: u32 = 10;
 
 /// Median wall times, in ms, of `run(Mode::Native)` and `run(Mode::Check)`,
 /// interleaved: each of `runs` rounds runs natively `NATIVE_RUNS_PER_RUN`
-/// times, then checks once, so that both see the same machine (one run of
-/// the example in four halved axpy's 1 MiB slowdown when all the native
-/// runs came first: their median doubled, to 1.15 ms).
+/// times, then checks once, so that both see the same machine (with all
+/// the native runs first, a busy moment of the machine can fall on them
+/// alone and halve the 1 MiB slowdown).
 fn interleaved_ms(runs: u32, mut run: impl FnMut(Mode) -> ld::Result<()>) -> ld::Result<(f64, f64)> {
     // An untimed round first (pipelines compiled, the engine's buffers
     // allocated), as the samples' timing does (`timed_interleaved`).
@@ -112,21 +112,21 @@ fn measure(rt: &Runtime, mib: u64, runs: u32) -> ld::Result<Vec<Row>> {
     let grid = Grid([groups.min(1024), groups.div_ceil(1024), 1]);
     let mut rows = Vec::new();
     // Warm up both pipelines (compilation is not part of a run).
-    rt.launch(kernels::axpy, grid, (&x, &mut y, 2.0f32)).run()?;
-    rt.launch(kernels::axpy, grid, (&x, &mut y, 2.0f32)).mode(Mode::Check).run()?;
+    kernels::axpy.launch(rt, grid, &x, &mut y, 2.0f32).run()?;
+    kernels::axpy.launch(rt, grid, &x, &mut y, 2.0f32).check()?;
     let runs = runs_at(runs, mib);
     let mut report = None;
     let (native, check) = interleaved_ms(runs, |mode| {
-        let run = rt.launch(kernels::axpy, grid, (&x, &mut y, 2.0f32)).mode(mode).run()?;
+        let run = kernels::axpy.launch(rt, grid, &x, &mut y, 2.0f32).mode(mode).run()?;
         report = run.report.or(report.take());
         Ok(())
     })?;
     let r = report.take().unwrap();
     rows.push(Row { kernel: "axpy", mib, native, check, races: r.races.len(), dispatches: r.stats.map_or(0, |s| s.dispatches) });
-    rt.launch(kernels::smooth_in_place, grid, (&mut y,)).run()?;
-    rt.launch(kernels::smooth_in_place, grid, (&mut y,)).mode(Mode::Check).run()?;
+    kernels::smooth_in_place.launch(rt, grid, &mut y).run()?;
+    kernels::smooth_in_place.launch(rt, grid, &mut y).check()?;
     let (native, check) = interleaved_ms(runs, |mode| {
-        let run = rt.launch(kernels::smooth_in_place, grid, (&mut y,)).mode(mode).run()?;
+        let run = kernels::smooth_in_place.launch(rt, grid, &mut y).mode(mode).run()?;
         report = run.report.or(report.take());
         Ok(())
     })?;

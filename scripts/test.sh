@@ -3,7 +3,7 @@
 #
 # Installs Mesa's lavapipe (a conformant Vulkan driver that runs on the CPU)
 # when no Vulkan driver is present, and a headless Chromium when none is on
-# the PATH (tests/html_report.rs loads the HTML report in it), then runs
+# the PATH (tests/suite/html_report.rs loads the HTML report in it), then runs
 # every test with LD_REQUIRE_GPU=1 and LD_REQUIRE_BROWSER=1 so that
 # GPU-vs-CPU differential tests and the browser test fail instead of
 # skipping when no adapter or browser can be opened, then the doc tests,
@@ -22,8 +22,8 @@ have_browser() {
 }
 
 # One apt-get update for whatever is missing. chromium-headless-shell is
-# Debian's smallest Chromium that runs headless (about 20 s to install
-# without recommends).
+# Debian's smallest Chromium that runs headless (quick to install without
+# recommends).
 need_vulkan=0
 need_browser=0
 if ! have_vulkan_driver; then
@@ -55,21 +55,47 @@ export LD_REQUIRE_GPU=1
 export LD_REQUIRE_BROWSER=1
 # Benchmarks run once each under `cargo test`: keep their inputs small.
 export LD_BENCH_SIZE="${LD_BENCH_SIZE:-0.02}"
-# A fresh build gains nothing from incremental caches (1.7 GB of the
-# target directory); keep them where a developer asks for them.
+# A fresh build gains nothing from incremental caches (a large part of
+# the target directory); keep them where a developer asks for them.
 export CARGO_INCREMENTAL="${CARGO_INCREMENTAL:-0}"
 # Mesa's Vulkan loader probes Wayland and complains without a runtime dir.
 export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-$(mktemp -d)}"
 # Clippy's lints, warnings denied, run as the tests build the workspace's
 # crates (clippy-driver as cargo's RUSTC_WORKSPACE_WRAPPER,
 # scripts/clippy-rustc): the dependencies are compiled once, where
-# `cargo clippy` would check them all again (100 s of a 15-minute run on
-# two cores). Without clippy-driver, `cargo clippy` runs at the end.
+# `cargo clippy` would check them all again, a good part of a run on a
+# small machine. Without clippy-driver, `cargo clippy` runs at the end.
 CLIPPY_DRIVER="$(command -v clippy-driver || rustup which clippy-driver 2>/dev/null || true)"
 if [ -n "$CLIPPY_DRIVER" ]; then
     export CLIPPY_DRIVER RUSTC_WORKSPACE_WRAPPER="$PWD/scripts/clippy-rustc"
 fi
-cargo test --workspace --all-targets "$@"
+# Everything builds once: the integration suite, the crates' unit tests,
+# the examples and the benches (and clippy's lints, see above).
+cargo test --workspace --all-targets --no-run "$@"
+# The integration suite (tests/suite, one binary) runs as two processes at
+# once: lavapipe compiles a device's pipelines on that device's one queue
+# thread, and each process opens a device of its own, so two of them keep
+# two cores busy. Every test runs in exactly one of them: the first takes
+# the modules named here, the second every other one.
+suite="$(cargo test -p ld --test suite --no-run --message-format=json "$@" 2>/dev/null |
+    sed -n 's/.*"executable":"\([^"]*\)".*/\1/p' | tail -n 1)"
+first=(numerics:: idioms:: classics:: semantics:: lang_)
+skips=()
+for m in "${first[@]}"; do skips+=(--skip "$m"); done
+first_log="$(mktemp)"
+"$suite" "${first[@]}" >"$first_log" 2>&1 &
+first_pid=$!
+status=0
+"$suite" "${skips[@]}" || status=$?
+wait "$first_pid" || status=$?
+cat "$first_log"
+if [ "$status" != 0 ]; then
+    echo "scripts/test.sh: the integration suite failed (both halves' output above)" >&2
+    exit "$status"
+fi
+# The rest: every crate's unit tests, each bench once, trybuild's cases.
+cargo test --workspace --lib --benches "$@"
+cargo test -p ld-ui-tests --test compile_fail "$@"
 # Doc examples (every KERNELS.md example is a doctest of the ld crate).
 cargo test --workspace --doc "$@"
 # Every crate packages, the engine's WGSL included (no verify build: the

@@ -54,12 +54,14 @@ pub fn kernel_fn(attr: TokenStream, f: syn::ItemFn) -> syn::Result<TokenStream> 
     let structs = module.structs.iter().map(|s| struct_impls(&module, s, true)).collect::<Vec<_>>();
     let kernel = kernel_impl(&module, &f)?;
     let k = kernel_struct(&f);
+    let launch = typed_launch(&module, &f);
     Ok(quote! {
         #k
         const _: () = {
             use ::ld::__private as __ld;
             #(#structs)*
             #kernel
+            #launch
         };
     })
 }
@@ -77,9 +79,10 @@ pub fn kernels_mod(m: syn::ItemMod) -> syn::Result<TokenStream> {
                 let (f, module) = mod_kernel_module(&items, f)?;
                 let kernel = kernel_impl(&module, &f)?;
                 let k = kernel_struct(&f);
+                let launch = typed_launch(&module, &f);
                 out.push(quote! {
                     #k
-                    const _: () = { use ::ld::__private as __ld; #kernel };
+                    const _: () = { use ::ld::__private as __ld; #kernel #launch };
                 });
                 first.get_or_insert(module);
             }
@@ -183,6 +186,59 @@ fn kernel_struct(f: &syn::ItemFn) -> TokenStream {
         #[allow(non_camel_case_types)]
         #[derive(Clone, Copy, Debug, Default)]
         #vis struct #name;
+    }
+}
+
+/// The kernel's typed launch: an inherent `launch` method whose parameters
+/// are the kernel's own (`&[T]` as `&Buffer<T>`, `&mut [T]` and atomics as
+/// `&mut Buffer<T>`, scalars by value), so that a wrong argument count,
+/// type or mutability is a compile error at the call rather than an
+/// `Error::Arg` at run time.
+fn typed_launch(m: &Module, f: &syn::ItemFn) -> TokenStream {
+    let (vis, name) = (&f.vis, &f.sig.ident);
+    let taken = |n: &str| m.kernel.params.iter().any(|p| p.name == n);
+    let fresh = |base: &str| {
+        let mut n = base.to_string();
+        while taken(&n) {
+            n.push('_');
+        }
+        format_ident!("{}", n)
+    };
+    let (rt, grid) = (fresh("runtime"), fresh("grid"));
+    let params: Vec<_> = m.kernel.params.iter().map(|p| format_ident!("{}", p.name)).collect();
+    let tys = m.kernel.params.iter().map(|p| match &p.kind {
+        ParamKind::Storage { elem, access: Access::Read } => {
+            let t = cpu::rust_type(m, elem);
+            quote!(&'ld ::ld::Buffer<#t>)
+        }
+        ParamKind::Storage { elem, access: Access::ReadWrite } => {
+            let t = cpu::rust_type(m, elem);
+            quote!(&'ld mut ::ld::Buffer<#t>)
+        }
+        ParamKind::Atomic { elem } => {
+            let t = cpu::rust_type(m, &Type::Scalar(*elem));
+            quote!(&'ld mut ::ld::Buffer<#t>)
+        }
+        ParamKind::Uniform { ty } => cpu::rust_type(m, &Type::Scalar(*ty)),
+    });
+    let doc = format!(
+        "Launches `{name}` on `{rt}` over `{grid}` with these arguments, typed as the kernel's parameters: \
+         `&[T]` as `&Buffer<T>`, `&mut [T]` and atomic arrays as `&mut Buffer<T>`, scalars by value. \
+         Run it with `.run()`, `.check()` or `.exact()`."
+    );
+    quote! {
+        impl #name {
+            #[doc = #doc]
+            #[allow(clippy::too_many_arguments, private_interfaces, dead_code)]
+            #vis fn launch<'ld>(
+                self,
+                #rt: &'ld ::ld::Runtime,
+                #grid: impl ::core::convert::Into<::ld::Grid>,
+                #(#params: #tys),*
+            ) -> ::ld::Launch<'ld> {
+                #rt.launch(self, #grid, ::std::vec![#(::ld::Arg::from(#params)),*])
+            }
+        }
     }
 }
 

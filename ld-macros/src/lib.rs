@@ -4,6 +4,7 @@
 //! `parse` (syn → typed IR) → `analysis` (barrier uniformity) →
 //! `wgsl` (native WGSL, validated by naga) and `lower` + `cpu` (the CPU twin)
 //! → `expand` (the `ld::Kernel` impl tying them together).
+#![warn(missing_docs)]
 
 mod analysis;
 mod cpu;
@@ -20,7 +21,8 @@ use proc_macro::TokenStream;
 /// Turns a function into a kernel: `#[ld::kernel(workgroup_size = 64)]`.
 ///
 /// The function becomes a unit struct of the same name implementing
-/// `ld::Kernel`, launched with `runtime.launch(name, grid, args)`. See
+/// `ld::Kernel`, with a typed `launch` method taking the kernel's own
+/// parameters: `name.launch(&runtime, grid, args...)`. See
 /// KERNELS.md for the supported Rust subset.
 #[proc_macro_attribute]
 pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {

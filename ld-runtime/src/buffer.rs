@@ -21,6 +21,9 @@ pub(crate) enum Store {
     Cpu(Arc<[AtomicU32]>),
 }
 
+/// Typed data on a runtime's device (or in host memory for the CPU
+/// executor), made by `Runtime::upload` or `Runtime::zeros` and bound to
+/// a kernel's slice parameter.
 pub struct Buffer<T: Element> {
     pub(crate) store: Store,
     pub(crate) id: u64,
@@ -60,6 +63,7 @@ impl<T: Element> Buffer<T> {
         self.len
     }
 
+    /// Whether the buffer has no element.
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }

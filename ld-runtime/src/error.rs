@@ -1,40 +1,119 @@
 //! Errors say what happened and what to do about it.
 
+use crate::launch::Mode;
 use std::time::Duration;
 
+/// The result of everything in ld that can fail.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
+/// What went wrong, and (in its message) what to do about it.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum Error {
+    /// No GPU adapter, and `LD_REQUIRE_GPU=1` forbids the CPU executor.
     #[error("no GPU adapter found{detail} and LD_REQUIRE_GPU=1 forbids falling back to the CPU executor; install a Vulkan driver (on Debian: `apt-get install mesa-vulkan-drivers` for lavapipe) or unset LD_REQUIRE_GPU")]
-    NoAdapter { detail: String },
+    NoAdapter {
+        /// What the adapter search saw.
+        detail: String,
+    },
 
+    /// The adapter was found but its device could not be opened.
     #[error("could not open the GPU device on {adapter}: {reason}")]
-    DeviceOpen { adapter: String, reason: String },
+    DeviceOpen {
+        /// The adapter.
+        adapter: String,
+        /// wgpu's reason.
+        reason: String,
+    },
 
+    /// An environment variable of ld's has a value it cannot use.
     #[error("{var}={value:?} is not valid: expected {expected}; fix or unset it")]
-    Env { var: &'static str, value: String, expected: &'static str },
+    Env {
+        /// The variable.
+        var: &'static str,
+        /// Its value.
+        value: String,
+        /// What it may be.
+        expected: &'static str,
+    },
 
+    /// `LD_ADAPTER` names no adapter that was found.
     #[error("LD_ADAPTER={want:?} matches none of the GPU adapters found ({}); use part of one of these names, or unset LD_ADAPTER", if found.is_empty() { "none".to_string() } else { found.join("; ") })]
-    NoMatchingAdapter { want: String, found: Vec<String> },
+    NoMatchingAdapter {
+        /// What `LD_ADAPTER` asked for.
+        want: String,
+        /// The adapters found.
+        found: Vec<String>,
+    },
 
+    /// An untyped launch got the wrong number of arguments.
     #[error("kernel `{kernel}` takes {expected} arguments, {given} given; its signature is {signature}")]
-    ArgCount { kernel: &'static str, expected: usize, given: usize, signature: String },
+    ArgCount {
+        /// The kernel.
+        kernel: &'static str,
+        /// Its parameters.
+        expected: usize,
+        /// The arguments given.
+        given: usize,
+        /// Its signature, as Rust writes it.
+        signature: String,
+    },
 
+    /// An argument does not fit its parameter.
     #[error("argument {index} of `{kernel}` (`{param}: {expected}`): {problem}")]
-    Arg { kernel: &'static str, index: usize, param: &'static str, expected: String, problem: String },
+    Arg {
+        /// The kernel.
+        kernel: &'static str,
+        /// The argument's position.
+        index: usize,
+        /// The parameter's name.
+        param: &'static str,
+        /// The parameter's type, as the kernel declares it.
+        expected: String,
+        /// What is wrong with the argument.
+        problem: String,
+    },
 
+    /// The grid cannot be dispatched.
     #[error("grid {grid:?} for `{kernel}`: {problem}")]
-    Grid { kernel: &'static str, grid: [u32; 3], problem: String },
+    Grid {
+        /// The kernel.
+        kernel: &'static str,
+        /// The grid asked for.
+        grid: [u32; 3],
+        /// What is wrong with it.
+        problem: String,
+    },
 
+    /// A buffer is larger than the device can bind.
     #[error("buffer of {len} elements of `{elem}` ({bytes} bytes) exceeds the device's limit of {limit} bytes per storage binding; split the data or use a device with a larger `max_storage_buffer_binding_size`")]
-    BufferTooLarge { elem: &'static str, len: usize, bytes: u64, limit: u64 },
+    BufferTooLarge {
+        /// The element type.
+        elem: &'static str,
+        /// Elements asked for.
+        len: usize,
+        /// Their bytes.
+        bytes: u64,
+        /// The device's limit per binding.
+        limit: u64,
+    },
 
+    /// Data of the wrong length for a buffer.
     #[error("{what} has {got} elements but {expected} were given; buffers keep their length, create a new one to resize")]
-    LengthMismatch { what: String, got: usize, expected: usize },
+    LengthMismatch {
+        /// The buffer.
+        what: String,
+        /// Its length.
+        got: usize,
+        /// The length given.
+        expected: usize,
+    },
 
+    /// The kernel faulted (out of bounds, not terminating, barrier
+    /// divergence) on either backend.
     #[error("kernel `{kernel}` faulted in invocation {invocation}: {message}")]
     Fault {
+        /// The kernel.
         kernel: &'static str,
         /// Global, workgroup and local id, in words.
         invocation: String,
@@ -44,51 +123,91 @@ pub enum Error {
         message: String,
     },
 
+    /// The device did not finish in time.
     #[error("kernel `{kernel}` did not finish within {timeout:?} on {adapter}: the launch is more work than the device does in that time (raise LD_GPU_TIMEOUT_SECS, or launch fewer workgroups at a time; a loop that never ends is reported as such once it spends its fuel, see Launch::max_loop_iterations). The device may still be running it, so this runtime's GPU is unusable now: every later call on it fails; create a new Runtime")]
-    Timeout { kernel: &'static str, timeout: Duration, adapter: String },
+    Timeout {
+        /// The kernel.
+        kernel: &'static str,
+        /// How long ld waited (`LD_GPU_TIMEOUT_SECS`).
+        timeout: Duration,
+        /// The adapter.
+        adapter: String,
+    },
 
+    /// The device was lost.
     #[error("the GPU device is lost{during}: {reason}. Its buffers cannot be used any more; create a new Runtime (or use LD_BACKEND=cpu)")]
-    DeviceLost { during: String, reason: String },
+    DeviceLost {
+        /// What ld was doing, in words (may be empty).
+        during: String,
+        /// wgpu's reason.
+        reason: String,
+    },
 
+    /// wgpu rejected something ld asked of it.
     #[error("wgpu rejected {what}: {source}")]
     Wgpu {
+        /// What ld asked for.
         what: String,
+        /// wgpu's error.
         #[source]
         source: Box<dyn std::error::Error + Send + Sync + 'static>,
     },
 
+    /// Check or deterministic mode needs more memory than allowed.
     #[error("{mode} of `{kernel}` needs {needed} bytes for {what}, more than the {limit_name} of {limit} bytes: {advice}")]
     CheckMemory {
+        /// The kernel.
         kernel: &'static str,
-        /// `check mode` or `deterministic mode`.
-        mode: &'static str,
+        /// [`Mode::Check`] or [`Mode::Deterministic`].
+        mode: Mode,
+        /// What needs the memory.
         what: String,
+        /// Bytes needed.
         needed: u64,
+        /// Bytes allowed.
         limit: u64,
+        /// Which limit: the memory budget or a device limit, in words.
         limit_name: &'static str,
+        /// What to do.
         advice: String,
     },
 
+    /// The device ended the kernel's loops early (lavapipe's limit).
     #[error("{}", loop_limit(kernel, mode, adapter, *line))]
     LoopLimit {
+        /// The kernel.
         kernel: &'static str,
-        /// `native mode`, `check mode` or `deterministic mode`.
-        mode: &'static str,
+        /// The mode it ran in.
+        mode: Mode,
+        /// The adapter.
         adapter: String,
         /// The source line of the kernel's loop the device ended, when it
         /// was one of the kernel's (else one of the engine's).
         line: Option<u32>,
     },
 
+    /// A `CheckOptions` value that would make a check do something else
+    /// than asked.
     #[error("CheckOptions::{option} = {value}: {problem}")]
-    BadOption { option: &'static str, value: String, problem: &'static str },
+    BadOption {
+        /// The option's name.
+        option: &'static str,
+        /// Its value.
+        value: String,
+        /// Why it cannot be used.
+        problem: &'static str,
+    },
 
+    /// Something ld does not support, said in words.
     #[error("{0}")]
     Unsupported(String),
 
+    /// `LD_REPORT` could not be written.
     #[error("could not write the check report LD_REPORT={path:?}: {source}; set LD_REPORT to a path in a writable directory, or unset it")]
     Report {
+        /// The path.
         path: std::path::PathBuf,
+        /// The I/O error.
         #[source]
         source: std::io::Error,
     },
@@ -97,25 +216,29 @@ pub enum Error {
 /// Why a kernel faulted (on either backend: the generated WGSL checks
 /// itself as the CPU executor does).
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum FaultKind {
     /// An index past the end of `array` (a parameter or a shared array) at
     /// the kernel's source line and column.
+    #[allow(missing_docs)]
     OutOfBounds { array: String, index: i64, len: u32, line: u32, column: u32 },
     /// An invocation ran `fuel` loop iterations without finishing: the
     /// loop at `line` and `column` of the kernel's source was to start one
     /// more.
+    #[allow(missing_docs)]
     NonTermination { fuel: u64, line: u32, column: u32 },
     /// Invocations of one workgroup stopped at different barriers (`None`:
     /// finished); each side is (local index, barrier).
+    #[allow(missing_docs)]
     BarrierDivergence { first: (u32, Option<u32>), other: (u32, Option<u32>) },
 }
 
 /// `Error::LoopLimit`'s message.
-fn loop_limit(kernel: &str, mode: &str, adapter: &str, line: Option<u32>) -> String {
-    let engine = if mode == "check mode" { "checks each region at its barrier" } else { "folds each region" };
+fn loop_limit(kernel: &str, mode: &Mode, adapter: &str, line: Option<u32>) -> String {
+    let engine = if *mode == Mode::Check { "checks each region at its barrier" } else { "folds each region" };
     let which = match line {
         // The kernel's own loop: long, or never ending (a spin lock).
-        Some(l) if mode == "native mode" => format!("ended the kernel's loop at line {l} before it finished: lavapipe ends the loops of an invocation once they have run 65535 iterations in all (a loop that never ends gets there too)"),
+        Some(l) if *mode == Mode::Native => format!("ended the kernel's loop at line {l} before it finished: lavapipe ends the loops of an invocation once they have run 65535 iterations in all (a loop that never ends gets there too)"),
         // The engine's loops at every barrier count too: a loop with a
         // barrier in it gets there after far fewer iterations.
         Some(l) => format!(

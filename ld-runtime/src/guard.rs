@@ -115,6 +115,6 @@ pub(crate) fn poison(ctx: &GpuContext, what: &str) {
 }
 
 /// `Found::LoopLimit` as the error it is.
-pub(crate) fn loop_limit(info: &KernelInfo, mode: &'static str, adapter: String, line: Option<u32>) -> Error {
+pub(crate) fn loop_limit(info: &KernelInfo, mode: crate::launch::Mode, adapter: String, line: Option<u32>) -> Error {
     Error::LoopLimit { kernel: info.name, mode, adapter, line }
 }

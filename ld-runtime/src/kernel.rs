@@ -1,14 +1,25 @@
 //! The contract between `#[ld::kernel]` expansions and the runtime: what a
 //! kernel takes, how it is laid out, and its two compiled forms.
 
+// The macro's contract: reached by `#[ld::kernel]` expansions through the hidden
+// `__private` module, not part of the documented API.
+#![allow(missing_docs)]
+
 use crate::cpu::twin::Invocation;
 use std::any::TypeId;
 
-/// Implemented by the unit struct `#[ld::kernel]` makes of a function.
+/// Implemented by the unit struct `#[ld::kernel]` makes of a function;
+/// that struct also has a typed `launch` method with the kernel's own
+/// parameters.
 pub trait Kernel: Copy + Send + Sync + 'static {
+    /// The metadata the macro generated (not a stable API).
+    #[doc(hidden)]
     fn info(&self) -> &'static KernelInfo;
 }
 
+/// Everything `#[ld::kernel]` generates for a kernel: its signature, WGSL
+/// variants, analyses and CPU twin (not a stable API).
+#[doc(hidden)]
 pub struct KernelInfo {
     pub name: &'static str,
     pub workgroup_size: [u32; 3],

@@ -74,12 +74,17 @@ impl From<[u32; 3]> for Grid {
 
 /// One launch argument.
 pub enum Arg<'a> {
+    /// A buffer, borrowed shared (`&buf`) or exclusive (`&mut buf`).
     Buffer(BufArg<'a>),
+    /// A `u32` scalar.
     U32(u32),
+    /// An `i32` scalar.
     I32(i32),
+    /// An `f32` scalar.
     F32(f32),
 }
 
+/// A buffer argument: the buffer, its element type and its borrow.
 pub struct BufArg<'a> {
     pub(crate) store: &'a Store,
     pub(crate) id: u64,
@@ -148,6 +153,7 @@ impl Arg<'_> {
 
 /// Launch arguments: a tuple of buffers and scalars, or a `Vec<Arg>`.
 pub trait IntoArgs<'a> {
+    /// The arguments, in parameter order.
     fn into_args(self) -> Vec<Arg<'a>>;
 }
 
@@ -192,7 +198,8 @@ tuple_args!(A, B, C, D, E, F, G, H, I, J, K, L, M, N, O);
 tuple_args!(A, B, C, D, E, F, G, H, I, J, K, L, M, N, O, P);
 
 /// How a launch executes.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
 #[non_exhaustive]
 pub enum Mode {
     /// One plain dispatch: the kernel as written, no overhead.
@@ -214,21 +221,41 @@ pub enum Mode {
     Exact,
 }
 
+impl std::fmt::Display for Mode {
+    /// `native mode`, `check mode`, `deterministic mode` or `exact mode`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Mode::Native => "native mode",
+            Mode::Check => "check mode",
+            Mode::Deterministic => "deterministic mode",
+            Mode::Exact => "exact mode",
+        })
+    }
+}
+
 /// What a finished launch reports.
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub struct Run {
+    /// Where it ran.
     pub backend: Backend,
+    /// The mode it ran in (`LD_MODE` may have chosen it).
     pub mode: Mode,
     /// Time from submission to completion (GPU) or of the execution (CPU).
     pub elapsed: Duration,
-    /// Check mode's findings.
+    /// The report, where the mode checks (check and exact modes); see
+    /// [`Launch::check`] for a check that returns its report.
     pub report: Option<Report>,
     /// What check or deterministic mode cost (dispatches, submissions,
     /// read-backs, bytes allocated).
     pub stats: Option<engine::Stats>,
 }
 
-#[must_use = "a launch does nothing until `.run()`"]
+/// A kernel with its grid and arguments, ready to run: made by a kernel's
+/// typed `launch` (or [`Runtime::launch`]), configured by its builder
+/// methods, and run by [`Launch::run`], [`Launch::check`] or
+/// [`Launch::exact`].
+#[must_use = "a launch does nothing until `.run()`, `.check()` or `.exact()`"]
 pub struct Launch<'a> {
     rt: &'a Runtime,
     info: &'static KernelInfo,
@@ -278,8 +305,30 @@ impl<'a> Launch<'a> {
         Ok(run)
     }
 
+    /// Checks the arguments and runs the kernel in check mode, whatever
+    /// `LD_MODE` says, and returns the report (also written where
+    /// `LD_REPORT` says).
+    pub fn check(self) -> Result<Report> {
+        self.reporting(Mode::Check)
+    }
+
+    /// Checks the arguments and runs the kernel in exact mode (every access
+    /// monitored on the CPU executor, whatever `LD_MODE` says), and returns
+    /// the report (also written where `LD_REPORT` says).
+    pub fn exact(self) -> Result<Report> {
+        self.reporting(Mode::Exact)
+    }
+
+    /// Runs in a mode that reports, and hands the report over.
+    fn reporting(mut self, mode: Mode) -> Result<Report> {
+        self.mode = mode;
+        let run = self.run_in_mode()?;
+        crate::session::finished(run.report.as_ref())?;
+        Ok(run.report.expect("check and exact modes report"))
+    }
+
     fn run_in_mode(self) -> Result<Run> {
-        let uniforms = self.check()?;
+        let uniforms = self.validate()?;
         // A lost device fails every mode before anything is compiled or
         // planned (a check's pipelines take lavapipe hundreds of ms).
         if let Some(ctx) = &self.rt.gpu {
@@ -323,7 +372,7 @@ impl<'a> Launch<'a> {
     /// Check mode's plan for this launch (copies, rounds, batches, bytes,
     /// and the chance of finding a race within each round), without running it.
     pub fn plan(&self) -> Result<Plan> {
-        self.check()?;
+        self.validate()?;
         self.warp_size()?;
         let deterministic = Settings::get()?.mode.unwrap_or(self.mode) == Mode::Deterministic;
         Ok(engine::plan(self.info, self.grid.0, &self.target_words(), &self.check, self.limits(), deterministic)?.plan)
@@ -409,7 +458,7 @@ impl<'a> Launch<'a> {
                 Some(&c.plan),
                 warp_size,
                 self.check.max_records,
-                self.rt.backend().to_string(),
+                self.rt.backend(),
                 elapsed.as_secs_f64() * 1e3,
             );
             r.stats = Some(stats);
@@ -431,7 +480,7 @@ impl<'a> Launch<'a> {
         // (`RUST_LOG=ld_runtime=debug`).
         log::debug!(
             "ld: {} of `{}`: {:.3} ms to run ({:.3} ms of it waiting for the device; {} dispatches, {} submissions, {} read-backs), then {:.3} ms for the report, {:.3} ms for its sources",
-            self.mode_name(),
+            self.mode,
             self.info.name,
             elapsed.as_secs_f64() * 1e3,
             stats.waited_us as f64 / 1e3,
@@ -494,11 +543,20 @@ impl<'a> Launch<'a> {
         }
         let elapsed = start.elapsed();
         let targets = check::targets(self.info);
-        let backend = format!("{} (exact mode: access monitoring on the CPU)", self.rt.backend());
-        let mut r =
-            check::records::report(self.info, self.grid.0, &targets, &seen.raw, None, warp_size, self.check.max_records, backend, elapsed.as_secs_f64() * 1e3);
+        let mut r = check::records::report(
+            self.info,
+            self.grid.0,
+            &targets,
+            &seen.raw,
+            None,
+            warp_size,
+            self.check.max_records,
+            self.rt.backend(),
+            elapsed.as_secs_f64() * 1e3,
+        );
         exact::sources::attach(&mut r, &seen.pairs, self.info, self.grid.0, &targets, warp_size);
-        r.buffers = "as after a native run on the CPU executor (exact mode runs the kernel as written, watching every access)".into();
+        r.mode = Mode::Exact;
+        r.buffers = check::report::Buffers::AsNativeOnCpu;
         Ok(Run { backend: self.rt.backend(), mode: self.mode, elapsed, report: Some(r), stats: None })
     }
 
@@ -564,18 +622,9 @@ impl<'a> Launch<'a> {
             Found::Fault { invocation, kind, text } => self.fault_error(invocation, kind, text),
             Found::LoopLimit { line } => {
                 let adapter = self.rt.gpu.as_ref().map_or_else(String::new, |g| g.describe());
-                crate::guard::loop_limit(self.info, self.mode_name(), adapter, Some(line))
+                crate::guard::loop_limit(self.info, self.mode, adapter, Some(line))
             }
         })
-    }
-
-    fn mode_name(&self) -> &'static str {
-        match self.mode {
-            Mode::Native => "native mode",
-            Mode::Check => "check mode",
-            Mode::Deterministic => "deterministic mode",
-            Mode::Exact => "exact mode",
-        }
     }
 
     /// `Error::Fault`, saying what the launch left in the buffers: the same
@@ -594,7 +643,7 @@ impl<'a> Launch<'a> {
             format!(
                 "the buffers this kernel writes ({}) are as they were before the launch: {} writes them only once every workgroup has finished, and puts back those it writes as it runs (atomic buffers, targets left in place) after a fault",
                 written.join(", "),
-                self.mode_name()
+                self.mode
             )
         } else {
             let faulting = match kind {
@@ -610,7 +659,7 @@ impl<'a> Launch<'a> {
     }
 
     /// Validates arguments and grid; returns the packed scalar words.
-    fn check(&self) -> Result<Vec<u32>> {
+    fn validate(&self) -> Result<Vec<u32>> {
         let info = self.info;
         if self.args.len() != info.params.len() {
             return Err(Error::ArgCount { kernel: info.name, expected: info.params.len(), given: self.args.len(), signature: info.signature() });

@@ -5,6 +5,7 @@
 //! `runtime` picks the backend, `buffer` holds typed device data, `launch`
 //! checks arguments against the kernel's metadata (`kernel`) and hands the
 //! dispatch to `gpu` or `cpu`.
+#![warn(missing_docs)]
 
 // The modules are the pipeline's stages; what users name is re-exported
 // below, the rest is the crate's own.
@@ -25,11 +26,11 @@ pub use buffer::{Buffer, Element};
 pub use check::engine::Stats;
 pub use check::html::{render as html_report, render_json as html_report_json};
 pub use check::plan::{LevelPlan, Plan};
-pub use check::report::{Access, AccessKind, BarrierLine, Checked, Evidence, Level, Memory, Race, RaceKind, Region, Report, Unit};
+pub use check::report::{Access, AccessKind, BarrierLine, Buffers, Checked, Evidence, Level, Memory, Race, RaceKind, Region, Report, Treatment, Unit, Verdict};
 pub use check::CheckOptions;
 pub use cpu::twin::UVec3;
 pub use error::{Error, FaultKind, Result};
-pub use kernel::{Kernel, KernelInfo};
+pub use kernel::Kernel;
 pub use launch::{Arg, BufArg, Grid, IntoArgs, Launch, Mode, Run, MAX_WORKGROUPS_PER_DIMENSION};
 pub use runtime::{Backend, Runtime};
 pub use session::{report_document, ReportDocument, REPORT_SCHEMA};

@@ -13,14 +13,22 @@ use crate::settings::{ForcedBackend, Settings};
 use std::sync::{Arc, Once};
 
 #[derive(Clone)]
+/// Where kernels run: a wgpu device (any Vulkan, Metal or DX12 GPU, or
+/// lavapipe), or the CPU reference executor. Makes buffers and launches.
 pub struct Runtime {
     pub(crate) gpu: Option<Arc<GpuContext>>,
 }
 
 /// Which executor a runtime uses.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Backend {
-    Gpu { adapter: String },
+    /// A wgpu device.
+    Gpu {
+        /// The adapter's name and driver.
+        adapter: String,
+    },
+    /// The CPU reference executor.
     Cpu,
 }
 
@@ -69,6 +77,7 @@ impl Runtime {
         Runtime { gpu: None }
     }
 
+    /// Where this runtime runs kernels.
     pub fn backend(&self) -> Backend {
         match &self.gpu {
             Some(g) => Backend::Gpu { adapter: g.describe() },
@@ -76,6 +85,7 @@ impl Runtime {
         }
     }
 
+    /// Whether kernels run on a wgpu device.
     pub fn is_gpu(&self) -> bool {
         self.gpu.is_some()
     }

@@ -13,7 +13,9 @@ use std::time::Duration;
 /// The backend `LD_BACKEND` forces.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ForcedBackend {
+    /// A wgpu adapter (`LD_BACKEND=gpu`).
     Gpu,
+    /// The CPU reference executor (`LD_BACKEND=cpu`).
     Cpu,
 }
 

@@ -1,5 +1,5 @@
 //! Every benchmark program of the paper, in Table VI's order, for the
-//! commands and tests that run them all (`table6`, `tests/samples.rs`).
+//! commands and tests that run them all (`table6`, `tests/suite/samples.rs`).
 
 #[path = "backprop.rs"]
 pub mod backprop;

@@ -68,7 +68,7 @@ impl App for Backprop {
         // bpnn_train_cuda: weights to the device, layerforward.
         self.w.write(&self.w0)?;
         self.oldw.write(&self.oldw0)?;
-        let l = rt.launch(kernels::layerforward, (1u32, self.blocks), (&self.input_buf, &mut self.w, &mut self.partial, hid, racy));
+        let l = kernels::layerforward.launch(rt, (1u32, self.blocks), &self.input_buf, &mut self.w, &mut self.partial, hid, racy);
         launch(l, flags, mode, &mut reports)?;
         // Host: hidden layer from the partial sums, output layer, errors.
         let partial = self.partial.to_vec()?;
@@ -93,7 +93,7 @@ impl App for Backprop {
         // write-back of layerforward is dead), then adjust_weights.
         self.delta.write(&hidden_delta)?;
         self.w.write(&self.w0)?;
-        let l = rt.launch(kernels::adjust_weights, (1u32, self.blocks), (&self.delta, &self.input_buf, &mut self.w, &mut self.oldw, hid));
+        let l = kernels::adjust_weights.launch(rt, (1u32, self.blocks), &self.delta, &self.input_buf, &mut self.w, &mut self.oldw, hid);
         launch(l, flags, mode, &mut reports)?;
         self.sums = sums;
         self.hidden_delta = hidden_delta;

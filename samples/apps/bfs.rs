@@ -109,15 +109,15 @@ impl App for Bfs {
             self.over.write(&[0])?;
             let b = &mut *self;
             let l = if flags.fixed {
-                rt.launch(kernels::expand_fixed, grid, (&b.nodes, &b.edges, &mut b.mask, &mut b.updating, &b.visited, &mut b.cost, n))
+                kernels::expand_fixed.launch(rt, grid, &b.nodes, &b.edges, &mut b.mask, &mut b.updating, &b.visited, &mut b.cost, n)
             } else {
-                rt.launch(kernels::expand, grid, (&b.nodes, &b.edges, &mut b.mask, &mut b.updating, &b.visited, &mut b.cost, n))
+                kernels::expand.launch(rt, grid, &b.nodes, &b.edges, &mut b.mask, &mut b.updating, &b.visited, &mut b.cost, n)
             };
             launch(l, flags, mode, &mut reports)?;
             let l = if flags.fixed {
-                rt.launch(kernels::update_fixed, grid, (&mut b.mask, &mut b.updating, &mut b.visited, &mut b.over, n))
+                kernels::update_fixed.launch(rt, grid, &mut b.mask, &mut b.updating, &mut b.visited, &mut b.over, n)
             } else {
-                rt.launch(kernels::update, grid, (&mut b.mask, &mut b.updating, &mut b.visited, &mut b.over, n))
+                kernels::update.launch(rt, grid, &mut b.mask, &mut b.updating, &mut b.visited, &mut b.over, n)
             };
             launch(l, flags, mode, &mut reports)?;
             self.iterations += 1;

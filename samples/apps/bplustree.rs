@@ -150,20 +150,18 @@ impl App for BPlusTree {
         self.offset.write(&vec![self.tree.root; q])?;
         self.ans.write(&vec![-1; q])?;
         let mut reports = Vec::new();
-        let l = rt.launch(
-            kernels::find_k,
+        let l = kernels::find_k.launch(
+            rt,
             q as u32,
-            (
-                self.tree.height,
-                &self.node_keys,
-                &self.node_indices,
-                &self.records,
-                &mut self.curr,
-                &mut self.offset,
-                &self.keys,
-                &mut self.ans,
-                flags.fixed as u32,
-            ),
+            self.tree.height,
+            &self.node_keys,
+            &self.node_indices,
+            &self.records,
+            &mut self.curr,
+            &mut self.offset,
+            &self.keys,
+            &mut self.ans,
+            flags.fixed as u32,
         );
         launch(l, flags, mode, &mut reports)?;
         Ok(reports)

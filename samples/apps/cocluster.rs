@@ -70,10 +70,16 @@ impl App for Cocluster {
     fn run(&mut self, rt: &Runtime, flags: &Flags, mode: Mode) -> ld::Result<Vec<Report>> {
         let chained = if flags.fixed { kernels::FIXED } else { kernels::RACY };
         let mut reports = Vec::new();
-        let l = rt.launch(
-            kernels::cocluster_stats,
+        let l = kernels::cocluster_stats.launch(
+            rt,
             BLOCKS as u32,
-            (&self.data, &self.row_label, &self.col_order, &self.col_start, &mut self.sums, self.cols as u32, chained),
+            &self.data,
+            &self.row_label,
+            &self.col_order,
+            &self.col_start,
+            &mut self.sums,
+            self.cols as u32,
+            chained,
         );
         launch(l, flags, mode, &mut reports)?;
         Ok(reports)

@@ -82,7 +82,7 @@ impl App for Em {
     fn run(&mut self, rt: &Runtime, flags: &Flags, mode: Mode) -> ld::Result<Vec<Report>> {
         let mask = if flags.fixed { kernels::FIXED } else { kernels::RACY };
         let mut reports = Vec::new();
-        let l = rt.launch(kernels::m_count, (self.blocks, self.k as u32), (&self.data, &self.memb, &self.centroids, &mut self.partial, self.n as u32, mask));
+        let l = kernels::m_count.launch(rt, (self.blocks, self.k as u32), &self.data, &self.memb, &self.centroids, &mut self.partial, self.n as u32, mask);
         launch(l, flags, mode, &mut reports)?;
         Ok(reports)
     }

@@ -40,9 +40,9 @@ impl App for Histogram64 {
     fn run(&mut self, rt: &Runtime, flags: &Flags, mode: Mode) -> ld::Result<Vec<Report>> {
         // No race in either variant: `--fixed` runs the same program.
         let mut reports = Vec::new();
-        let k = rt.launch(kernels::histogram64_kernel, self.blocks, (&mut self.partial, &self.data, self.words.len() as u32));
+        let k = kernels::histogram64_kernel.launch(rt, self.blocks, &mut self.partial, &self.data, self.words.len() as u32);
         launch(k, flags, mode, &mut reports)?;
-        let k = rt.launch(kernels::merge_histogram64, BIN_COUNT as u32, (&mut self.result, &self.partial, self.blocks));
+        let k = kernels::merge_histogram64.launch(rt, BIN_COUNT as u32, &mut self.result, &self.partial, self.blocks);
         launch(k, flags, mode, &mut reports)?;
         Ok(reports)
     }

@@ -75,7 +75,7 @@ impl App for Kmeans {
     fn run(&mut self, rt: &Runtime, flags: &Flags, mode: Mode) -> ld::Result<Vec<Report>> {
         let sync = if flags.fixed { kernels::FIXED } else { kernels::RACY };
         let mut reports = Vec::new();
-        let l = rt.launch(kernels::kmeans_step, self.blocks, (&self.points, &self.centroids, &mut self.assign, &mut self.partial, self.n as u32, sync));
+        let l = kernels::kmeans_step.launch(rt, self.blocks, &self.points, &self.centroids, &mut self.assign, &mut self.partial, self.n as u32, sync);
         launch(l, flags, mode, &mut reports)?;
         Ok(reports)
     }

@@ -121,7 +121,7 @@ impl App for Nbody {
             let [p0, p1] = &mut self.pos;
             let [v0, v1] = &mut self.vel;
             let (new_pos, new_vel, old_pos, old_vel) = if self.current == 0 { (p1, v1, &*p0, &*v0) } else { (p0, v0, &*p1, &*v1) };
-            let l = rt.launch(kernels::integrate_bodies, blocks, (new_pos, new_vel, old_pos, old_vel, DT, DAMPING, self.n as u32, all_rows_write));
+            let l = kernels::integrate_bodies.launch(rt, blocks, new_pos, new_vel, old_pos, old_vel, DT, DAMPING, self.n as u32, all_rows_write);
             launch(l, flags, mode, &mut reports)?;
             self.current = 1 - self.current;
         }

@@ -47,13 +47,13 @@ impl App for RadixSort {
         let mut reports = Vec::new();
         for pass in 0..32 / BITS {
             let start_bit = pass * BITS;
-            let l = rt.launch(kernels::radix_sort_blocks, blocks, (&self.keys, &mut self.temp, start_bit));
+            let l = kernels::radix_sort_blocks.launch(rt, blocks, &self.keys, &mut self.temp, start_bit);
             launch(l, flags, mode, &mut reports)?;
-            let l = rt.launch(kernels::find_radix_offsets, blocks, (&self.temp, &mut self.counters, &mut self.block_offsets, start_bit));
+            let l = kernels::find_radix_offsets.launch(rt, blocks, &self.temp, &mut self.counters, &mut self.block_offsets, start_bit);
             launch(l, flags, mode, &mut reports)?;
-            let l = rt.launch(kernels::scan_counters, 1, (&mut self.counters,));
+            let l = kernels::scan_counters.launch(rt, 1, &mut self.counters);
             launch(l, flags, mode, &mut reports)?;
-            let l = rt.launch(kernels::reorder_data, blocks, (&self.temp, &mut self.keys, &self.counters, &self.block_offsets, start_bit));
+            let l = kernels::reorder_data.launch(rt, blocks, &self.temp, &mut self.keys, &self.counters, &self.block_offsets, start_bit);
             launch(l, flags, mode, &mut reports)?;
         }
         Ok(reports)

@@ -59,7 +59,7 @@ impl App for Scan {
             let input = if l == 0 { &self.input } else { &done[l - 1].sums };
             let lv = &mut rest[0];
             let blocks = lv.n.div_ceil(BLOCK) as u32;
-            let k = rt.launch(kernels::prescan, blocks, (input, &mut lv.out, &mut lv.sums, lv.n as u32, sync_down));
+            let k = kernels::prescan.launch(rt, blocks, input, &mut lv.out, &mut lv.sums, lv.n as u32, sync_down);
             launch(k, flags, mode, &mut reports)?;
         }
         // Add the scanned sums of each level to the blocks of the level below.
@@ -67,7 +67,7 @@ impl App for Scan {
             let (lower, upper) = self.levels.split_at_mut(l);
             let lv = &mut lower[l - 1];
             let blocks = lv.n.div_ceil(BLOCK) as u32;
-            let k = rt.launch(kernels::uniform_add, blocks, (&mut lv.out, &upper[0].out, lv.n as u32));
+            let k = kernels::uniform_add.launch(rt, blocks, &mut lv.out, &upper[0].out, lv.n as u32);
             launch(k, flags, mode, &mut reports)?;
         }
         Ok(reports)

@@ -90,7 +90,7 @@ impl Flags {
     }
 
     pub fn check_options(&self) -> CheckOptions {
-        CheckOptions { warp_size: self.warp_size, memory_budget: self.memory_budget, max_rounds: self.max_rounds, probe: !self.no_probe, ..Default::default() }
+        CheckOptions::default().warp_size(self.warp_size).memory_budget(self.memory_budget).max_rounds(self.max_rounds).probe(!self.no_probe)
     }
 }
 
@@ -171,8 +171,8 @@ pub fn timed<A: App>(app: &mut A, rt: &Runtime, flags: &Flags, mode: Mode) -> ld
 ///
 /// An untimed round comes first: a kernel's first launch in a mode
 /// compiles its pipelines, which is not what a check costs each time (on
-/// lavapipe without Mesa's shader cache, `scan --deterministic --size 1
-/// --runs 1` took 5.7 s against 0.78 s warm). Exact mode compiles nothing.
+/// lavapipe without Mesa's shader cache, compiling takes several times as
+/// long as the run). Exact mode compiles nothing.
 pub fn timed_interleaved<A: App>(app: &mut A, rt: &Runtime, flags: &Flags, modes: &[Mode]) -> ld::Result<Vec<(Duration, Vec<Report>)>> {
     for &mode in modes.iter().filter(|m| **m != Mode::Exact) {
         app.run(rt, flags, mode)?;

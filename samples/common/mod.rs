@@ -42,8 +42,10 @@ pub fn bits_checksum(words: impl IntoIterator<Item = u32>) -> u64 {
 /// The runtime: `--cpu` forces the CPU executor, else `ld::Runtime::new()`
 /// (LD_BACKEND and LD_REQUIRE_GPU apply).
 pub fn runtime(cpu: bool) -> ld::Result<ld::Runtime> {
-    // ld reports notes (such as falling back to the CPU) through `log`.
-    let _ = env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("ld_runtime=info")).format_timestamp(None).try_init();
+    // ld reports notes (such as falling back to the CPU) through `log`;
+    // a normal run shows warnings only (`RUST_LOG=ld_runtime=debug` shows
+    // where a run's time went).
+    let _ = env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn")).format_timestamp(None).try_init();
     if cpu {
         Ok(ld::Runtime::cpu())
     } else {

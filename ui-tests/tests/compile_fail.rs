@@ -16,6 +16,9 @@
 //! lowering, and the native WGSL snapshots. Add new cases there; add one
 //! here only for a new way an error renders.
 //!
+//! `tests/launch/` holds the typed launches' cases: a wrong argument type,
+//! mutability or count is a compile error at the call.
+//!
 //! Regenerate the expected output with
 //! `TRYBUILD=overwrite cargo test -q -p ld-ui-tests`.
 
@@ -23,4 +26,7 @@
 fn compile_fail() {
     let t = trybuild::TestCases::new();
     t.compile_fail("tests/ui/*.rs");
+    // The typed launch `#[ld::kernel]` generates: wrong arguments do not
+    // compile (these cases use the real `ld`, runtime and all).
+    t.compile_fail("tests/launch/*.rs");
 }

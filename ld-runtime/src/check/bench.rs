@@ -25,6 +25,7 @@ pub struct Level1Bench {
 const WRITERS: u64 = 2;
 
 impl Level1Bench {
+    /// A sweep over `pages` pages on `rt`'s device.
     pub fn new(rt: &Runtime, pages: u64) -> Result<Self> {
         let ctx = rt.gpu.clone().ok_or_else(|| Error::Unsupported("the level-1 bench needs a GPU runtime".into()))?;
         let dev = &ctx.device;

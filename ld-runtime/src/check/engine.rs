@@ -490,7 +490,7 @@ fn probed(b: &mut dyn Backend, l: &Layout, opts: &CheckOptions) -> Result<Option
 /// error when a run failed for good.
 fn grow(l: &Layout, st: &Status, words: &[u64], opts: &CheckOptions, limits: Limits) -> Result<Option<Layout>> {
     if st.bits & status::LOOP_LIMIT != 0 {
-        return Err(Error::LoopLimit { kernel: l.info.name, mode: l.mode_name(), adapter: "lavapipe".into(), line: None });
+        return Err(Error::LoopLimit { kernel: l.info.name, mode: l.mode(), adapter: "lavapipe".into(), line: None });
     }
     let short = status::TABLE_FULL | status::L1_FULL | status::POOL_FULL;
     if st.bits & short == 0 {

@@ -7,7 +7,7 @@
 //!
 //! The page marks itself when its script is done (`<body data-ld="ok">`)
 //! and shows any script error in an element `#ld-error`, which
-//! tests/html_report.rs reads back from a headless browser.
+//! tests/suite/html_report.rs reads back from a headless browser.
 
 use super::report::Report;
 

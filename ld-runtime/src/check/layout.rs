@@ -69,10 +69,9 @@ impl Limits {
     /// A CPU runs a few workgroups at once, a thread each: slots beyond
     /// that only cost memory, which a first check pays for in page faults
     /// and which, over what `check::gpu` keeps between launches, the next
-    /// launch allocates and clears again (bplustree at `--size 0.1`: 536
-    /// slots and 259 MiB, 364 ms a check; 64 slots, 286 ms. bfs: two
-    /// kernels, four layouts in deterministic mode, 180 MiB each: its
-    /// deterministic run took 1.2 s, 0.45 s with 64 MiB batches).
+    /// launch allocates and clears again: a few slots per thread and
+    /// batches of a bounded size keep a CPU's checks fast, most of all
+    /// where a deterministic run keeps a layout per kernel.
     pub fn on_cpu(binding: u64) -> Limits {
         let threads = std::thread::available_parallelism().map_or(1, |n| n.get() as u64);
         Limits { binding, batch: 32 * threads, batch_bytes: 64 << 20 }
@@ -131,12 +130,12 @@ impl Layout {
         h.finish()
     }
 
-    /// The mode, as errors name it.
-    pub fn mode_name(&self) -> &'static str {
+    /// The mode this layout serves.
+    pub fn mode(&self) -> crate::launch::Mode {
         if self.deterministic {
-            "deterministic mode"
+            crate::launch::Mode::Deterministic
         } else {
-            "check mode"
+            crate::launch::Mode::Check
         }
     }
 
@@ -411,7 +410,7 @@ pub(crate) fn layout(
         };
         return Err(Error::CheckMemory {
             kernel: info.name,
-            mode: layout.mode_name(),
+            mode: layout.mode(),
             what: what.into(),
             needed,
             limit,
@@ -429,7 +428,7 @@ pub(crate) fn layout(
         if 4 * words > limits.binding {
             return Err(Error::CheckMemory {
                 kernel: info.name,
-                mode: layout.mode_name(),
+                mode: layout.mode(),
                 what: what.into(),
                 needed: 4 * words,
                 limit: limits.binding,

@@ -33,10 +33,12 @@ pub(crate) mod sweep;
 mod text;
 
 use crate::kernel::{CheckClass, KernelInfo, ParamKind, TargetPlace};
-use report::{Checked, Memory};
+use report::{Checked, Memory, Treatment};
 
-/// Knobs of a check.
+/// Knobs of a check: `CheckOptions::default()` then the builder methods
+/// below, e.g. `CheckOptions::default().warp_size(1).memory_budget(64 << 20)`.
 #[derive(Clone, Copy, Debug)]
+#[non_exhaustive]
 pub struct CheckOptions {
     /// Invocations per warp (level-2 unit): a power of two up to the
     /// workgroup size. 1 checks every invocation against every other.
@@ -95,6 +97,60 @@ impl Default for CheckOptions {
 }
 
 impl CheckOptions {
+    /// Sets [`CheckOptions::warp_size`] (`None`: the default).
+    pub fn warp_size(mut self, w: impl Into<Option<u32>>) -> Self {
+        self.warp_size = w.into();
+        self
+    }
+
+    /// Sets [`CheckOptions::max_records`].
+    pub fn max_records(mut self, n: usize) -> Self {
+        self.max_records = n;
+        self
+    }
+
+    /// Sets [`CheckOptions::memory_budget`] in bytes (`None`: the default).
+    pub fn memory_budget(mut self, bytes: impl Into<Option<u64>>) -> Self {
+        self.memory_budget = bytes.into();
+        self
+    }
+
+    /// Sets [`CheckOptions::copies`] (`None`: the default).
+    pub fn copies(mut self, n: impl Into<Option<u32>>) -> Self {
+        self.copies = n.into();
+        self
+    }
+
+    /// Sets [`CheckOptions::max_rounds`] (`None`: every round).
+    pub fn max_rounds(mut self, n: impl Into<Option<u32>>) -> Self {
+        self.max_rounds = n.into();
+        self
+    }
+
+    /// Sets [`CheckOptions::all_rounds`].
+    pub fn all_rounds(mut self, on: bool) -> Self {
+        self.all_rounds = on;
+        self
+    }
+
+    /// Sets [`CheckOptions::progress`].
+    pub fn progress(mut self, on: bool) -> Self {
+        self.progress = on;
+        self
+    }
+
+    /// Sets [`CheckOptions::sources`].
+    pub fn sources(mut self, on: bool) -> Self {
+        self.sources = on;
+        self
+    }
+
+    /// Sets [`CheckOptions::probe`].
+    pub fn probe(mut self, on: bool) -> Self {
+        self.probe = on;
+        self
+    }
+
     /// Values that would make a check do something else than asked.
     pub(crate) fn validate(&self) -> crate::Result<()> {
         let bad = |option, value: String, problem| Err(crate::Error::BadOption { option, value, problem });
@@ -172,26 +228,23 @@ pub(crate) fn checked(info: &KernelInfo, grid: [u32; 3], targets: &[Target]) -> 
     let mut out = Vec::new();
     let in_place = layout::in_place(info, grid);
     for (i, t) in targets.iter().enumerate() {
-        let treatment = if in_place >> i & 1 != 0 { IN_PLACE } else { "privatized" };
-        out.push(Checked { name: t.name.into(), memory: t.memory, treatment: treatment.into(), words: None });
+        let treatment = if in_place >> i & 1 != 0 { Treatment::InPlace } else { Treatment::Privatized };
+        out.push(Checked { name: t.name.into(), memory: t.memory, treatment, words: None });
     }
     for p in info.params {
         let treatment = match (&p.kind, p.check) {
             (ParamKind::Uniform { .. }, _) => continue,
-            (_, CheckClass::ReadOnly) => "read-only: cannot race",
-            (_, CheckClass::Atomic) => "atomic: never a data race; run once, live",
+            (_, CheckClass::ReadOnly) => Treatment::ReadOnly,
+            (_, CheckClass::Atomic) => Treatment::Atomic,
             _ => continue,
         };
-        out.push(Checked { name: p.name.into(), memory: Memory::Storage, treatment: treatment.into(), words: None });
+        out.push(Checked { name: p.name.into(), memory: Memory::Storage, treatment, words: None });
     }
     for s in info.shared.iter().filter(|s| !s.target) {
-        out.push(Checked { name: s.name.into(), memory: Memory::Workgroup, treatment: "atomic: never a data race; run once, live".into(), words: None });
+        out.push(Checked { name: s.name.into(), memory: Memory::Workgroup, treatment: Treatment::Atomic, words: None });
     }
     out
 }
-
-/// The treatment of a target left in place (`KernelInfo::in_place`).
-pub(crate) const IN_PLACE: &str = "in place: each invocation accesses only its own element, cannot race";
 
 /// The sentence that explains a race whose cause is a barrier's kind or
 /// scope (`before`: the read came first, a write after the barrier).

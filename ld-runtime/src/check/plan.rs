@@ -13,6 +13,7 @@ use serde::Serialize;
 /// One level's plan: units, copies and rounds.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct LevelPlan {
+    /// Units at this level (workgroups, or warps per workgroup).
     pub units: u64,
     /// Private copies per round (`M`).
     pub copies: u64,
@@ -23,6 +24,8 @@ pub struct LevelPlan {
 }
 
 impl LevelPlan {
+    /// The plan for `units` units sharing `copies` copies, in at most
+    /// `max_rounds` rounds.
     pub fn new(units: u64, copies: u64, max_rounds: Option<u32>) -> Self {
         let copies = copies.clamp(1, units.max(1));
         let rounds = rounds(units, copies);

@@ -4,11 +4,13 @@
 //! counts units, words and regions.
 
 use super::plan::{LevelPlan, Plan};
-use super::report::{self, BarrierLine, Evidence, Level, Memory, RaceKind, Record, Region, Report, Unit};
+use super::report::{self, BarrierLine, Buffers, Evidence, Level, Memory, RaceKind, Record, Region, Report, Unit};
 use super::Target;
 use crate::cpu::executor::unlinear;
 use crate::cpu::twin::BarrierKind;
 use crate::kernel::KernelInfo;
+use crate::launch::Mode;
+use crate::runtime::Backend;
 use ld_shaders::abi::{record, NONE};
 
 /// What a backend recorded.
@@ -66,7 +68,7 @@ pub(crate) fn report(
     plan: Option<&Plan>,
     warp_size: u32,
     max_records: usize,
-    backend: String,
+    backend: Backend,
     elapsed_ms: f64,
 ) -> Report {
     let nb = info.barriers.len() as u32;
@@ -124,7 +126,8 @@ pub(crate) fn report(
         .collect();
     let total = raw.total.max(records.len() as u64);
     // The first `max_records` in order are kept; the grouping puts the rest
-    // in order itself (sorting em's 98,304 records took 5 ms a check).
+    // in order itself (a racy kernel gives tens of thousands of records,
+    // too many to sort whole at every check).
     if records.len() > max_records {
         records.select_nth_unstable(max_records);
         records.truncate(max_records);
@@ -140,8 +143,9 @@ pub(crate) fn report(
         }
     };
     let mut races = report::aggregate(&records, &names, &regions.list, &note);
-    // Named once per word: races share words (bplustree: 21,000 races on
-    // 1,000 words, whose names took 16 ms to format race by race).
+    // Named once per word: races share words (a racy kernel can give tens
+    // of thousands of races on a thousand words, too many names to format
+    // race by race).
     let mut named: rustc_hash::FxHashMap<(usize, u32), String> = rustc_hash::FxHashMap::default();
     for race in &mut races {
         if let Some(i) = targets.iter().position(|t| t.name == race.variable && t.memory == race.memory) {
@@ -164,20 +168,16 @@ pub(crate) fn report(
     // Rounds cut short (`max_rounds`) leave some pairs of warps unseparated.
     let partial = p2.filter(LevelPlan::cut_short);
     let buffers = if let (0, Some(p)) = (total, partial) {
-        format!(
-            "as after a native run, if no race hides in the {} of {} rounds not checked (CheckOptions::max_rounds): warps that shared a copy in every round checked ran together, as natively",
-            p.rounds - p.rounds_run,
-            p.rounds
-        )
+        Buffers::AsNativeIfUnchecked { not_checked: p.rounds - p.rounds_run, rounds: p.rounds }
     } else if total == 0 {
-        "as after a native run (no race: every unit saw what it would see natively)".to_string()
+        Buffers::AsNative
     } else {
-        "each workgroup and warp ran in isolation on its region's input; their writes were merged in unit order (later units win conflicts), as deterministic mode would"
-            .to_string()
+        Buffers::Merged
     };
     Report {
         kernel: info.name.into(),
         backend,
+        mode: Mode::Check,
         warp_size,
         workgroups: grid.iter().product(),
         warps_per_workgroup: info.invocations_per_workgroup().div_ceil(warp_size),

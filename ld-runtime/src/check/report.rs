@@ -1,29 +1,40 @@
 //! The check report: what was checked, and every race seen, in a canonical
 //! order so the GPU's and the CPU's reports compare equal.
 
+use crate::launch::Mode;
+use crate::runtime::Backend;
 use rustc_hash::FxHashMap;
 use serde::Serialize;
 use std::fmt;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+/// Which accesses raced.
 pub enum RaceKind {
     #[serde(rename = "ww")]
+    /// Two writes.
     WriteWrite,
     #[serde(rename = "rw")]
+    /// A read and a write.
     ReadWrite,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
+/// The address space a race happened in.
 pub enum Memory {
+    /// `var<workgroup>`: a kernel's `shared` arrays.
     Workgroup,
+    /// `var<storage>`: the kernel's buffers.
     Storage,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "kebab-case")]
+/// Between which units a race happened.
 pub enum Level {
+    /// Between two workgroups of the dispatch.
     InterWorkgroup,
+    /// Between two warps of one workgroup.
     InterWarp,
     /// Between lanes of one warp, which share its copy: seen by the lane
     /// tags. What such a warp computes depends on the order the hardware
@@ -90,8 +101,10 @@ impl fmt::Display for Region {
 /// A unit: a workgroup (level 1) or one warp of a workgroup (level 2).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 pub struct Unit {
+    /// The workgroup's id.
     pub workgroup: [u32; 3],
     #[serde(skip_serializing_if = "Option::is_none")]
+    /// The warp within it (`None`: the whole workgroup, at level 1).
     pub warp: Option<u32>,
 }
 
@@ -110,11 +123,17 @@ impl fmt::Display for Unit {
 /// same way in the same region.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Race {
+    /// Write-write or read-write.
     pub kind: RaceKind,
+    /// How value comparison saw it.
     pub evidence: Evidence,
+    /// The address space.
     pub memory: Memory,
+    /// The racing parameter or shared array.
     pub variable: String,
+    /// Between workgroups, warps or lanes.
     pub level: Level,
+    /// The barrier interval it happened in.
     pub region: Region,
     /// ww: the two writers (in unit order); rw: the reader. At level 2 the
     /// workgroup is the first
@@ -146,8 +165,11 @@ pub struct Race {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
+/// Whether an access read or wrote.
 pub enum AccessKind {
+    /// A store (or an atomic's write).
     Write,
+    /// A load.
     Read,
 }
 
@@ -155,18 +177,26 @@ pub enum AccessKind {
 /// made it (of `count` that made it to the race's words).
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 pub struct Access {
+    /// Read or write.
     pub kind: AccessKind,
     /// The memory accessed (where a racy value went elsewhere, the memory
     /// raced on, which the race's own `variable` is not).
     pub variable: String,
+    /// The source file.
     pub file: String,
+    /// Its line (1-based).
     pub line: u32,
+    /// Its column (1-based).
     pub column: u32,
     /// The text of the source line (empty when it cannot be found).
     pub source: String,
+    /// The unit of the invocation named.
     pub unit: Unit,
+    /// That invocation's `global_id()`.
     pub global_id: [u32; 3],
+    /// That invocation's `local_id()`.
     pub local_id: [u32; 3],
+    /// Invocations that made this access to the race's words.
     pub count: u32,
 }
 
@@ -177,6 +207,7 @@ pub const PLACES: usize = 8;
 /// (the barrier index): its source line and the memory it orders.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct BarrierLine {
+    /// Its source line.
     pub line: u32,
     /// `workgroup` for `barrier()`, `storage` for `storage_barrier()`.
     pub kind: Memory,
@@ -184,43 +215,63 @@ pub struct BarrierLine {
 
 /// A memory check mode looked at, and how.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct Checked {
+    /// The parameter's or workgroup array's name.
     pub name: String,
+    /// Where it lives.
     pub memory: Memory,
-    /// `privatized`, `in place: ...` (a target no two invocations share a
-    /// word of), `read-only: ...`, `atomic: ...`.
-    pub treatment: String,
+    /// How the check treated it.
+    pub treatment: Treatment,
     /// A privatized variable's extent in 32-bit words (a workgroup array's
     /// per workgroup), which race word offsets index.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub words: Option<u64>,
 }
 
+/// What a check (or exact mode) found in one launch: what it looked at,
+/// every race in canonical order, and what the user's buffers hold now.
+/// `Display` renders it for a person, [`Report::to_json`] for a program.
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[non_exhaustive]
 pub struct Report {
+    /// The kernel's name.
     pub kernel: String,
-    pub backend: String,
+    /// Where the kernel ran.
+    pub backend: Backend,
+    /// [`Mode::Check`], or [`Mode::Exact`] for access monitoring.
+    pub mode: Mode,
+    /// Invocations per warp, the level-2 unit.
     pub warp_size: u32,
+    /// Workgroups in the dispatch.
     pub workgroups: u32,
+    /// Warps in each workgroup.
     pub warps_per_workgroup: u32,
+    /// Every memory the kernel accesses, and how the check treated it.
     pub checked: Vec<Checked>,
     /// The kernel's barriers, in source order (the regions' ends).
     pub barriers: Vec<BarrierLine>,
     /// Static regions analysed, and how many had a race (Table VI's #ana, #race).
     pub regions_analyzed: u32,
+    /// Of those, the regions with a race.
     pub regions_with_races: u32,
     /// Distinct units and words involved in races (Table VI's #units,
     /// #words), counted over the detailed records: where the record buffer
     /// overflowed (`records_dropped`), at least these.
     pub units_with_races: u32,
+    /// Distinct words involved in races (see `units_with_races`).
     pub words_with_races: u64,
     /// Exact number of racing (unit, word) observations, even when the
     /// record buffer overflowed.
     pub race_records: u64,
+    /// Race records counted but not kept in detail (beyond
+    /// `CheckOptions::max_records`).
     pub records_dropped: u64,
+    /// Every race, in canonical order (the same on every backend).
     pub races: Vec<Race>,
     /// What the user's buffers hold now.
-    pub buffers: String,
+    pub buffers: Buffers,
+    /// Time the check took, in milliseconds.
     pub elapsed_ms: f64,
     /// The plan the check ran under.
     pub plan: Option<super::plan::Plan>,
@@ -228,7 +279,27 @@ pub struct Report {
     pub stats: Option<super::engine::Stats>,
 }
 
+/// The parts of a [`Report`] that must agree between backends: not timing,
+/// adapter or plan.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Verdict {
+    /// Every race.
+    pub races: Vec<Race>,
+    /// Static regions analysed.
+    pub regions_analyzed: u32,
+    /// Regions with a race.
+    pub regions_with_races: u32,
+    /// Distinct units involved in races.
+    pub units_with_races: u32,
+    /// Distinct words involved in races.
+    pub words_with_races: u64,
+    /// Racing (unit, word) observations.
+    pub race_records: u64,
+}
+
 impl Report {
+    /// Whether the check saw any race.
     pub fn has_races(&self) -> bool {
         self.race_records > 0
     }
@@ -242,16 +313,104 @@ impl Report {
     }
 
     /// The parts that must agree between backends (not timing or adapter).
-    pub fn verdict(&self) -> (Vec<Race>, u32, u32, u32, u64, u64) {
-        (self.races.clone(), self.regions_analyzed, self.regions_with_races, self.units_with_races, self.words_with_races, self.race_records)
+    pub fn verdict(&self) -> Verdict {
+        Verdict {
+            races: self.races.clone(),
+            regions_analyzed: self.regions_analyzed,
+            regions_with_races: self.regions_with_races,
+            units_with_races: self.units_with_races,
+            words_with_races: self.words_with_races,
+            race_records: self.race_records,
+        }
     }
 
+    /// The report as pretty-printed JSON (the schema `REPORT_SCHEMA` names).
     pub fn to_json(&self) -> String {
         serde_json::to_string_pretty(self).expect("report serializes")
     }
 }
 
+/// How a check treated a memory of the kernel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[non_exhaustive]
+pub enum Treatment {
+    /// Each unit ran on its own copy, compared at barriers.
+    Privatized,
+    /// Accessed in place: each invocation accesses only its own element,
+    /// so nothing can race on it.
+    InPlace,
+    /// Only read: cannot race.
+    ReadOnly,
+    /// Only accessed by atomics: never a data race, run once, live.
+    Atomic,
+}
+
+impl fmt::Display for Treatment {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Treatment::Privatized => "privatized",
+            Treatment::InPlace => "in place: each invocation accesses only its own element, cannot race",
+            Treatment::ReadOnly => "read-only: cannot race",
+            Treatment::Atomic => "atomic: never a data race; run once, live",
+        })
+    }
+}
+
+/// What the user's buffers hold after a check.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Buffers {
+    /// No race: as after a native run (every unit saw what it would see
+    /// natively).
+    AsNative,
+    /// No race in the rounds checked: as after a native run if none hides
+    /// in the rounds not checked (`CheckOptions::max_rounds`).
+    AsNativeIfUnchecked {
+        /// Rounds not checked.
+        not_checked: u32,
+        /// Rounds in all.
+        rounds: u32,
+    },
+    /// Races: each unit ran in isolation on its region's input, and their
+    /// writes were merged in unit order, as deterministic mode would.
+    Merged,
+    /// Exact mode: as after a native run on the CPU executor.
+    AsNativeOnCpu,
+}
+
+impl fmt::Display for Buffers {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Buffers::AsNative => f.write_str("as after a native run (no race: every unit saw what it would see natively)"),
+            Buffers::AsNativeIfUnchecked { not_checked, rounds } => write!(
+                f,
+                "as after a native run, if no race hides in the {not_checked} of {rounds} rounds not checked (CheckOptions::max_rounds): warps that shared a copy in every round checked ran together, as natively"
+            ),
+            Buffers::Merged => f.write_str(
+                "each workgroup and warp ran in isolation on its region's input; their writes were merged in unit order (later units win conflicts), as deterministic mode would",
+            ),
+            Buffers::AsNativeOnCpu => {
+                f.write_str("as after a native run on the CPU executor (exact mode runs the kernel as written, watching every access)")
+            }
+        }
+    }
+}
+
+/// Serialized as the sentence `Display` gives: a person reads it in the
+/// JSON report too.
+macro_rules! serialize_as_display {
+    ($($t:ty),*) => {$(
+        impl Serialize for $t {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.collect_str(self)
+            }
+        }
+    )*};
+}
+serialize_as_display!(Treatment, Buffers, Backend);
+
 impl Memory {
+    /// `workgroup` or `storage`, as WGSL names the address space.
     pub fn name(self) -> &'static str {
         match self {
             Memory::Workgroup => "workgroup",
@@ -261,6 +420,7 @@ impl Memory {
 }
 
 impl Level {
+    /// `inter-workgroup`, `inter-warp` or `intra-warp`.
     pub fn name(self) -> &'static str {
         match self {
             Level::InterWorkgroup => "inter-workgroup",

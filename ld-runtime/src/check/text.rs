@@ -5,6 +5,7 @@
 //! accesses marked), up to a cap; the exact totals are always printed.
 
 use super::report::{Access, AccessKind, Evidence, Level, Race, RaceKind, Report, Unit};
+use crate::launch::Mode;
 use codespan_reporting::diagnostic::{Diagnostic, Label};
 use codespan_reporting::files::SimpleFiles;
 use codespan_reporting::term;
@@ -17,7 +18,8 @@ const SHOWN: usize = 4;
 
 impl fmt::Display for Report {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        writeln!(f, "ld check: kernel `{}` on {}", self.kernel, self.backend)?;
+        let how = if self.mode == Mode::Exact { " (exact mode: access monitoring on the CPU)" } else { "" };
+        writeln!(f, "ld check: kernel `{}` on {}{how}", self.kernel, self.backend)?;
         writeln!(f, "  units: {} workgroups x {} warps of {} invocations", self.workgroups, self.warps_per_workgroup, self.warp_size)?;
         let checked: Vec<String> = self.checked.iter().map(|c| format!("{} ({}, {})", c.name, c.memory.name(), c.treatment)).collect();
         writeln!(f, "  checked: {}", if checked.is_empty() { "nothing (no memory is written)".into() } else { checked.join(", ") })?;

@@ -1,6 +1,10 @@
 //! WGSL's arithmetic where Rust's differs. The twin calls these so the CPU
 //! computes exactly what a conformant GPU computes.
 
+// The CPU twin's operations: reached by `#[ld::kernel]` expansions through the hidden
+// `__private` module, not part of the documented API.
+#![allow(missing_docs)]
+
 /// WGSL: `e1 / 0 == e1`.
 #[inline]
 pub fn div_u32(a: u32, b: u32) -> u32 {

@@ -3,6 +3,10 @@
 //! bounds-checked (as the generated WGSL checks itself) and so the executor decides
 //! which words back each buffer.
 
+// The CPU twin's plumbing: reached by `#[ld::kernel]` expansions through the hidden
+// `__private` module, not part of the documented API.
+#![allow(missing_docs)]
+
 use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
 /// One invocation of a kernel's twin, suspended between `step`s.
@@ -138,9 +142,9 @@ pub trait Monitor {
 /// The memories whose accesses a `Cx` routes through its monitor or its
 /// targets (`Monitor::watches`, `Targets::owns`, asked once per workgroup
 /// and region), a bit per parameter and per workgroup array (those past 64
-/// always): the others it reads and writes in place, inline. (Routed through both at every access, nbody's
-/// tile reads were a call each, which took the CPU twin's loop to about 80
-/// cycles an iteration.)
+/// always): the others it reads and writes in place, inline. (Routed
+/// through both at every access, every read of a tile would be a call,
+/// most of the cost of a tight loop in the CPU twin.)
 #[derive(Clone, Copy, Default)]
 pub(crate) struct Routed([u64; 2]);
 

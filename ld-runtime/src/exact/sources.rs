@@ -31,7 +31,7 @@ pub(crate) fn locate(report: &mut Report, l: &CpuLaunch, targets: &[Target], war
     let start = std::time::Instant::now();
     let seen = super::run(l, warp_size, Some(&only))?;
     attach(report, &seen.pairs, l.info, l.grid, targets, warp_size);
-    log::info!(
+    log::debug!(
         "ld: the sources of `{}`'s races: {} workgroups run again on the CPU, watching {} words, in {:.1?}",
         l.info.name,
         only.workgroups.len(),
@@ -56,8 +56,8 @@ fn only(report: &Report, l: &CpuLaunch, targets: &[Target]) -> Only {
         }
         // A race between workgroups needs both; one inside a workgroup,
         // the first it happened in: `attach` looks there for its own units
-        // (a second one re-ran cocluster's and em's workgroup twice, as
-        // much as their report, for the same accesses).
+        // (a second one would re-run the workgroup again, as much again as
+        // the report costs, for the same accesses).
         let wgs: Vec<[u32; 3]> = match r.level {
             Level::InterWorkgroup => r.units.iter().map(|u| u.workgroup).collect(),
             _ => r.workgroups.iter().copied().chain(r.units.iter().map(|u| u.workgroup)).take(1).collect(),
@@ -85,8 +85,8 @@ pub(crate) fn attach(report: &mut Report, pairs: &[Pair], info: &KernelInfo, gri
     // thousands of races over millions of pairs).
     let mut by_word: HashMap<(u32, u32), Vec<&Pair>> = HashMap::default();
     // Level 2's by target, word and workgroup: only its own workgroup's
-    // pairs can be a level-2 race's own (bfs's `update`: 66 races on one
-    // word of 6,948 pairs, 15 ms a launch looking at them all).
+    // pairs can be a level-2 race's own (a word can hold thousands of
+    // pairs, too many for each of its races to look at them all).
     let mut within: HashMap<(u32, u32, u32), Vec<&Pair>> = HashMap::default();
     // Level 1's by target and workgroups: a race between two workgroups
     // finds its own pairs there (backprop: 50 races, each on the same 256
@@ -105,9 +105,8 @@ pub(crate) fn attach(report: &mut Report, pairs: &[Pair], info: &KernelInfo, gri
     // its kind on its words; or in its workgroup, between its warps): no
     // pair elsewhere has its units either, so its best pairs (of its kind
     // elsewhere, or of its level) depend on its words, level and kind
-    // alone, and races that share those share their accesses (bfs's
-    // `update`: 126 races between warps on one word each looked at all
-    // 6,948 pairs of it, 2 ms a launch).
+    // alone, and races that share those share their accesses (a word's
+    // many races between warps need not each look at all of its pairs).
     let mut alike: HashMap<Alike, Vec<Access>> = HashMap::default();
     for race in &mut report.races {
         let Some(t) = targets.iter().position(|t| t.name == race.variable) else { continue };
@@ -159,9 +158,8 @@ struct Fits<'r> {
 
 impl Fits<'_> {
     /// The pairs on the race's words (`pairs`: a word's) that fit it best
-    /// (`Fit`), in one pass (backprop's fifty races over 12,800 pairs took
-    /// 10 ms as five filtered lists; bplustree's 21,000 races over 32,704
-    /// pairs 35 ms while each test collected the race's warps again).
+    /// (`Fit`), in one pass, the race's warps collected once: a report's
+    /// races can number tens of thousands over as many pairs.
     fn best<'p, 'i>(&self, pairs: impl Fn(u32) -> Option<&'i Vec<&'p Pair>>) -> (Fit, Vec<&'p Pair>)
     where
         'p: 'i,
@@ -307,8 +305,8 @@ fn accesses(pairs: &[&Pair], lines: &mut Lines, grid: [u32; 3], ws: u32, names: 
     let info = lines.info;
     let level1 = pairs.first().is_some_and(|p| p.level1);
     // (kind, line, column, unit, target) -> (an invocation, accesses):
-    // hashed by linear workgroup, then put in order (a tree took bfs's
-    // `update` 15 ms a launch: 66 races over 90,000 pairs).
+    // hashed by linear workgroup, then put in order (a race's pairs can
+    // number tens of thousands, and a tree is too slow for that).
     type Site = (AccessKind, u32, u32, Unit, u32);
     // The site with the unit as (linear workgroup, warp).
     type Hashed = (AccessKind, u32, u32, u32, Option<u32>, u32);

@@ -42,6 +42,10 @@
   function plural(n, one, many) {
     return n + " " + (n === 1 ? one : many || one + "s");
   }
+  // The adapter, and how exact mode ran (on the CPU, whatever the runtime).
+  function backend(r) {
+    return r.backend + (r.mode === "exact" ? " (exact mode: access monitoring on the CPU)" : "");
+  }
   function fmt(n) {
     return typeof n === "number" ? n.toLocaleString("en-US") : String(n);
   }
@@ -110,7 +114,7 @@
           {},
           el("td", { class: "num" }, el("a", { href: "#launch-" + (i + 1) }, String(i + 1))),
           el("td", {}, code(r.kernel)),
-          el("td", {}, r.backend),
+          el("td", {}, backend(r)),
           el("td", {}, r.race_records > 0 ? "RACES" : "no races"),
           el("td", { class: "num" }, fmt(races))
         )
@@ -130,7 +134,7 @@
       el(
         "p",
         { class: "meta" },
-        "backend: " + r.backend + " · units: " + fmt(r.workgroups) + " workgroups × " + fmt(r.warps_per_workgroup) + " warps of " + r.warp_size + " invocations",
+        "backend: " + backend(r) + " · units: " + fmt(r.workgroups) + " workgroups × " + fmt(r.warps_per_workgroup) + " warps of " + r.warp_size + " invocations",
         r.elapsed_ms != null ? " · checked in " + r.elapsed_ms.toFixed(1) + " ms" : ""
       )
     );

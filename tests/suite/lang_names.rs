@@ -13,7 +13,7 @@
 //! check mode must find no race.
 #![allow(non_snake_case, non_camel_case_types, non_upper_case_globals)]
 
-mod common;
+use crate::support as common;
 
 use common::{both, expect};
 use ld::{Grid, Launch, Mode};
@@ -254,7 +254,7 @@ fn every_word_names_a_local() {
         let what = format!("word_locals, {mode:?}");
         let got = both(&what, |rt| {
             let mut out = rt.zeros::<u32>(N).unwrap();
-            run_in(rt.launch(word_locals, Grid::cover(N as u64, WG), (&mut out,)), mode);
+            run_in(word_locals.launch(rt, Grid::cover(N as u64, WG), &mut out), mode);
             out.to_vec().unwrap()
         });
         expect(&what, &got, &want);
@@ -276,7 +276,7 @@ fn every_word_names_a_helper_and_its_parameter() {
         let what = format!("word_helpers, {mode:?}");
         let got = both(&what, |rt| {
             let mut out = rt.zeros::<u32>(N).unwrap();
-            run_in(rt.launch(word_helpers, Grid::cover(N as u64, WG), (&mut out,)), mode);
+            run_in(word_helpers.launch(rt, Grid::cover(N as u64, WG), &mut out), mode);
             out.to_vec().unwrap()
         });
         expect(&what, &got, &want);

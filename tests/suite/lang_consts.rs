@@ -9,7 +9,7 @@
 //! Each kernel runs natively, in check mode and in deterministic mode, on
 //! the GPU and on the CPU twin; the outputs must be identical and equal the
 //! documented values written out below.
-mod common;
+use crate::support as common;
 
 use common::{both, expect};
 use ld::{Launch, Mode};
@@ -101,7 +101,7 @@ fn i32_constant_division_overflow_and_shifts() {
         let what = format!("i32_consts, {mode:?}");
         let got = both(&what, |rt| {
             let mut out = rt.zeros::<i32>(want.len()).unwrap();
-            run_in(rt.launch(i32_consts, 1u32, (&mut out,)), mode);
+            run_in(i32_consts.launch(rt, 1u32, &mut out), mode);
             out.to_vec().unwrap()
         });
         expect(&what, &got, &want);
@@ -153,7 +153,7 @@ fn u32_constant_division_overflow_and_shifts() {
         let what = format!("u32_consts, {mode:?}");
         let got = both(&what, |rt| {
             let mut out = rt.zeros::<u32>(want.len()).unwrap();
-            run_in(rt.launch(u32_consts, 1u32, (&mut out,)), mode);
+            run_in(u32_consts.launch(rt, 1u32, &mut out), mode);
             out.to_vec().unwrap()
         });
         expect(&what, &got, &want);
@@ -195,7 +195,7 @@ fn module_consts_divided_by_zero() {
         let got = both(&what, |rt| {
             let mut out = rt.zeros::<i32>(want_i.len()).unwrap();
             let mut uout = rt.zeros::<u32>(want_u.len()).unwrap();
-            run_in(rt.launch(module_consts::divide, 1u32, (&mut out, &mut uout)), mode);
+            run_in(module_consts::divide.launch(rt, 1u32, &mut out, &mut uout), mode);
             vec![(out.to_vec().unwrap(), uout.to_vec().unwrap())]
         });
         expect(&format!("{what}: i32"), &got[0].0, &want_i);
@@ -236,7 +236,7 @@ fn f32_constant_overflow_and_nan() {
         let what = format!("f32_consts, {mode:?}");
         let got = both(&what, |rt| {
             let mut out = rt.zeros::<f32>(want.len()).unwrap();
-            run_in(rt.launch(f32_consts, 1u32, (&mut out,)), mode);
+            run_in(f32_consts.launch(rt, 1u32, &mut out), mode);
             out.to_vec().unwrap().iter().map(canonical).collect()
         });
         expect(&what, &got, &want);
@@ -270,7 +270,7 @@ fn consts_initialized_from_named_constants() {
         let what = format!("named_consts, {mode:?}");
         let got = both(&what, |rt| {
             let mut out = rt.zeros::<u32>(want.len()).unwrap();
-            run_in(rt.launch(named::named_consts, 1u32, (&mut out,)), mode);
+            run_in(named::named_consts.launch(rt, 1u32, &mut out), mode);
             out.to_vec().unwrap()
         });
         expect(&what, &got, &want);

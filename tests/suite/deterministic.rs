@@ -9,9 +9,9 @@
 //! end of the dispatch in workgroup order, a later unit winning a word that
 //! several wrote.
 
-mod common;
+use crate::support as common;
 
-#[path = "../samples/kernels/em.rs"]
+#[path = "../../samples/kernels/em.rs"]
 #[allow(dead_code)]
 mod em;
 
@@ -20,7 +20,7 @@ use ld::{CheckOptions, Mode, Runtime};
 use common::runtimes;
 
 fn det(w: u32) -> CheckOptions {
-    CheckOptions { warp_size: Some(w), ..Default::default() }
+    CheckOptions::default().warp_size(w)
 }
 
 /// Runs `f` three times on every backend; all outputs must be bit-identical.
@@ -57,7 +57,7 @@ fn racy_histogram_is_deterministic_and_matches_the_merge_model() {
     let got = one_pattern("histogram", |rt| {
         let v = rt.upload(&values).unwrap();
         let mut h = rt.upload(&vec![100u32; bins]).unwrap();
-        rt.launch(histogram_racy, 8u32, (&v, &mut h)).mode(Mode::Deterministic).check_options(det(1)).run().unwrap();
+        histogram_racy.launch(rt, 8u32, &v, &mut h).mode(Mode::Deterministic).check_options(det(1)).run().unwrap();
         h.to_vec().unwrap()
     });
     // Every unit adds 1 to its own copy; the merge keeps one unit's value.
@@ -77,7 +77,7 @@ fn last_writer(out: &mut [u32]) {
 fn last_workgroup_wins() {
     let got = one_pattern("last writer", |rt| {
         let mut out = rt.zeros::<u32>(1).unwrap();
-        rt.launch(last_writer, 7u32, (&mut out,)).mode(Mode::Deterministic).run().unwrap();
+        last_writer.launch(rt, 7u32, &mut out).mode(Mode::Deterministic).run().unwrap();
         out.to_vec().unwrap()
     });
     assert_eq!(got, vec![7]);
@@ -107,7 +107,7 @@ fn a_read_never_sees_a_concurrent_units_write() {
     let got = one_pattern("read after racy write", |rt| {
         let mut d = rt.upload(&[5u32; 32]).unwrap();
         let mut s = rt.zeros::<u32>(64).unwrap();
-        rt.launch(read_after_racy_write, 1u32, (&mut d, &mut s)).mode(Mode::Deterministic).run().unwrap();
+        read_after_racy_write.launch(rt, 1u32, &mut d, &mut s).mode(Mode::Deterministic).run().unwrap();
         let mut out = d.to_vec().unwrap();
         out.extend(s.to_vec().unwrap());
         out
@@ -149,7 +149,7 @@ fn race_free_kernels_give_their_native_result() {
             let i = rt.upload(&input).unwrap();
             let mut o = rt.zeros::<u32>(4).unwrap();
             let mut s = rt.zeros::<u32>(256).unwrap();
-            rt.launch(block_sums, 4u32, (&i, &mut o, &mut s)).mode(mode).run().unwrap();
+            block_sums.launch(&rt, 4u32, &i, &mut o, &mut s).mode(mode).run().unwrap();
             (o.to_vec().unwrap(), s.to_vec().unwrap())
         };
         assert_eq!(run(Mode::Deterministic), run(Mode::Native), "{}", rt.backend());
@@ -165,7 +165,7 @@ fn em_is_bit_identical_on_every_run_and_backend() {
     one_pattern("em", |rt| {
         let (d, m, c) = (rt.upload(&data).unwrap(), rt.upload(&memb).unwrap(), rt.upload(&cent).unwrap());
         let mut out = rt.zeros::<f32>(4 * 2 * 10).unwrap();
-        rt.launch(em::m_count, (2u32, 4u32), (&d, &m, &c, &mut out, n, em::RACY)).mode(Mode::Deterministic).run().unwrap();
+        em::m_count.launch(rt, (2u32, 4u32), &d, &m, &c, &mut out, n, em::RACY).mode(Mode::Deterministic).run().unwrap();
         out.words().unwrap()
     });
 }
@@ -201,7 +201,7 @@ fn written_back(out: &mut [u32]) {
 fn a_value_written_back_is_no_write_in_the_fold() {
     let got = one_pattern("written back", |rt| {
         let mut out = rt.upload(&vec![1000u32; 64]).unwrap();
-        rt.launch(written_back, 1u32, (&mut out,)).mode(Mode::Deterministic).check_options(det(1)).run().unwrap();
+        written_back.launch(rt, 1u32, &mut out).mode(Mode::Deterministic).check_options(det(1)).run().unwrap();
         out.to_vec().unwrap()
     });
     // Invocation 9 is shared word 0's last writer (8); every invocation
@@ -264,7 +264,7 @@ fn one_invocation_per_warp_keeps_its_pages_in_a_pool_that_grows() {
     let got = one_pattern("pooled rounds", |rt| {
         let mut d = rt.upload(&input).unwrap();
         let mut s = rt.zeros::<u32>(64).unwrap();
-        let run = rt.launch(pooled_rounds, 1u32, (&mut d, &mut s)).mode(Mode::Deterministic).check_options(det(1)).run().unwrap();
+        let run = pooled_rounds.launch(rt, 1u32, &mut d, &mut s).mode(Mode::Deterministic).check_options(det(1)).run().unwrap();
         if rt.is_gpu() {
             assert!(run.stats.unwrap().retries >= 1, "64 x 20 pages a round outgrow the first pool: {:?}", run.stats);
         }
@@ -302,7 +302,7 @@ fn lanes_of_a_warp_sharing_a_word_run_one_per_warp() {
             let l = rt.upload(&pair).unwrap();
             let mut d = rt.upload(&[5u32]).unwrap();
             let mut s = rt.zeros::<u32>(2).unwrap();
-            rt.launch(lane_pair, 1u32, (&l, &mut d, &mut s)).mode(Mode::Deterministic).run().unwrap();
+            lane_pair.launch(rt, 1u32, &l, &mut d, &mut s).mode(Mode::Deterministic).run().unwrap();
             let mut out = d.to_vec().unwrap();
             out.extend(s.to_vec().unwrap());
             out
@@ -347,7 +347,7 @@ fn a_flag_lanes_store_one_value_to_runs_once_at_the_warp_size() {
         let v = rt.upload(&values).unwrap();
         let mut d = rt.zeros::<u32>(values.len()).unwrap();
         let mut f = rt.zeros::<u32>(1).unwrap();
-        let run = rt.launch(found_flag, 4u32, (&v, &mut d, &mut f)).mode(Mode::Deterministic).run().unwrap();
+        let run = found_flag.launch(rt, 4u32, &v, &mut d, &mut f).mode(Mode::Deterministic).run().unwrap();
         assert_eq!(run.stats.unwrap().retries, 0, "{}: no lane-order conflict, no second run: {:?}", rt.backend(), run.stats);
         let mut out = d.to_vec().unwrap();
         out.extend(f.to_vec().unwrap());
@@ -365,8 +365,8 @@ fn a_flag_lanes_store_one_value_to_runs_once_at_the_warp_size() {
             let v = rt.upload(&values).unwrap();
             let mut f = rt.zeros::<u32>(1).unwrap();
             let mut first = rt.zeros::<u32>(values.len()).unwrap();
-            let opts = CheckOptions { probe, ..Default::default() };
-            let run = rt.launch(found_flag_read_first, 4u32, (&v, &mut f, &mut first)).mode(Mode::Deterministic).check_options(opts).run().unwrap();
+            let opts = CheckOptions::default().probe(probe);
+            let run = found_flag_read_first.launch(rt, 4u32, &v, &mut f, &mut first).mode(Mode::Deterministic).check_options(opts).run().unwrap();
             let st = run.stats.unwrap();
             assert!(st.retries >= 1 || (probe && st.probed), "{}: lanes read and wrote the flag: {st:?}", rt.backend());
             let mut out = f.to_vec().unwrap();
@@ -420,7 +420,7 @@ fn own_elements_run_once_untagged_and_neighbours_run_again() {
     let got = one_pattern("own elements", |rt| {
         let mut x = rt.upload(&input).unwrap();
         let mut sums = rt.zeros::<u32>(4).unwrap();
-        let run = rt.launch(own_elements, 4u32, (&mut x, &mut sums)).mode(Mode::Deterministic).run().unwrap();
+        let run = own_elements.launch(rt, 4u32, &mut x, &mut sums).mode(Mode::Deterministic).run().unwrap();
         assert_eq!(run.stats.unwrap().retries, 0, "{}: no lane-order conflict, no second run: {:?}", rt.backend(), run.stats);
         let mut out = x.to_vec().unwrap();
         out.extend(sums.to_vec().unwrap());
@@ -439,8 +439,8 @@ fn own_elements_run_once_untagged_and_neighbours_run_again() {
     for probe in [false, true] {
         let got = one_pattern("neighbour elements", |rt| {
             let mut x = rt.upload(&input).unwrap();
-            let opts = CheckOptions { probe, ..Default::default() };
-            let run = rt.launch(neighbour_elements, 4u32, (&mut x,)).mode(Mode::Deterministic).check_options(opts).run().unwrap();
+            let opts = CheckOptions::default().probe(probe);
+            let run = neighbour_elements.launch(rt, 4u32, &mut x).mode(Mode::Deterministic).check_options(opts).run().unwrap();
             let st = run.stats.unwrap();
             assert!(st.retries >= 1 || (probe && st.probed), "{}: lanes read what others wrote: {st:?}", rt.backend());
             x.to_vec().unwrap()
@@ -543,7 +543,7 @@ fn float_division_square_root_and_products_are_the_cpu_s_bits() {
     for rt in runtimes() {
         let (ab, bb) = (rt.upload(&a).unwrap(), rt.upload(&b).unwrap());
         let mut o = rt.zeros::<f32>(4 * a.len()).unwrap();
-        rt.launch(float_ops, ld::Grid::cover(a.len() as u64, 64), (&ab, &bb, &mut o)).mode(Mode::Deterministic).run().unwrap();
+        float_ops.launch(&rt, ld::Grid::cover(a.len() as u64, 64), &ab, &bb, &mut o).mode(Mode::Deterministic).run().unwrap();
         let got: Vec<u32> = o.to_vec().unwrap().iter().map(|v| common::canonical_nan(v.to_bits())).collect();
         for (k, (g, w)) in got.iter().zip(&want).enumerate() {
             let (i, op) = (k / 4, ["/", "sqrt", "%", "mul-add"][k % 4]);
@@ -597,14 +597,14 @@ fn probe_shared_word(out: &mut [u32]) {
 fn blur(rt: &Runtime, input: &[u32], mode: Mode, probe: bool) -> (Vec<u32>, Option<ld::Report>, Option<ld::Stats>) {
     let i = rt.upload(input).unwrap();
     let mut o = rt.zeros::<u32>(input.len()).unwrap();
-    let opts = CheckOptions { probe, ..Default::default() };
-    let run = rt.launch(probe_blur, (input.len() / 64) as u32, (&i, &mut o)).mode(mode).check_options(opts).run().unwrap();
+    let opts = CheckOptions::default().probe(probe);
+    let run = probe_blur.launch(rt, (input.len() / 64) as u32, &i, &mut o).mode(mode).check_options(opts).run().unwrap();
     (o.to_vec().unwrap(), run.report, run.stats)
 }
 
 fn shared_word(rt: &Runtime, groups: u32) -> (Vec<u32>, ld::Stats) {
     let mut o = rt.zeros::<u32>(1 + groups as usize * 64).unwrap();
-    let run = rt.launch(probe_shared_word, groups, (&mut o,)).mode(Mode::Deterministic).run().unwrap();
+    let run = probe_shared_word.launch(rt, groups, &mut o).mode(Mode::Deterministic).run().unwrap();
     (o.to_vec().unwrap(), run.stats.unwrap())
 }
 
@@ -699,14 +699,14 @@ use columns::{probe_columns, probe_wrapped_column};
 fn columns(rt: &Runtime, data: &[u32], mode: Mode) -> (Vec<u32>, Option<ld::Report>, ld::Stats) {
     let d = rt.upload(data).unwrap();
     let mut out = rt.zeros::<u32>(data.len() / 1536 * 4).unwrap();
-    let run = rt.launch(probe_columns, (data.len() / 1536) as u32, (&d, &mut out)).mode(mode).run().unwrap();
+    let run = probe_columns.launch(rt, (data.len() / 1536) as u32, &d, &mut out).mode(mode).run().unwrap();
     (out.to_vec().unwrap(), run.report, run.stats.unwrap())
 }
 
 fn wrapped_column(rt: &Runtime, k: &[u32], mode: Mode) -> (Vec<u32>, Option<ld::Report>, ld::Stats) {
     let k = rt.upload(k).unwrap();
     let mut out = rt.zeros::<u32>(192).unwrap();
-    let run = rt.launch(probe_wrapped_column, 1u32, (&k, &mut out)).mode(mode).run().unwrap();
+    let run = probe_wrapped_column.launch(rt, 1u32, &k, &mut out).mode(mode).run().unwrap();
     (out.to_vec().unwrap(), run.report, run.stats.unwrap())
 }
 
@@ -797,8 +797,8 @@ fn probed_twice<T: PartialEq + std::fmt::Debug>(what: &str, run: impl Fn(&Runtim
 fn defer_tree_run(rt: &Runtime, input: &[u32], spill: u32, probe: bool) -> (Vec<u32>, ld::Stats) {
     let i = rt.upload(input).unwrap();
     let mut o = rt.zeros::<u32>(input.len()).unwrap();
-    let opts = CheckOptions { probe, ..Default::default() };
-    let run = rt.launch(defer_tree, (input.len() / 64) as u32, (&i, &mut o, spill)).mode(Mode::Deterministic).check_options(opts).run().unwrap();
+    let opts = CheckOptions::default().probe(probe);
+    let run = defer_tree.launch(rt, (input.len() / 64) as u32, &i, &mut o, spill).mode(Mode::Deterministic).check_options(opts).run().unwrap();
     (o.to_vec().unwrap(), run.stats.unwrap())
 }
 
@@ -881,12 +881,12 @@ fn defer_storage_run(rt: &Runtime, input: &[u32], spill: u32, ordered: bool, pro
     let mut ring = rt.upload(&input.iter().map(|v| v.rotate_left(5)).collect::<Vec<u32>>()).unwrap();
     let mut out = rt.zeros::<u32>(n).unwrap();
     let mut flag = rt.zeros::<u32>(1).unwrap();
-    let opts = CheckOptions { probe, ..Default::default() };
+    let opts = CheckOptions::default().probe(probe);
     let grid = (n / 64) as u32;
     let run = if ordered {
-        rt.launch(defer_ordered, grid, (&i, &mut bins, &mut out)).mode(Mode::Deterministic).check_options(opts).run().unwrap()
+        defer_ordered.launch(rt, grid, &i, &mut bins, &mut out).mode(Mode::Deterministic).check_options(opts).run().unwrap()
     } else {
-        rt.launch(defer_storage, grid, (&i, &mut bins, &mut ring, &mut out, &mut flag, spill)).mode(Mode::Deterministic).check_options(opts).run().unwrap()
+        defer_storage.launch(rt, grid, &i, &mut bins, &mut ring, &mut out, &mut flag, spill).mode(Mode::Deterministic).check_options(opts).run().unwrap()
     };
     let bufs = [bins.to_vec(), ring.to_vec(), out.to_vec(), flag.to_vec()];
     (bufs.into_iter().map(|b| b.unwrap()).collect(), run.stats.unwrap())

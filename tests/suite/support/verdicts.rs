@@ -1,5 +1,5 @@
 //! The harness of the tests of kernels with known race verdicts
-//! (tests/check_catalogue.rs, tests/patterns.rs): every case runs in check
+//! (tests/suite/check_catalogue.rs, tests/suite/patterns.rs): every case runs in check
 //! mode on the CPU reference executor and on the GPU runtime, natively,
 //! under two copies, deterministically and in exact mode, and the results
 //! are compared with each other and with the verdict the test states.
@@ -26,22 +26,13 @@ pub fn go(l: ld::Launch<'_>, how: How) -> Option<Report> {
             l.run().unwrap();
             None
         }
-        How::Check(w) => {
-            let run = l.mode(ld::Mode::Check).check_options(ld::CheckOptions { warp_size: Some(w), ..Default::default() }).run().unwrap();
-            Some(run.report.expect("check mode gives a report"))
-        }
+        How::Check(w) => Some(l.check_options(ld::CheckOptions::default().warp_size(w)).check().unwrap()),
         How::Deterministic => {
             l.mode(ld::Mode::Deterministic).run().unwrap();
             None
         }
-        How::Exact(w) => {
-            let run = l.mode(ld::Mode::Exact).check_options(ld::CheckOptions { warp_size: Some(w), ..Default::default() }).run().unwrap();
-            Some(run.report.expect("exact mode gives a report"))
-        }
-        How::Capped(w, copies) => {
-            let run = l.mode(ld::Mode::Check).check_options(ld::CheckOptions { warp_size: Some(w), copies: Some(copies), ..Default::default() }).run().unwrap();
-            Some(run.report.expect("check mode gives a report"))
-        }
+        How::Exact(w) => Some(l.check_options(ld::CheckOptions::default().warp_size(w)).exact().unwrap()),
+        How::Capped(w, copies) => Some(l.check_options(ld::CheckOptions::default().warp_size(w).copies(copies)).check().unwrap()),
     }
 }
 

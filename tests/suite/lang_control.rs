@@ -7,7 +7,7 @@
 //! Each test runs the kernel on the GPU runtime and on the CPU executor,
 //! asserts identical output, and checks it against the same computation in
 //! plain Rust on the host.
-mod common;
+use crate::support as common;
 
 use common::{both, expect};
 use ld::Runtime;
@@ -77,7 +77,7 @@ fn if_else_chains_and_if_as_value() {
     let got = both("branches", |rt| {
         let d = rt.upload(&a).unwrap();
         let mut out = rt.zeros::<i32>(a.len() * 4).unwrap();
-        rt.launch(branches, ld::Grid::cover(a.len() as u64, WG), (&d, &mut out)).run().unwrap();
+        branches.launch(rt, ld::Grid::cover(a.len() as u64, WG), &d, &mut out).run().unwrap();
         out.to_vec().unwrap()
     });
     let want: Vec<i32> = a
@@ -405,7 +405,7 @@ fn dynamic_ranges_up_to_u32_max() {
     let got = both("dynamic_ranges", |rt| {
         let (dl, dh) = (rt.upload(&lo).unwrap(), rt.upload(&hi).unwrap());
         let mut out = rt.zeros::<u32>(lo.len() * 6).unwrap();
-        rt.launch(dynamic_ranges, ld::Grid::cover(lo.len() as u64, WG), (&dl, &dh, &mut out)).run().unwrap();
+        dynamic_ranges.launch(rt, ld::Grid::cover(lo.len() as u64, WG), &dl, &dh, &mut out).run().unwrap();
         out.to_vec().unwrap()
     });
     let fold5 = |it: &mut dyn Iterator<Item = u32>| it.fold((0u32, 0u32), |(c, s), k| (c + 1, s.wrapping_mul(5).wrapping_add(k)));
@@ -427,7 +427,7 @@ fn range_edges_empty_and_ending_at_max() {
     let got = both("range_edges", |rt| {
         let d = rt.upload(&[5u32]).unwrap();
         let mut out = rt.zeros::<u32>(15).unwrap();
-        rt.launch(range_edges, 1u32, (&d, &mut out)).run().unwrap();
+        range_edges.launch(rt, 1u32, &d, &mut out).run().unwrap();
         out.to_vec().unwrap()
     });
     let l = 5u32;
@@ -564,7 +564,7 @@ fn early_return_from_kernel_and_loop() {
     let got = both("early_return", |rt| {
         let d = rt.upload(&a).unwrap();
         let mut out = rt.upload(&vec![9u32; n + 12]).unwrap();
-        rt.launch(early_return, ld::Grid::cover(n as u64 + 12, WG), (&d, &mut out, n as u32)).run().unwrap();
+        early_return.launch(rt, ld::Grid::cover(n as u64 + 12, WG), &d, &mut out, n as u32).run().unwrap();
         out.to_vec().unwrap()
     });
     let mut want: Vec<u32> = a
@@ -635,7 +635,7 @@ fn helper_call_as_helper_argument() {
     {
         let got = both("nested_helper_call", |rt| {
             let mut out = rt.zeros::<u32>(1).unwrap();
-            rt.launch(nested_helper_call, 1u32, (&mut out,)).run().unwrap();
+            nested_helper_call.launch(rt, 1u32, &mut out).run().unwrap();
             out.to_vec().unwrap()
         });
         expect("nested_helper_call", &got, &[16]);
@@ -678,7 +678,7 @@ fn helpers_calling_helpers_in_module() {
     let got = both("chain", |rt| {
         let d = rt.upload(&a).unwrap();
         let mut out = rt.zeros::<u32>(n).unwrap();
-        rt.launch(helper_chain::chain, ld::Grid::cover(n as u64, WG), (&d, &mut out)).run().unwrap();
+        helper_chain::chain.launch(rt, ld::Grid::cover(n as u64, WG), &d, &mut out).run().unwrap();
         out.to_vec().unwrap()
     });
     let inner = |x: u32| x * 3 + 1;
@@ -732,7 +732,7 @@ fn local_arrays_dynamic_indexing() {
     let got = both("local_arrays", |rt| {
         let d = rt.upload(&a).unwrap();
         let mut out = rt.zeros::<u32>(n * 9).unwrap();
-        rt.launch(local_arrays, ld::Grid::cover(n as u64, WG), (&d, &mut out)).run().unwrap();
+        local_arrays.launch(rt, ld::Grid::cover(n as u64, WG), &d, &mut out).run().unwrap();
         out.to_vec().unwrap()
     });
     let w = [1.5f32, 2.5, -3.0, 4.25];
@@ -780,7 +780,7 @@ fn local_array_matrix_product() {
     let got = both("local_2d", |rt| {
         let d = rt.upload(&a).unwrap();
         let mut out = rt.zeros::<f32>(n).unwrap();
-        rt.launch(local_2d, ld::Grid::cover(n as u64, WG), (&d, &mut out)).run().unwrap();
+        local_2d.launch(rt, ld::Grid::cover(n as u64, WG), &d, &mut out).run().unwrap();
         out.to_vec().unwrap().into_iter().map(f32::to_bits).collect()
     });
     let want: Vec<u32> = (0..n)
@@ -813,7 +813,7 @@ fn consts_inside_kernel_body() {
     let n = 300usize;
     let got = both("consts_in_body", |rt| {
         let mut out = rt.zeros::<u32>(n).unwrap();
-        rt.launch(consts_in_body, ld::Grid::cover(n as u64, WG), (&mut out,)).run().unwrap();
+        consts_in_body.launch(rt, ld::Grid::cover(n as u64, WG), &mut out).run().unwrap();
         out.to_vec().unwrap()
     });
     let want: Vec<u32> = (0..n as u32).map(|i| i * 3 + 1000 + 12 + 7).collect();
@@ -836,7 +836,7 @@ fn workgroup_size_builtin() {
     for mode in [ld::Mode::Native, ld::Mode::Check, ld::Mode::Deterministic] {
         let got = common::both("workgroup_size()", |rt| {
             let mut out = rt.zeros::<u32>(48).unwrap();
-            rt.launch(wg_size, 2u32, (&mut out,)).mode(mode).run().unwrap();
+            wg_size.launch(rt, 2u32, &mut out).mode(mode).run().unwrap();
             out.to_vec().unwrap()
         });
         common::expect("workgroup_size()", &got, &want);

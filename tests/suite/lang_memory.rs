@@ -9,7 +9,7 @@
 //! asserts identical output, and checks it against plain Rust on the host.
 //! Nothing compared depends on scheduling: atomics are only checked through
 //! order-independent totals.
-mod common;
+use crate::support as common;
 
 use common::{both, expect};
 
@@ -63,7 +63,7 @@ fn shared_tree_reduction_sum_and_min() {
         let (da, db) = (rt.upload(&a).unwrap(), rt.upload(&b).unwrap());
         let mut s = rt.zeros::<u32>(groups).unwrap();
         let mut m = rt.zeros::<i32>(groups).unwrap();
-        rt.launch(tree_reduce, groups as u32, (&da, &db, &mut s, &mut m)).run().unwrap();
+        tree_reduce.launch(rt, groups as u32, &da, &db, &mut s, &mut m).run().unwrap();
         let mut w = s.to_vec().unwrap();
         w.extend(m.to_vec().unwrap().into_iter().map(|x| x as u32));
         w
@@ -101,7 +101,7 @@ fn shared_tree_reduction_f32_exact_order() {
     let got = both("tree_reduce_f32", |rt| {
         let d = rt.upload(&a).unwrap();
         let mut o = rt.zeros::<f32>(groups).unwrap();
-        rt.launch(tree_reduce_f32, groups as u32, (&d, &mut o)).run().unwrap();
+        tree_reduce_f32.launch(rt, groups as u32, &d, &mut o).run().unwrap();
         o.to_vec().unwrap().into_iter().map(f32::to_bits).collect()
     });
     let want: Vec<u32> = a
@@ -180,7 +180,7 @@ fn barriers_inside_for_ping_pong_stencil() {
         let got = both("stencil", |rt| {
             let d = rt.upload(&a).unwrap();
             let mut o = rt.zeros::<u32>(a.len()).unwrap();
-            rt.launch(stencil, groups as u32, (&d, &mut o, steps)).run().unwrap();
+            stencil.launch(rt, groups as u32, &d, &mut o, steps).run().unwrap();
             o.to_vec().unwrap()
         });
         expect(&format!("stencil(steps={steps})"), &got, &host_stencil(&a, steps));
@@ -219,7 +219,7 @@ fn windows_into_shared_arrays() {
     let got = both("shared_windows", |rt| {
         let d = rt.upload(&a).unwrap();
         let mut o = rt.zeros::<u32>(a.len()).unwrap();
-        rt.launch(shared_windows, groups as u32, (&d, &mut o)).run().unwrap();
+        shared_windows.launch(rt, groups as u32, &d, &mut o).run().unwrap();
         o.to_vec().unwrap()
     });
     let want: Vec<u32> = a
@@ -266,7 +266,7 @@ fn storage_barrier_orders_within_workgroup() {
         let d = rt.upload(&a).unwrap();
         let mut s = rt.zeros::<u32>(a.len()).unwrap();
         let mut o = rt.zeros::<u32>(a.len()).unwrap();
-        rt.launch(storage_neighbours, groups as u32, (&d, &mut s, &mut o)).run().unwrap();
+        storage_neighbours.launch(rt, groups as u32, &d, &mut s, &mut o).run().unwrap();
         o.to_vec().unwrap()
     });
     let f = |x: u32| x.wrapping_mul(3).wrapping_add(1);
@@ -309,7 +309,7 @@ fn ids_in_2d_workgroups_and_grid() {
     let n = (w * h) as usize;
     let got = both("ids_2d", |rt| {
         let mut o = rt.zeros::<u32>(n * 8).unwrap();
-        rt.launch(ids_2d, (gx, gy), (&mut o,)).run().unwrap();
+        ids_2d.launch(rt, (gx, gy), &mut o).run().unwrap();
         o.to_vec().unwrap()
     });
     let mut want = vec![0u32; n * 8];
@@ -347,7 +347,7 @@ fn ids_in_3d_workgroups_and_grid() {
     let n = (sx * sy * sz) as usize;
     let got = both("ids_3d", |rt| {
         let mut o = rt.zeros::<u32>(n * 5).unwrap();
-        rt.launch(ids_3d, grid, (&mut o,)).run().unwrap();
+        ids_3d.launch(rt, grid, &mut o).run().unwrap();
         o.to_vec().unwrap()
     });
     let mut want = vec![0u32; n * 5];
@@ -399,7 +399,7 @@ fn per_row_max_on_2d_grid() {
     let got = both("rows_2d", |rt| {
         let d = rt.upload(&a).unwrap();
         let mut o = rt.zeros::<u32>((gx * gy) as usize).unwrap();
-        rt.launch(rows_2d, (gx, gy), (&d, &mut o)).run().unwrap();
+        rows_2d.launch(rt, (gx, gy), &d, &mut o).run().unwrap();
         o.to_vec().unwrap()
     });
     let want: Vec<u32> = a.chunks(32).map(|c| *c.iter().max().unwrap()).collect();
@@ -424,7 +424,7 @@ fn atomic_fetch_add_histogram() {
     let got = both("histogram", |rt| {
         let d = rt.upload(&v).unwrap();
         let mut bins = rt.zeros::<u32>(nb as usize).unwrap();
-        rt.launch(histogram, ld::Grid::cover(n as u64, 64), (&d, &mut bins, nb)).run().unwrap();
+        histogram.launch(rt, ld::Grid::cover(n as u64, 64), &d, &mut bins, nb).run().unwrap();
         bins.to_vec().unwrap()
     });
     let mut want = vec![0u32; nb as usize];
@@ -477,7 +477,7 @@ fn atomic_min_max_and_or_xor_swap_on_storage() {
         let mut im = rt.upload(&init_i).unwrap();
         let mut um = rt.upload(&init_u).unwrap();
         let mut olds = rt.zeros::<u32>(3).unwrap();
-        rt.launch(atomic_ops, ld::Grid::cover(n as u64, 64), (&d, &mut im, &mut um, &mut olds)).run().unwrap();
+        atomic_ops.launch(rt, ld::Grid::cover(n as u64, 64), &d, &mut im, &mut um, &mut olds).run().unwrap();
         let mut w: Vec<u32> = im.to_vec().unwrap().into_iter().map(|x| x as u32).collect();
         let um = um.to_vec().unwrap();
         let olds = olds.to_vec().unwrap();
@@ -547,7 +547,7 @@ fn compare_and_swap_single_winner() {
     let got = both("elect", |rt| {
         let mut f = rt.zeros::<u32>(1).unwrap();
         let mut w = rt.zeros::<u32>(3).unwrap();
-        rt.launch(elect, ld::Grid::cover(n as u64, 64), (&mut f, &mut w, n)).run().unwrap();
+        elect.launch(rt, ld::Grid::cover(n as u64, 64), &mut f, &mut w, n).run().unwrap();
         let f = f.to_vec().unwrap()[0];
         let w = w.to_vec().unwrap();
         // the winner's id is scheduling-dependent: report whether it is consistent
@@ -594,7 +594,7 @@ fn atomic_op_with_atomic_argument() {
         let got = both("atomic_arg_is_atomic", |rt| {
             let mut a = rt.upload(&[5u32]).unwrap();
             let mut o = rt.upload(&[10u32]).unwrap();
-            rt.launch(atomic_arg_is_atomic, 1u32, (&mut a, &mut o)).run().unwrap();
+            atomic_arg_is_atomic.launch(rt, 1u32, &mut a, &mut o).run().unwrap();
             o.to_vec().unwrap()
         });
         expect("atomic_arg_is_atomic", &got, &[15]);
@@ -608,7 +608,7 @@ fn shared_atomics_add_max_or() {
     let got = both("shared_atomic_mix", |rt| {
         let d = rt.upload(&v).unwrap();
         let mut o = rt.zeros::<u32>(36).unwrap();
-        rt.launch(shared_atomic_mix, ld::Grid::cover(n as u64, 64), (&d, &mut o)).run().unwrap();
+        shared_atomic_mix.launch(rt, ld::Grid::cover(n as u64, 64), &d, &mut o).run().unwrap();
         o.to_vec().unwrap()
     });
     let mut want = vec![0u32; 36];
@@ -716,9 +716,9 @@ fn struct_elements_and_shared_helper_in_module() {
     let got = both("particles", |rt| {
         let mut d = rt.upload(&ps).unwrap();
         let mut e = rt.zeros::<f32>(n).unwrap();
-        rt.launch(particles::step, ld::Grid::cover(n as u64, 64), (&mut d, &mut e, dt)).run().unwrap();
+        particles::step.launch(rt, ld::Grid::cover(n as u64, 64), &mut d, &mut e, dt).run().unwrap();
         let mut m = rt.zeros::<f32>(2 * n).unwrap();
-        rt.launch(particles::measure, ld::Grid::cover(n as u64, 64), (&d, &mut m)).run().unwrap();
+        particles::measure.launch(rt, ld::Grid::cover(n as u64, 64), &d, &mut m).run().unwrap();
         let back = d.to_vec().unwrap();
         assert_eq!(back.len(), n);
         // everything as words: the structs' fields, then both f32 outputs
@@ -743,7 +743,7 @@ fn struct_field_updates_shared_structs_and_literals() {
     let got = both("nudge", |rt| {
         let mut d = rt.upload(&ps).unwrap();
         let mut o = rt.zeros::<Particle>(n).unwrap();
-        rt.launch(particles::nudge, (n / 64) as u32, (&mut d, &mut o)).run().unwrap();
+        particles::nudge.launch(rt, (n / 64) as u32, &mut d, &mut o).run().unwrap();
         let words = |v: Vec<Particle>| -> Vec<u32> {
             v.iter().flat_map(|p| [p.pos[0].to_bits(), p.pos[1].to_bits(), p.vel[0].to_bits(), p.vel[1].to_bits(), p.mass.to_bits(), p.id]).collect()
         };
@@ -788,7 +788,7 @@ fn uniform_params_of_all_three_types() {
     for (a, b, c) in [(3u32, -5i32, 1.5f32), (u32::MAX, i32::MIN, -0.125), (0, 0, 0.0)] {
         let got = both("uniforms", |rt| {
             let mut o = rt.zeros::<u32>(n * 3 + 9).unwrap();
-            rt.launch(uniforms, ld::Grid::cover(n as u64, 64), (&mut o, a, b, c, n as u32)).run().unwrap();
+            uniforms.launch(rt, ld::Grid::cover(n as u64, 64), &mut o, a, b, c, n as u32).run().unwrap();
             o.to_vec().unwrap()
         });
         let mut want: Vec<u32> = (0..n as u32)
@@ -818,7 +818,7 @@ mod wide {
 fn struct_with_a_long_array_field() {
     let got = both("wide struct", |rt| {
         let mut b = rt.upload(&[wide::Wide::default()]).unwrap();
-        rt.launch(wide::fill, 1u32, (&mut b,)).run().unwrap();
+        wide::fill.launch(rt, 1u32, &mut b).run().unwrap();
         b.to_vec().unwrap()[0].a.to_vec()
     });
     expect("wide struct", &got, &(0..40).map(|i| i * 3).collect::<Vec<u32>>());

@@ -1,11 +1,11 @@
 //! Check and deterministic mode against README's documented merge model,
 //! with outputs computed by hand.
-mod common;
+use crate::support as common;
 
 use ld::{CheckOptions, Evidence, Level, Mode, RaceKind, Runtime};
 
 fn opts(w: u32) -> CheckOptions {
-    CheckOptions { warp_size: Some(w), ..Default::default() }
+    CheckOptions::default().warp_size(w)
 }
 
 /// Store buffering: warp 0 writes a, reads b; warp 1 writes b, reads a.
@@ -27,7 +27,7 @@ fn sb_run(rt: &Runtime, mode: Mode, w: u32) -> (Option<ld::Report>, Vec<u32>) {
     let mut a = rt.upload(&[5u32]).unwrap();
     let mut b = rt.upload(&[5u32]).unwrap();
     let mut s = rt.zeros::<u32>(2).unwrap();
-    let run = rt.launch(sb_litmus, 1u32, (&mut a, &mut b, &mut s)).mode(mode).check_options(opts(w)).run().unwrap();
+    let run = sb_litmus.launch(rt, 1u32, &mut a, &mut b, &mut s).mode(mode).check_options(opts(w)).run().unwrap();
     let mut v = a.to_vec().unwrap();
     v.extend(b.to_vec().unwrap());
     v.extend(s.to_vec().unwrap());
@@ -76,7 +76,7 @@ fn overlapping_workgroup_writes_later_workgroup_wins() {
     for rt in common::runtimes() {
         for mode in [Mode::Check, Mode::Deterministic, Mode::Deterministic, Mode::Deterministic] {
             let mut o = rt.zeros::<u32>(5).unwrap();
-            let run = rt.launch(halo_overlap, 4u32, (&mut o,)).mode(mode).run().unwrap();
+            let run = halo_overlap.launch(&rt, 4u32, &mut o).mode(mode).run().unwrap();
             assert_eq!(o.to_vec().unwrap(), want, "{mode:?} on {:?}", rt.backend());
             if let Some(rep) = run.report {
                 for i in 1..4u32 {
@@ -142,7 +142,7 @@ fn two_copies_find_warps_0_and_2_grouped() {
     for rt in common::runtimes() {
         for copies in [None, Some(2)] {
             let mut o = rt.zeros::<u32>(1).unwrap();
-            let run = rt.launch(warps_0_and_2, 1u32, (&mut o,)).mode(Mode::Check).check_options(CheckOptions { copies, ..opts(32) }).run().unwrap();
+            let run = warps_0_and_2.launch(&rt, 1u32, &mut o).mode(Mode::Check).check_options(opts(32).copies(copies)).run().unwrap();
             let rep = run.report.unwrap();
             let r = rep.races.iter().find(|r| r.variable == "s" && r.kind == RaceKind::WriteWrite).unwrap_or_else(|| panic!("{copies:?}:\n{rep}"));
             assert_eq!(r.units.iter().map(|u| u.warp).collect::<Vec<_>>(), vec![Some(0), Some(2)], "{rep}");
@@ -154,7 +154,7 @@ fn two_copies_find_warps_0_and_2_grouped() {
         }
         for _ in 0..3 {
             let mut o = rt.zeros::<u32>(1).unwrap();
-            rt.launch(warps_0_and_2, 1u32, (&mut o,)).mode(Mode::Deterministic).run().unwrap();
+            warps_0_and_2.launch(&rt, 1u32, &mut o).mode(Mode::Deterministic).run().unwrap();
             assert_eq!(o.to_vec().unwrap(), vec![20]);
         }
     }
@@ -185,7 +185,7 @@ fn wrong_barrier_and_read_modify_write_follow_the_merge_model() {
             for mode in [Mode::Check, Mode::Deterministic, Mode::Deterministic, Mode::Deterministic] {
                 let mut d = rt.upload(&[5u32, 7]).unwrap();
                 let mut s = rt.zeros::<u32>(1).unwrap();
-                let run = rt.launch(wrong_barrier_rmw, 1u32, (&mut d, &mut s)).mode(mode).check_options(opts(w)).run().unwrap();
+                let run = wrong_barrier_rmw.launch(&rt, 1u32, &mut d, &mut s).mode(mode).check_options(opts(w)).run().unwrap();
                 let mut v = d.to_vec().unwrap();
                 v.extend(s.to_vec().unwrap());
                 // data[1]: warp 0 writes 8, the later warp 7 + 33 = 40 wins.
@@ -223,18 +223,18 @@ fn intra_warp_race_is_resolved_at_warp_size_one() {
     for rt in common::runtimes() {
         for _ in 0..3 {
             let mut o = rt.upload(&[5u32, 5, 5]).unwrap();
-            rt.launch(lanes_race, 1u32, (&mut o,)).mode(Mode::Deterministic).run().unwrap();
+            lanes_race.launch(&rt, 1u32, &mut o).mode(Mode::Deterministic).run().unwrap();
             assert_eq!(o.to_vec().unwrap(), vec![2, 50, 5], "on {:?}", rt.backend());
         }
         let mut o = rt.upload(&[5u32, 5, 5]).unwrap();
-        let rep = rt.launch(lanes_race, 1u32, (&mut o,)).mode(Mode::Check).run().unwrap().report.unwrap();
+        let rep = lanes_race.launch(&rt, 1u32, &mut o).check().unwrap();
         assert!(rep.lane_order_dependent(), "{rep}");
         assert!(
             rep.races.iter().any(|r| r.level == Level::IntraWarp && r.evidence == Evidence::Lanes && r.kind == RaceKind::WriteWrite && r.words == vec![(0, 1)]),
             "{rep}"
         );
         let mut o = rt.upload(&[5u32, 5, 5]).unwrap();
-        let rep = rt.launch(lanes_race, 1u32, (&mut o,)).mode(Mode::Check).check_options(opts(1)).run().unwrap().report.unwrap();
+        let rep = lanes_race.launch(&rt, 1u32, &mut o).check_options(opts(1)).check().unwrap();
         assert_eq!(o.to_vec().unwrap(), vec![2, 50, 5], "check at warp size 1");
         let r = rep.races.iter().find(|r| r.kind == RaceKind::WriteWrite && r.words == vec![(0, 1)]).expect("ww");
         assert_eq!((r.level, r.units.iter().map(|u| u.warp).collect::<Vec<_>>()), (Level::InterWarp, vec![Some(0), Some(1)]), "{rep}");
@@ -248,10 +248,10 @@ fn batches_do_not_change_report_or_buffers() {
     for rt in common::runtimes() {
         let mut got = Vec::new();
         for budget in [None, Some(256u64 << 10)] {
-            let o = CheckOptions { memory_budget: budget, ..Default::default() };
+            let o = CheckOptions::default().memory_budget(budget);
             let mut out = rt.zeros::<u32>(257).unwrap();
-            let plan = rt.launch(halo_overlap, 256u32, (&mut out,)).mode(Mode::Check).check_options(o).plan().unwrap();
-            let rep = rt.launch(halo_overlap, 256u32, (&mut out,)).mode(Mode::Check).check_options(o).run().unwrap().report.unwrap();
+            let plan = halo_overlap.launch(&rt, 256u32, &mut out).mode(Mode::Check).check_options(o).plan().unwrap();
+            let rep = halo_overlap.launch(&rt, 256u32, &mut out).check_options(o).check().unwrap();
             eprintln!("budget {budget:?}: batch {}", plan.batch);
             got.push((plan.batch, rep.verdict(), out.to_vec().unwrap()));
         }

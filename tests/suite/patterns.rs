@@ -1,8 +1,8 @@
 //! Kernels written the way GPU programmers write them, with race verdicts
 //! decided by hand under the WGSL memory model, checked on both backends at
 //! warp sizes 1, 4 and 32, natively, in deterministic and in exact mode.
-//! The harness is tests/common/verdicts.rs, as the catalogue's.
-mod common;
+//! The harness is tests/suite/support/verdicts.rs, as the catalogue's.
+use crate::support as common;
 
 use common::verdicts::*;
 use ld::{Report, Runtime};
@@ -157,27 +157,27 @@ fn reduce_case(k: &'static str) -> impl Fn(&Runtime, How) -> (Option<Report>, Ve
             "warp_sync_reduce" | "serial_tail_reduce" => {
                 let mut o = rt.zeros::<u32>(4).unwrap();
                 let r = if k == "warp_sync_reduce" {
-                    go(rt.launch(red::warp_sync_reduce, 4, (&inb, &mut o)), how)
+                    go(red::warp_sync_reduce.launch(rt, 4, &inb, &mut o), how)
                 } else {
-                    go(rt.launch(red::serial_tail_reduce, 4, (&inb, &mut o)), how)
+                    go(red::serial_tail_reduce.launch(rt, 4, &inb, &mut o), how)
                 };
                 (r, o.to_vec().unwrap())
             }
             "accumulate_across_workgroups" => {
                 let mut t = rt.upload(&[7u32]).unwrap();
-                let r = go(rt.launch(red::accumulate_across_workgroups, 8, (&inb, &mut t)), how);
+                let r = go(red::accumulate_across_workgroups.launch(rt, 8, &inb, &mut t), how);
                 (r, t.to_vec().unwrap())
             }
             "accumulate_atomic" => {
                 let mut t = rt.upload(&[7u32]).unwrap();
-                let r = go(rt.launch(red::accumulate_atomic, 8, (&inb, &mut t)), how);
+                let r = go(red::accumulate_atomic.launch(rt, 8, &inb, &mut t), how);
                 (r, t.to_vec().unwrap())
             }
             "last_block_reduce" => {
                 let mut p = rt.zeros::<u32>(8).unwrap();
                 let mut t = rt.zeros::<u32>(1).unwrap();
                 let mut o = rt.zeros::<u32>(1).unwrap();
-                let r = go(rt.launch(red::last_block_reduce, 8, (&inb, &mut p, &mut t, &mut o)), how);
+                let r = go(red::last_block_reduce.launch(rt, 8, &inb, &mut p, &mut t, &mut o), how);
                 let mut v = p.to_vec().unwrap();
                 v.extend(t.to_vec().unwrap());
                 v.extend(o.to_vec().unwrap());
@@ -298,8 +298,8 @@ fn transpose_case(k: &'static str) -> impl Fn(&Runtime, How) -> (Option<Report>,
         let mut o = rt.zeros::<f32>((TW * TH) as usize).unwrap();
         let grid = (TW.div_ceil(16), TH.div_ceil(16));
         let r = match k {
-            "transpose_padded" => go(rt.launch(tr::transpose_padded, grid, (&inb, &mut o, TW, TH)), how),
-            "transpose_no_barrier" => go(rt.launch(tr::transpose_no_barrier, grid, (&inb, &mut o, TW, TH)), how),
+            "transpose_padded" => go(tr::transpose_padded.launch(rt, grid, &inb, &mut o, TW, TH), how),
+            "transpose_no_barrier" => go(tr::transpose_no_barrier.launch(rt, grid, &inb, &mut o, TW, TH), how),
             _ => unreachable!(),
         };
         (r, f32s(&o.to_vec().unwrap()))
@@ -471,9 +471,9 @@ fn stencil_case(k: &'static str) -> impl Fn(&Runtime, How) -> (Option<Report>, V
             let inb = rt.upload(&input).unwrap();
             let mut o = rt.zeros::<f32>(SN as usize).unwrap();
             let r = if k == "stencil_1d" {
-                go(rt.launch(st::stencil_1d, 4, (&inb, &mut o, SN)), how)
+                go(st::stencil_1d.launch(rt, 4, &inb, &mut o, SN), how)
             } else {
-                go(rt.launch(st::stencil_1d_late_halo, 4, (&inb, &mut o, SN)), how)
+                go(st::stencil_1d_late_halo.launch(rt, 4, &inb, &mut o, SN), how)
             };
             (r, f32s(&o.to_vec().unwrap()))
         }
@@ -484,9 +484,9 @@ fn stencil_case(k: &'static str) -> impl Fn(&Runtime, How) -> (Option<Report>, V
             let mut o = rt.zeros::<i32>((w * h) as usize).unwrap();
             let grid = (w.div_ceil(8), h.div_ceil(8));
             let r = if k == "laplace_2d" {
-                go(rt.launch(st::laplace_2d, grid, (&inb, &mut o, w, h)), how)
+                go(st::laplace_2d.launch(rt, grid, &inb, &mut o, w, h), how)
             } else {
-                go(rt.launch(st::laplace_2d_late_halo, grid, (&inb, &mut o, w, h)), how)
+                go(st::laplace_2d_late_halo.launch(rt, grid, &inb, &mut o, w, h), how)
             };
             (r, o.to_vec().unwrap().iter().map(|&x| x as u32).collect())
         }
@@ -614,9 +614,9 @@ fn scan_case(k: &'static str) -> impl Fn(&Runtime, How) -> (Option<Report>, Vec<
         let inb = rt.upload(&iota(384, 2)).unwrap();
         let mut o = rt.zeros::<u32>(384).unwrap();
         let r = match k {
-            "hs_double" => go(rt.launch(scan::hs_double, 3, (&inb, &mut o)), how),
-            "hs_two_barriers" => go(rt.launch(scan::hs_two_barriers, 3, (&inb, &mut o)), how),
-            "hs_one_barrier" => go(rt.launch(scan::hs_one_barrier, 3, (&inb, &mut o)), how),
+            "hs_double" => go(scan::hs_double.launch(rt, 3, &inb, &mut o), how),
+            "hs_two_barriers" => go(scan::hs_two_barriers.launch(rt, 3, &inb, &mut o), how),
+            "hs_one_barrier" => go(scan::hs_one_barrier.launch(rt, 3, &inb, &mut o), how),
             _ => unreachable!(),
         };
         (r, o.to_vec().unwrap())
@@ -693,7 +693,7 @@ fn hist_case(rt: &Runtime, how: How) -> (Option<Report>, Vec<u32>) {
     let v = iota(1000, 4);
     let vb = rt.upload(&v).unwrap();
     let mut bins = rt.zeros::<u32>(16).unwrap();
-    let r = go(rt.launch(hist::shared_histogram, 3, (&vb, &mut bins, 1000u32)), how);
+    let r = go(hist::shared_histogram.launch(rt, 3, &vb, &mut bins, 1000u32), how);
     (r, bins.to_vec().unwrap())
 }
 
@@ -821,10 +821,10 @@ fn bitonic_case(s: usize) -> impl Fn(&Runtime, How) -> (Option<Report>, Vec<u32>
         let mut d = rt.upload(&bitonic_input()).unwrap();
         let steps = bitonic_steps();
         for &(k, j) in &steps[..s] {
-            rt.launch(bit::bitonic_step, 4, (&mut d, j, k)).run().unwrap();
+            bit::bitonic_step.launch(rt, 4, &mut d, j, k).run().unwrap();
         }
         let (k, j) = steps[s];
-        let r = go(rt.launch(bit::bitonic_step, 4, (&mut d, j, k)), how);
+        let r = go(bit::bitonic_step.launch(rt, 4, &mut d, j, k), how);
         (r, d.to_vec().unwrap())
     }
 }
@@ -849,7 +849,7 @@ fn global_bitonic_sort_sorts_in_every_mode() {
         for mode in [ld::Mode::Native, ld::Mode::Check, ld::Mode::Deterministic] {
             let mut d = rt.upload(&bitonic_input()).unwrap();
             for &(k, j) in &bitonic_steps() {
-                let run = rt.launch(bit::bitonic_step, 4, (&mut d, j, k)).mode(mode).run().unwrap();
+                let run = bit::bitonic_step.launch(&rt, 4, &mut d, j, k).mode(mode).run().unwrap();
                 if let Some(rep) = run.report {
                     assert!(!rep.has_races(), "bitonic k={k} j={j} on {:?}: FALSE POSITIVE\n{rep}", rt.backend());
                 }
@@ -869,9 +869,9 @@ fn bitonic_shared_case(k: &'static str) -> impl Fn(&Runtime, How) -> (Option<Rep
         let inb = rt.upload(&bitonic_input()).unwrap();
         let mut o = rt.zeros::<u32>(BN).unwrap();
         let r = if k == "bitonic_shared" {
-            go(rt.launch(bit::bitonic_shared, 2, (&inb, &mut o)), how)
+            go(bit::bitonic_shared.launch(rt, 2, &inb, &mut o), how)
         } else {
-            go(rt.launch(bit::bitonic_shared_stage_barrier, 2, (&inb, &mut o)), how)
+            go(bit::bitonic_shared_stage_barrier.launch(rt, 2, &inb, &mut o), how)
         };
         (r, o.to_vec().unwrap())
     }
@@ -957,9 +957,9 @@ fn csr_case(k: &'static str) -> impl Fn(&Runtime, How) -> (Option<Report>, Vec<u
         let (rp, c, v, x) = (rt.upload(&m.row_ptr).unwrap(), rt.upload(&m.cols).unwrap(), rt.upload(&m.vals).unwrap(), rt.upload(&m.x).unwrap());
         let mut y = rt.upload(&vec![1.0f32; ROWS as usize]).unwrap();
         let r = if k == "spmv" {
-            go(rt.launch(csr::spmv, 4, (&rp, &c, &v, &x, &mut y, ROWS)), how)
+            go(csr::spmv.launch(rt, 4, &rp, &c, &v, &x, &mut y, ROWS), how)
         } else {
-            go(rt.launch(csr::spmv_folded, 4, (&rp, &c, &v, &x, &mut y, ROWS)), how)
+            go(csr::spmv_folded.launch(rt, 4, &rp, &c, &v, &x, &mut y, ROWS), how)
         };
         (r, f32s(&y.to_vec().unwrap()))
     }
@@ -1022,7 +1022,7 @@ fn compact_case(rt: &Runtime, how: How) -> (Option<Report>, Vec<u32>) {
     let inb = rt.upload(&iota(300, 6)).unwrap();
     let mut c = rt.zeros::<u32>(1).unwrap();
     let mut o = rt.zeros::<u32>(300).unwrap();
-    let r = go(rt.launch(comp::compact_two_level, 5, (&inb, &mut c, &mut o, 300u32)), how);
+    let r = go(comp::compact_two_level.launch(rt, 5, &inb, &mut c, &mut o, 300u32), how);
     let mut v = c.to_vec().unwrap();
     v.extend(o.to_vec().unwrap());
     (r, v)
@@ -1164,7 +1164,7 @@ fn control_case(k: &'static str) -> impl Fn(&Runtime, How) -> (Option<Report>, V
             let inb = rt.upload(&input).unwrap();
             let mut oi = rt.zeros::<i32>(256).unwrap();
             let mut of = rt.zeros::<f32>(256).unwrap();
-            let r = go(rt.launch(ctl::control, 4, (&inb, &mut oi, &mut of, n)), how);
+            let r = go(ctl::control.launch(rt, 4, &inb, &mut oi, &mut of, n), how);
             let mut v: Vec<u32> = oi.to_vec().unwrap().iter().map(|&x| x as u32).collect();
             v.extend(f32s(&of.to_vec().unwrap()));
             (r, v)
@@ -1172,13 +1172,13 @@ fn control_case(k: &'static str) -> impl Fn(&Runtime, How) -> (Option<Report>, V
         "persistent_reverse" => {
             let inb = rt.upload(&iota(320, 9)).unwrap();
             let mut o = rt.zeros::<u32>(320).unwrap();
-            let r = go(rt.launch(ctl::persistent_reverse, 3, (&inb, &mut o, 10u32)), how);
+            let r = go(ctl::persistent_reverse.launch(rt, 3, &inb, &mut o, 10u32), how);
             (r, o.to_vec().unwrap())
         }
         "column_sum_3d" => {
             let inb = rt.upload(&iota(192, 10)).unwrap();
             let mut o = rt.zeros::<u32>(48).unwrap();
-            let r = go(rt.launch(ctl::column_sum_3d, 3, (&inb, &mut o)), how);
+            let r = go(ctl::column_sum_3d.launch(rt, 3, &inb, &mut o), how);
             (r, o.to_vec().unwrap())
         }
         _ => unreachable!(),
@@ -1302,9 +1302,9 @@ fn flag_case(k: &'static str, target: u32) -> impl Fn(&Runtime, How) -> (Option<
         let db = rt.upload(&data).unwrap();
         let mut f = rt.zeros::<u32>(1).unwrap();
         let r = if k == "find_any" {
-            go(rt.launch(flag::find_any, 4, (&db, target, &mut f)), how)
+            go(flag::find_any.launch(rt, 4, &db, target, &mut f), how)
         } else {
-            go(rt.launch(flag::find_last, 4, (&db, target, &mut f)), how)
+            go(flag::find_last.launch(rt, 4, &db, target, &mut f), how)
         };
         (r, f.to_vec().unwrap())
     }
@@ -1432,23 +1432,23 @@ fn probe_case(k: &'static str) -> impl Fn(&Runtime, How) -> (Option<Report>, Vec
     move |rt, how| match k {
         "scale_specials" => {
             let mut d = rt.upload(&specials()).unwrap();
-            let r = go(rt.launch(probe::scale_specials, 4, (&mut d,)), how);
+            let r = go(probe::scale_specials.launch(rt, 4, &mut d), how);
             (r, f32s(&d.to_vec().unwrap()))
         }
         "shared_specials" => {
             let d = rt.upload(&specials()).unwrap();
             let mut o = rt.upload(&specials()).unwrap();
-            let r = go(rt.launch(probe::shared_specials, 4, (&d, &mut o)), how);
+            let r = go(probe::shared_specials.launch(rt, 4, &d, &mut o), how);
             (r, f32s(&o.to_vec().unwrap()))
         }
         "interleaved" => {
             let mut d = rt.upload(&iota(512, 11)).unwrap();
-            let r = go(rt.launch(probe::interleaved, 4, (&mut d,)), how);
+            let r = go(probe::interleaved.launch(rt, 4, &mut d), how);
             (r, d.to_vec().unwrap())
         }
         "odd_even_storage" => {
             let mut d = rt.upload(&iota(256, 12)).unwrap();
-            let r = go(rt.launch(probe::odd_even_storage, 4, (&mut d,)), how);
+            let r = go(probe::odd_even_storage.launch(rt, 4, &mut d), how);
             (r, d.to_vec().unwrap())
         }
         _ => {
@@ -1456,9 +1456,9 @@ fn probe_case(k: &'static str) -> impl Fn(&Runtime, How) -> (Option<Report>, Vec
             let pb = rt.upload(&ps).unwrap();
             let mut o = rt.zeros::<probe::Particle>(128).unwrap();
             let r = if k == "particles_shared" {
-                go(rt.launch(probe::particles_shared, 2, (&pb, &mut o)), how)
+                go(probe::particles_shared.launch(rt, 2, &pb, &mut o), how)
             } else {
-                go(rt.launch(probe::particles_shared_racy, 2, (&pb, &mut o)), how)
+                go(probe::particles_shared_racy.launch(rt, 2, &pb, &mut o), how)
             };
             (r, o.to_vec().unwrap().iter().flat_map(|p| [p.x.to_bits(), p.v.to_bits(), p.id, p.hits[0], p.hits[1]]).collect())
         }
@@ -1647,16 +1647,16 @@ fn more_case(k: &'static str) -> impl Fn(&Runtime, How) -> (Option<Report>, Vec<
         "uniform_exit" => {
             let d = rt.upload(&iota(256, 13)).unwrap();
             let mut o = rt.zeros::<u32>(256).unwrap();
-            let r = go(rt.launch(more::uniform_exit, 4, (&d, &mut o, 3u32, 5u32)), how);
+            let r = go(more::uniform_exit.launch(rt, 4, &d, &mut o, 3u32, 5u32), how);
             (r, o.to_vec().unwrap())
         }
         "mixed_epochs" | "mixed_epochs_racy" => {
             let mut d = rt.upload(&iota(256, 14)).unwrap();
             let mut o = rt.zeros::<u32>(256).unwrap();
             let r = if k == "mixed_epochs" {
-                go(rt.launch(more::mixed_epochs, 4, (&mut d, &mut o)), how)
+                go(more::mixed_epochs.launch(rt, 4, &mut d, &mut o), how)
             } else {
-                go(rt.launch(more::mixed_epochs_racy, 4, (&mut d, &mut o)), how)
+                go(more::mixed_epochs_racy.launch(rt, 4, &mut d, &mut o), how)
             };
             let mut v = d.to_vec().unwrap();
             v.extend(o.to_vec().unwrap());
@@ -1664,12 +1664,12 @@ fn more_case(k: &'static str) -> impl Fn(&Runtime, How) -> (Option<Report>, Vec<
         }
         "fields_disjoint" => {
             let mut c = rt.zeros::<more::Cell>(64).unwrap();
-            let r = go(rt.launch(more::fields_disjoint, 8, (&mut c,)), how);
+            let r = go(more::fields_disjoint.launch(rt, 8, &mut c), how);
             (r, c.to_vec().unwrap().iter().flat_map(|c| [c.a, c.b, c.pair[0], c.pair[1]]).collect())
         }
         "diag_2d" => {
             let mut o = rt.zeros::<u32>(8).unwrap();
-            let r = go(rt.launch(more::diag_2d, (3u32, 3u32), (&mut o,)), how);
+            let r = go(more::diag_2d.launch(rt, (3u32, 3u32), &mut o), how);
             (r, o.to_vec().unwrap())
         }
         _ => unreachable!(),
@@ -1726,8 +1726,8 @@ fn batching_keeps_verdicts() {
             for budget in [None, Some(4u64 << 20), Some(1u64 << 20), Some(600_000u64)] {
                 let mut d = rt.zeros::<u32>(wgs as usize).unwrap();
                 let mut o = rt.zeros::<u32>((wgs * 64) as usize).unwrap();
-                let opts = ld::CheckOptions { memory_budget: budget, ..Default::default() };
-                let l = if racy { rt.launch(more::far_apart, wgs, (&mut d, &mut o)) } else { rt.launch(more::far_apart_fixed, wgs, (&mut d, &mut o)) };
+                let opts = ld::CheckOptions::default().memory_budget(budget);
+                let l = if racy { more::far_apart.launch(&rt, wgs, &mut d, &mut o) } else { more::far_apart_fixed.launch(&rt, wgs, &mut d, &mut o) };
                 let plan = l.plan();
                 let run = match l.mode(ld::Mode::Check).check_options(opts).run() {
                     Ok(r) => r,
@@ -1754,8 +1754,8 @@ fn budget_error_names_enough_bytes() {
         for _ in 0..6 {
             let mut d = rt.zeros::<u32>(600).unwrap();
             let mut o = rt.zeros::<u32>(600 * 64).unwrap();
-            let opts = ld::CheckOptions { memory_budget: Some(budget), ..Default::default() };
-            match rt.launch(more::far_apart_fixed, 600u32, (&mut d, &mut o)).mode(ld::Mode::Check).check_options(opts).run() {
+            let opts = ld::CheckOptions::default().memory_budget(budget);
+            match more::far_apart_fixed.launch(&rt, 600u32, &mut d, &mut o).mode(ld::Mode::Check).check_options(opts).run() {
                 Ok(_) => break,
                 Err(e) => {
                     let msg = e.to_string();
@@ -1834,9 +1834,9 @@ fn odd_case(k: &'static str) -> impl Fn(&Runtime, How) -> (Option<Report>, Vec<u
             let inb = rt.upload(&iota(300, 15)).unwrap();
             let mut o = rt.zeros::<u32>(300).unwrap();
             let r = if k == "rotate_100" {
-                go(rt.launch(odd::rotate_100, 3, (&inb, &mut o)), how)
+                go(odd::rotate_100.launch(rt, 3, &inb, &mut o), how)
             } else {
-                go(rt.launch(odd::rotate_100_racy, 3, (&inb, &mut o)), how)
+                go(odd::rotate_100_racy.launch(rt, 3, &inb, &mut o), how)
             };
             (r, o.to_vec().unwrap())
         }
@@ -1844,7 +1844,7 @@ fn odd_case(k: &'static str) -> impl Fn(&Runtime, How) -> (Option<Report>, Vec<u
             let stride = 4099u32;
             let n = 6 * 2 * stride + 64;
             let mut o = rt.upload(&iota(n as usize, 16)).unwrap();
-            let r = go(rt.launch(odd::sparse, (6u32, 2u32), (&mut o, stride)), how);
+            let r = go(odd::sparse.launch(rt, (6u32, 2u32), &mut o, stride), how);
             (r, o.to_vec().unwrap())
         }
         _ => unreachable!(),
@@ -1914,7 +1914,7 @@ pub mod longl {
 fn long_case(k: &'static str, n: u32) -> impl Fn(&Runtime, How) -> (Option<Report>, Vec<u32>) {
     move |rt, how| {
         let mut o = rt.zeros::<u32>(128).unwrap();
-        let r = if k == "long_loop" { go(rt.launch(longl::long_loop, 2, (&mut o, n)), how) } else { go(rt.launch(longl::many_barriers, 2, (&mut o, n)), how) };
+        let r = if k == "long_loop" { go(longl::long_loop.launch(rt, 2, &mut o, n), how) } else { go(longl::many_barriers.launch(rt, 2, &mut o, n), how) };
         (r, o.to_vec().unwrap())
     }
 }
@@ -1939,12 +1939,12 @@ fn many_barrier_rounds_run_in_every_mode() {
 fn many_barrier_rounds_past_lavapipes_loop_cap_say_why() {
     let cpu = common::cpu();
     let mut o = cpu.zeros::<u32>(128).unwrap();
-    let run = cpu.launch(longl::many_barriers, 2u32, (&mut o, 2000u32)).mode(ld::Mode::Check).run().unwrap();
+    let run = longl::many_barriers.launch(&cpu, 2u32, &mut o, 2000u32).mode(ld::Mode::Check).run().unwrap();
     assert!(!run.report.unwrap().has_races());
     let Some(gpu) = common::gpu() else { return };
     for mode in [ld::Mode::Check, ld::Mode::Deterministic] {
         let mut o = gpu.zeros::<u32>(128).unwrap();
-        match gpu.launch(longl::many_barriers, 2u32, (&mut o, 2000u32)).mode(mode).run() {
+        match longl::many_barriers.launch(&gpu, 2u32, &mut o, 2000u32).mode(mode).run() {
             Ok(run) => assert!(run.report.is_none_or(|r| !r.has_races())),
             Err(e @ ld::Error::LoopLimit { .. }) => {
                 let msg = e.to_string();
@@ -2031,7 +2031,7 @@ fn uni_case(k: &'static str) -> impl Fn(&Runtime, How) -> (Option<Report>, Vec<u
     move |rt, how| {
         let inb = rt.upload(&iota(256, 17)).unwrap();
         let mut o = rt.zeros::<u32>(256).unwrap();
-        let r = if k == "paths" { go(rt.launch(uni::paths, 4, (&inb, &mut o, 5u32)), how) } else { go(rt.launch(uni::paths_racy, 4, (&inb, &mut o)), how) };
+        let r = if k == "paths" { go(uni::paths.launch(rt, 4, &inb, &mut o, 5u32), how) } else { go(uni::paths_racy.launch(rt, 4, &inb, &mut o), how) };
         (r, o.to_vec().unwrap())
     }
 }
@@ -2108,7 +2108,7 @@ fn float_rem_zero_sign_same_on_both_backends() {
         for rt in common::runtimes() {
             let (ab, bb) = (rt.upload(&a).unwrap(), rt.upload(&b).unwrap());
             let mut o = rt.zeros::<f32>(7).unwrap();
-            rt.launch(float_rem, 1u32, (&ab, &bb, &mut o)).mode(mode).run().unwrap();
+            float_rem.launch(&rt, 1u32, &ab, &bb, &mut o).mode(mode).run().unwrap();
             let got = f32s(&o.to_vec().unwrap());
             if mode == ld::Mode::Native && rt.is_gpu() {
                 // The quotients that f32 holds exactly; NVIDIA computes
@@ -2131,7 +2131,7 @@ fn nan_to_int_same_on_both_backends() {
     let got = common::both("to_int", |rt| {
         let ab = rt.upload(&a).unwrap();
         let mut o = rt.zeros::<i32>(5).unwrap();
-        rt.launch(to_int, 1u32, (&ab, &mut o)).run().unwrap();
+        to_int.launch(rt, 1u32, &ab, &mut o).run().unwrap();
         o.to_vec().unwrap()
     });
     common::expect("to_int", &got, &[0, 1, 0, -2, 2147483520]);

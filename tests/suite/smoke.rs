@@ -35,14 +35,14 @@ fn smoke() {
         let b: Vec<f32> = (0..n).map(|i| 2.0 * i as f32).collect();
         let (da, db) = (rt.upload(&a).unwrap(), rt.upload(&b).unwrap());
         let mut out = rt.zeros::<f32>(n).unwrap();
-        rt.launch(vadd, ld::Grid::cover(n as u64, 64), (&da, &db, &mut out, n as u32)).run().unwrap();
+        vadd.launch(&rt, ld::Grid::cover(n as u64, 64), &da, &db, &mut out, n as u32).run().unwrap();
         let got = out.to_vec().unwrap();
         assert_eq!(got[999], 2997.0, "{:?}", rt.backend());
 
         let input: Vec<u32> = (0..256).collect();
         let di = rt.upload(&input).unwrap();
         let mut o = rt.zeros::<u32>(4).unwrap();
-        rt.launch(reduce, 4u32, (&di, &mut o)).run().unwrap();
+        reduce.launch(&rt, 4u32, &di, &mut o).run().unwrap();
         let got = o.to_vec().unwrap();
         let want: Vec<u32> = (0..4).map(|w| (w * 64..w * 64 + 64).sum()).collect();
         assert_eq!(got, want, "{:?}", rt.backend());

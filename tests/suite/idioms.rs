@@ -4,8 +4,8 @@
 //! struct reductions, CAS loops, linked lists, hash tables, "last
 //! workgroup done", pointer jumping, votes), each with a verdict decided by
 //! hand under the WGSL memory model and a racy twin with one realistic bug.
-//! The harness is tests/common/verdicts.rs, as the catalogue's.
-mod common;
+//! The harness is tests/suite/support/verdicts.rs, as the catalogue's.
+use crate::support as common;
 
 use common::verdicts::*;
 use ld::{Report, Runtime};
@@ -65,9 +65,9 @@ fn append_case(k: &'static str) -> impl Fn(&Runtime, How) -> (Option<Report>, Ve
         let mut c = rt.zeros::<u32>(1).unwrap();
         let mut o = rt.zeros::<u32>(3 * APP_N).unwrap();
         let r = if k == "append_runs" {
-            go(rt.launch(app::append_runs, 4, (&inb, &mut c, &mut o)), how)
+            go(app::append_runs.launch(rt, 4, &inb, &mut c, &mut o), how)
         } else {
-            go(rt.launch(app::append_runs_plain, 4, (&inb, &mut c, &mut o)), how)
+            go(app::append_runs_plain.launch(rt, 4, &inb, &mut c, &mut o), how)
         };
         let mut v = c.to_vec().unwrap();
         v.extend(o.to_vec().unwrap());
@@ -141,9 +141,9 @@ fn queue_case(k: &'static str) -> impl Fn(&Runtime, How) -> (Option<Report>, Vec
         let inb = rt.upload(&iota(3 * Q_PER as usize, 2)).unwrap();
         let mut o = rt.zeros::<u32>(3 * Q_PER as usize).unwrap();
         let r = if k == "drain_atomic" {
-            go(rt.launch(queue::drain_atomic, 3, (&inb, &mut o, Q_PER)), how)
+            go(queue::drain_atomic.launch(rt, 3, &inb, &mut o, Q_PER), how)
         } else {
-            go(rt.launch(queue::drain_plain, 3, (&inb, &mut o, Q_PER)), how)
+            go(queue::drain_plain.launch(rt, 3, &inb, &mut o, Q_PER), how)
         };
         (r, o.to_vec().unwrap())
     }
@@ -235,14 +235,14 @@ fn cc_case(k: &'static str) -> impl Fn(&Runtime, How) -> (Option<Report>, Vec<u3
         let mut labels = rt.upload(&ids).unwrap();
         let wgs = (s.len() / 64) as u32;
         if k == "hook_plain" {
-            let r = go(rt.launch(cc::hook_plain, wgs, (&sb, &db, &mut labels)), how);
+            let r = go(cc::hook_plain.launch(rt, wgs, &sb, &db, &mut labels), how);
             return (r, labels.to_vec().unwrap());
         }
         let mut report: Option<Report> = None;
         let mut rounds = 0u32;
         loop {
             let mut changed = rt.zeros::<u32>(1).unwrap();
-            let r = go(rt.launch(cc::hook_atomic, wgs, (&sb, &db, &mut labels, &mut changed)), how);
+            let r = go(cc::hook_atomic.launch(rt, wgs, &sb, &db, &mut labels, &mut changed), how);
             if let Some(r) = r {
                 if report.as_ref().is_none_or(|p| !p.has_races()) {
                     report = Some(r);
@@ -335,18 +335,18 @@ fn bits_case(k: &'static str) -> impl Fn(&Runtime, How) -> (Option<Report>, Vec<
             "bitset_atomic" | "bitset_plain" => {
                 let mut b = rt.zeros::<u32>(16).unwrap();
                 let r = if k == "bitset_atomic" {
-                    go(rt.launch(bits::bitset_atomic, 4, (&vb, &mut b)), how)
+                    go(bits::bitset_atomic.launch(rt, 4, &vb, &mut b), how)
                 } else {
-                    go(rt.launch(bits::bitset_plain, 4, (&vb, &mut b)), how)
+                    go(bits::bitset_plain.launch(rt, 4, &vb, &mut b), how)
                 };
                 (r, b.to_vec().unwrap())
             }
             _ => {
                 let mut o = rt.zeros::<u32>(32).unwrap();
                 let r = if k == "seen_shared_atomic" {
-                    go(rt.launch(bits::seen_shared_atomic, 4, (&vb, &mut o)), how)
+                    go(bits::seen_shared_atomic.launch(rt, 4, &vb, &mut o), how)
                 } else {
-                    go(rt.launch(bits::seen_shared_plain, 4, (&vb, &mut o)), how)
+                    go(bits::seen_shared_plain.launch(rt, 4, &vb, &mut o), how)
                 };
                 (r, o.to_vec().unwrap())
             }
@@ -420,9 +420,9 @@ fn pack_case(k: &'static str) -> impl Fn(&Runtime, How) -> (Option<Report>, Vec<
         let bb = rt.upload(&iota(256, 7)).unwrap();
         let mut o = rt.zeros::<u32>(64).unwrap();
         let r = if k == "pack_bytes_plain" {
-            go(rt.launch(pack::pack_bytes_plain, 4, (&bb, &mut o)), how)
+            go(pack::pack_bytes_plain.launch(rt, 4, &bb, &mut o), how)
         } else {
-            go(rt.launch(pack::pack_bytes_atomic, 4, (&bb, &mut o)), how)
+            go(pack::pack_bytes_atomic.launch(rt, 4, &bb, &mut o), how)
         };
         (r, o.to_vec().unwrap())
     }
@@ -489,9 +489,9 @@ fn bcast_case(k: &'static str) -> impl Fn(&Runtime, How) -> (Option<Report>, Vec
         let inb = rt.upload(&iota(256, 1)).unwrap();
         let mut o = rt.zeros::<u32>(256).unwrap();
         let r = if k == "normalize_tile" {
-            go(rt.launch(bcast::normalize_tile, 4, (&inb, &mut o)), how)
+            go(bcast::normalize_tile.launch(rt, 4, &inb, &mut o), how)
         } else {
-            go(rt.launch(bcast::normalize_tile_racy, 4, (&inb, &mut o)), how)
+            go(bcast::normalize_tile_racy.launch(rt, 4, &inb, &mut o), how)
         };
         (r, o.to_vec().unwrap())
     }
@@ -568,9 +568,9 @@ fn stree_case(k: &'static str) -> impl Fn(&Runtime, How) -> (Option<Report>, Vec
         let mut d = rt.upload(&iota(256, 8)).unwrap();
         let mut o = rt.zeros::<u32>(4).unwrap();
         let r = if k == "storage_tree" {
-            go(rt.launch(stree::storage_tree, 4, (&mut d, &mut o)), how)
+            go(stree::storage_tree.launch(rt, 4, &mut d, &mut o), how)
         } else {
-            go(rt.launch(stree::storage_tree_wg_barrier, 4, (&mut d, &mut o)), how)
+            go(stree::storage_tree_wg_barrier.launch(rt, 4, &mut d, &mut o), how)
         };
         let mut v = o.to_vec().unwrap();
         v.extend(d.to_vec().unwrap());
@@ -633,9 +633,9 @@ fn gs_case(k: &'static str) -> impl Fn(&Runtime, How) -> (Option<Report>, Vec<u3
         let xb = rt.upload(&iota(GS_N as usize, 3)).unwrap();
         let mut y = rt.upload(&iota(GS_N as usize, 9)).unwrap();
         let r = if k == "axpy_grid_stride" {
-            go(rt.launch(gs::axpy_grid_stride, 4, (&xb, &mut y, 3u32, GS_N)), how)
+            go(gs::axpy_grid_stride.launch(rt, 4, &xb, &mut y, 3u32, GS_N), how)
         } else {
-            go(rt.launch(gs::axpy_block_stride, 4, (&xb, &mut y, 3u32, GS_N)), how)
+            go(gs::axpy_block_stride.launch(rt, 4, &xb, &mut y, 3u32, GS_N), how)
         };
         (r, y.to_vec().unwrap())
     }
@@ -714,9 +714,9 @@ fn priv_case(k: &'static str) -> impl Fn(&Runtime, How) -> (Option<Report>, Vec<
         let inb = rt.upload(&iota(128 * 8, 11)).unwrap();
         let mut o = rt.zeros::<u32>(128 * 8).unwrap();
         let r = if k == "sort8_private" {
-            go(rt.launch(priv_::sort8_private, 2, (&inb, &mut o)), how)
+            go(priv_::sort8_private.launch(rt, 2, &inb, &mut o), how)
         } else {
-            go(rt.launch(priv_::sort8_shared_scratch, 2, (&inb, &mut o)), how)
+            go(priv_::sort8_shared_scratch.launch(rt, 2, &inb, &mut o), how)
         };
         (r, o.to_vec().unwrap())
     }
@@ -814,9 +814,9 @@ fn stats_case(k: &'static str) -> impl Fn(&Runtime, How) -> (Option<Report>, Vec
         let inb = rt.upload(&iota(ST_N as usize, 12)).unwrap();
         let mut o = rt.upload(&[stats::Stats::default(); 4]).unwrap();
         let r = if k == "stats_reduce" {
-            go(rt.launch(stats::stats_reduce, 4, (&inb, &mut o, ST_N)), how)
+            go(stats::stats_reduce.launch(rt, 4, &inb, &mut o, ST_N), how)
         } else {
-            go(rt.launch(stats::stats_reduce_no_load_barrier, 4, (&inb, &mut o, ST_N)), how)
+            go(stats::stats_reduce_no_load_barrier.launch(rt, 4, &inb, &mut o, ST_N), how)
         };
         (r, o.to_vec().unwrap().iter().flat_map(|s| [s.lo, s.hi, s.sum, s.n]).collect())
     }
@@ -894,9 +894,9 @@ fn cas_case(k: &'static str) -> impl Fn(&Runtime, How) -> (Option<Report>, Vec<u
         let xb = rt.upload(&cas_input()).unwrap();
         let mut o = rt.zeros::<f32>(4).unwrap();
         let r = if k == "float_sum_cas" {
-            go(rt.launch(cas::float_sum_cas, 4, (&xb, &mut o)), how)
+            go(cas::float_sum_cas.launch(rt, 4, &xb, &mut o), how)
         } else {
-            go(rt.launch(cas::float_sum_cas_wrong_slot, 4, (&xb, &mut o)), how)
+            go(cas::float_sum_cas_wrong_slot.launch(rt, 4, &xb, &mut o), how)
         };
         (r, o.to_vec().unwrap().iter().map(|f| f.to_bits()).collect())
     }
@@ -958,9 +958,9 @@ fn cells_case(k: &'static str) -> impl Fn(&Runtime, How) -> (Option<Report>, Vec
         let mut h = rt.upload(&[u32::MAX; NCELL]).unwrap();
         let mut nx = rt.zeros::<u32>(NP).unwrap();
         let r = if k == "bin_particles" {
-            go(rt.launch(cells::bin_particles, 4, (&cb, &mut h, &mut nx)), how)
+            go(cells::bin_particles.launch(rt, 4, &cb, &mut h, &mut nx), how)
         } else {
-            go(rt.launch(cells::bin_particles_plain, 4, (&cb, &mut h, &mut nx)), how)
+            go(cells::bin_particles_plain.launch(rt, 4, &cb, &mut h, &mut nx), how)
         };
         let mut v = h.to_vec().unwrap();
         v.extend(nx.to_vec().unwrap());
@@ -1052,7 +1052,7 @@ fn hash_case(dups: bool) -> impl Fn(&Runtime, How) -> (Option<Report>, Vec<u32>)
         let (kb, vb) = (rt.upload(&keys).unwrap(), rt.upload(&vals).unwrap());
         let mut tk = rt.upload(&vec![u32::MAX; CAP]).unwrap();
         let mut tv = rt.zeros::<u32>(CAP).unwrap();
-        let r = go(rt.launch(hash::hash_insert, 2, (&kb, &vb, &mut tk, &mut tv)), how);
+        let r = go(hash::hash_insert.launch(rt, 2, &kb, &vb, &mut tk, &mut tv), how);
         let mut v = tk.to_vec().unwrap();
         v.extend(tv.to_vec().unwrap());
         (r, v)
@@ -1133,9 +1133,9 @@ fn last_case(k: &'static str) -> impl Fn(&Runtime, How) -> (Option<Report>, Vec<
         let mut a = rt.zeros::<u32>(1).unwrap();
         let mut o = rt.zeros::<u32>(1).unwrap();
         let r = if k == "sum_last_done" {
-            go(rt.launch(last::sum_last_done, 4, (&inb, &mut a, &mut o)), how)
+            go(last::sum_last_done.launch(rt, 4, &inb, &mut a, &mut o), how)
         } else {
-            go(rt.launch(last::sum_last_done_plain, 4, (&inb, &mut a, &mut o)), how)
+            go(last::sum_last_done_plain.launch(rt, 4, &inb, &mut a, &mut o), how)
         };
         let mut v = a.to_vec().unwrap();
         v.extend(o.to_vec().unwrap());
@@ -1234,9 +1234,9 @@ fn rank_case(k: &'static str) -> impl Fn(&Runtime, How) -> (Option<Report>, Vec<
         let sb = rt.upload(&rank_lists().0).unwrap();
         let mut o = rt.zeros::<u32>(128).unwrap();
         let r = if k == "list_rank" {
-            go(rt.launch(rank::list_rank, 2, (&sb, &mut o)), how)
+            go(rank::list_rank.launch(rt, 2, &sb, &mut o), how)
         } else {
-            go(rt.launch(rank::list_rank_one_barrier, 2, (&sb, &mut o)), how)
+            go(rank::list_rank_one_barrier.launch(rt, 2, &sb, &mut o), how)
         };
         (r, o.to_vec().unwrap())
     }
@@ -1297,9 +1297,9 @@ fn vote_case(k: &'static str) -> impl Fn(&Runtime, How) -> (Option<Report>, Vec<
         let inb = rt.upload(&vote_input()).unwrap();
         let mut o = rt.zeros::<u32>(192).unwrap();
         let r = if k == "vote_any_atomic" {
-            go(rt.launch(vote::vote_any_atomic, 3, (&inb, &mut o, 5u32)), how)
+            go(vote::vote_any_atomic.launch(rt, 3, &inb, &mut o, 5u32), how)
         } else {
-            go(rt.launch(vote::vote_any_plain, 3, (&inb, &mut o, 5u32)), how)
+            go(vote::vote_any_plain.launch(rt, 3, &inb, &mut o, 5u32), how)
         };
         (r, o.to_vec().unwrap())
     }
@@ -1352,9 +1352,9 @@ fn clamp_case(k: &'static str, limit: u32) -> impl Fn(&Runtime, How) -> (Option<
         let mut d = rt.upload(&iota(512, 15)).unwrap();
         let mut o = rt.zeros::<u32>(256).unwrap();
         let r = if k == "clamp_even_read_odd" {
-            go(rt.launch(clampm::clamp_even_read_odd, 4, (&mut d, &mut o, limit)), how)
+            go(clampm::clamp_even_read_odd.launch(rt, 4, &mut d, &mut o, limit), how)
         } else {
-            go(rt.launch(clampm::clamp_even_read_even, 4, (&mut d, &mut o, limit)), how)
+            go(clampm::clamp_even_read_even.launch(rt, 4, &mut d, &mut o, limit), how)
         };
         let mut v = d.to_vec().unwrap();
         v.extend(o.to_vec().unwrap());
@@ -1434,9 +1434,9 @@ fn elect_case(k: &'static str) -> impl Fn(&Runtime, How) -> (Option<Report>, Vec
         let mut h = rt.zeros::<u32>(16).unwrap();
         let mut c = rt.zeros::<u32>(16).unwrap();
         let r = if k == "init_once" {
-            go(rt.launch(elect::init_once, 4, (&kb, &mut f, &mut h, &mut c)), how)
+            go(elect::init_once.launch(rt, 4, &kb, &mut f, &mut h, &mut c), how)
         } else {
-            go(rt.launch(elect::init_once_plain, 4, (&kb, &mut f, &mut h, &mut c)), how)
+            go(elect::init_once_plain.launch(rt, 4, &kb, &mut f, &mut h, &mut c), how)
         };
         let mut v = f.to_vec().unwrap();
         v.extend(h.to_vec().unwrap());
@@ -1562,9 +1562,9 @@ fn mini2_case(k: &'static str) -> impl Fn(&Runtime, How) -> (Option<Report>, Vec
         let mut d = rt.upload(&[5u32, 6, 7, 8]).unwrap();
         let mut o = rt.zeros::<u32>(1).unwrap();
         let r = if k == "intra_ww_across_wg_barrier" {
-            go(rt.launch(mini2::intra_ww_across_wg_barrier, 1, (&mut d,)), how)
+            go(mini2::intra_ww_across_wg_barrier.launch(rt, 1, &mut d), how)
         } else {
-            go(rt.launch(mini2::intra_war_across_wg_barrier, 1, (&mut d, &mut o)), how)
+            go(mini2::intra_war_across_wg_barrier.launch(rt, 1, &mut d, &mut o), how)
         };
         let mut v = d.to_vec().unwrap();
         v.extend(o.to_vec().unwrap());
@@ -1577,10 +1577,10 @@ fn mini_case(k: &'static str, writer: u32, reader: u32) -> impl Fn(&Runtime, How
         let mut d = rt.upload(&[5u32, 6, 7, 8]).unwrap();
         let mut o = rt.zeros::<u32>(1).unwrap();
         let r = match k {
-            "intra_across_wg_barrier" => go(rt.launch(mini::intra_across_wg_barrier, 1, (&mut d, &mut o)), how),
-            "intra_shared_across_storage_barrier" => go(rt.launch(mini::intra_shared_across_storage_barrier, 1, (&mut o,)), how),
-            "silent_rmw" => go(rt.launch(mini::silent_rmw, 2, (&mut d, &mut o, writer, reader)), how),
-            _ => go(rt.launch(mini::silent_store, 2, (&mut d, &mut o, writer, reader)), how),
+            "intra_across_wg_barrier" => go(mini::intra_across_wg_barrier.launch(rt, 1, &mut d, &mut o), how),
+            "intra_shared_across_storage_barrier" => go(mini::intra_shared_across_storage_barrier.launch(rt, 1, &mut o), how),
+            "silent_rmw" => go(mini::silent_rmw.launch(rt, 2, &mut d, &mut o, writer, reader), how),
+            _ => go(mini::silent_store.launch(rt, 2, &mut d, &mut o, writer, reader), how),
         };
         let mut v = d.to_vec().unwrap();
         v.extend(o.to_vec().unwrap());
@@ -1680,9 +1680,9 @@ fn reset_case(k: &'static str) -> impl Fn(&Runtime, How) -> (Option<Report>, Vec
         let mut d = rt.upload(&init).unwrap();
         let mut o = rt.zeros::<u32>(128).unwrap();
         let r = match k {
-            "reset_read_reset" => go(rt.launch(reset::reset_read_reset, 2, (&mut d, &mut o)), how),
-            "reset_read_reset_racy" => go(rt.launch(reset::reset_read_reset_racy, 2, (&mut d, &mut o)), how),
-            _ => go(rt.launch(reset::reset_read_reset_shared, 2, (&d, &mut o)), how),
+            "reset_read_reset" => go(reset::reset_read_reset.launch(rt, 2, &mut d, &mut o), how),
+            "reset_read_reset_racy" => go(reset::reset_read_reset_racy.launch(rt, 2, &mut d, &mut o), how),
+            _ => go(reset::reset_read_reset_shared.launch(rt, 2, &d, &mut o), how),
         };
         let mut v = d.to_vec().unwrap();
         v.extend(o.to_vec().unwrap());
@@ -1761,9 +1761,9 @@ fn lprop_case(k: &'static str, seed: Vec<u32>) -> impl Fn(&Runtime, How) -> (Opt
         let sb = rt.upload(&seed).unwrap();
         let mut o = rt.zeros::<u32>(128).unwrap();
         let r = if k == "ring_labels" {
-            go(rt.launch(lprop::ring_labels, 2, (&sb, &mut o)), how)
+            go(lprop::ring_labels.launch(rt, 2, &sb, &mut o), how)
         } else {
-            go(rt.launch(lprop::ring_labels_one_barrier, 2, (&sb, &mut o)), how)
+            go(lprop::ring_labels_one_barrier.launch(rt, 2, &sb, &mut o), how)
         };
         (r, o.to_vec().unwrap())
     }
@@ -1841,9 +1841,9 @@ fn own_case(k: &'static str) -> impl Fn(&Runtime, How) -> (Option<Report>, Vec<u
         let mut d = rt.upload(&init).unwrap();
         let mut o = rt.zeros::<u32>(256).unwrap();
         let r = if k == "own_reset_across_wg_barrier" {
-            go(rt.launch(own::own_reset_across_wg_barrier, 4, (&mut d, &mut o)), how)
+            go(own::own_reset_across_wg_barrier.launch(rt, 4, &mut d, &mut o), how)
         } else {
-            go(rt.launch(own::reset_even_read_odd, 4, (&mut d, &mut o)), how)
+            go(own::reset_even_read_odd.launch(rt, 4, &mut d, &mut o), how)
         };
         let mut v = d.to_vec().unwrap();
         v.extend(o.to_vec().unwrap());
@@ -1911,7 +1911,7 @@ fn both_case(rt: &Runtime, how: How) -> (Option<Report>, Vec<u32>) {
     let init: Vec<u32> = (0..128u32).map(|i| if i % 3 == 0 { 3 } else { 7 }).collect();
     let mut d = rt.upload(&init).unwrap();
     let mut o = rt.zeros::<u32>(128).unwrap();
-    let r = go(rt.launch(both::reset_rounds, 2, (&mut d, &mut o)), how);
+    let r = go(both::reset_rounds.launch(rt, 2, &mut d, &mut o), how);
     let mut v = d.to_vec().unwrap();
     v.extend(o.to_vec().unwrap());
     (r, v)
@@ -2032,9 +2032,9 @@ fn split_case(k: &'static str) -> impl Fn(&Runtime, How) -> (Option<Report>, Vec
         let kb = rt.upload(&iota(256, 18)).unwrap();
         let mut o = rt.zeros::<u32>(256).unwrap();
         let r = if k == "split_by_bit" {
-            go(rt.launch(split::split_by_bit, 2, (&kb, &mut o, 2u32)), how)
+            go(split::split_by_bit.launch(rt, 2, &kb, &mut o, 2u32), how)
         } else {
-            go(rt.launch(split::split_by_bit_racy_root, 2, (&kb, &mut o, 2u32)), how)
+            go(split::split_by_bit_racy_root.launch(rt, 2, &kb, &mut o, 2u32), how)
         };
         (r, o.to_vec().unwrap())
     }

@@ -15,7 +15,7 @@
 //! Unless a case says otherwise: warp size 32, workgroups of 64 (two warps),
 //! 2-4 workgroups. Every kernel has a doc comment saying why it races or
 //! why it does not.
-mod common;
+use crate::support as common;
 
 use common::verdicts::*;
 use ld::{Evidence, RaceKind, Report, Runtime};
@@ -35,7 +35,7 @@ fn same_value_flag(done: &mut [u32], out: &mut [u32]) {
 fn same_value(rt: &Runtime, how: How) -> (Option<Report>, Vec<u32>) {
     let mut d = rt.upload(&[1u32]).unwrap();
     let mut o = rt.zeros::<u32>(128).unwrap();
-    let r = go(rt.launch(same_value_flag, 2, (&mut d, &mut o)), how);
+    let r = go(same_value_flag.launch(rt, 2, &mut d, &mut o), how);
     let mut v = d.to_vec().unwrap();
     v.extend(o.to_vec().unwrap());
     (r, v)
@@ -92,9 +92,9 @@ fn out_only(k: &'static str) -> impl Fn(&Runtime, How) -> (Option<Report>, Vec<u
     move |rt, how| {
         let mut o = rt.zeros::<u32>(256).unwrap();
         let r = match k {
-            "ww_shared" => go(rt.launch(ww_shared, 4, (&mut o,)), how),
-            "ww_shared_fixed" => go(rt.launch(ww_shared_fixed, 4, (&mut o,)), how),
-            "shared_ww_then_race_in_last_region" => go(rt.launch(shared_ww_then_race_in_last_region, 4, (&mut o,)), how),
+            "ww_shared" => go(ww_shared.launch(rt, 4, &mut o), how),
+            "ww_shared_fixed" => go(ww_shared_fixed.launch(rt, 4, &mut o), how),
+            "shared_ww_then_race_in_last_region" => go(shared_ww_then_race_in_last_region.launch(rt, 4, &mut o), how),
             _ => unreachable!(),
         };
         (r, o.to_vec().unwrap())
@@ -209,9 +209,9 @@ fn in_out(k: &'static str) -> impl Fn(&Runtime, How) -> (Option<Report>, Vec<u32
         let i = rt.upload(&iota(256, 3)).unwrap();
         let mut o = rt.zeros::<u32>(256).unwrap();
         let r = match k {
-            "rw_shared" => go(rt.launch(rw_shared, 4, (&i, &mut o)), how),
-            "rw_shared_fixed" => go(rt.launch(rw_shared_fixed, 4, (&i, &mut o)), how),
-            "rw_shared_priv" => go(rt.launch(rw_shared_priv, 4, (&i, &mut o)), how),
+            "rw_shared" => go(rw_shared.launch(rt, 4, &i, &mut o), how),
+            "rw_shared_fixed" => go(rw_shared_fixed.launch(rt, 4, &i, &mut o), how),
+            "rw_shared_priv" => go(rw_shared_priv.launch(rt, 4, &i, &mut o), how),
             _ => unreachable!(),
         };
         (r, o.to_vec().unwrap())
@@ -341,22 +341,22 @@ fn data_out(k: &'static str) -> impl Fn(&Runtime, How) -> (Option<Report>, Vec<u
         let mut d = rt.upload(&iota(8, 1)).unwrap();
         let mut o = rt.zeros::<u32>(8).unwrap();
         let r = match k {
-            "ww_storage_wgs" => go(rt.launch(ww_storage_wgs, 4, (&mut o,)), how),
-            "ww_storage_wgs_fixed" => go(rt.launch(ww_storage_wgs_fixed, 4, (&mut o,)), how),
-            "rw_storage_wgs" => go(rt.launch(rw_storage_wgs, 4, (&mut d, &mut o)), how),
-            "rw_storage_wgs_fixed" => go(rt.launch(rw_storage_wgs_fixed, 4, (&mut d, &mut o)), how),
-            "read_and_overwrite_wgs" => go(rt.launch(read_and_overwrite_wgs, 4, (&mut d, &mut o)), how),
-            "ww_storage_warps" => go(rt.launch(ww_storage_warps, 4, (&mut o,)), how),
-            "ww_storage_warps_fixed" => go(rt.launch(ww_storage_warps_fixed, 4, (&mut o,)), how),
-            "ww_storage_ordered" => go(rt.launch(ww_storage_ordered, 4, (&mut o,)), how),
-            "ww_storage_wg_barrier" => go(rt.launch(ww_storage_wg_barrier, 4, (&mut o,)), how),
-            "ww_then_race_in_last_region" => go(rt.launch(ww_then_race_in_last_region, 4, (&mut o,)), how),
-            "chosen_barrier_ordered" => go(rt.launch(chosen_barrier, 4, (1u32, &mut o)), how),
-            "chosen_barrier_unordered" => go(rt.launch(chosen_barrier, 4, (0u32, &mut o)), how),
-            "storage_by_wg_barrier" => go(rt.launch(storage_by_wg_barrier, 4, (&mut d, &mut o)), how),
-            "storage_by_storage_barrier" => go(rt.launch(storage_by_storage_barrier, 4, (&mut d, &mut o)), how),
-            "handoff_between_wgs" => go(rt.launch(handoff_between_wgs, 4, (&mut d, &mut o)), how),
-            "handoff_own_wg" => go(rt.launch(handoff_own_wg, 4, (&mut d, &mut o)), how),
+            "ww_storage_wgs" => go(ww_storage_wgs.launch(rt, 4, &mut o), how),
+            "ww_storage_wgs_fixed" => go(ww_storage_wgs_fixed.launch(rt, 4, &mut o), how),
+            "rw_storage_wgs" => go(rw_storage_wgs.launch(rt, 4, &mut d, &mut o), how),
+            "rw_storage_wgs_fixed" => go(rw_storage_wgs_fixed.launch(rt, 4, &mut d, &mut o), how),
+            "read_and_overwrite_wgs" => go(read_and_overwrite_wgs.launch(rt, 4, &mut d, &mut o), how),
+            "ww_storage_warps" => go(ww_storage_warps.launch(rt, 4, &mut o), how),
+            "ww_storage_warps_fixed" => go(ww_storage_warps_fixed.launch(rt, 4, &mut o), how),
+            "ww_storage_ordered" => go(ww_storage_ordered.launch(rt, 4, &mut o), how),
+            "ww_storage_wg_barrier" => go(ww_storage_wg_barrier.launch(rt, 4, &mut o), how),
+            "ww_then_race_in_last_region" => go(ww_then_race_in_last_region.launch(rt, 4, &mut o), how),
+            "chosen_barrier_ordered" => go(chosen_barrier.launch(rt, 4, 1u32, &mut o), how),
+            "chosen_barrier_unordered" => go(chosen_barrier.launch(rt, 4, 0u32, &mut o), how),
+            "storage_by_wg_barrier" => go(storage_by_wg_barrier.launch(rt, 4, &mut d, &mut o), how),
+            "storage_by_storage_barrier" => go(storage_by_storage_barrier.launch(rt, 4, &mut d, &mut o), how),
+            "handoff_between_wgs" => go(handoff_between_wgs.launch(rt, 4, &mut d, &mut o), how),
+            "handoff_own_wg" => go(handoff_own_wg.launch(rt, 4, &mut d, &mut o), how),
             _ => unreachable!(),
         };
         let mut v = d.to_vec().unwrap();
@@ -748,10 +748,10 @@ fn loops(k: &'static str) -> impl Fn(&Runtime, How) -> (Option<Report>, Vec<u32>
         let i = rt.upload(&iota(256, 5)).unwrap();
         let mut o = rt.zeros::<u32>(256).unwrap();
         let r = match k {
-            "loop_misplaced_barrier" => go(rt.launch(loop_misplaced_barrier, 4, (&i, &mut o)), how),
-            "loop_barriers" => go(rt.launch(loop_barriers, 4, (&i, &mut o)), how),
-            "ping_pong_racy" => go(rt.launch(ping_pong_racy, 4, (&i, &mut o, 4u32)), how),
-            "ping_pong" => go(rt.launch(ping_pong, 4, (&i, &mut o, 4u32)), how),
+            "loop_misplaced_barrier" => go(loop_misplaced_barrier.launch(rt, 4, &i, &mut o), how),
+            "loop_barriers" => go(loop_barriers.launch(rt, 4, &i, &mut o), how),
+            "ping_pong_racy" => go(ping_pong_racy.launch(rt, 4, &i, &mut o, 4u32), how),
+            "ping_pong" => go(ping_pong.launch(rt, 4, &i, &mut o, 4u32), how),
             _ => unreachable!(),
         };
         (r, o.to_vec().unwrap())
@@ -831,8 +831,8 @@ fn flags(k: &'static str, flag: u32) -> impl Fn(&Runtime, How) -> (Option<Report
         let mut f = rt.upload(&[flag, 0, 0, 0]).unwrap();
         let mut o = rt.zeros::<u32>(4).unwrap();
         let r = match k {
-            "relaxed_flag" => go(rt.launch(relaxed_flag, 2, (&mut d, &mut f, &mut o)), how),
-            "atomic_flag" => go(rt.launch(atomic_flag, 2, (&mut d, &mut f, &mut o)), how),
+            "relaxed_flag" => go(relaxed_flag.launch(rt, 2, &mut d, &mut f, &mut o), how),
+            "atomic_flag" => go(atomic_flag.launch(rt, 2, &mut d, &mut f, &mut o), how),
             _ => unreachable!(),
         };
         let mut v = d.to_vec().unwrap();
@@ -874,7 +874,7 @@ fn atomic_histogram_is_clean() {
     expect_clean("histo", 32, &|rt, how| {
         let v = rt.upload(&iota(256, 7)).unwrap();
         let mut b = rt.zeros::<u32>(13).unwrap();
-        let r = go(rt.launch(histo, 4, (&v, &mut b, 13u32)), how);
+        let r = go(histo.launch(rt, 4, &v, &mut b, 13u32), how);
         (r, b.to_vec().unwrap())
     });
 }
@@ -898,8 +898,8 @@ fn sources_can_be_turned_off() {
     for rt in common::runtimes() {
         let i = rt.upload(&iota(256, 3)).unwrap();
         let mut o = rt.zeros::<u32>(256).unwrap();
-        let opts = ld::CheckOptions { sources: false, ..Default::default() };
-        let r = rt.launch(rw_shared, 4, (&i, &mut o)).mode(ld::Mode::Check).check_options(opts).run().unwrap().report.unwrap();
+        let opts = ld::CheckOptions::default().sources(false);
+        let r = rw_shared.launch(&rt, 4, &i, &mut o).check_options(opts).check().unwrap();
         assert!(r.has_races() && r.races.iter().all(|x| x.accesses.is_empty()), "{r}");
         assert!(r.to_string().contains("source lines: not found (CheckOptions::sources is off"), "{r}");
     }
@@ -913,7 +913,7 @@ fn many_races_read_as_a_summary_and_groups() {
     let rt = common::cpu();
     let v = rt.upload(&iota(512, 7)).unwrap();
     let mut b = rt.zeros::<u32>(13).unwrap();
-    let run = rt.launch(plain_histo, 8, (&v, &mut b, 13u32)).mode(ld::Mode::Check).check_options(ld::CheckOptions { warp_size: Some(1), ..Default::default() });
+    let run = plain_histo.launch(&rt, 8, &v, &mut b, 13u32).mode(ld::Mode::Check).check_options(ld::CheckOptions::default().warp_size(1));
     let r = run.run().unwrap().report.unwrap();
     assert!(r.races.len() > 100, "{} races", r.races.len());
     let text = r.to_string();
@@ -956,7 +956,7 @@ fn stream_compaction_with_atomic_slots_is_clean() {
             let v = rt.upload(&iota(256, 9)).unwrap();
             let mut c = rt.zeros::<u32>(1).unwrap();
             let mut o = rt.zeros::<u32>(256).unwrap();
-            let r = go(rt.launch(compact, 4, (&v, &mut c, &mut o)), how);
+            let r = go(compact.launch(rt, 4, &v, &mut c, &mut o), how);
             let mut w = c.to_vec().unwrap();
             w.extend(o.to_vec().unwrap());
             (r, w)
@@ -983,7 +983,7 @@ fn shared_atomic_counts_are_clean() {
     expect_clean("shared_counts", 32, &|rt, how| {
         let v = rt.upload(&iota(256, 11)).unwrap();
         let mut o = rt.zeros::<u32>(32).unwrap();
-        let r = go(rt.launch(shared_counts, 4, (&v, &mut o)), how);
+        let r = go(shared_counts.launch(rt, 4, &v, &mut o), how);
         (r, o.to_vec().unwrap())
     });
 }
@@ -1037,8 +1037,8 @@ fn tree(k: &'static str) -> impl Fn(&Runtime, How) -> (Option<Report>, Vec<u32>)
         let i = rt.upload(&iota(512, 13)).unwrap();
         let mut o = rt.zeros::<u32>(4).unwrap();
         let r = match k {
-            "tree_sum" => go(rt.launch(tree_sum, 4, (&i, &mut o)), how),
-            "tree_sum_racy" => go(rt.launch(tree_sum_racy, 4, (&i, &mut o)), how),
+            "tree_sum" => go(tree_sum.launch(rt, 4, &i, &mut o), how),
+            "tree_sum_racy" => go(tree_sum_racy.launch(rt, 4, &i, &mut o), how),
             _ => unreachable!(),
         };
         (r, o.to_vec().unwrap())
@@ -1090,8 +1090,8 @@ fn windows(k: &'static str) -> impl Fn(&Runtime, How) -> (Option<Report>, Vec<u3
         let i = rt.upload(&iota(256, 17)).unwrap();
         let mut o = rt.zeros::<u32>(256).unwrap();
         let r = match k {
-            "windows_disjoint" => go(rt.launch(windows_disjoint, 4, (&i, &mut o)), how),
-            "windows_overlap" => go(rt.launch(windows_overlap, 4, (&i, &mut o)), how),
+            "windows_disjoint" => go(windows_disjoint.launch(rt, 4, &i, &mut o), how),
+            "windows_overlap" => go(windows_overlap.launch(rt, 4, &i, &mut o), how),
             _ => unreachable!(),
         };
         (r, o.to_vec().unwrap())
@@ -1137,7 +1137,7 @@ fn own_element_is_clean() {
     expect_clean("own_element", 32, &|rt, how| {
         let i = rt.upload(&iota(256, 19)).unwrap();
         let mut o = rt.zeros::<u32>(256).unwrap();
-        let r = go(rt.launch(own_element, 4, (&i, &mut o)), how);
+        let r = go(own_element.launch(rt, 4, &i, &mut o), how);
         (r, o.to_vec().unwrap())
     });
 }
@@ -1149,7 +1149,7 @@ fn neighbours_sharing_words_race_across_warps_and_workgroups() {
         32,
         &|rt, how| {
             let mut o = rt.zeros::<u32>(256).unwrap();
-            let r = go(rt.launch(halves, 4, (&mut o,)), how);
+            let r = go(halves.launch(rt, 4, &mut o), how);
             (r, o.to_vec().unwrap())
         },
         &[ww(ST, WARP, "out"), ww(ST, WGS, "out")],
@@ -1189,8 +1189,8 @@ fn twod(k: &'static str) -> impl Fn(&Runtime, How) -> (Option<Report>, Vec<u32>)
         let i = rt.upload(&iota(256, 23)).unwrap();
         let mut o = rt.zeros::<u32>(256).unwrap();
         let r = match k {
-            "grid_2d" => go(rt.launch(grid_2d, (2, 2), (&i, &mut o)), how),
-            "grid_2d_racy" => go(rt.launch(grid_2d_racy, (2, 2), (&i, &mut o)), how),
+            "grid_2d" => go(grid_2d.launch(rt, (2, 2), &i, &mut o), how),
+            "grid_2d_racy" => go(grid_2d_racy.launch(rt, (2, 2), &i, &mut o), how),
             _ => unreachable!(),
         };
         (r, o.to_vec().unwrap())
@@ -1228,7 +1228,7 @@ fn strided(out: &mut [u32], n: u32, k: u32) {
 fn strided_case(n: u32, k: u32) -> impl Fn(&Runtime, How) -> (Option<Report>, Vec<u32>) {
     move |rt, how| {
         let mut o = rt.zeros::<u32>(256).unwrap();
-        let r = go(rt.launch(strided, 4, (&mut o, n, k)), how);
+        let r = go(strided.launch(rt, 4, &mut o, n, k), how);
         (r, o.to_vec().unwrap())
     }
 }
@@ -1278,8 +1278,8 @@ fn helpers(k: &'static str) -> impl Fn(&Runtime, How) -> (Option<Report>, Vec<u3
         let i = rt.upload(&iota(256, 29)).unwrap();
         let mut o = rt.zeros::<u32>(256).unwrap();
         let r = match k {
-            "helper_window" => go(rt.launch(helper_window, 4, (&i, &mut o)), how),
-            "helper_shared_racy" => go(rt.launch(helper_shared_racy, 4, (&i, &mut o)), how),
+            "helper_window" => go(helper_window.launch(rt, 4, &i, &mut o), how),
+            "helper_shared_racy" => go(helper_shared_racy.launch(rt, 4, &i, &mut o), how),
             _ => unreachable!(),
         };
         (r, o.to_vec().unwrap())
@@ -1319,7 +1319,7 @@ fn intra_warp(out: &mut [u32]) {
 
 fn intra(rt: &Runtime, how: How) -> (Option<Report>, Vec<u32>) {
     let mut o = rt.zeros::<u32>(4).unwrap();
-    let r = go(rt.launch(intra_warp, 4, (&mut o,)), how);
+    let r = go(intra_warp.launch(rt, 4, &mut o), how);
     (r, o.to_vec().unwrap())
 }
 
@@ -1421,8 +1421,8 @@ fn rotations(k: &'static str) -> impl Fn(&Runtime, How) -> (Option<Report>, Vec<
     move |rt, how| {
         let mut d = rt.upload(&iota(256, 31)).unwrap();
         let r = match k {
-            "storage_rotate" => go(rt.launch(storage_rotate, 4, (&mut d,)), how),
-            "storage_rotate_wg_barrier" => go(rt.launch(storage_rotate_wg_barrier, 4, (&mut d,)), how),
+            "storage_rotate" => go(storage_rotate.launch(rt, 4, &mut d), how),
+            "storage_rotate_wg_barrier" => go(storage_rotate_wg_barrier.launch(rt, 4, &mut d), how),
             _ => unreachable!(),
         };
         (r, d.to_vec().unwrap())
@@ -1434,7 +1434,7 @@ fn storage_barrier_then_workgroup_barrier_is_clean() {
     expect_clean("sb_then_b", 32, &|rt, how| {
         let mut d = rt.zeros::<u32>(4).unwrap();
         let mut o = rt.zeros::<u32>(4).unwrap();
-        let r = go(rt.launch(sb_then_b, 4, (&mut d, &mut o)), how);
+        let r = go(sb_then_b.launch(rt, 4, &mut d, &mut o), how);
         let mut v = d.to_vec().unwrap();
         v.extend(o.to_vec().unwrap());
         (r, v)
@@ -1446,7 +1446,7 @@ fn workgroup_barrier_then_storage_barrier_is_clean() {
     expect_clean("b_then_sb", 32, &|rt, how| {
         let mut d = rt.zeros::<u32>(4).unwrap();
         let mut o = rt.zeros::<u32>(4).unwrap();
-        let r = go(rt.launch(b_then_sb, 4, (&mut d, &mut o)), how);
+        let r = go(b_then_sb.launch(rt, 4, &mut d, &mut o), how);
         let mut v = d.to_vec().unwrap();
         v.extend(o.to_vec().unwrap());
         (r, v)
@@ -1497,7 +1497,7 @@ fn shared_atomic_compaction_is_clean() {
         &|rt, how| {
             let v = rt.upload(&iota(256, 37)).unwrap();
             let mut o = rt.zeros::<u32>(4 * 65).unwrap();
-            let r = go(rt.launch(shared_compact, 4, (&v, &mut o)), how);
+            let r = go(shared_compact.launch(rt, 4, &v, &mut o), how);
             (r, o.to_vec().unwrap())
         },
         |v| v.chunks_mut(65).for_each(|c| c[1..].sort_unstable()),
@@ -1525,7 +1525,7 @@ fn atomic_slots_in_a_loop_with_barriers_are_clean() {
         &|rt, how| {
             let mut c = rt.zeros::<u32>(1).unwrap();
             let mut o = rt.zeros::<u32>(3 * 256).unwrap();
-            let r = go(rt.launch(atomic_rounds, 4, (&mut c, &mut o)), how);
+            let r = go(atomic_rounds.launch(rt, 4, &mut c, &mut o), how);
             let mut w = c.to_vec().unwrap();
             w.extend(o.to_vec().unwrap());
             (r, w)
@@ -1612,7 +1612,7 @@ fn war_on_storage_across_workgroup_barrier_races() {
             warp,
             &|rt, how| {
                 let mut d = rt.upload(&iota(64, 41)).unwrap();
-                let r = go(rt.launch(war_across_wg_barrier, 1, (&mut d,)), how);
+                let r = go(war_across_wg_barrier.launch(rt, 1, &mut d), how);
                 (r, d.to_vec().unwrap())
             },
             &[rw(ST, WARP, "data")],
@@ -1628,7 +1628,7 @@ fn war_on_shared_across_storage_barrier_races() {
         &|rt, how| {
             let i = rt.upload(&iota(64, 43)).unwrap();
             let mut o = rt.zeros::<u32>(64).unwrap();
-            let r = go(rt.launch(war_shared_across_storage_barrier, 1, (&i, &mut o)), how);
+            let r = go(war_shared_across_storage_barrier.launch(rt, 1, &i, &mut o), how);
             (r, o.to_vec().unwrap())
         },
         &[rw(WG, WARP, "s")],
@@ -1653,7 +1653,7 @@ fn own_war() -> impl Fn(&Runtime, How) -> (Option<Report>, Vec<u32>) {
     |rt, how| {
         let mut d = rt.upload(&iota(64, 47)).unwrap();
         let mut o = rt.zeros::<u32>(64).unwrap();
-        let r = go(rt.launch(own_war_across_wg_barrier, 1, (&mut d, &mut o)), how);
+        let r = go(own_war_across_wg_barrier.launch(rt, 1, &mut d, &mut o), how);
         let mut v = d.to_vec().unwrap();
         v.extend(o.to_vec().unwrap());
         (r, v)
@@ -1705,7 +1705,7 @@ fn a_write_of_the_value_a_word_held_races_with_another_warps_change() {
         32,
         &|rt, how| {
             let mut o = rt.zeros::<u32>(64).unwrap();
-            let r = go(rt.launch(ww_old_value_shared, 1, (&mut o,)), how);
+            let r = go(ww_old_value_shared.launch(rt, 1, &mut o), how);
             (r, o.to_vec().unwrap())
         },
         &[ww(WG, WARP, "s")],
@@ -1716,7 +1716,7 @@ fn a_write_of_the_value_a_word_held_races_with_another_warps_change() {
         1,
         &|rt, how| {
             let mut o = rt.zeros::<u32>(64).unwrap();
-            let r = go(rt.launch(ww_old_value_shared, 1, (&mut o,)), how);
+            let r = go(ww_old_value_shared.launch(rt, 1, &mut o), how);
             (r, o.to_vec().unwrap())
         },
         &[ww(WG, WARP, "s")],
@@ -1726,7 +1726,7 @@ fn a_write_of_the_value_a_word_held_races_with_another_warps_change() {
         32,
         &|rt, how| {
             let mut d = rt.zeros::<u32>(64).unwrap();
-            let r = go(rt.launch(ww_old_value_storage, 1, (&mut d,)), how);
+            let r = go(ww_old_value_storage.launch(rt, 1, &mut d), how);
             (r, d.to_vec().unwrap())
         },
         &[ww(ST, WARP, "data")],
@@ -1891,15 +1891,15 @@ fn old_values(name: &'static str) -> impl Fn(&Runtime, How) -> (Option<Report>, 
         let mut d = rt.upload(&iota(256, 13)).unwrap();
         let mut o = rt.zeros::<u32>(64).unwrap();
         let r = match name {
-            "ww_old_value_wgs" => go(rt.launch(ww_old_value_wgs, 2, (&init, &mut d)), how),
-            "old_value_own_words" => go(rt.launch(old_value_own_words, 4, (&init, &mut d)), how),
-            "rw_old_value_shared" => go(rt.launch(rw_old_value_shared, 1, (&mut o,)), how),
-            "rw_old_value_storage" => go(rt.launch(rw_old_value_storage, 1, (&init, &mut d, &mut o)), how),
-            "rw_old_value_wgs" => go(rt.launch(rw_old_value_wgs, 2, (&init, &mut d, &mut o)), how),
-            "rw_old_value_across_wg_barrier" => go(rt.launch(rw_old_value_across_wg_barrier, 1, (&init, &mut d, &mut o)), how),
-            "rw_old_value_across_storage_barrier" => go(rt.launch(rw_old_value_across_storage_barrier, 1, (&mut o,)), how),
-            "own_old_value_across_storage_barrier" => go(rt.launch(own_old_value_across_storage_barrier, 1, (&mut o,)), how),
-            _ => go(rt.launch(old_value_then_barriers, 1, (&init, &mut d, &mut o)), how),
+            "ww_old_value_wgs" => go(ww_old_value_wgs.launch(rt, 2, &init, &mut d), how),
+            "old_value_own_words" => go(old_value_own_words.launch(rt, 4, &init, &mut d), how),
+            "rw_old_value_shared" => go(rw_old_value_shared.launch(rt, 1, &mut o), how),
+            "rw_old_value_storage" => go(rw_old_value_storage.launch(rt, 1, &init, &mut d, &mut o), how),
+            "rw_old_value_wgs" => go(rw_old_value_wgs.launch(rt, 2, &init, &mut d, &mut o), how),
+            "rw_old_value_across_wg_barrier" => go(rw_old_value_across_wg_barrier.launch(rt, 1, &init, &mut d, &mut o), how),
+            "rw_old_value_across_storage_barrier" => go(rw_old_value_across_storage_barrier.launch(rt, 1, &mut o), how),
+            "own_old_value_across_storage_barrier" => go(own_old_value_across_storage_barrier.launch(rt, 1, &mut o), how),
+            _ => go(old_value_then_barriers.launch(rt, 1, &init, &mut d, &mut o), how),
         };
         let mut v = d.to_vec().unwrap();
         v.extend(o.to_vec().unwrap());
@@ -1973,7 +1973,7 @@ fn clean_at(w: u32) {
                 let v = rt.upload(&iota(256, 9)).unwrap();
                 let mut c = rt.zeros::<u32>(1).unwrap();
                 let mut o = rt.zeros::<u32>(256).unwrap();
-                let r = go(rt.launch(compact, 4, (&v, &mut c, &mut o)), how);
+                let r = go(compact.launch(rt, 4, &v, &mut c, &mut o), how);
                 let mut x = c.to_vec().unwrap();
                 x.extend(o.to_vec().unwrap());
                 (r, x)
@@ -2006,7 +2006,7 @@ fn small_workgroups(out: &mut [u32]) {
 fn default_warp_size_fits_a_small_workgroup() {
     let run = |rt: &Runtime, opts: ld::CheckOptions| {
         let mut o = rt.zeros::<u32>(8).unwrap();
-        rt.launch(small_workgroups, 3u32, (&mut o,)).mode(ld::Mode::Check).check_options(opts).run()
+        small_workgroups.launch(rt, 3u32, &mut o).mode(ld::Mode::Check).check_options(opts).run()
     };
     let mut verdicts = Vec::new();
     for rt in common::gpu().into_iter().chain([common::cpu()]) {
@@ -2015,7 +2015,7 @@ fn default_warp_size_fits_a_small_workgroup() {
         assert!(report.races.iter().any(|r| r.kind == RaceKind::WriteWrite), "{report}");
         verdicts.push(report.verdict());
         // A warp size chosen by the user is still validated.
-        let e = run(&rt, ld::CheckOptions { warp_size: Some(32), ..Default::default() }).unwrap_err().to_string();
+        let e = run(&rt, ld::CheckOptions::default().warp_size(32)).unwrap_err().to_string();
         assert!(e.contains("warp size 32") && e.contains("8 invocations"), "{e}");
     }
     assert!(verdicts.windows(2).all(|v| v[0] == v[1]), "{verdicts:?}");
@@ -2050,13 +2050,13 @@ fn tiny_ww_fixed(out: &mut [u32]) {
 
 fn tiny(rt: &Runtime, how: How) -> (Option<Report>, Vec<u32>) {
     let mut o = rt.zeros::<u32>(3).unwrap();
-    let r = go(rt.launch(tiny_ww, 3, (&mut o,)), how);
+    let r = go(tiny_ww.launch(rt, 3, &mut o), how);
     (r, o.to_vec().unwrap())
 }
 
 fn tiny_fixed(rt: &Runtime, how: How) -> (Option<Report>, Vec<u32>) {
     let mut o = rt.zeros::<u32>(12).unwrap();
-    let r = go(rt.launch(tiny_ww_fixed, 3, (&mut o,)), how);
+    let r = go(tiny_ww_fixed.launch(rt, 3, &mut o), how);
     (r, o.to_vec().unwrap())
 }
 
@@ -2164,9 +2164,9 @@ fn matmul(k: &'static str) -> impl Fn(&Runtime, How) -> (Option<Report>, Vec<u32
         let mut c = rt.zeros::<f32>((n * n) as usize).unwrap();
         let grid = (n / 8, n / 8);
         let r = match k {
-            "matmul_tiled" => go(rt.launch(matmul_tiled, grid, (&a, &b, &mut c, n)), how),
-            "matmul_no_load_barrier" => go(rt.launch(matmul_no_load_barrier, grid, (&a, &b, &mut c, n)), how),
-            "matmul_no_compute_barrier" => go(rt.launch(matmul_no_compute_barrier, grid, (&a, &b, &mut c, n)), how),
+            "matmul_tiled" => go(matmul_tiled.launch(rt, grid, &a, &b, &mut c, n), how),
+            "matmul_no_load_barrier" => go(matmul_no_load_barrier.launch(rt, grid, &a, &b, &mut c, n), how),
+            "matmul_no_compute_barrier" => go(matmul_no_compute_barrier.launch(rt, grid, &a, &b, &mut c, n), how),
             _ => unreachable!(),
         };
         (r, c.to_vec().unwrap().iter().map(|x| x.to_bits()).collect())
@@ -2279,12 +2279,12 @@ fn sinks(k: &'static str) -> impl Fn(&Runtime, How) -> (Option<Report>, Vec<u32>
         let i = rt.upload(&iota(256, 3)).unwrap();
         let mut o = rt.zeros::<u32>(256).unwrap();
         let r = match k {
-            "into_register" => go(rt.launch(into_register, 4, (&i, &mut o)), how),
-            "into_register_fixed" => go(rt.launch(into_register_fixed, 4, (&i, &mut o)), how),
-            "into_atomic" => go(rt.launch(into_atomic, 4, (&mut o,)), how),
-            "into_atomic_fixed" => go(rt.launch(into_atomic_fixed, 4, (&mut o,)), how),
-            "into_branch" => go(rt.launch(into_branch, 4, (&mut o,)), how),
-            "into_branch_fixed" => go(rt.launch(into_branch_fixed, 4, (&mut o,)), how),
+            "into_register" => go(into_register.launch(rt, 4, &i, &mut o), how),
+            "into_register_fixed" => go(into_register_fixed.launch(rt, 4, &i, &mut o), how),
+            "into_atomic" => go(into_atomic.launch(rt, 4, &mut o), how),
+            "into_atomic_fixed" => go(into_atomic_fixed.launch(rt, 4, &mut o), how),
+            "into_branch" => go(into_branch.launch(rt, 4, &mut o), how),
+            "into_branch_fixed" => go(into_branch_fixed.launch(rt, 4, &mut o), how),
             _ => unreachable!(),
         };
         (r, o.to_vec().unwrap())
@@ -2397,18 +2397,18 @@ fn neighbours(k: &'static str) -> impl Fn(&Runtime, How) -> (Option<Report>, Vec
             "jacobi_in_place" | "jacobi" => {
                 let mut u = rt.upload(&init).unwrap();
                 let mut v = rt.zeros::<f32>(256).unwrap();
-                let r = if k == "jacobi" { go(rt.launch(jacobi, 4, (&u, &mut v)), how) } else { go(rt.launch(jacobi_in_place, 4, (&mut u,)), how) };
+                let r = if k == "jacobi" { go(jacobi.launch(rt, 4, &u, &mut v), how) } else { go(jacobi_in_place.launch(rt, 4, &mut u), how) };
                 (r, u.to_vec().unwrap().iter().chain(&v.to_vec().unwrap()).map(|x| x.to_bits()).collect())
             }
             "push_neighbour" => {
                 let mut b = rt.upload(&bodies).unwrap();
-                let r = go(rt.launch(bodies::push_neighbour, 4, (&mut b,)), how);
+                let r = go(bodies::push_neighbour.launch(rt, 4, &mut b), how);
                 (r, words(&b.to_vec().unwrap()))
             }
             "pull_neighbour" => {
                 let b = rt.upload(&bodies).unwrap();
                 let mut o = rt.upload(&bodies).unwrap();
-                let r = go(rt.launch(bodies::pull_neighbour, 4, (&b, &mut o)), how);
+                let r = go(bodies::pull_neighbour.launch(rt, 4, &b, &mut o), how);
                 (r, words(&o.to_vec().unwrap()))
             }
             _ => unreachable!(),
@@ -2479,8 +2479,8 @@ fn wg_flags(k: &'static str) -> impl Fn(&Runtime, How) -> (Option<Report>, Vec<u
         let mut d = rt.zeros::<u32>(128).unwrap();
         let mut c = rt.zeros::<u32>(1).unwrap();
         let r = match k {
-            "wg_flag_into_atomic" => go(rt.launch(wg_flag_into_atomic, 4, (&mut d, &mut c)), how),
-            "wg_flag_untouched" => go(rt.launch(wg_flag_untouched, 4, (&mut d, &mut c)), how),
+            "wg_flag_into_atomic" => go(wg_flag_into_atomic.launch(rt, 4, &mut d, &mut c), how),
+            "wg_flag_untouched" => go(wg_flag_untouched.launch(rt, 4, &mut d, &mut c), how),
             _ => unreachable!(),
         };
         let mut v = d.to_vec().unwrap();
@@ -2527,7 +2527,7 @@ fn the_sources_of_a_race_come_from_the_input_the_check_saw() {
     for rt in common::runtimes() {
         let mut f = rt.zeros::<u32>(1).unwrap();
         let mut o = rt.zeros::<u32>(1).unwrap();
-        let r = go(rt.launch(first_come, 4, (&mut f, &mut o)), How::Check(1)).unwrap();
+        let r = go(first_come.launch(&rt, 4, &mut f, &mut o), How::Check(1)).unwrap();
         let claims: Vec<&ld::Race> = r.races.iter().filter(|x| x.variable == "out").collect();
         assert_eq!(claims.len(), 3, "workgroup 0 against 1, 2 and 3 on {:?}:\n{r}", rt.backend());
         for x in claims {
@@ -2562,8 +2562,8 @@ fn every_word_twice(out: &mut [u32]) {
 
 fn every_word_twice_report(rt: &Runtime, max_records: usize) -> Report {
     let mut o = rt.zeros::<u32>(4 * 64).unwrap();
-    let opts = ld::CheckOptions { warp_size: Some(32), max_records, ..Default::default() };
-    rt.launch(every_word_twice, 4, (&mut o,)).mode(ld::Mode::Check).check_options(opts).run().unwrap().report.unwrap()
+    let opts = ld::CheckOptions::default().warp_size(32).max_records(max_records);
+    every_word_twice.launch(rt, 4, &mut o).check_options(opts).check().unwrap()
 }
 
 /// Where the record buffer is full, the races beyond it are counted, not
@@ -2681,10 +2681,10 @@ fn tiles(k: &'static str) -> impl Fn(&Runtime, How) -> (Option<Report>, Vec<u32>
         let i = rt.upload(&iota(3 * 64 * 2, 7)).unwrap();
         let mut o = rt.zeros::<u32>(128).unwrap();
         let r = match k {
-            "tiled_sums" => go(rt.launch(tiled_sums, 2, (&i, &mut o, 3u32)), how),
-            "tiled_sums_one_barrier" => go(rt.launch(tiled_sums_one_barrier, 2, (&i, &mut o, 3u32)), how),
-            "helper_read_racy" => go(rt.launch(helper_reads::helper_read_racy, 2, (&i, &mut o)), how),
-            "helper_read_fixed" => go(rt.launch(helper_reads::helper_read_fixed, 2, (&i, &mut o)), how),
+            "tiled_sums" => go(tiled_sums.launch(rt, 2, &i, &mut o, 3u32), how),
+            "tiled_sums_one_barrier" => go(tiled_sums_one_barrier.launch(rt, 2, &i, &mut o, 3u32), how),
+            "helper_read_racy" => go(helper_reads::helper_read_racy.launch(rt, 2, &i, &mut o), how),
+            "helper_read_fixed" => go(helper_reads::helper_read_fixed.launch(rt, 2, &i, &mut o), how),
             _ => unreachable!(),
         };
         (r, o.to_vec().unwrap())

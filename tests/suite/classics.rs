@@ -12,8 +12,8 @@
 //! Hillis-Steele scan and block-local stream compaction. Each kernel's
 //! verdict is decided by hand under the WGSL memory model and stated in
 //! its doc comment; each racy twin holds one realistic bug. The harness is
-//! tests/common/verdicts.rs, as the catalogue's.
-mod common;
+//! tests/suite/support/verdicts.rs, as the catalogue's.
+use crate::support as common;
 
 use common::verdicts::*;
 use ld::{Report, Runtime};
@@ -149,10 +149,10 @@ fn tr_case(k: &'static str) -> impl Fn(&Runtime, How) -> (Option<Report>, Vec<u3
         let grid = (TRW.div_ceil(32), TRH.div_ceil(32));
         let mut sc = rt.zeros::<f32>(1056 * 4).unwrap();
         let r = match k {
-            "transpose_rows" => go(rt.launch(tr::transpose_rows, grid, (&inb, &mut o, TRW, TRH)), how),
-            "transpose_rows_storage_barrier" => go(rt.launch(tr::transpose_rows_storage_barrier, grid, (&inb, &mut o, TRW, TRH)), how),
-            "transpose_scratch" => go(rt.launch(tr::transpose_scratch, grid, (&inb, &mut sc, &mut o, TRW, TRH)), how),
-            "transpose_scratch_wg_barrier" => go(rt.launch(tr::transpose_scratch_wg_barrier, grid, (&inb, &mut sc, &mut o, TRW, TRH)), how),
+            "transpose_rows" => go(tr::transpose_rows.launch(rt, grid, &inb, &mut o, TRW, TRH), how),
+            "transpose_rows_storage_barrier" => go(tr::transpose_rows_storage_barrier.launch(rt, grid, &inb, &mut o, TRW, TRH), how),
+            "transpose_scratch" => go(tr::transpose_scratch.launch(rt, grid, &inb, &mut sc, &mut o, TRW, TRH), how),
+            "transpose_scratch_wg_barrier" => go(tr::transpose_scratch_wg_barrier.launch(rt, grid, &inb, &mut sc, &mut o, TRW, TRH), how),
             _ => unreachable!(),
         };
         let mut v = f32s(&o.to_vec().unwrap());
@@ -326,8 +326,8 @@ fn mm_case(k: &'static str) -> impl Fn(&Runtime, How) -> (Option<Report>, Vec<u3
         let mut c = rt.zeros::<f32>((MM_M * MM_N) as usize).unwrap();
         let grid = (MM_N.div_ceil(16), MM_M.div_ceil(16));
         let r = match k {
-            "matmul_blocked" => go(rt.launch(mm::matmul_blocked, grid, (&a, &b, &mut c, MM_M, MM_N, MM_K)), how),
-            "matmul_blocked_one_barrier" => go(rt.launch(mm::matmul_blocked_one_barrier, grid, (&a, &b, &mut c, MM_M, MM_N, MM_K)), how),
+            "matmul_blocked" => go(mm::matmul_blocked.launch(rt, grid, &a, &b, &mut c, MM_M, MM_N, MM_K), how),
+            "matmul_blocked_one_barrier" => go(mm::matmul_blocked_one_barrier.launch(rt, grid, &a, &b, &mut c, MM_M, MM_N, MM_K), how),
             _ => unreachable!(),
         };
         (r, f32s(&c.to_vec().unwrap()))
@@ -472,8 +472,8 @@ fn gems_case(k: &'static str) -> impl Fn(&Runtime, How) -> (Option<Report>, Vec<
         let mut o = rt.zeros::<u32>(128 * GEMS_WG).unwrap();
         let mut s = rt.zeros::<u32>(GEMS_WG).unwrap();
         let r = match k {
-            "scan_gems" => go(rt.launch(gems::scan_gems, GEMS_WG as u32, (&inb, &mut o, &mut s)), how),
-            "scan_gems_late_barrier" => go(rt.launch(gems::scan_gems_late_barrier, GEMS_WG as u32, (&inb, &mut o, &mut s)), how),
+            "scan_gems" => go(gems::scan_gems.launch(rt, GEMS_WG as u32, &inb, &mut o, &mut s), how),
+            "scan_gems_late_barrier" => go(gems::scan_gems_late_barrier.launch(rt, GEMS_WG as u32, &inb, &mut o, &mut s), how),
             _ => unreachable!(),
         };
         let mut v = o.to_vec().unwrap();
@@ -574,8 +574,8 @@ fn oets_case(k: &'static str) -> impl Fn(&Runtime, How) -> (Option<Report>, Vec<
         let inb = rt.upload(&oets_input()).unwrap();
         let mut o = rt.zeros::<u32>(256).unwrap();
         let r = match k {
-            "oets_shared" => go(rt.launch(oets::oets_shared, 2, (&inb, &mut o)), how),
-            "oets_shared_pairs" => go(rt.launch(oets::oets_shared_pairs, 2, (&inb, &mut o)), how),
+            "oets_shared" => go(oets::oets_shared.launch(rt, 2, &inb, &mut o), how),
+            "oets_shared_pairs" => go(oets::oets_shared_pairs.launch(rt, 2, &inb, &mut o), how),
             _ => unreachable!(),
         };
         (r, o.to_vec().unwrap())
@@ -678,8 +678,8 @@ fn jac_case(k: &'static str) -> impl Fn(&Runtime, How) -> (Option<Report>, Vec<u
         let mut o = rt.zeros::<f32>((JW * JH) as usize).unwrap();
         let grid = (JW / 8, JH / 8);
         let r = match k {
-            "jacobi_tile" => go(rt.launch(jac::jacobi_tile, grid, (&ub, &mut o, JW, JH, JIT)), how),
-            "jacobi_tile_in_place" => go(rt.launch(jac::jacobi_tile_in_place, grid, (&ub, &mut o, JW, JH, JIT)), how),
+            "jacobi_tile" => go(jac::jacobi_tile.launch(rt, grid, &ub, &mut o, JW, JH, JIT), how),
+            "jacobi_tile_in_place" => go(jac::jacobi_tile_in_place.launch(rt, grid, &ub, &mut o, JW, JH, JIT), how),
             _ => unreachable!(),
         };
         (r, f32s(&o.to_vec().unwrap()))
@@ -817,8 +817,8 @@ fn red_case(k: &'static str) -> impl Fn(&Runtime, How) -> (Option<Report>, Vec<u
         let xb = rt.upload(&red_input()).unwrap();
         let mut p = rt.zeros::<f32>(RWG as usize).unwrap();
         let r = match k {
-            "reduce6" => go(rt.launch(red::reduce6, RWG, (&xb, &mut p, RN)), how),
-            "reduce6_warp_tail" => go(rt.launch(red::reduce6_warp_tail, RWG, (&xb, &mut p, RN)), how),
+            "reduce6" => go(red::reduce6.launch(rt, RWG, &xb, &mut p, RN), how),
+            "reduce6_warp_tail" => go(red::reduce6_warp_tail.launch(rt, RWG, &xb, &mut p, RN), how),
             _ => unreachable!(),
         };
         (r, f32s(&p.to_vec().unwrap()))
@@ -949,8 +949,8 @@ fn sp_case(k: &'static str) -> impl Fn(&Runtime, How) -> (Option<Report>, Vec<u3
         let (rp, cols, vals, x) = (rt.upload(&rp).unwrap(), rt.upload(&cols).unwrap(), rt.upload(&vals).unwrap(), rt.upload(&x).unwrap());
         let mut y = rt.zeros::<f32>(SP_ROWS).unwrap();
         let r = match k {
-            "spmv_vector" => go(rt.launch(spmv::spmv_vector, SP_ROWS as u32, (&rp, &cols, &vals, &x, &mut y)), how),
-            "spmv_vector_split" => go(rt.launch(spmv::spmv_vector_split, 2 * SP_ROWS as u32, (&rp, &cols, &vals, &x, &mut y)), how),
+            "spmv_vector" => go(spmv::spmv_vector.launch(rt, SP_ROWS as u32, &rp, &cols, &vals, &x, &mut y), how),
+            "spmv_vector_split" => go(spmv::spmv_vector_split.launch(rt, 2 * SP_ROWS as u32, &rp, &cols, &vals, &x, &mut y), how),
             _ => unreachable!(),
         };
         (r, f32s(&y.to_vec().unwrap()))
@@ -1033,8 +1033,8 @@ fn hist_case(k: &'static str) -> impl Fn(&Runtime, How) -> (Option<Report>, Vec<
         let grid = (HW.div_ceil(16), HH.div_ceil(16));
         let mut p = rt.zeros::<u32>((grid.0 * grid.1 * 32) as usize).unwrap();
         let r = match k {
-            "hist_tiles" => go(rt.launch(hist::hist_tiles, grid, (&img, &mut p, HW, HH)), how),
-            "hist_tiles_plain_flush" => go(rt.launch(hist::hist_tiles_plain_flush, grid, (&img, &mut p, HW, HH)), how),
+            "hist_tiles" => go(hist::hist_tiles.launch(rt, grid, &img, &mut p, HW, HH), how),
+            "hist_tiles_plain_flush" => go(hist::hist_tiles_plain_flush.launch(rt, grid, &img, &mut p, HW, HH), how),
             _ => unreachable!(),
         };
         (r, p.to_vec().unwrap())
@@ -1229,12 +1229,12 @@ fn seg_case(k: &'static str) -> impl Fn(&Runtime, How) -> (Option<Report>, Vec<u
         let mut c = rt.zeros::<u32>(SEG_N / 64).unwrap();
         let wgs = (SEG_N / 64) as u32;
         let r = match k {
-            "seg_scan" => go(rt.launch(seg::seg_scan, wgs, (&vb, &hb, &mut o)), how),
-            "seg_scan_single_buffer" => go(rt.launch(seg::seg_scan_single_buffer, wgs, (&vb, &hb, &mut o)), how),
-            "compact_block" => go(rt.launch(seg::compact_block, wgs, (&vb, &mut o, &mut c)), how),
+            "seg_scan" => go(seg::seg_scan.launch(rt, wgs, &vb, &hb, &mut o), how),
+            "seg_scan_single_buffer" => go(seg::seg_scan_single_buffer.launch(rt, wgs, &vb, &hb, &mut o), how),
+            "compact_block" => go(seg::compact_block.launch(rt, wgs, &vb, &mut o, &mut c), how),
             "compact_plain_counter" => {
                 let mut t = rt.zeros::<u32>(1).unwrap();
-                let r = go(rt.launch(seg::compact_plain_counter, wgs, (&vb, &mut o, &mut t)), how);
+                let r = go(seg::compact_plain_counter.launch(rt, wgs, &vb, &mut o, &mut t), how);
                 c = t;
                 r
             }
@@ -1464,19 +1464,19 @@ fn cf_case(k: &'static str) -> impl Fn(&Runtime, How) -> (Option<Report>, Vec<u3
         let inb = rt.upload(&iota(128, 3)).unwrap();
         let mut o = rt.zeros::<u32>(130).unwrap();
         let r = match k {
-            "exchange_break_early" => go(rt.launch(cf::exchange_break_early, 2, (&inb, &mut o, 3u32)), how),
-            "exchange_break_fixed" => go(rt.launch(cf::exchange_break_fixed, 2, (&inb, &mut o, 3u32)), how),
-            "peek_two_sites" => go(rt.launch(cf::peek_two_sites, 2, (&inb, &mut o)), how),
-            "peek_two_sites_fixed" => go(rt.launch(cf::peek_two_sites_fixed, 2, (&inb, &mut o)), how),
+            "exchange_break_early" => go(cf::exchange_break_early.launch(rt, 2, &inb, &mut o, 3u32), how),
+            "exchange_break_fixed" => go(cf::exchange_break_fixed.launch(rt, 2, &inb, &mut o, 3u32), how),
+            "peek_two_sites" => go(cf::peek_two_sites.launch(rt, 2, &inb, &mut o), how),
+            "peek_two_sites_fixed" => go(cf::peek_two_sites_fixed.launch(rt, 2, &inb, &mut o), how),
             "rotate_storage" => {
                 let mut d = rt.upload(&iota(128, 3)).unwrap();
-                let r = go(rt.launch(cf::rotate_storage, 2, (&mut d, 3u32)), how);
+                let r = go(cf::rotate_storage.launch(rt, 2, &mut d, 3u32), how);
                 o = d;
                 r
             }
             "rotate_storage_wg_barrier" => {
                 let mut d = rt.upload(&iota(128, 3)).unwrap();
-                let r = go(rt.launch(cf::rotate_storage_wg_barrier, 2, (&mut d, 3u32)), how);
+                let r = go(cf::rotate_storage_wg_barrier.launch(rt, 2, &mut d, 3u32), how);
                 o = d;
                 r
             }
@@ -1484,16 +1484,16 @@ fn cf_case(k: &'static str) -> impl Fn(&Runtime, How) -> (Option<Report>, Vec<u3
                 let inb = rt.upload(&iota(256, 8)).unwrap();
                 let mut t = rt.zeros::<u32>(256).unwrap();
                 let r = if k == "transpose_windows" {
-                    go(rt.launch(cf::transpose_windows, (2u32, 2u32), (&inb, &mut t, 16u32)), how)
+                    go(cf::transpose_windows.launch(rt, (2u32, 2u32), &inb, &mut t, 16u32), how)
                 } else {
-                    go(rt.launch(cf::transpose_windows_no_barrier, (2u32, 2u32), (&inb, &mut t, 16u32)), how)
+                    go(cf::transpose_windows_no_barrier.launch(rt, (2u32, 2u32), &inb, &mut t, 16u32), how)
                 };
                 o = t;
                 r
             }
-            "pairs_disjoint" => go(rt.launch(cf::pairs_disjoint, 1, (&mut o,)), how),
-            "pairs_overlap" => go(rt.launch(cf::pairs_overlap, 1, (&mut o,)), how),
-            "row_index_on_square_workgroup" => go(rt.launch(cf::row_index_on_square_workgroup, (2u32, 1u32), (&mut o,)), how),
+            "pairs_disjoint" => go(cf::pairs_disjoint.launch(rt, 1, &mut o), how),
+            "pairs_overlap" => go(cf::pairs_overlap.launch(rt, 1, &mut o), how),
+            "row_index_on_square_workgroup" => go(cf::row_index_on_square_workgroup.launch(rt, (2u32, 1u32), &mut o), how),
             _ => unreachable!(),
         };
         (r, o.to_vec().unwrap())
@@ -1657,11 +1657,11 @@ fn ip_case(k: &'static str) -> impl Fn(&Runtime, How) -> (Option<Report>, Vec<u3
         let mut d = rt.upload(&iota(256, 2)).unwrap();
         let mut s = rt.zeros::<u32>(4).unwrap();
         let r = match k {
-            "bump_and_block_sum" => go(rt.launch(ip::bump_and_block_sum, 4, (&mut d, &mut s)), how),
-            "rotate_into_in_place" => go(rt.launch(ip::rotate_into_in_place, 4, (&mut d,)), how),
-            "own_index_on_two_rows" => go(rt.launch(ip::own_index_on_two_rows, (2u32, 2u32), (&mut d,)), how),
-            "own_index_on_two_planes" => go(rt.launch(ip::own_index_on_two_rows, (2u32, 1u32, 2u32), (&mut d,)), how),
-            "plane_index_on_two_planes" => go(rt.launch(ip::plane_index_on_two_planes, (2u32, 2u32, 2u32), (&mut d,)), how),
+            "bump_and_block_sum" => go(ip::bump_and_block_sum.launch(rt, 4, &mut d, &mut s), how),
+            "rotate_into_in_place" => go(ip::rotate_into_in_place.launch(rt, 4, &mut d), how),
+            "own_index_on_two_rows" => go(ip::own_index_on_two_rows.launch(rt, (2u32, 2u32), &mut d), how),
+            "own_index_on_two_planes" => go(ip::own_index_on_two_rows.launch(rt, (2u32, 1u32, 2u32), &mut d), how),
+            "plane_index_on_two_planes" => go(ip::plane_index_on_two_planes.launch(rt, (2u32, 2u32, 2u32), &mut d), how),
             _ => unreachable!(),
         };
         let mut v = d.to_vec().unwrap();
@@ -1721,11 +1721,11 @@ fn histogram_verdicts_hold_under_small_budgets() {
                 let ib = rt.upload(&img).unwrap();
                 let grid = (w / 16, h / 16);
                 let mut p = rt.zeros::<u32>((grid.0 * grid.1 * 32) as usize).unwrap();
-                let opts = ld::CheckOptions { memory_budget: budget, ..Default::default() };
+                let opts = ld::CheckOptions::default().memory_budget(budget);
                 let l = if racy {
-                    rt.launch(hist::hist_tiles_plain_flush, grid, (&ib, &mut p, w, h))
+                    hist::hist_tiles_plain_flush.launch(&rt, grid, &ib, &mut p, w, h)
                 } else {
-                    rt.launch(hist::hist_tiles, grid, (&ib, &mut p, w, h))
+                    hist::hist_tiles.launch(&rt, grid, &ib, &mut p, w, h)
                 };
                 let run = match l.mode(ld::Mode::Check).check_options(opts).run() {
                     Ok(r) => r,

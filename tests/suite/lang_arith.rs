@@ -7,7 +7,7 @@
 //! are bit-identical (integers are exact), and checks them against an
 //! expectation computed in plain Rust on the host, so the test also fails if
 //! both backends are wrong the same way.
-mod common;
+use crate::support as common;
 
 use common::both;
 
@@ -69,7 +69,7 @@ fn u32_add_sub_mul_wrap() {
     let got = both("wrap_u32", |rt| {
         let (da, db) = (rt.upload(&a).unwrap(), rt.upload(&b).unwrap());
         let mut out = rt.zeros::<u32>(N * 6).unwrap();
-        rt.launch(wrap_u32, ld::Grid::cover(N as u64, WG), (&da, &db, &mut out)).run().unwrap();
+        wrap_u32.launch(rt, ld::Grid::cover(N as u64, WG), &da, &db, &mut out).run().unwrap();
         out.to_vec().unwrap()
     });
     let want: Vec<u32> = (0..N)
@@ -104,7 +104,7 @@ fn i32_add_sub_mul_neg_wrap() {
     let got = both("wrap_i32", |rt| {
         let (da, db) = (rt.upload(&a).unwrap(), rt.upload(&b).unwrap());
         let mut out = rt.zeros::<i32>(N * 7).unwrap();
-        rt.launch(wrap_i32, ld::Grid::cover(N as u64, WG), (&da, &db, &mut out)).run().unwrap();
+        wrap_i32.launch(rt, ld::Grid::cover(N as u64, WG), &da, &db, &mut out).run().unwrap();
         out.to_vec().unwrap()
     });
     let want: Vec<i32> = (0..N)
@@ -159,7 +159,7 @@ fn u32_div_rem_including_zero() {
     let got = both("div_u32", |rt| {
         let (da, db) = (rt.upload(&a).unwrap(), rt.upload(&b).unwrap());
         let mut out = rt.zeros::<u32>(N * 4).unwrap();
-        rt.launch(div_u32, ld::Grid::cover(N as u64, WG), (&da, &db, &mut out)).run().unwrap();
+        div_u32.launch(rt, ld::Grid::cover(N as u64, WG), &da, &db, &mut out).run().unwrap();
         out.to_vec().unwrap()
     });
     let want: Vec<u32> = (0..N)
@@ -230,7 +230,7 @@ fn i32_div_rem_zero_min_negative() {
     let got = both("div_i32", |rt| {
         let (da, db) = (rt.upload(&a).unwrap(), rt.upload(&b).unwrap());
         let mut out = rt.zeros::<i32>(N * 4).unwrap();
-        rt.launch(div_i32, ld::Grid::cover(N as u64, WG), (&da, &db, &mut out)).run().unwrap();
+        div_i32.launch(rt, ld::Grid::cover(N as u64, WG), &da, &db, &mut out).run().unwrap();
         out.to_vec().unwrap()
     });
     // spot checks of the promised rules, independent of wgsl_idiv
@@ -278,7 +278,7 @@ fn shifts_mask_amount_and_arithmetic_i32() {
     let got = both("shifts", |rt| {
         let (dx, ds) = (rt.upload(&x).unwrap(), rt.upload(&s).unwrap());
         let mut out = rt.zeros::<u32>(N * 6).unwrap();
-        rt.launch(shifts, ld::Grid::cover(N as u64, WG), (&dx, &ds, &mut out)).run().unwrap();
+        shifts.launch(rt, ld::Grid::cover(N as u64, WG), &dx, &ds, &mut out).run().unwrap();
         out.to_vec().unwrap()
     });
     let want: Vec<u32> = (0..N)
@@ -314,7 +314,7 @@ fn shift_consts(out: &mut [u32]) {
 fn shifts_by_literal_amounts() {
     let got = both("shift_consts", |rt| {
         let mut out = rt.zeros::<u32>(7).unwrap();
-        rt.launch(shift_consts, 1u32, (&mut out,)).run().unwrap();
+        shift_consts.launch(rt, 1u32, &mut out).run().unwrap();
         out.to_vec().unwrap()
     });
     let want = vec![5u32 << 31, 0x1000_0000, (-4i32) as u32, (-1i32) as u32, u32::MAX, 0x8000_0000, 48];
@@ -336,7 +336,7 @@ fn shifts_by_literal_amount_ge_32() {
         let got = both("shift_literal_amount_ge_32", |rt| {
             let da = rt.upload(&[0x8000_0010u32]).unwrap();
             let mut out = rt.zeros::<u32>(4).unwrap();
-            rt.launch(shift_literal_amount_ge_32, 1u32, (&da, &mut out)).run().unwrap();
+            shift_literal_amount_ge_32.launch(rt, 1u32, &da, &mut out).run().unwrap();
             out.to_vec().unwrap()
         });
         assert_eq!(got, vec![0x20, 0x1000_0002, 0xf800_0001, 16]);
@@ -378,7 +378,7 @@ fn bit_ops_and_not() {
     let got = both("bitops", |rt| {
         let (da, db) = (rt.upload(&a).unwrap(), rt.upload(&b).unwrap());
         let mut out = rt.zeros::<u32>(N * 10).unwrap();
-        rt.launch(bitops, ld::Grid::cover(N as u64, WG), (&da, &db, &mut out)).run().unwrap();
+        bitops.launch(rt, ld::Grid::cover(N as u64, WG), &da, &db, &mut out).run().unwrap();
         out.to_vec().unwrap()
     });
     let want: Vec<u32> = (0..N)
@@ -417,7 +417,7 @@ fn casts_between_ints_bool_and_float() {
         let mut ou = rt.zeros::<u32>(N * 3).unwrap();
         let mut oi = rt.zeros::<i32>(N * 2).unwrap();
         let mut of = rt.zeros::<f32>(N * 2).unwrap();
-        rt.launch(int_casts, ld::Grid::cover(N as u64, WG), (&da, &mut ou, &mut oi, &mut of)).run().unwrap();
+        int_casts.launch(rt, ld::Grid::cover(N as u64, WG), &da, &mut ou, &mut oi, &mut of).run().unwrap();
         // all three outputs as raw words, so a float's bits are compared exactly
         let mut w = ou.to_vec().unwrap();
         w.extend(oi.to_vec().unwrap().into_iter().map(|x| x as u32));
@@ -452,7 +452,7 @@ fn f32_to_int_truncates_in_range() {
         let dx = rt.upload(&x).unwrap();
         let mut ou = rt.zeros::<u32>(n).unwrap();
         let mut oi = rt.zeros::<i32>(n).unwrap();
-        rt.launch(float_to_int, ld::Grid::cover(n as u64, WG), (&dx, &mut ou, &mut oi)).run().unwrap();
+        float_to_int.launch(rt, ld::Grid::cover(n as u64, WG), &dx, &mut ou, &mut oi).run().unwrap();
         let mut w = ou.to_vec().unwrap();
         w.extend(oi.to_vec().unwrap().into_iter().map(|v| v as u32));
         w
@@ -474,7 +474,7 @@ fn f32_to_int_clamps_out_of_range() {
         let dx = rt.upload(&x).unwrap();
         let mut ou = rt.zeros::<u32>(n).unwrap();
         let mut oi = rt.zeros::<i32>(n).unwrap();
-        rt.launch(float_to_int, 1u32, (&dx, &mut ou, &mut oi)).run().unwrap();
+        float_to_int.launch(rt, 1u32, &dx, &mut ou, &mut oi).run().unwrap();
         let mut w = ou.to_vec().unwrap();
         w.extend(oi.to_vec().unwrap().into_iter().map(|v| v as u32));
         w
@@ -532,7 +532,7 @@ fn count_ones_leading_trailing_reverse() {
     let got = both("bit_counts", |rt| {
         let da = rt.upload(&a).unwrap();
         let mut out = rt.zeros::<u32>(N * 8).unwrap();
-        rt.launch(bit_counts, ld::Grid::cover(N as u64, WG), (&da, &mut out)).run().unwrap();
+        bit_counts.launch(rt, ld::Grid::cover(N as u64, WG), &da, &mut out).run().unwrap();
         out.to_vec().unwrap()
     });
     let want: Vec<u32> = a
@@ -588,7 +588,7 @@ fn int_min_max_clamp_abs() {
     let got = both("int_minmax", |rt| {
         let (da, db) = (rt.upload(&a).unwrap(), rt.upload(&b).unwrap());
         let mut out = rt.zeros::<i32>(N * 8).unwrap();
-        rt.launch(int_minmax, ld::Grid::cover(N as u64, WG), (&da, &db, &mut out)).run().unwrap();
+        int_minmax.launch(rt, ld::Grid::cover(N as u64, WG), &da, &db, &mut out).run().unwrap();
         out.to_vec().unwrap()
     });
     let want: Vec<i32> = (0..N)
@@ -612,7 +612,7 @@ fn int_abs_of_min_wraps() {
     let got = both("int_abs_min", |rt| {
         let da = rt.upload(&[i32::MIN]).unwrap();
         let mut out = rt.zeros::<i32>(1).unwrap();
-        rt.launch(int_abs_min, 1u32, (&da, &mut out)).run().unwrap();
+        int_abs_min.launch(rt, 1u32, &da, &mut out).run().unwrap();
         out.to_vec().unwrap()
     });
     assert_eq!(got, vec![i32::MIN.wrapping_abs()]);
@@ -649,7 +649,7 @@ fn literal_typing_and_const_limits() {
         let da = rt.upload(&a).unwrap();
         let mut ou = rt.zeros::<u32>(n * 5).unwrap();
         let mut oi = rt.zeros::<i32>(n * 3).unwrap();
-        rt.launch(literals, ld::Grid::cover(n as u64, WG), (&da, &mut ou, &mut oi)).run().unwrap();
+        literals.launch(rt, ld::Grid::cover(n as u64, WG), &da, &mut ou, &mut oi).run().unwrap();
         let mut w = ou.to_vec().unwrap();
         w.extend(oi.to_vec().unwrap().into_iter().map(|v| v as u32));
         w
@@ -684,7 +684,7 @@ fn module_consts_in_integer_exprs() {
     let n = 256usize;
     let got = both("use_consts", |rt| {
         let mut out = rt.zeros::<u32>(n).unwrap();
-        rt.launch(consts_mod::use_consts, ld::Grid::cover(n as u64, WG), (&mut out,)).run().unwrap();
+        consts_mod::use_consts.launch(rt, ld::Grid::cover(n as u64, WG), &mut out).run().unwrap();
         out.to_vec().unwrap()
     });
     let want: Vec<u32> = (0..n as u32).map(|i| BIAS.wrapping_add(i).wrapping_add(NEG.wrapping_mul(i as i32) as u32)).collect();
@@ -715,7 +715,7 @@ fn comparisons_and_short_circuit() {
     let got = both("compare", |rt| {
         let da = rt.upload(&a).unwrap();
         let mut out = rt.zeros::<u32>(2 * n).unwrap();
-        rt.launch(compare, ld::Grid::cover(2 * n as u64, WG), (&da, &mut out, n as u32)).run().unwrap();
+        compare.launch(rt, ld::Grid::cover(2 * n as u64, WG), &da, &mut out, n as u32).run().unwrap();
         out.to_vec().unwrap()
     });
     let mut want = vec![0u32; 2 * n];

@@ -2,9 +2,9 @@
 //! is found on the GPU and on the CPU with identical reports, the fixed
 //! kernel checks clean, and its buffers then equal a native run's.
 
-mod common;
+use crate::support as common;
 
-#[path = "../samples/kernels/em.rs"]
+#[path = "../../samples/kernels/em.rs"]
 #[allow(dead_code)]
 mod kernels;
 
@@ -36,7 +36,7 @@ fn run(rt: &Runtime, fixed: bool, check: bool) -> (Option<Report>, Vec<f32>) {
     let (d, m, c) = (rt.upload(&d).unwrap(), rt.upload(&m).unwrap(), rt.upload(&c).unwrap());
     let mut out = rt.zeros::<f32>((K * BLOCKS * 10) as usize).unwrap();
     let mask = if fixed { kernels::FIXED } else { kernels::RACY };
-    let launch = rt.launch(kernels::m_count, (BLOCKS, K), (&d, &m, &c, &mut out, N, mask));
+    let launch = kernels::m_count.launch(rt, (BLOCKS, K), &d, &m, &c, &mut out, N, mask);
     let launch = if check { launch.mode(Mode::Check).check_options(CheckOptions::default()) } else { launch };
     let r = launch.run().unwrap();
     (r.report, out.to_vec().unwrap())

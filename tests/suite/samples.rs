@@ -5,20 +5,14 @@
 //! paper's (or to the documented difference), the fixed variant clean,
 //! GPU and CPU reports identical, and deterministic outputs identical.
 
-#[path = "../samples/common/mod.rs"]
-mod common;
-
-#[path = "../samples/apps/all.rs"]
-#[allow(dead_code)]
-mod apps;
+use crate::{apps, common};
 
 use common::app::{App, Flags};
 use common::table::Row;
 use ld::Mode;
 
 /// The integration tests' helpers (`common` here is the samples' own).
-#[path = "common/mod.rs"]
-mod testing;
+use crate::support as testing;
 use testing::runtimes;
 
 fn flags(fixed: bool, size: f64) -> Flags {

@@ -2,7 +2,7 @@
 //! the kernel, so the host's share (dispatches, submissions, read-backs)
 //! does not grow with the barriers the kernel executes.
 
-mod common;
+use crate::support as common;
 
 use ld::{CheckOptions, Mode, Runtime, Stats};
 
@@ -26,8 +26,8 @@ fn relax(out: &mut [u32], steps: u32) {
 /// runs where it is not).
 fn stats(rt: &Runtime, mode: Mode, steps: u32, probe: bool) -> (Stats, Vec<u32>) {
     let mut out = rt.zeros::<u32>(4 * 64).unwrap();
-    let opts = CheckOptions { probe, ..Default::default() };
-    let run = rt.launch(relax, 4u32, (&mut out, steps)).mode(mode).check_options(opts).run().unwrap();
+    let opts = CheckOptions::default().probe(probe);
+    let run = relax.launch(rt, 4u32, &mut out, steps).mode(mode).check_options(opts).run().unwrap();
     let waited = run.stats.unwrap().waited_us as u128;
     assert!(waited <= run.elapsed.as_micros(), "{mode:?}: the waits are part of the run ({waited} us of {:?})", run.elapsed);
     if let Some(r) = &run.report {
@@ -62,7 +62,7 @@ fn submissions_do_not_grow_with_the_barriers_executed() {
         assert!(few.bytes_allocated > 0 && few.bytes_allocated == many.bytes_allocated, "{few:?} {many:?}");
         assert!(few.waited_us > 0, "{mode:?}: the host waits for the device: {few:?}");
         let mut native = gpu.zeros::<u32>(4 * 64).unwrap();
-        gpu.launch(relax, 4u32, (&mut native, 400u32)).run().unwrap();
+        relax.launch(&gpu, 4u32, &mut native, 400u32).run().unwrap();
         assert_eq!(out, native.to_vec().unwrap(), "{mode:?}: a race-free kernel's result is its native one");
     }
 }
@@ -87,15 +87,14 @@ fn bump_block(data: &mut [u32]) {
 /// A table that hashes a workgroup's pages (the buffer's 2048 pages are too
 /// many to map directly for 256 workgroups) has room for the eight pages a
 /// workgroup touches at the first try: the hash spreads consecutive pages
-/// (it did not: every such check ran twice).
+/// (a hash that did not would run every such check twice).
 #[test]
 fn a_workgroup_s_consecutive_pages_fit_its_table_at_once() {
     let Some(gpu) = common::gpu() else { return };
     let mut data = gpu.upload(&vec![7u32; 256 * 512]).unwrap();
-    let run = gpu.launch(bump_block, 256u32, (&mut data,)).mode(Mode::Check).run().unwrap();
-    let r = run.report.expect("check mode gives a report");
+    let r = bump_block.launch(&gpu, 256u32, &mut data).check().unwrap();
     assert!(!r.has_races(), "{r}");
-    assert_eq!(run.stats.unwrap().retries, 0, "{r}");
+    assert_eq!(r.stats.expect("a check reports its stats").retries, 0, "{r}");
     assert!(data.to_vec().unwrap().iter().all(|&v| v == 8));
 }
 
@@ -109,10 +108,10 @@ fn a_check_on_a_cpu_batches_a_few_workgroups_per_thread() {
         let on_cpu = match rt.backend() {
             ld::Backend::Cpu => true,
             ld::Backend::Gpu { adapter } => adapter.contains("(Cpu,"),
+            other => panic!("a backend this test does not know: {other}"),
         };
         let mut data = rt.upload(&vec![7u32; 1024 * 512]).unwrap();
-        let run = rt.launch(bump_block, 1024u32, (&mut data,)).mode(Mode::Check).run().unwrap();
-        let r = run.report.expect("check mode gives a report");
+        let r = bump_block.launch(&rt, 1024u32, &mut data).check().unwrap();
         let batch = r.plan.as_ref().expect("a check reports its plan").batch;
         assert!(!r.has_races(), "{r}");
         if on_cpu {

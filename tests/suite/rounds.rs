@@ -5,7 +5,7 @@
 //! Level 1 always runs in one round (each workgroup's copy holds only the
 //! pages it accesses).
 
-mod common;
+use crate::support as common;
 
 use ld::{CheckOptions, Error, Mode, RaceKind, Report, Runtime};
 
@@ -30,9 +30,9 @@ use common::runtimes;
 
 fn check(rt: &Runtime, a: u32, b: u32, copies: Option<u32>) -> (Report, Vec<u32>) {
     let mut out = rt.zeros::<u32>(9).unwrap();
-    let opts = CheckOptions { warp_size: Some(1), copies, ..Default::default() };
-    let run = rt.launch(pair_race, 1u32, (&mut out, a, b)).mode(Mode::Check).check_options(opts).run().unwrap();
-    (run.report.unwrap(), out.to_vec().unwrap())
+    let opts = CheckOptions::default().warp_size(1).copies(copies);
+    let report = pair_race.launch(rt, 1u32, &mut out, a, b).check_options(opts).check().unwrap();
+    (report, out.to_vec().unwrap())
 }
 
 fn ww(r: &Report) -> &ld::Race {
@@ -100,8 +100,8 @@ fn a_budget_for_fewer_copies_runs_rounds_and_one_too_small_names_the_bytes() {
     for rt in runtimes() {
         let run = |budget: u64, plan_only: bool| {
             let mut out = rt.zeros::<u32>(9).unwrap();
-            let opts = CheckOptions { warp_size: Some(1), memory_budget: Some(budget), ..Default::default() };
-            let l = rt.launch(pair_race, 1u32, (&mut out, 1u32, 5u32)).mode(Mode::Check).check_options(opts);
+            let opts = CheckOptions::default().warp_size(1).memory_budget(budget);
+            let l = pair_race.launch(&rt, 1u32, &mut out, 1u32, 5u32).mode(Mode::Check).check_options(opts);
             if plan_only {
                 return l.plan().map(|p| (Some(p), None));
             }

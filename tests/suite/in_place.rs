@@ -4,10 +4,10 @@
 //! where its index no longer tells invocations apart it is privatized and
 //! checked again; every round, retry and failure starts from the input.
 
-mod common;
+use crate::support as common;
 
 use common::runtimes;
-use ld::{CheckOptions, Error, Mode, RaceKind, Report, Runtime};
+use ld::{CheckOptions, Error, Mode, RaceKind, Report, Runtime, Treatment};
 
 /// `y = y * 3 + x`, one element per invocation at `global_id().x`.
 #[ld::kernel(workgroup_size = 64)]
@@ -60,8 +60,8 @@ fn bump_and_race(y: &mut [u32], out: &mut [u32], racy: u32) {
     }
 }
 
-fn treatment<'r>(r: &'r Report, name: &str) -> &'r str {
-    &r.checked.iter().find(|c| c.name == name).unwrap_or_else(|| panic!("no `{name}`:\n{r}")).treatment
+fn treatment(r: &Report, name: &str) -> Treatment {
+    r.checked.iter().find(|c| c.name == name).unwrap_or_else(|| panic!("no `{name}`:\n{r}")).treatment
 }
 
 fn input(n: u32) -> (Vec<u32>, Vec<u32>) {
@@ -85,7 +85,7 @@ fn own_elements_are_left_in_place_and_give_the_native_result() {
         let (r, got) = run(&rt, scale, 16u32, &x, &y, Mode::Check);
         let r = r.unwrap();
         assert!(!r.has_races(), "{}: false positive:\n{r}", rt.backend());
-        assert!(treatment(&r, "y").starts_with("in place"), "{}:\n{r}", rt.backend());
+        assert!(treatment(&r, "y") == Treatment::InPlace, "{}:\n{r}", rt.backend());
         // Every target in place: nothing can race, and the kernel runs as
         // written, one dispatch (no level 1, no engine).
         assert!(r.plan.as_ref().unwrap().level1.is_none(), "{r}");
@@ -96,7 +96,7 @@ fn own_elements_are_left_in_place_and_give_the_native_result() {
         // The plane form, on a grid of 8 x 2 workgroups.
         let (r, got) = run(&rt, scale_plane, (8u32, 2u32), &x, &y, Mode::Check);
         let r = r.unwrap();
-        assert!(!r.has_races() && treatment(&r, "y").starts_with("in place"), "{}:\n{r}", rt.backend());
+        assert!(!r.has_races() && treatment(&r, "y") == Treatment::InPlace, "{}:\n{r}", rt.backend());
         assert_eq!(got, want, "{}: plane", rt.backend());
         // Pairs: one stride, each offset below it.
         let pairs: Vec<u32> = (0..2 * x.len()).map(|k| k as u32 * 5).collect();
@@ -104,7 +104,7 @@ fn own_elements_are_left_in_place_and_give_the_native_result() {
         for mode in [Mode::Check, Mode::Deterministic] {
             let (r, got) = run(&rt, swap_pairs, 16u32, &x, &pairs, mode);
             if let Some(r) = r {
-                assert!(!r.has_races() && treatment(&r, "y").starts_with("in place"), "{}:\n{r}", rt.backend());
+                assert!(!r.has_races() && treatment(&r, "y") == Treatment::InPlace, "{}:\n{r}", rt.backend());
             }
             assert_eq!(got, want_pairs, "{} {mode:?}: pairs", rt.backend());
         }
@@ -119,7 +119,7 @@ fn on_a_grid_where_the_index_repeats_the_target_is_checked_and_races() {
     for rt in runtimes() {
         let (r, _) = run(&rt, scale, (8u32, 2u32), &x, &y, Mode::Check);
         let r = r.unwrap();
-        assert_eq!(treatment(&r, "y"), "privatized", "{}:\n{r}", rt.backend());
+        assert_eq!(treatment(&r, "y"), Treatment::Privatized, "{}:\n{r}", rt.backend());
         let race = r.races.iter().find(|x| x.variable == "y").unwrap_or_else(|| panic!("{}: the race on y is missed:\n{r}", rt.backend()));
         assert_eq!(race.kind, RaceKind::WriteWrite, "{r}");
         assert_eq!(race.level, ld::Level::InterWorkgroup, "{r}");
@@ -134,14 +134,14 @@ fn rounds_reruns_and_failures_start_from_the_input() {
     for rt in runtimes() {
         // Two copies for 8 warps of 8: 3 rounds, every one of them run;
         // `y` is bumped once.
-        let opts = CheckOptions { warp_size: Some(8), copies: Some(2), all_rounds: true, ..Default::default() };
+        let opts = CheckOptions::default().warp_size(8).copies(2).all_rounds(true);
         let mut y = rt.upload(&y0).unwrap();
         let mut out = rt.zeros::<u32>(4).unwrap();
-        let run = rt.launch(bump_and_race, 4u32, (&mut y, &mut out, 1u32)).mode(Mode::Check).check_options(opts).run().unwrap();
+        let run = bump_and_race.launch(&rt, 4u32, &mut y, &mut out, 1u32).mode(Mode::Check).check_options(opts).run().unwrap();
         let r = run.report.unwrap();
         assert_eq!(r.plan.as_ref().unwrap().level2.rounds_run, 3, "{r}");
         assert!(r.races.iter().any(|x| x.variable == "tile"), "{r}");
-        assert!(treatment(&r, "y").starts_with("in place"), "{r}");
+        assert!(treatment(&r, "y") == Treatment::InPlace, "{r}");
         assert_eq!(y.to_vec().unwrap(), bumped, "{}: check mode's rounds", rt.backend());
 
         // Deterministic mode's engine runs again at one invocation per
@@ -151,8 +151,8 @@ fn rounds_reruns_and_failures_start_from_the_input() {
         for probe in [false, true] {
             let mut y = rt.upload(&y0).unwrap();
             let mut out = rt.zeros::<u32>(4).unwrap();
-            let opts = CheckOptions { probe, ..Default::default() };
-            let run = rt.launch(bump_and_race, 4u32, (&mut y, &mut out, 1u32)).mode(Mode::Deterministic).check_options(opts).run().unwrap();
+            let opts = CheckOptions::default().probe(probe);
+            let run = bump_and_race.launch(&rt, 4u32, &mut y, &mut out, 1u32).mode(Mode::Deterministic).check_options(opts).run().unwrap();
             let st = run.stats.unwrap();
             assert!(if st.probed { st.deferred >= 1 } else { st.retries >= 1 }, "{}: {st:?}", rt.backend());
             assert_eq!(y.to_vec().unwrap(), bumped, "{}: deterministic mode's second run (probe {probe})", rt.backend());
@@ -163,7 +163,7 @@ fn rounds_reruns_and_failures_start_from_the_input() {
         for mode in [Mode::Check, Mode::Deterministic] {
             let x = rt.upload(&y0[..n as usize - 1]).unwrap();
             let mut y = rt.upload(&y0).unwrap();
-            let e = rt.launch(scale, 4u32, (&x, &mut y)).mode(mode).run().unwrap_err();
+            let e = scale.launch(&rt, 4u32, &x, &mut y).mode(mode).run().unwrap_err();
             assert!(matches!(e, Error::Fault { .. }), "{}: {e}", rt.backend());
             assert_eq!(y.to_vec().unwrap(), y0, "{} {mode:?}: a native run that failed is put back", rt.backend());
         }
@@ -173,7 +173,7 @@ fn rounds_reruns_and_failures_start_from_the_input() {
         for mode in [Mode::Check, Mode::Deterministic] {
             let mut y = rt.upload(&y0).unwrap();
             let mut out = rt.zeros::<u32>(3).unwrap();
-            let e = rt.launch(bump_and_race, 4u32, (&mut y, &mut out, 0u32)).mode(mode).run().unwrap_err();
+            let e = bump_and_race.launch(&rt, 4u32, &mut y, &mut out, 0u32).mode(mode).run().unwrap_err();
             assert!(matches!(e, Error::Fault { .. }), "{}: {e}", rt.backend());
             assert_eq!(y.to_vec().unwrap(), y0, "{} {mode:?}: the buffer a failed run wrote is put back", rt.backend());
         }

@@ -2,7 +2,7 @@
 //! kernel structs, a `[u32]` buffer, a workgroup array of structs and one
 //! of arrays, the same on the GPU and on the CPU.
 
-mod common;
+use crate::support as common;
 
 use ld::{RaceKind, Report, Runtime};
 
@@ -63,11 +63,11 @@ fn check(rt: &Runtime, which: &str) -> Report {
     let mut out = rt.upload(&[0f32; 4]).unwrap();
     let grid = 1u32;
     let launch = match which {
-        "mass" => rt.launch(k::mass, grid, (&mut bodies,)),
-        "pos" => rt.launch(k::pos, grid, (&mut bodies, &mut hist)),
-        _ => rt.launch(k::shared_places, grid, (&mut out,)),
+        "mass" => k::mass.launch(rt, grid, &mut bodies),
+        "pos" => k::pos.launch(rt, grid, &mut bodies, &mut hist),
+        _ => k::shared_places.launch(rt, grid, &mut out),
     };
-    launch.mode(ld::Mode::Check).run().unwrap().report.unwrap()
+    launch.check().unwrap()
 }
 
 /// `(variable, places)` of every write-write race, on every backend, all equal.

@@ -26,7 +26,7 @@
 //!   from sin/cos, which would allow ~4e-3 here) [2 ULP].
 //! - ATAN2_ULPS = 1024 (or ATAN2_ABS = 1e-5): atan2 on [-3, 3]^2 (WGSL:
 //!   4096 ULP) [303 ULP max; 3.3e-6 max absolute].
-mod common;
+use crate::support as common;
 
 use ld::Runtime;
 
@@ -110,7 +110,7 @@ fn unary(x: &[f32], out: &mut [f32], op: u32) {
 fn run_unary(rt: &Runtime, x: &[f32], op: u32) -> Vec<f32> {
     let dx = rt.upload(x).unwrap();
     let mut out = rt.zeros::<f32>(x.len()).unwrap();
-    rt.launch(unary, ld::Grid::cover(x.len() as u64, WG), (&dx, &mut out, op)).run().unwrap();
+    unary.launch(rt, ld::Grid::cover(x.len() as u64, WG), &dx, &mut out, op).run().unwrap();
     out.to_vec().unwrap()
 }
 
@@ -211,7 +211,7 @@ fn binary(x: &[f32], y: &[f32], out: &mut [f32], op: u32) {
 fn run_binary(rt: &Runtime, x: &[f32], y: &[f32], op: u32) -> Vec<f32> {
     let (dx, dy) = (rt.upload(x).unwrap(), rt.upload(y).unwrap());
     let mut out = rt.zeros::<f32>(x.len()).unwrap();
-    rt.launch(binary, ld::Grid::cover(x.len() as u64, WG), (&dx, &dy, &mut out, op)).run().unwrap();
+    binary.launch(rt, ld::Grid::cover(x.len() as u64, WG), &dx, &dy, &mut out, op).run().unwrap();
     out.to_vec().unwrap()
 }
 
@@ -371,7 +371,7 @@ fn exact_arith_rounding_fract_bits() {
     let run = |rt: &Runtime| {
         let (dx, dy) = (rt.upload(&a).unwrap(), rt.upload(&b).unwrap());
         let mut out = rt.zeros::<f32>(a.len() * 16).unwrap();
-        rt.launch(exact_ops, ld::Grid::cover(a.len() as u64, WG), (&dx, &dy, &mut out)).run().unwrap();
+        exact_ops.launch(rt, ld::Grid::cover(a.len() as u64, WG), &dx, &dy, &mut out).run().unwrap();
         out.to_vec().unwrap()
     };
     let cpu = run(&common::cpu());
@@ -401,7 +401,7 @@ fn negative_zero_bits_survive() {
         for rt in std::iter::once(&c).chain(gpu.as_ref()) {
             let (dx, dy) = (rt.upload(&a).unwrap(), rt.upload(&b).unwrap());
             let mut out = rt.zeros::<f32>(a.len() * 16).unwrap();
-            rt.launch(exact_ops, 1u32, (&dx, &dy, &mut out)).run().unwrap();
+            exact_ops.launch(rt, 1u32, &dx, &dy, &mut out).run().unwrap();
             v.push(out.to_vec().unwrap());
         }
         v
@@ -433,7 +433,7 @@ fn mul_add_exact_on_representable_products() {
     both("mul_add", EXACT, 0.0, &want, |rt| {
         let (dx, dy, dz) = (rt.upload(&x).unwrap(), rt.upload(&y).unwrap(), rt.upload(&z).unwrap());
         let mut out = rt.zeros::<f32>(n).unwrap();
-        rt.launch(fma_k, ld::Grid::cover(n as u64, WG), (&dx, &dy, &dz, &mut out)).run().unwrap();
+        fma_k.launch(rt, ld::Grid::cover(n as u64, WG), &dx, &dy, &dz, &mut out).run().unwrap();
         out.to_vec().unwrap()
     });
 }
@@ -458,7 +458,7 @@ fn float_constants_and_literals() {
     let want = vec![core::f32::consts::PI, f32::EPSILON, f32::MAX, 1.0e-3, 10.0, core::f32::consts::E, -f32::MAX, 0.1f32 + 0.2f32];
     both("float_consts", EXACT, 0.0, &want, |rt| {
         let mut out = rt.zeros::<f32>(8).unwrap();
-        rt.launch(float_consts, 1u32, (&mut out,)).run().unwrap();
+        float_consts.launch(rt, 1u32, &mut out).run().unwrap();
         out.to_vec().unwrap()
     });
 }

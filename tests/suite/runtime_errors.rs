@@ -1,6 +1,6 @@
 //! Bad launches get errors that name what is wrong and what to do.
 
-mod common;
+use crate::support as common;
 
 use ld::{Error, Grid, Runtime};
 
@@ -87,12 +87,12 @@ fn empty_buffers_and_bad_grids_are_rejected() {
     for rt in runtimes() {
         let src = rt.upload::<u32>(&[]).unwrap();
         let mut dst = rt.zeros::<u32>(64).unwrap();
-        let (_, s) = msg(rt.launch(copy, 1u32, (&src, &mut dst, 0u32)).run());
+        let (_, s) = msg(copy.launch(&rt, 1u32, &src, &mut dst, 0u32).run());
         assert!(s.contains("empty"), "{s}");
         let src = rt.upload(&[1u32; 64]).unwrap();
-        let (e, s) = msg(rt.launch(copy, 0u32, (&src, &mut dst, 64u32)).run());
+        let (e, s) = msg(copy.launch(&rt, 0u32, &src, &mut dst, 64u32).run());
         assert!(matches!(e, Error::Grid { .. }), "{s}");
-        let (e, s) = msg(rt.launch(copy, Grid([1 << 20, 1, 1]), (&src, &mut dst, 64u32)).run());
+        let (e, s) = msg(copy.launch(&rt, Grid([1 << 20, 1, 1]), &src, &mut dst, 64u32).run());
         assert!(matches!(e, Error::Grid { .. }) && s.contains("per dimension"), "{s}");
     }
 }
@@ -103,7 +103,7 @@ fn buffers_of_another_runtime_are_rejected() {
     let cpu = common::cpu();
     let src = cpu.upload(&[1u32; 64]).unwrap();
     let mut dst = gpu.zeros::<u32>(64).unwrap();
-    let (_, s) = msg(gpu.launch(copy, 1u32, (&src, &mut dst, 64u32)).run());
+    let (_, s) = msg(copy.launch(&gpu, 1u32, &src, &mut dst, 64u32).run());
     assert!(s.contains("another runtime"), "{s}");
 }
 
@@ -111,7 +111,7 @@ fn buffers_of_another_runtime_are_rejected() {
 fn out_of_bounds_names_invocation_buffer_index_and_line() {
     let rt = common::cpu();
     let mut dst = rt.zeros::<u32>(64).unwrap();
-    let (e, s) = msg(rt.launch(off_by_one, 1u32, (&mut dst,)).run());
+    let (e, s) = msg(off_by_one.launch(&rt, 1u32, &mut dst).run());
     assert!(matches!(e, Error::Fault { kernel: "off_by_one", .. }), "{s}");
     assert!(s.contains("global id (63, 0, 0)"), "{s}");
     assert!(s.contains("index 64") && s.contains("`dst`") && s.contains("length 64"), "{s}");
@@ -124,7 +124,7 @@ fn non_termination_is_reported_on_the_cpu() {
     let rt = common::cpu();
     let flag = rt.zeros::<u32>(1).unwrap();
     let mut out = rt.zeros::<u32>(1).unwrap();
-    let (e, s) = msg(rt.launch(spin, 1u32, (&flag, &mut out)).max_loop_iterations(10_000).run());
+    let (e, s) = msg(spin.launch(&rt, 1u32, &flag, &mut out).max_loop_iterations(10_000).run());
     assert!(matches!(e, Error::Fault { .. }), "{s}");
     assert!(s.contains("never terminates") && s.contains("10000"), "{s}");
 }
@@ -157,14 +157,14 @@ fn check_mode_that_cannot_fit_names_the_limit_and_the_bytes() {
     for rt in runtimes() {
         // 256 workgroups x 256 words: 256 KiB of pages, four times the budget.
         let mut out = rt.zeros::<u32>(256 * 256).unwrap();
-        let opts = ld::CheckOptions { memory_budget: Some(64 << 10), ..Default::default() };
-        let e = rt.launch(fill_own, 256u32, (&mut out,)).mode(ld::Mode::Check).check_options(opts).run().unwrap_err();
+        let opts = ld::CheckOptions::default().memory_budget(64 << 10);
+        let e = fill_own.launch(&rt, 256u32, &mut out).mode(ld::Mode::Check).check_options(opts).run().unwrap_err();
         let s = e.to_string();
         assert!(matches!(e, Error::CheckMemory { limit: 65536, .. }), "{s}");
         assert!(s.contains("memory budget of 65536 bytes") && s.contains("needs"), "{s}");
         // The same launch checks within a budget four times larger.
-        let opts = ld::CheckOptions { memory_budget: Some(1 << 20), ..Default::default() };
-        let r = rt.launch(fill_own, 256u32, (&mut out,)).mode(ld::Mode::Check).check_options(opts).run().unwrap();
+        let opts = ld::CheckOptions::default().memory_budget(1 << 20);
+        let r = fill_own.launch(&rt, 256u32, &mut out).mode(ld::Mode::Check).check_options(opts).run().unwrap();
         assert!(!r.report.unwrap().has_races());
     }
 }
@@ -173,7 +173,7 @@ fn check_mode_that_cannot_fit_names_the_limit_and_the_bytes() {
 fn faults_are_typed() {
     let rt = common::cpu();
     let mut dst = rt.zeros::<u32>(64).unwrap();
-    let (e, _) = msg(rt.launch(off_by_one, 1u32, (&mut dst,)).run());
+    let (e, _) = msg(off_by_one.launch(&rt, 1u32, &mut dst).run());
     let line = line_of("dst[i + 1] = i;") as u32;
     assert!(
         matches!(e, Error::Fault { kind: ld::FaultKind::OutOfBounds { ref array, index: 64, len: 64, line: l, .. }, .. } if array == "dst" && l == line),
@@ -181,7 +181,7 @@ fn faults_are_typed() {
     );
     let flag = rt.zeros::<u32>(1).unwrap();
     let mut out = rt.zeros::<u32>(1).unwrap();
-    let (e, _) = msg(rt.launch(spin, 1u32, (&flag, &mut out)).max_loop_iterations(500).run());
+    let (e, _) = msg(spin.launch(&rt, 1u32, &flag, &mut out).max_loop_iterations(500).run());
     assert!(matches!(e, Error::Fault { kind: ld::FaultKind::NonTermination { fuel: 500, .. }, .. }), "{e:?}");
 }
 
@@ -200,13 +200,13 @@ fn check_options_that_cannot_mean_what_they_say_are_errors() {
     let rt = common::cpu();
     let src = rt.upload(&[7u32; 64]).unwrap();
     for (opts, option) in [
-        (ld::CheckOptions { max_rounds: Some(0), ..Default::default() }, "max_rounds"),
-        (ld::CheckOptions { max_records: 0, ..Default::default() }, "max_records"),
-        (ld::CheckOptions { copies: Some(1), ..Default::default() }, "copies"),
-        (ld::CheckOptions { memory_budget: Some(0), ..Default::default() }, "memory_budget"),
+        (ld::CheckOptions::default().max_rounds(0), "max_rounds"),
+        (ld::CheckOptions::default().max_records(0), "max_records"),
+        (ld::CheckOptions::default().copies(1), "copies"),
+        (ld::CheckOptions::default().memory_budget(0), "memory_budget"),
     ] {
         let mut dst = rt.zeros::<u32>(64).unwrap();
-        let (e, s) = msg(rt.launch(copy, 1u32, (&src, &mut dst, 64u32)).mode(ld::Mode::Check).check_options(opts).run());
+        let (e, s) = msg(copy.launch(&rt, 1u32, &src, &mut dst, 64u32).mode(ld::Mode::Check).check_options(opts).run());
         assert!(matches!(e, Error::BadOption { option: o, .. } if o == option), "{s}");
         assert!(s.starts_with(&format!("CheckOptions::{option} = ")), "{s}");
         assert_eq!(dst.to_vec().unwrap(), vec![0u32; 64], "nothing ran");
@@ -243,11 +243,11 @@ fn cover_2d_runs_more_than_65535_workgroups() {
     assert_eq!(g.0, [65535, 2, 1]);
     for rt in runtimes() {
         let mut out = rt.zeros::<u32>(items).unwrap();
-        rt.launch(number_items, g, (&mut out,)).run().unwrap();
+        number_items.launch(&rt, g, &mut out).run().unwrap();
         let got = out.to_vec().unwrap();
         assert!(got.iter().enumerate().all(|(i, &v)| v == i as u32 * 3), "{:?}", rt.backend());
         // One dimension past the device's limit is an error that says what to do.
-        let (e, s) = msg(rt.launch(number_items, Grid::cover(items as u64, 4), (&mut out,)).run());
+        let (e, s) = msg(number_items.launch(&rt, Grid::cover(items as u64, 4), &mut out).run());
         assert!(matches!(e, Error::Grid { .. }) && s.contains("65535"), "{s}");
     }
 }

@@ -10,13 +10,13 @@
 //! `google-chrome` on the `PATH` is used. `LD_HTML_OUT=DIR` keeps the
 //! pages there to look at.
 
-mod common;
+use crate::support as common;
 
-#[path = "../samples/kernels/em.rs"]
+#[path = "../../samples/kernels/em.rs"]
 #[allow(dead_code)]
 mod em;
 
-use ld::{Mode, Report, Runtime};
+use ld::{Report, Runtime};
 use std::path::PathBuf;
 use std::process::Command;
 
@@ -96,11 +96,10 @@ fn assert_clean(dom: &str, err: &str) {
 fn masses(rt: &Runtime) -> Report {
     let body = k::Body { pos: [0.5, 0.25], mass: 2.0 };
     let mut bodies = rt.upload(&[body; 8]).unwrap();
-    let run = rt.launch(k::masses, 2u32, (&mut bodies,)).mode(Mode::Check).run().unwrap();
-    run.report.unwrap()
+    k::masses.launch(rt, 2u32, &mut bodies).check().unwrap()
 }
 
-/// The paper's racy EM kernel (as tests/em_check.rs runs it).
+/// The paper's racy EM kernel (as tests/suite/em_check.rs runs it).
 fn em(rt: &Runtime) -> Report {
     const N: u32 = 4096;
     const K: u32 = 4;
@@ -117,8 +116,7 @@ fn em(rt: &Runtime) -> Report {
     let cent: Vec<f32> = (0..K * 3).map(|_| next() * 20.0 - 10.0).collect();
     let (d, m, c) = (rt.upload(&data).unwrap(), rt.upload(&memb).unwrap(), rt.upload(&cent).unwrap());
     let mut out = rt.zeros::<f32>((K * BLOCKS * 10) as usize).unwrap();
-    let run = rt.launch(em::m_count, (BLOCKS, K), (&d, &m, &c, &mut out, N, em::RACY)).mode(Mode::Check).run().unwrap();
-    run.report.unwrap()
+    em::m_count.launch(rt, (BLOCKS, K), &d, &m, &c, &mut out, N, em::RACY).check().unwrap()
 }
 
 // ============================================================ the tests

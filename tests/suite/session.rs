@@ -38,23 +38,23 @@ fn program(what: &str) -> ld::Result<()> {
     let grid = Grid::cover(4 * 64, 64);
     match what {
         "racy" => {
-            rt.launch(racy, grid, (&mut out,)).mode(Mode::Native).run()?;
+            racy.launch(&rt, grid, &mut out).mode(Mode::Native).run()?;
         }
         "clean" => {
-            rt.launch(clean, grid, (&mut out,)).mode(Mode::Native).run()?;
+            clean.launch(&rt, grid, &mut out).mode(Mode::Native).run()?;
         }
         "three" => {
-            rt.launch(racy, grid, (&mut out,)).mode(Mode::Native).run()?;
-            rt.launch(clean, grid, (&mut out,)).mode(Mode::Native).run()?;
-            rt.launch(clean, grid, (&mut out,)).run()?;
+            racy.launch(&rt, grid, &mut out).mode(Mode::Native).run()?;
+            clean.launch(&rt, grid, &mut out).mode(Mode::Native).run()?;
+            clean.launch(&rt, grid, &mut out).run()?;
         }
         "racy then exit" => {
-            rt.launch(racy, grid, (&mut out,)).mode(Mode::Native).run()?;
+            racy.launch(&rt, grid, &mut out).mode(Mode::Native).run()?;
             println!("the program's last words");
             std::process::exit(0);
         }
         "asks for check" => {
-            let run = rt.launch(racy, grid, (&mut out,)).mode(Mode::Check).run()?;
+            let run = racy.launch(&rt, grid, &mut out).mode(Mode::Check).run()?;
             assert!(run.report.expect("a check report").has_races());
         }
         _ => panic!("unknown child {what}"),
@@ -66,7 +66,7 @@ fn program(what: &str) -> ld::Result<()> {
 /// environment (less ld's session variables).
 fn child(what: &str, env: &[(&str, &str)]) -> (Option<i32>, String, String) {
     let mut c = Command::new(std::env::current_exe().unwrap());
-    c.args(["--exact", "session_child", "--nocapture", "--test-threads=1"]);
+    c.args(["--exact", "session::session_child", "--nocapture", "--test-threads=1"]);
     for v in ["LD_MODE", "LD_REPORT", "LD_EXIT_CODE"] {
         c.env_remove(v);
     }

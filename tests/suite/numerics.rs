@@ -4,8 +4,8 @@
 //! convolution, segmented reduction, a radix sort's local pass, max-pool
 //! backward, power iteration), each with a race verdict decided by hand
 //! under the WGSL memory model, and a racy twin with one realistic bug.
-//! The harness is tests/common/verdicts.rs, as tests/patterns.rs's.
-mod common;
+//! The harness is tests/suite/support/verdicts.rs, as tests/suite/patterns.rs's.
+use crate::support as common;
 
 use common::verdicts::*;
 use ld::{Report, Runtime};
@@ -264,10 +264,10 @@ fn rows_case(k: &'static str) -> impl Fn(&Runtime, How) -> (Option<Report>, Vec<
         let (g, b) = gamma_beta();
         let (gb, bb) = (rt.upload(&g).unwrap(), rt.upload(&b).unwrap());
         let r = match k {
-            "softmax" => go(rt.launch(rows::softmax, ROWS, (&xb, &mut y, COLS)), how),
-            "softmax_reuse_no_barrier" => go(rt.launch(rows::softmax_reuse_no_barrier, ROWS, (&xb, &mut y, COLS)), how),
-            "layer_norm" => go(rt.launch(rows::layer_norm, ROWS, (&xb, &gb, &bb, &mut y, COLS)), how),
-            "layer_norm_early_mean" => go(rt.launch(rows::layer_norm_early_mean, ROWS, (&xb, &gb, &bb, &mut y, COLS)), how),
+            "softmax" => go(rows::softmax.launch(rt, ROWS, &xb, &mut y, COLS), how),
+            "softmax_reuse_no_barrier" => go(rows::softmax_reuse_no_barrier.launch(rt, ROWS, &xb, &mut y, COLS), how),
+            "layer_norm" => go(rows::layer_norm.launch(rt, ROWS, &xb, &gb, &bb, &mut y, COLS), how),
+            "layer_norm_early_mean" => go(rows::layer_norm_early_mean.launch(rt, ROWS, &xb, &gb, &bb, &mut y, COLS), how),
             _ => unreachable!(),
         };
         (r, f32s(&y.to_vec().unwrap()))
@@ -473,9 +473,9 @@ fn blelloch_case(k: &'static str) -> impl Fn(&Runtime, How) -> (Option<Report>, 
         let inb = rt.upload(&iota(384, 7)).unwrap();
         let mut o = rt.zeros::<u32>(384).unwrap();
         let r = match k {
-            "blelloch" => go(rt.launch(blel::blelloch, 3, (&inb, &mut o)), how),
-            "blelloch_no_final_barrier" => go(rt.launch(blel::blelloch_no_final_barrier, 3, (&inb, &mut o)), how),
-            "blelloch_downsweep_no_barrier" => go(rt.launch(blel::blelloch_downsweep_no_barrier, 3, (&inb, &mut o)), how),
+            "blelloch" => go(blel::blelloch.launch(rt, 3, &inb, &mut o), how),
+            "blelloch_no_final_barrier" => go(blel::blelloch_no_final_barrier.launch(rt, 3, &inb, &mut o), how),
+            "blelloch_downsweep_no_barrier" => go(blel::blelloch_downsweep_no_barrier.launch(rt, 3, &inb, &mut o), how),
             _ => unreachable!(),
         };
         (r, o.to_vec().unwrap())
@@ -642,16 +642,16 @@ fn argmax_case(k: &'static str) -> impl Fn(&Runtime, How) -> (Option<Report>, Ve
             "argmax_atomic" | "argmax_load_unsynced" => {
                 let mut best = rt.zeros::<u32>(1).unwrap();
                 let r = if k == "argmax_atomic" {
-                    go(rt.launch(amax::argmax_atomic, 4, (&xb, &mut best, AN)), how)
+                    go(amax::argmax_atomic.launch(rt, 4, &xb, &mut best, AN), how)
                 } else {
-                    go(rt.launch(amax::argmax_load_unsynced, 4, (&xb, &mut best, AN)), how)
+                    go(amax::argmax_load_unsynced.launch(rt, 4, &xb, &mut best, AN), how)
                 };
                 (r, best.to_vec().unwrap())
             }
             "argmax_plain" => {
                 let mut bv = rt.upload(&[-1.0f32]).unwrap();
                 let mut bi = rt.zeros::<u32>(1).unwrap();
-                let r = go(rt.launch(amax::argmax_plain, 4, (&xb, &mut bv, &mut bi, AN)), how);
+                let r = go(amax::argmax_plain.launch(rt, 4, &xb, &mut bv, &mut bi, AN), how);
                 let mut v = f32s(&bv.to_vec().unwrap());
                 v.extend(bi.to_vec().unwrap());
                 (r, v)
@@ -755,8 +755,8 @@ fn matvec_case(k: &'static str) -> impl Fn(&Runtime, How) -> (Option<Report>, Ve
         let x = rt.upload(&small_floats(MC as usize, 4, 7)).unwrap();
         let mut y = rt.zeros::<f32>(MR as usize).unwrap();
         let r = match k {
-            "matvec_rows" => go(rt.launch(mv::matvec_rows, MR, (&a, &x, &mut y, MC)), how),
-            "matvec_rows_all_store" => go(rt.launch(mv::matvec_rows_all_store, MR, (&a, &x, &mut y, MC)), how),
+            "matvec_rows" => go(mv::matvec_rows.launch(rt, MR, &a, &x, &mut y, MC), how),
+            "matvec_rows_all_store" => go(mv::matvec_rows_all_store.launch(rt, MR, &a, &x, &mut y, MC), how),
             _ => unreachable!(),
         };
         (r, f32s(&y.to_vec().unwrap()))
@@ -864,20 +864,20 @@ fn fsum_case(k: &'static str) -> impl Fn(&Runtime, How) -> (Option<Report>, Vec<
         match k {
             "float_sum_cas" => {
                 let mut acc = rt.upload(&[0.5f32.to_bits()]).unwrap();
-                let r = go(rt.launch(fsum::float_sum_cas, 4, (&xb, &mut acc, FN)), how);
+                let r = go(fsum::float_sum_cas.launch(rt, 4, &xb, &mut acc, FN), how);
                 (r, acc.to_vec().unwrap())
             }
             "float_sum_plain" => {
                 let mut acc = rt.upload(&[0.5f32]).unwrap();
-                let r = go(rt.launch(fsum::float_sum_plain, 4, (&xb, &mut acc, FN)), how);
+                let r = go(fsum::float_sum_plain.launch(rt, 4, &xb, &mut acc, FN), how);
                 (r, f32s(&acc.to_vec().unwrap()))
             }
             "float_sum_shared_cas" | "float_sum_shared_plain" => {
                 let mut out = rt.zeros::<f32>(4).unwrap();
                 let r = if k == "float_sum_shared_cas" {
-                    go(rt.launch(fsum::float_sum_shared_cas, 4, (&xb, &mut out, FN)), how)
+                    go(fsum::float_sum_shared_cas.launch(rt, 4, &xb, &mut out, FN), how)
                 } else {
-                    go(rt.launch(fsum::float_sum_shared_plain, 4, (&xb, &mut out, FN)), how)
+                    go(fsum::float_sum_shared_plain.launch(rt, 4, &xb, &mut out, FN), how)
                 };
                 (r, f32s(&out.to_vec().unwrap()))
             }
@@ -1002,14 +1002,14 @@ fn vn_case(k: &'static str) -> impl Fn(&Runtime, How) -> (Option<Report>, Vec<u3
         let mut y = rt.zeros::<f32>((VW * 64) as usize).unwrap();
         let r = match k {
             "two_launches" => {
-                let r1 = go(rt.launch(vn::sumsq_blocks, VW, (&xb, &mut p)), how);
-                let r2 = go(rt.launch(vn::scale_by_norm, VW, (&xb, &p, &mut y)), how);
+                let r1 = go(vn::sumsq_blocks.launch(rt, VW, &xb, &mut p), how);
+                let r2 = go(vn::scale_by_norm.launch(rt, VW, &xb, &p, &mut y), how);
                 match (r1, r2) {
                     (Some(a), _) if a.has_races() => Some(a),
                     (_, b) => b,
                 }
             }
-            "normalize_fused" => go(rt.launch(vn::normalize_fused, VW, (&xb, &mut p, &mut y)), how),
+            "normalize_fused" => go(vn::normalize_fused.launch(rt, VW, &xb, &mut p, &mut y), how),
             _ => unreachable!(),
         };
         let mut v = f32s(&p.to_vec().unwrap());
@@ -1169,9 +1169,9 @@ fn blur_case(k: &'static str) -> impl Fn(&Runtime, How) -> (Option<Report>, Vec<
         let mut o = rt.zeros::<f32>((BW * BH) as usize).unwrap();
         let grid = (BW.div_ceil(8), BH.div_ceil(8));
         let r = match k {
-            "blur_separable" => go(rt.launch(blur::blur_separable, grid, (&ib, &mut o, BW, BH)), how),
-            "blur_separable_one_barrier" => go(rt.launch(blur::blur_separable_one_barrier, grid, (&ib, &mut o, BW, BH)), how),
-            "blur_in_place" => go(rt.launch(blur::blur_in_place, grid, (&ib, &mut o, BW, BH)), how),
+            "blur_separable" => go(blur::blur_separable.launch(rt, grid, &ib, &mut o, BW, BH), how),
+            "blur_separable_one_barrier" => go(blur::blur_separable_one_barrier.launch(rt, grid, &ib, &mut o, BW, BH), how),
+            "blur_in_place" => go(blur::blur_in_place.launch(rt, grid, &ib, &mut o, BW, BH), how),
             _ => unreachable!(),
         };
         (r, f32s(&o.to_vec().unwrap()))
@@ -1319,8 +1319,8 @@ fn seg_case(k: &'static str) -> impl Fn(&Runtime, How) -> (Option<Report>, Vec<u
         let mut sums = rt.zeros::<u32>(nseg).unwrap();
         let grid = (SN / 64) as u32;
         let r = match k {
-            "seg_sum" => go(rt.launch(seg::seg_sum, grid, (&vb, &ib, &mut sums)), how),
-            "seg_sum_plain" => go(rt.launch(seg::seg_sum_plain, grid, (&vb, &ib, &mut sums)), how),
+            "seg_sum" => go(seg::seg_sum.launch(rt, grid, &vb, &ib, &mut sums), how),
+            "seg_sum_plain" => go(seg::seg_sum_plain.launch(rt, grid, &vb, &ib, &mut sums), how),
             _ => unreachable!(),
         };
         (r, sums.to_vec().unwrap())
@@ -1445,8 +1445,8 @@ fn radix_case(k: &'static str) -> impl Fn(&Runtime, How) -> (Option<Report>, Vec
         let mut o = rt.zeros::<u32>(192).unwrap();
         let mut h = rt.zeros::<u32>(48).unwrap();
         let r = match k {
-            "radix_local" => go(rt.launch(radix::radix_local, 3, (&kb, &mut o, &mut h, 4u32)), how),
-            "radix_local_scan_unsynced" => go(rt.launch(radix::radix_local_scan_unsynced, 3, (&kb, &mut o, &mut h, 4u32)), how),
+            "radix_local" => go(radix::radix_local.launch(rt, 3, &kb, &mut o, &mut h, 4u32), how),
+            "radix_local_scan_unsynced" => go(radix::radix_local_scan_unsynced.launch(rt, 3, &kb, &mut o, &mut h, 4u32), how),
             _ => unreachable!(),
         };
         let mut v = o.to_vec().unwrap();
@@ -1503,7 +1503,7 @@ pub mod cascade {
 
 fn cascade_case(rt: &Runtime, how: How) -> (Option<Report>, Vec<u32>) {
     let mut o = rt.zeros::<u32>(64).unwrap();
-    let r = go(rt.launch(cascade::racy_offset, 1, (&mut o,)), how);
+    let r = go(cascade::racy_offset.launch(rt, 1, &mut o), how);
     (r, o.to_vec().unwrap())
 }
 
@@ -1557,7 +1557,7 @@ fn pool_case(stride: u32) -> impl Fn(&Runtime, How) -> (Option<Report>, Vec<u32>
         let g: Vec<f32> = (0..nout).map(|o| (o % 5 + 1) as f32).collect();
         let gb = rt.upload(&g).unwrap();
         let mut gin = rt.zeros::<f32>(PN as usize).unwrap();
-        let r = go(rt.launch(pool::maxpool_backward, nout.div_ceil(64), (&xb, &gb, &mut gin, 2u32, stride, nout)), how);
+        let r = go(pool::maxpool_backward.launch(rt, nout.div_ceil(64), &xb, &gb, &mut gin, 2u32, stride, nout), how);
         (r, f32s(&gin.to_vec().unwrap()))
     }
 }
@@ -1703,9 +1703,9 @@ fn power_case(k: &'static str) -> impl Fn(&Runtime, How) -> (Option<Report>, Vec
         let ab = rt.upload(&power_matrix()).unwrap();
         let mut v = rt.zeros::<f32>(64).unwrap();
         let r = match k {
-            "power_iter" => go(rt.launch(power::power_iter, 1, (&ab, &mut v, 6u32)), how),
-            "power_iter_lean" => go(rt.launch(power::power_iter_lean, 1, (&ab, &mut v, 6u32)), how),
-            "power_iter_no_store_barrier" => go(rt.launch(power::power_iter_no_store_barrier, 1, (&ab, &mut v, 6u32)), how),
+            "power_iter" => go(power::power_iter.launch(rt, 1, &ab, &mut v, 6u32), how),
+            "power_iter_lean" => go(power::power_iter_lean.launch(rt, 1, &ab, &mut v, 6u32), how),
+            "power_iter_no_store_barrier" => go(power::power_iter_no_store_barrier.launch(rt, 1, &ab, &mut v, 6u32), how),
             _ => unreachable!(),
         };
         (r, f32s(&v.to_vec().unwrap()))
@@ -1902,9 +1902,9 @@ fn inplace_case(k: &'static str) -> impl Fn(&Runtime, How) -> (Option<Report>, V
         "softmax_in_place" | "softmax_in_place_remapped" => {
             let mut xb = rt.upload(&row_input()).unwrap();
             let r = if k == "softmax_in_place" {
-                go(rt.launch(inplace::softmax_in_place, ROWS, (&mut xb, COLS)), how)
+                go(inplace::softmax_in_place.launch(rt, ROWS, &mut xb, COLS), how)
             } else {
-                go(rt.launch(inplace::softmax_in_place_remapped, ROWS, (&mut xb, COLS)), how)
+                go(inplace::softmax_in_place_remapped.launch(rt, ROWS, &mut xb, COLS), how)
             };
             (r, f32s(&xb.to_vec().unwrap()))
         }
@@ -1914,9 +1914,9 @@ fn inplace_case(k: &'static str) -> impl Fn(&Runtime, How) -> (Option<Report>, V
             let mut p = rt.zeros::<f32>(256).unwrap();
             let mut o = rt.zeros::<f32>(4).unwrap();
             let r = if k == "dot_storage_handoff" {
-                go(rt.launch(inplace::dot_storage_handoff, 4, (&a, &b, &mut p, &mut o)), how)
+                go(inplace::dot_storage_handoff.launch(rt, 4, &a, &b, &mut p, &mut o), how)
             } else {
-                go(rt.launch(inplace::dot_storage_off_by_one, 4, (&a, &b, &mut p, &mut o)), how)
+                go(inplace::dot_storage_off_by_one.launch(rt, 4, &a, &b, &mut p, &mut o), how)
             };
             let mut v = f32s(&p.to_vec().unwrap());
             v.extend(f32s(&o.to_vec().unwrap()));
@@ -2054,10 +2054,10 @@ fn dot32_case(k: &'static str) -> impl Fn(&Runtime, How) -> (Option<Report>, Vec
         let mut p = rt.zeros::<f32>(256).unwrap();
         let mut o = rt.zeros::<f32>(8).unwrap();
         let r = match k {
-            "dot32_off_by_one" => go(rt.launch(dot32::dot32_off_by_one, 8, (&a, &b, &mut p, &mut o)), how),
-            "dot32_off_by_one_branch" => go(rt.launch(dot32::dot32_off_by_one_branch, 8, (&a, &b, &mut p, &mut o)), how),
-            "dot32_handoff" => go(rt.launch(dot32_clean::dot32_handoff, 8, (&a, &b, &mut p, &mut o)), how),
-            "dot32_interleaved" => go(rt.launch(dot32_clean::dot32_interleaved, 8, (&a, &b, &mut p, &mut o)), how),
+            "dot32_off_by_one" => go(dot32::dot32_off_by_one.launch(rt, 8, &a, &b, &mut p, &mut o), how),
+            "dot32_off_by_one_branch" => go(dot32::dot32_off_by_one_branch.launch(rt, 8, &a, &b, &mut p, &mut o), how),
+            "dot32_handoff" => go(dot32_clean::dot32_handoff.launch(rt, 8, &a, &b, &mut p, &mut o), how),
+            "dot32_interleaved" => go(dot32_clean::dot32_interleaved.launch(rt, 8, &a, &b, &mut p, &mut o), how),
             _ => unreachable!(),
         };
         let mut v = f32s(&p.to_vec().unwrap());
@@ -2207,9 +2207,9 @@ fn odd_case(k: &'static str) -> impl Fn(&Runtime, How) -> (Option<Report>, Vec<u
             let gb = rt.upload(&g).unwrap();
             let mut y = rt.zeros::<f32>((ROWS * COLS) as usize).unwrap();
             let r = if k == "rms_norm_96" {
-                go(rt.launch(odd::rms_norm_96, ROWS, (&xb, &gb, &mut y, COLS)), how)
+                go(odd::rms_norm_96.launch(rt, ROWS, &xb, &gb, &mut y, COLS), how)
             } else {
-                go(rt.launch(odd::rms_norm_96_load_unsynced, ROWS, (&xb, &gb, &mut y, COLS)), how)
+                go(odd::rms_norm_96_load_unsynced.launch(rt, ROWS, &xb, &gb, &mut y, COLS), how)
             };
             (r, f32s(&y.to_vec().unwrap()))
         }
@@ -2217,9 +2217,9 @@ fn odd_case(k: &'static str) -> impl Fn(&Runtime, How) -> (Option<Report>, Vec<u
             let mb = rt.upload(&small_floats(20 * 32, 17, 33)).unwrap();
             let mut o = rt.zeros::<f32>(32).unwrap();
             let r = if k == "column_mean" {
-                go(rt.launch(odd::column_mean, 2, (&mb, &mut o, 20u32)), how)
+                go(odd::column_mean.launch(rt, 2, &mb, &mut o, 20u32), how)
             } else {
-                go(rt.launch(odd::column_mean_no_barrier, 2, (&mb, &mut o, 20u32)), how)
+                go(odd::column_mean_no_barrier.launch(rt, 2, &mb, &mut o, 20u32), how)
             };
             (r, f32s(&o.to_vec().unwrap()))
         }
@@ -2361,7 +2361,7 @@ fn epochs_case(k: &'static str, neg_edges: bool) -> impl Fn(&Runtime, How) -> (O
     move |rt, how| match k {
         "softmax_in_place_remapped_fixed" => {
             let mut xb = rt.upload(&row_input()).unwrap();
-            let r = go(rt.launch(epochs::softmax_in_place_remapped_fixed, ROWS, (&mut xb, COLS)), how);
+            let r = go(epochs::softmax_in_place_remapped_fixed.launch(rt, ROWS, &mut xb, COLS), how);
             (r, f32s(&xb.to_vec().unwrap()))
         }
         "relu_then_smooth" => {
@@ -2371,7 +2371,7 @@ fn epochs_case(k: &'static str, neg_edges: bool) -> impl Fn(&Runtime, How) -> (O
             }
             let mut xb = rt.upload(&v).unwrap();
             let mut y = rt.zeros::<f32>(256).unwrap();
-            let r = go(rt.launch(epochs::relu_then_smooth, 4, (&mut xb, &mut y)), how);
+            let r = go(epochs::relu_then_smooth.launch(rt, 4, &mut xb, &mut y), how);
             let mut out = f32s(&xb.to_vec().unwrap());
             out.extend(f32s(&y.to_vec().unwrap()));
             (r, out)
@@ -2466,10 +2466,10 @@ fn silent_case(k: &'static str) -> impl Fn(&Runtime, How) -> (Option<Report>, Ve
         let mut x = rt.upload(&[5u32, 0, 0, 0]).unwrap();
         let mut y = rt.zeros::<u32>(1).unwrap();
         let r = match k {
-            "silent_rmw_wgs" => go(rt.launch(silent::silent_rmw_wgs, 2, (&mut x, &mut y)), how),
-            "silent_store_wgs" => go(rt.launch(silent::silent_store_wgs, 2, (&mut x, &mut y)), how),
-            "silent_rmw_warps" => go(rt.launch(silent::silent_rmw_warps, 1, (&mut x, &mut y)), how),
-            "silent_rmw_lanes" => go(rt.launch(silent::silent_rmw_lanes, 1, (&mut x, &mut y)), how),
+            "silent_rmw_wgs" => go(silent::silent_rmw_wgs.launch(rt, 2, &mut x, &mut y), how),
+            "silent_store_wgs" => go(silent::silent_store_wgs.launch(rt, 2, &mut x, &mut y), how),
+            "silent_rmw_warps" => go(silent::silent_rmw_warps.launch(rt, 1, &mut x, &mut y), how),
+            "silent_rmw_lanes" => go(silent::silent_rmw_lanes.launch(rt, 1, &mut x, &mut y), how),
             _ => unreachable!(),
         };
         let mut v = x.to_vec().unwrap();
@@ -2561,13 +2561,13 @@ pub mod silent_wg {
 
 fn silent_wg_case(rt: &Runtime, how: How) -> (Option<Report>, Vec<u32>) {
     let mut o = rt.zeros::<u32>(1).unwrap();
-    let r = go(rt.launch(silent_wg::silent_rmw_shared, 1, (&mut o,)), how);
+    let r = go(silent_wg::silent_rmw_shared.launch(rt, 1, &mut o), how);
     (r, o.to_vec().unwrap())
 }
 
 fn silent_wg_store_case(rt: &Runtime, how: How) -> (Option<Report>, Vec<u32>) {
     let mut o = rt.zeros::<u32>(1).unwrap();
-    let r = go(rt.launch(silent_wg::silent_store_shared, 1, (&mut o,)), how);
+    let r = go(silent_wg::silent_store_shared.launch(rt, 1, &mut o), how);
     (r, o.to_vec().unwrap())
 }
 
@@ -2678,8 +2678,8 @@ fn segmented_reductions_keep_verdicts_across_batches() {
             for budget in [None, Some(400_000u64), Some(250_000u64), Some(150_000u64)] {
                 let (vb, ib) = (rt.upload(&vals).unwrap(), rt.upload(&ids).unwrap());
                 let mut sums = rt.zeros::<u32>(nseg).unwrap();
-                let opts = ld::CheckOptions { memory_budget: budget, ..Default::default() };
-                let l = if racy { rt.launch(seg::seg_sum_plain, 48u32, (&vb, &ib, &mut sums)) } else { rt.launch(seg::seg_sum, 48u32, (&vb, &ib, &mut sums)) };
+                let opts = ld::CheckOptions::default().memory_budget(budget);
+                let l = if racy { seg::seg_sum_plain.launch(&rt, 48u32, &vb, &ib, &mut sums) } else { seg::seg_sum.launch(&rt, 48u32, &vb, &ib, &mut sums) };
                 let l = l.mode(ld::Mode::Check).check_options(opts);
                 let plan = l.plan().map(|p| p.batch);
                 batches.push(*plan.as_ref().unwrap());
@@ -2737,8 +2737,8 @@ fn silent_before_case(k: &'static str) -> impl Fn(&Runtime, How) -> (Option<Repo
         let mut x = rt.upload(&[5u32, 0, 0, 0]).unwrap();
         let mut y = rt.zeros::<u32>(1).unwrap();
         let r = match k {
-            "silent_store_after_read" => go(rt.launch(silent_before::silent_store_after_read, 1, (&mut x, &mut y)), how),
-            "silent_rmw_after_read" => go(rt.launch(silent_before::silent_rmw_after_read, 1, (&mut x, &mut y)), how),
+            "silent_store_after_read" => go(silent_before::silent_store_after_read.launch(rt, 1, &mut x, &mut y), how),
+            "silent_rmw_after_read" => go(silent_before::silent_rmw_after_read.launch(rt, 1, &mut x, &mut y), how),
             _ => unreachable!(),
         };
         let mut v = x.to_vec().unwrap();
@@ -2810,7 +2810,7 @@ fn long_power_iteration_runs_or_names_the_loop_cap() {
         for mode in [ld::Mode::Native, ld::Mode::Check, ld::Mode::Deterministic] {
             let ab = rt.upload(&a).unwrap();
             let mut v = rt.zeros::<f32>(64).unwrap();
-            match rt.launch(power::power_iter, 1, (&ab, &mut v, 150u32)).mode(mode).run() {
+            match power::power_iter.launch(&rt, 1, &ab, &mut v, 150u32).mode(mode).run() {
                 Ok(run) => {
                     if let Some(rep) = run.report {
                         assert!(!rep.has_races(), "{mode:?} on {:?}:\n{rep}", rt.backend());
@@ -2864,17 +2864,17 @@ fn racy_count_leading_out_of_bounds_points_to_exact_mode() {
         let inb = rt.upload(&iota(64, 3)).unwrap();
         let mut o = rt.zeros::<u32>(64).unwrap();
         // A GPU may run warp 1 before warp 0 stores the count (NVIDIA's does).
-        match rt.launch(fault_probe::last_of_count, 1, (&inb, &mut o)).run() {
+        match fault_probe::last_of_count.launch(&rt, 1, &inb, &mut o).run() {
             Ok(_) => {}
             Err(ld::Error::Fault { kind: ld::FaultKind::OutOfBounds { .. }, .. }) if rt.is_gpu() => {}
             Err(e) => panic!("natively on {:?}: {e}", rt.backend()),
         }
         let mut o = rt.zeros::<u32>(64).unwrap();
-        let exact = rt.launch(fault_probe::last_of_count, 1, (&inb, &mut o)).mode(ld::Mode::Exact).run().unwrap().report.unwrap();
+        let exact = fault_probe::last_of_count.launch(&rt, 1, &inb, &mut o).exact().unwrap();
         assert!(exact.races.iter().any(|r| matches(r, &rw(WG, WARP, "s"))), "exact:\n{exact}");
         for mode in [ld::Mode::Check, ld::Mode::Deterministic] {
             let mut o = rt.zeros::<u32>(64).unwrap();
-            let r = rt.launch(fault_probe::last_of_count, 1, (&inb, &mut o)).mode(mode).run();
+            let r = fault_probe::last_of_count.launch(&rt, 1, &inb, &mut o).mode(mode).run();
             match r {
                 Err(ld::Error::Fault { kind: ld::FaultKind::OutOfBounds { .. }, message, .. }) => {
                     assert!(message.contains("its own copy of memory") && message.contains("`Mode::Exact`"), "{mode:?} on {:?}: {message}", rt.backend());
