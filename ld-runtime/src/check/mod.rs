@@ -58,11 +58,11 @@ pub struct CheckOptions {
     pub max_rounds: Option<u32>,
     /// Run every round even after one has found races.
     pub all_rounds: bool,
-    /// Progress on stderr: a bar (when it is a terminal) for checks of
-    /// several rounds that take more than a second; else a plain line
-    /// (`ld: checking KERNEL: round i/n, 12.3 s`) once a check has taken
-    /// 2 s, then every 5 s. Each round is also logged (`log` at info
-    /// level) whatever this says.
+    /// Progress: a bar on stderr, when it is a terminal, for checks of
+    /// several rounds that take more than a second; else an info-level
+    /// `log` record (`ld: checking KERNEL: round i/n, 12.3 s`) once a
+    /// check has taken 2 s, then every 5 s. Each round is also logged
+    /// (`log` at info level) whatever this says.
     pub progress: bool,
     /// After a check that found races, run the racing workgroups again on
     /// the CPU from the launch's input to find the source line of every

@@ -1,12 +1,14 @@
 //! Progress of a check: a `log` record per round, and, when the caller
-//! allows it (`CheckOptions::progress`), on stderr: a bar when it is a
+//! allows it (`CheckOptions::progress`), a bar on stderr when it is a
 //! terminal and the check has several rounds and has taken more than a
-//! second, else (a log file, CI) a plain line once the check has taken 2 s
-//! and then every 5 s, from a watcher thread, so a long single round is
-//! seen too. Quick checks stay silent.
+//! second; else (a log file, CI) an info-level `log` record once the check
+//! has taken 2 s and then every 5 s, from a watcher thread, so a long
+//! single round is seen where the program's logger shows info. A program's
+//! output holds nothing it did not ask for: quick checks, and every check
+//! whose stderr is not a terminal, print nothing of their own.
 
 use indicatif::{ProgressBar, ProgressStyle};
-use std::io::{IsTerminal, Write};
+use std::io::IsTerminal;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::{mpsc, Arc};
 use std::thread::JoinHandle;
@@ -44,7 +46,7 @@ impl Progress {
                     while let Err(mpsc::RecvTimeoutError::Timeout) = stopped.recv_timeout(wait) {
                         let total = rounds[1].load(Relaxed).max(1);
                         let round = (rounds[0].load(Relaxed) + 1).min(total);
-                        let _ = writeln!(std::io::stderr(), "ld: checking {kernel}: round {round}/{total}, {:.1} s", start.elapsed().as_secs_f64());
+                        log::info!("ld: checking {kernel}: round {round}/{total}, {:.1} s", start.elapsed().as_secs_f64());
                         wait = EVERY;
                     }
                 })
