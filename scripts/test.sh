@@ -77,8 +77,14 @@ cargo test --workspace --all-targets --no-run "$@"
 # thread, and each process opens a device of its own, so two of them keep
 # two cores busy. Every test runs in exactly one of them: the first takes
 # the modules named here, the second every other one.
-suite="$(cargo test -p ld --test suite --no-run --message-format=json "$@" 2>/dev/null |
-    sed -n 's/.*"executable":"\([^"]*\)".*/\1/p' | tail -n 1)"
+# (The same selection as the build above, so cargo resolves the same
+# features and only names what it built.)
+suite="$(cargo test --workspace --all-targets --no-run --message-format=json "$@" 2>/dev/null |
+    sed -n 's/.*"executable":"\([^"]*\/suite-[^"]*\)".*/\1/p' | tail -n 1)"
+if [ -z "$suite" ]; then
+    echo "scripts/test.sh: cargo named no tests/suite binary" >&2
+    exit 1
+fi
 first=(numerics:: idioms:: classics:: semantics:: lang_)
 skips=()
 for m in "${first[@]}"; do skips+=(--skip "$m"); done
@@ -93,9 +99,10 @@ if [ "$status" != 0 ]; then
     echo "scripts/test.sh: the integration suite failed (both halves' output above)" >&2
     exit "$status"
 fi
-# The rest: every crate's unit tests, each bench once, trybuild's cases.
-cargo test --workspace --lib --benches "$@"
-cargo test -p ld-ui-tests --test compile_fail "$@"
+# The rest: every crate's unit tests, each bench once, trybuild's cases
+# (all of the workspace in one selection: a narrower one resolves other
+# features and rebuilds dependencies).
+cargo test --workspace --lib --benches --test compile_fail "$@"
 # Doc examples (every KERNELS.md example is a doctest of the ld crate).
 cargo test --workspace --doc "$@"
 # Every crate packages, the engine's WGSL included (no verify build: the
