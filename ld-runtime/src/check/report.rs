@@ -144,7 +144,7 @@ pub struct Race {
     pub workgroups: Vec<[u32; 3]>,
     /// Word offsets into the variable, as half-open ranges.
     pub words: Vec<(u32, u32)>,
-    /// The first racing words (up to [`PLACES`], in `words` order) named
+    /// The first racing words (up to 8, in `words` order) named
     /// by element and field: `bodies[1].mass`, `hist[17]`.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub places: Vec<String>,
