@@ -220,17 +220,37 @@ pub enum Error {
 pub enum FaultKind {
     /// An index past the end of `array` (a parameter or a shared array) at
     /// the kernel's source line and column.
-    #[allow(missing_docs)]
-    OutOfBounds { array: String, index: i64, len: u32, line: u32, column: u32 },
+    OutOfBounds {
+        /// The parameter or shared array.
+        array: String,
+        /// The index.
+        index: i64,
+        /// The array's length.
+        len: u32,
+        /// The access's source line.
+        line: u32,
+        /// Its column.
+        column: u32,
+    },
     /// An invocation ran `fuel` loop iterations without finishing: the
     /// loop at `line` and `column` of the kernel's source was to start one
     /// more.
-    #[allow(missing_docs)]
-    NonTermination { fuel: u64, line: u32, column: u32 },
+    NonTermination {
+        /// Loop iterations the invocation had.
+        fuel: u64,
+        /// The loop's source line.
+        line: u32,
+        /// Its column.
+        column: u32,
+    },
     /// Invocations of one workgroup stopped at different barriers (`None`:
     /// finished); each side is (local index, barrier).
-    #[allow(missing_docs)]
-    BarrierDivergence { first: (u32, Option<u32>), other: (u32, Option<u32>) },
+    BarrierDivergence {
+        /// One invocation's local index and barrier.
+        first: (u32, Option<u32>),
+        /// Another's, at a different barrier.
+        other: (u32, Option<u32>),
+    },
 }
 
 /// `Error::LoopLimit`'s message.

@@ -221,15 +221,26 @@ pub enum Mode {
     Exact,
 }
 
+impl Mode {
+    /// Every mode, in the order `LD_MODE`'s error message lists them.
+    pub const ALL: [Mode; 4] = [Mode::Check, Mode::Exact, Mode::Deterministic, Mode::Native];
+
+    /// The mode's name as `LD_MODE` spells it and the JSON report writes it:
+    /// `native`, `check`, `deterministic` or `exact`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Mode::Native => "native",
+            Mode::Check => "check",
+            Mode::Deterministic => "deterministic",
+            Mode::Exact => "exact",
+        }
+    }
+}
+
 impl std::fmt::Display for Mode {
     /// `native mode`, `check mode`, `deterministic mode` or `exact mode`.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            Mode::Native => "native mode",
-            Mode::Check => "check mode",
-            Mode::Deterministic => "deterministic mode",
-            Mode::Exact => "exact mode",
-        })
+        write!(f, "{} mode", self.name())
     }
 }
 
@@ -298,11 +309,9 @@ impl<'a> Launch<'a> {
     /// forces if it is set, else in the one asked for. With `LD_MODE=check`
     /// or `LD_REPORT` the report also goes where they say (README, "Checking
     /// a whole program unchanged").
-    pub fn run(mut self) -> Result<Run> {
-        self.mode = crate::session::mode(self.mode)?;
-        let run = self.run_in_mode()?;
-        crate::session::finished(run.report.as_ref())?;
-        Ok(run)
+    pub fn run(self) -> Result<Run> {
+        let mode = crate::session::mode(self.mode)?;
+        self.run_as(mode)
     }
 
     /// Checks the arguments and runs the kernel in check mode, whatever
@@ -320,11 +329,17 @@ impl<'a> Launch<'a> {
     }
 
     /// Runs in a mode that reports, and hands the report over.
-    fn reporting(mut self, mode: Mode) -> Result<Report> {
+    fn reporting(self, mode: Mode) -> Result<Report> {
+        Ok(self.run_as(mode)?.report.expect("check and exact modes report"))
+    }
+
+    /// Runs in `mode` and hands any report to the process's session
+    /// (`LD_MODE=check`, `LD_REPORT`).
+    fn run_as(mut self, mode: Mode) -> Result<Run> {
         self.mode = mode;
         let run = self.run_in_mode()?;
         crate::session::finished(run.report.as_ref())?;
-        Ok(run.report.expect("check and exact modes report"))
+        Ok(run)
     }
 
     fn run_in_mode(self) -> Result<Run> {

@@ -75,7 +75,7 @@ pub(crate) fn mode(asked: Mode) -> Result<Mode> {
     Ok(match s.mode {
         Some(forced) => {
             FORCED_NOTE.call_once(|| {
-                log::info!("ld: LD_MODE={}: every launch of this process runs in {} mode, whatever the program asks", name(forced), name(forced))
+                log::info!("ld: LD_MODE={}: every launch of this process runs in {} mode, whatever the program asks", forced.name(), forced.name())
             });
             forced
         }
@@ -145,15 +145,6 @@ extern "C" fn at_exit() {
 /// `LD_MODE=check` or `exact`: the process is run to find races.
 fn checking(s: &Settings) -> bool {
     matches!(s.mode, Some(Mode::Check | Mode::Exact))
-}
-
-fn name(mode: Mode) -> &'static str {
-    match mode {
-        Mode::Native => "native",
-        Mode::Check => "check",
-        Mode::Deterministic => "deterministic",
-        Mode::Exact => "exact",
-    }
 }
 
 /// Replaces the file at `path` with `reports`, through a temporary file in

@@ -119,12 +119,10 @@ impl Settings {
             };
         }
         if let Some(v) = get("LD_MODE") {
-            s.mode = Some(match v.to_ascii_lowercase().as_str() {
-                "check" => Mode::Check,
-                "deterministic" => Mode::Deterministic,
-                "native" => Mode::Native,
-                "exact" => Mode::Exact,
-                _ => return Err(bad("LD_MODE", v, "`check`, `exact`, `deterministic` or `native`")),
+            let asked = v.to_ascii_lowercase();
+            s.mode = Some(match Mode::ALL.into_iter().find(|m| m.name() == asked) {
+                Some(m) => m,
+                None => return Err(bad("LD_MODE", v, "`check`, `exact`, `deterministic` or `native`")),
             });
         }
         // A path is taken as given (not trimmed: it may end in a space).

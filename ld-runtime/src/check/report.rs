@@ -7,20 +7,20 @@ use rustc_hash::FxHashMap;
 use serde::Serialize;
 use std::fmt;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 /// Which accesses raced.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 pub enum RaceKind {
-    #[serde(rename = "ww")]
     /// Two writes.
+    #[serde(rename = "ww")]
     WriteWrite,
-    #[serde(rename = "rw")]
     /// A read and a write.
+    #[serde(rename = "rw")]
     ReadWrite,
 }
 
+/// The address space a race happened in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
-/// The address space a race happened in.
 pub enum Memory {
     /// `var<workgroup>`: a kernel's `shared` arrays.
     Workgroup,
@@ -28,9 +28,9 @@ pub enum Memory {
     Storage,
 }
 
+/// Between which units a race happened.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "kebab-case")]
-/// Between which units a race happened.
 pub enum Level {
     /// Between two workgroups of the dispatch.
     InterWorkgroup,
@@ -103,8 +103,8 @@ impl fmt::Display for Region {
 pub struct Unit {
     /// The workgroup's id.
     pub workgroup: [u32; 3],
-    #[serde(skip_serializing_if = "Option::is_none")]
     /// The warp within it (`None`: the whole workgroup, at level 1).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub warp: Option<u32>,
 }
 
@@ -163,9 +163,9 @@ pub struct Race {
     pub accesses: Vec<Access>,
 }
 
+/// Whether an access read or wrote.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
-/// Whether an access read or wrote.
 pub enum AccessKind {
     /// A store (or an atomic's write).
     Write,
