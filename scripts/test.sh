@@ -72,11 +72,14 @@ fi
 # Everything builds once: the integration suite, the crates' unit tests,
 # the examples and the benches (and clippy's lints, see above).
 cargo test --workspace --all-targets --no-run "$@"
-# The integration suite (tests/suite, one binary) runs as two processes at
-# once: lavapipe compiles a device's pipelines on that device's one queue
-# thread, and each process opens a device of its own, so two of them keep
-# two cores busy. Every test runs in exactly one of them: the first takes
-# the modules named here, the second every other one.
+# What is left runs as jobs, at most LD_TEST_JOBS (default: the number of
+# cores) at once, the longest first, so that the cores stay busy to the end.
+# A fresh machine spends most of it in lavapipe compiling pipelines with
+# LLVM, on the queue thread of the process's one device: a process of the
+# suite keeps about one core busy, so the suite (tests/suite, one binary)
+# runs as several processes, a module or a group of modules each. Every
+# test runs in exactly one of them: the last takes every module the others
+# do not name.
 # (The same selection as the build above, so cargo resolves the same
 # features and only names what it built.)
 suite="$(cargo test --workspace --all-targets --no-run --message-format=json "$@" 2>/dev/null |
@@ -85,24 +88,48 @@ if [ -z "$suite" ]; then
     echo "scripts/test.sh: cargo named no tests/suite binary" >&2
     exit 1
 fi
-first=(numerics:: idioms:: classics:: semantics:: lang_)
-skips=()
-for m in "${first[@]}"; do skips+=(--skip "$m"); done
-first_log="$(mktemp)"
-"$suite" "${first[@]}" >"$first_log" 2>&1 &
-first_pid=$!
-status=0
-"$suite" "${skips[@]}" || status=$?
-wait "$first_pid" || status=$?
-cat "$first_log"
-if [ "$status" != 0 ]; then
-    echo "scripts/test.sh: the integration suite failed (both halves' output above)" >&2
-    exit "$status"
+shards=(numerics:: check_catalogue:: idioms:: classics:: patterns::)
+rest=()
+for m in "${shards[@]}"; do rest+=(--skip "$m"); done
+job_names=(suite:rest)
+job_cmds=("$(printf '%q ' "$suite" "${rest[@]}")")
+for m in "${shards[@]}"; do
+    job_names+=("suite:${m%::}")
+    job_cmds+=("$(printf '%q ' "$suite" "$m")")
+done
+# Every crate's unit tests, each bench once, trybuild's cases (all of the
+# workspace in one selection: a narrower one resolves other features and
+# rebuilds dependencies).
+job_names+=(units)
+job_cmds+=("$(printf '%q ' cargo test --workspace --lib --benches --test compile_fail "$@")")
+
+logs="$(mktemp -d)"
+max_jobs="${LD_TEST_JOBS:-$(nproc 2>/dev/null || echo 2)}"
+for i in "${!job_names[@]}"; do
+    while [ "$(jobs -rp | wc -l)" -ge "$max_jobs" ]; do wait -n || true; done
+    (
+        t0=$SECONDS
+        rc=0
+        eval "${job_cmds[$i]}" >"$logs/$i.log" 2>&1 || rc=$?
+        echo "$rc $((SECONDS - t0))" >"$logs/$i.rc"
+    ) &
+done
+wait
+failed=()
+for i in "${!job_names[@]}"; do
+    read -r rc secs <"$logs/$i.rc"
+    echo "=== ${job_names[$i]}: exit $rc, ${secs} s"
+    cat "$logs/$i.log"
+    if [ "$rc" != 0 ]; then failed+=("${job_names[$i]}"); fi
+done
+for i in "${!job_names[@]}"; do
+    read -r rc secs <"$logs/$i.rc"
+    echo "scripts/test.sh: ${job_names[$i]}: exit $rc, ${secs} s" >&2
+done
+if [ "${#failed[@]}" != 0 ]; then
+    echo "scripts/test.sh: failed: ${failed[*]} (their output above)" >&2
+    exit 1
 fi
-# The rest: every crate's unit tests, each bench once, trybuild's cases
-# (all of the workspace in one selection: a narrower one resolves other
-# features and rebuilds dependencies).
-cargo test --workspace --lib --benches --test compile_fail "$@"
 # Doc examples (every KERNELS.md example is a doctest of the ld crate).
 cargo test --workspace --doc "$@"
 # Every crate packages, the engine's WGSL included (no verify build: the

@@ -25,6 +25,81 @@
 //! ```
 //!
 //! The kernel language is described in KERNELS.md.
+//!
+//! ## Typed launches
+//!
+//! `#[ld::kernel]` gives each kernel a `launch` method taking the kernel's
+//! own parameters: `&[T]` as `&Buffer<T>`, `&mut [T]` and atomics as
+//! `&mut Buffer<T>`, scalars by value. A wrong argument is a compile error
+//! at the call, not a failure when the kernel runs. A buffer of the wrong
+//! element type:
+//!
+//! ```compile_fail,E0308
+//! #[ld::kernel(workgroup_size = 64)]
+//! fn scale(data: &mut [f32], factor: f32) {
+//!     let i = global_id().x;
+//!     data[i] = data[i] * factor;
+//! }
+//!
+//! fn main() -> ld::Result<()> {
+//!     let rt = ld::Runtime::cpu();
+//!     let mut words = rt.zeros::<u32>(64)?;
+//!     scale.launch(&rt, 1u32, &mut words, 2.0).run()?;
+//!     Ok(())
+//! }
+//! ```
+//!
+//! A shared borrow of a buffer the kernel writes:
+//!
+//! ```compile_fail,E0308
+//! #[ld::kernel(workgroup_size = 64)]
+//! fn scale(data: &mut [f32], factor: f32) {
+//!     let i = global_id().x;
+//!     data[i] = data[i] * factor;
+//! }
+//!
+//! fn main() -> ld::Result<()> {
+//!     let rt = ld::Runtime::cpu();
+//!     let floats = rt.zeros::<f32>(64)?;
+//!     scale.launch(&rt, 1u32, &floats, 2.0).run()?;
+//!     Ok(())
+//! }
+//! ```
+//!
+//! A missing argument:
+//!
+//! ```compile_fail,E0061
+//! #[ld::kernel(workgroup_size = 64)]
+//! fn scale(data: &mut [f32], factor: f32) {
+//!     let i = global_id().x;
+//!     data[i] = data[i] * factor;
+//! }
+//!
+//! fn main() -> ld::Result<()> {
+//!     let rt = ld::Runtime::cpu();
+//!     let mut floats = rt.zeros::<f32>(64)?;
+//!     scale.launch(&rt, 1u32, &mut floats).run()?;
+//!     Ok(())
+//! }
+//! ```
+//!
+//! The same launch with the right arguments compiles and runs:
+//!
+//! ```
+//! #[ld::kernel(workgroup_size = 64)]
+//! fn scale(data: &mut [f32], factor: f32) {
+//!     let i = global_id().x;
+//!     data[i] = data[i] * factor;
+//! }
+//!
+//! fn main() -> ld::Result<()> {
+//!     let rt = ld::Runtime::cpu();
+//!     let mut floats = rt.upload(&[1.5f32; 64])?;
+//!     scale.launch(&rt, 1u32, &mut floats, 2.0).run()?;
+//!     assert_eq!(floats.to_vec()?, vec![3.0f32; 64]);
+//!     Ok(())
+//! }
+//! ```
 #![warn(missing_docs)]
 
 pub use ld_macros::{kernel, kernels};

@@ -16,8 +16,11 @@
 //! lowering, and the native WGSL snapshots. Add new cases there; add one
 //! here only for a new way an error renders.
 //!
-//! `tests/launch/` holds the typed launches' cases: a wrong argument type,
-//! mutability or count is a compile error at the call.
+//! The typed launches' compile errors (a wrong argument type, mutability
+//! or count) are the `compile_fail` examples in the `ld` crate's docs
+//! (`src/lib.rs`): rustdoc compiles them against the `ld` the workspace has
+//! built and checks each one's error code, where a trybuild case would
+//! check wgpu and all of `ld`'s dependencies again in a project of its own.
 //!
 //! Regenerate the expected output with
 //! `TRYBUILD=overwrite cargo test -q -p ld-ui-tests`.
@@ -26,7 +29,4 @@
 fn compile_fail() {
     let t = trybuild::TestCases::new();
     t.compile_fail("tests/ui/*.rs");
-    // The typed launch `#[ld::kernel]` generates: wrong arguments do not
-    // compile (these cases use the real `ld`, runtime and all).
-    t.compile_fail("tests/launch/*.rs");
 }
