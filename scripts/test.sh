@@ -11,9 +11,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# (Globs and captured output rather than pipes: with pipefail, `ls` of a
+# missing directory or a reader that stops early fails the pipe.)
 have_vulkan_driver() {
-    ls /usr/share/vulkan/icd.d/*.json /etc/vulkan/icd.d/*.json 2>/dev/null | grep -q . &&
-        ldconfig -p 2>/dev/null | grep -q libvulkan.so.1
+    local icds=(/usr/share/vulkan/icd.d/*.json /etc/vulkan/icd.d/*.json) f found=0
+    for f in "${icds[@]}"; do [ -e "$f" ] && found=1; done
+    [ "$found" = 1 ] && [[ "$(ldconfig -p 2>/dev/null)" == *libvulkan.so.1* ]]
 }
 
 have_browser() {

@@ -24,8 +24,7 @@ use std::time::{Duration, Instant};
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Grid(pub [u32; 3]);
 
-/// Workgroups per grid dimension every WebGPU device supports.
-pub const MAX_WORKGROUPS_PER_DIMENSION: u32 = 65535;
+pub use ld_shaders::abi::MAX_WORKGROUPS_PER_DIMENSION;
 
 impl Grid {
     /// Enough workgroups of `per_workgroup` invocations to cover `items`,
@@ -744,7 +743,7 @@ impl<'a> Launch<'a> {
     }
 
     fn check_grid(&self) -> Result<()> {
-        let max = self.rt.gpu.as_ref().map(|g| g.limits.max_compute_workgroups_per_dimension).unwrap_or(65535);
+        let max = self.rt.gpu.as_ref().map(|g| g.limits.max_compute_workgroups_per_dimension).unwrap_or(MAX_WORKGROUPS_PER_DIMENSION);
         let g = self.grid.0;
         let problem = if g.contains(&0) {
             Some("every dimension needs at least one workgroup".to_string())

@@ -221,6 +221,84 @@ const _: () = assert!(PAGE.is_multiple_of(4) && PAGE <= 16 * (l1::WORDS - l1::AC
 pub const DEFAULT_WARP_SIZE: u32 = 32;
 /// No value: no unit, entry, copy or barrier (`LD_NONE` in WGSL).
 pub const NONE: u32 = u32::MAX;
+/// Workgroups per grid dimension every WebGPU device supports (its
+/// default `maxComputeWorkgroupsPerDimension`): the engine's dispatches
+/// spread their workgroups over y past it (`LD_MAX_X` in WGSL).
+pub const MAX_WORKGROUPS_PER_DIMENSION: u32 = 65535;
+
+/// The WGSL `override` constants the kernel variants are specialized by:
+/// declared in WGSL from here ([`Override::decl`]) and set by the runtime's
+/// pipelines by the same constant ([`Override::set`]), so that the
+/// shader and the host cannot name one differently.
+pub mod overrides {
+    /// One `override` constant: its name and WGSL type.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    pub struct Override {
+        /// The name in WGSL (and in the pipeline's constants).
+        pub name: &'static str,
+        bool: bool,
+    }
+
+    impl Override {
+        const fn u32(name: &'static str) -> Self {
+            Override { name, bool: false }
+        }
+
+        const fn bool(name: &'static str) -> Self {
+            Override { name, bool: true }
+        }
+
+        /// Its WGSL declaration, defaulting to zero (false).
+        pub fn decl(self) -> String {
+            let (ty, zero) = if self.bool { ("bool", "false") } else { ("u32", "0u") };
+            format!("override {}: {ty} = {zero};", self.name)
+        }
+
+        /// A WGSL constant of the same name and value `v`, for a variant
+        /// that does not vary it.
+        pub fn fixed(self, v: u32) -> String {
+            if self.bool {
+                format!("const {}: bool = {};", self.name, v != 0)
+            } else {
+                format!("const {}: u32 = {v}u;", self.name)
+            }
+        }
+
+        /// The pipeline constant that sets it to `v` (a bool: `v != 0`).
+        pub fn set(self, v: u32) -> (&'static str, f64) {
+            (self.name, if self.bool { (v != 0) as u32 as f64 } else { v as f64 })
+        }
+    }
+
+    /// The storage targets whose tables are direct-mapped, a bit each
+    /// (instrumented and folded kernels): a direct table's accesses
+    /// compile without the hash table's probes.
+    pub const DIRECT: Override = Override::u32("LD_DIRECT");
+    /// The storage targets the launch leaves in place, a bit each (every
+    /// variant but the native one): each invocation accesses only its own
+    /// element, so they are read and written directly, unchecked.
+    pub const IN_PLACE: Override = Override::u32("LD_IN_PLACE");
+    /// Check mode with more copies than a mask holds
+    /// ([`super::MASK_COPIES`]): races are recorded one by one, not
+    /// summarized (the instrumented kernel; a constant in the folded one).
+    pub const WIDE: Override = Override::bool("LD_WIDE");
+    /// Deterministic mode keeps each word's last writer (the folded
+    /// kernel at one invocation per warp; a constant in the instrumented
+    /// one).
+    pub const DET_WRITERS: Override = Override::bool("LD_DET_WRITERS");
+    /// The probe defers writes to the words of workgroup arrays an earlier
+    /// run saw shared (deterministic mode).
+    pub const DEFER: Override = Override::bool("LD_DEFER");
+    /// The probe notes the words of workgroup arrays it saw shared.
+    pub const FIND: Override = Override::bool("LD_FIND");
+    /// The storage targets whose writes the probe defers, a bit each
+    /// (deterministic mode): no tags, a log, stored by `ld_resolve`.
+    pub const DEFER_STORAGE: Override = Override::u32("LD_DEFER_STORAGE");
+    /// The workgroup arrays the probe defers whole, a bit per target
+    /// (deterministic mode): no tags, every write to the log, folded at the
+    /// next workgroup barrier.
+    pub const DEFER_ARRAYS: Override = Override::u32("LD_DEFER_ARRAYS");
+}
 
 /// Bindings of `@group(GROUP)`: the engine's buffers. The kernel's own
 /// parameters keep `@group(0)` exactly as in the native shader.
@@ -981,6 +1059,7 @@ pub fn prelude(view: View) -> String {
         ("LD_MODE_DET", MODE_DETERMINISTIC),
         ("LD_PAGE", PAGE),
         ("LD_NONE", NONE),
+        ("LD_MAX_X", MAX_WORKGROUPS_PER_DIMENSION),
         ("LD_MAT", flag::MAT),
         ("LD_BVALID", flag::BVALID),
         ("LD_DIRTY1", flag::DIRTY1),

@@ -51,8 +51,16 @@ pub const EXACT: &str = include_str!("../wgsl/exact.wgsl");
 
 /// The probe (`abi::probe`), check and deterministic modes' first run: the tags of a run on the
 /// user's buffers, spliced into the probe kernel after [`abi::wgsl_prelude`]
-/// and [`EXACT`].
+/// and [`EXACT`], by way of [`probe`].
 pub const PROBE: &str = concat!(include_str!("../wgsl/codes.wgsl"), include_str!("../wgsl/probe.wgsl"));
+
+/// [`PROBE`] after the declarations of the `override` constants it is
+/// specialized by ([`abi::overrides`]).
+pub fn probe() -> String {
+    use abi::overrides::*;
+    let decls: Vec<String> = [IN_PLACE, DEFER, FIND, DEFER_STORAGE, DEFER_ARRAYS].iter().map(|o| o.decl()).collect();
+    format!("{}\n{PROBE}", decls.join("\n"))
+}
 
 /// The guard's functions (bounds checks, loop fuel), in every kernel
 /// variant after [`abi::guard_prelude`]'s declarations.
@@ -103,7 +111,7 @@ mod tests {
         let kernel = "const LD_WG_SIZE: u32 = 64u;\nfn ld_sdefer_pending() -> bool { return false; }\nfn ld_sdefer_end() { ld_sdefer_record(ld_skey(0u, 1u), 2u); }\nvar<workgroup> ld_pt0: array<atomic<u32>, 64>;\nconst LD_PROBE_CLEAR_ALL: u32 = 0u;\nvar<private> ld_probe_noted: array<u32, 1>;\nfn ld_probe_flush_notes() {}\nfn ld_probe_clear_shared(c: u32) { if c == 0u && LD_FIND && ld_probe_pair(atomicExchange(&ld_pt0[0], 0u)) { ld_probe_found(0u); } }\nfn ld_storage_barrier(b: u32) -> bool { return b == 1u; }\n\
             const LD_PROBE_FOUND: u32 = 0u;\nconst LD_PROBE_DEFERRED: u32 = 2u;\nfn ld_defer_fold() {}\nfn ld_defer_pending() -> bool { return false; }\n\
             var<private> ld_lidx: u32;\n@compute @workgroup_size(64) fn main(@builtin(local_invocation_index) li: u32) { ld_probe_enter(0u, li); ld_probe_note(LD_NONE, LD_NONE); if ld_probe_skip(li) { return; } ld_probe_local(0u, atomicOr(&ld_pt0[li], ld_pl.x), ld_pl.x); ld_probe_storage(1u, li, 1u); ld_probe_own(li); ld_probe_region(0u, 0u, LD_KNOWN); ld_probe_end(); }\n";
-        validate(&format!("{}\n{PROBE}\n{kernel}", abi::wgsl_prelude()));
+        validate(&format!("{}\n{}\n{kernel}", abi::wgsl_prelude(), probe()));
     }
 
     /// The engine with the smallest kernel-side pieces it needs.

@@ -15,8 +15,6 @@
 @group(0) @binding(0) var<storage, read_write> ld_user_buf: array<u32>;
 @group(0) @binding(1) var<storage, read_write> ld_args: array<u32>;
 
-const LD_MAX_X: u32 = 65535u;
-
 // The pages with records (`ld_link_record`: at most one per record).
 fn ld_l1_pages() -> u32 {
     return min(atomicLoad(&ld_rec[LD_H_L1_PAGES]), ld_cfg.l1_cap);

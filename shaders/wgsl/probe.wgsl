@@ -138,26 +138,23 @@ fn ld_probe_wg(t: u32, k: u32, w: u32) {
     ld_probe_targets = ld_probe_targets | select(0u, 1u << t, pair);
 }
 
-// The storage targets the launch leaves in place, a bit each (the
-// runtime's pipeline sets it from the layout, `Variant::Probe`): every
-// invocation of the dispatch touches only its own element, so nothing is
-// shared and nothing is tagged.
-override LD_IN_PLACE: u32 = 0u;
+// The probe's variants are specialized by override constants, declared
+// from `abi::overrides` and set by the runtime's pipeline (`Variant::Probe`),
+// so that each pipeline compiles only its own paths:
+// - LD_IN_PLACE: the storage targets the launch leaves in place, a bit
+//   each: every invocation of the dispatch touches only its own element,
+//   so nothing is shared and nothing is tagged;
+// - LD_DEFER: deterministic mode's probe with words of workgroup arrays to
+//   defer; LD_FIND: one that notes the words it saw shared;
+// - LD_DEFER_ARRAYS: the workgroup arrays deterministic mode's probe defers
+//   whole, a bit per target: no tags, every write to the log, folded at the
+//   next workgroup barrier;
+// - LD_DEFER_STORAGE: the storage targets whose writes it defers, a bit
+//   each: no tags, a log (`ld_slog_*`).
 
 fn ld_in_place(t: u32) -> bool {
     return ((LD_IN_PLACE >> t) & 1u) != 0u;
 }
-
-// Deterministic mode's probe with words to defer (`Variant::Probe`), and
-// one that notes the words of workgroup arrays it saw shared (`LD_FIND`):
-// the other pipelines compile those paths away.
-override LD_DEFER: bool = false;
-override LD_FIND: bool = false;
-
-// The workgroup arrays deterministic mode's probe defers whole, a bit per
-// target (`Variant::Probe`): no tags, every write to the log, folded at
-// the next workgroup barrier.
-override LD_DEFER_ARRAYS: u32 = 0u;
 
 fn ld_defers_array(t: u32) -> bool {
     return ((LD_DEFER_ARRAYS >> t) & 1u) != 0u;
@@ -167,10 +164,6 @@ fn ld_defers_array(t: u32) -> bool {
 fn ld_defers_words() -> bool {
     return LD_DEFER || LD_DEFER_ARRAYS != 0u;
 }
-
-// The storage targets whose writes deterministic mode's probe defers (a
-// bit each, `Variant::Probe`): no tags, a log (`ld_slog_*`).
-override LD_DEFER_STORAGE: u32 = 0u;
 
 fn ld_defers(t: u32) -> bool {
     return ((LD_DEFER_STORAGE >> t) & 1u) != 0u;

@@ -15,6 +15,7 @@
 use super::writer::{Func, SiteWhat, Writer};
 use crate::ir::*;
 use crate::lower::{self, Term};
+use ld_shaders::abi::overrides::{DET_WRITERS, DIRECT, IN_PLACE, WIDE};
 use std::fmt::Write;
 
 /// How an accessor reaches a target's words.
@@ -208,13 +209,10 @@ impl Writer<'_> {
         writeln!(
             out,
             "const LD_WG_SIZE: u32 = {wg}u;\nconst LD_INVOCATIONS: u32 = {wg}u;\n{}\n{}\nconst LD_CHECK: bool = {check};\n",
-            // Set by the runtime's pipeline for deterministic mode at one
-            // invocation per warp (`Variant::FoldedWriters`).
-            if check { "const LD_DET_WRITERS: bool = false;" } else { "override LD_DET_WRITERS: bool = false;" },
-            // Set by the runtime's pipeline where check mode has more copies
-            // than a mask holds (`Variant::Instrumented`): races are then
-            // recorded one by one, not summarized.
-            if check { "override LD_WIDE: bool = false;" } else { "const LD_WIDE: bool = false;" },
+            // Each set by the runtime's pipeline in the variant it varies in
+            // (`Variant::FoldedWriters`, `Variant::Instrumented`).
+            if check { DET_WRITERS.fixed(0) } else { DET_WRITERS.decl() },
+            if check { WIDE.decl() } else { WIDE.fixed(0) },
         )
         .unwrap();
         out.push_str(&self.invocation_ids());
@@ -298,19 +296,21 @@ impl Writer<'_> {
              // The storage targets whose tables are direct-mapped, a bit each: set\n\
              // by the runtime's pipeline from the layout (`Variant`), so that a\n\
              // direct table's accesses compile without the hash table's probes.\n\
-             override LD_DIRECT: u32 = 0u;\n\n\
+             {}\n\n\
              fn ld_direct(t: u32) -> bool {{\n    return ((LD_DIRECT >> t) & 1u) != 0u;\n}}\n\n\
              // The storage targets the launch leaves in place, a bit each\n\
              // (`KernelInfo::in_place` on its grid, `Variant`): each invocation\n\
              // accesses only its own element, so they are read and written\n\
              // directly, unchecked.\n\
-             override LD_IN_PLACE: u32 = 0u;\n\n\
+             {}\n\n\
              fn ld_in_place(t: u32) -> bool {{\n    return ((LD_IN_PLACE >> t) & 1u) != 0u;\n}}\n\n\
              // The targets lanes of a warp cannot conflict on\n\
              // (`analysis::targets::lane_safe`): deterministic mode does not tag them.\n\
              const LD_LANE_SAFE: u32 = {}u;\n",
             test(&mut storage),
             test(&mut spans),
+            DIRECT.decl(),
+            IN_PLACE.decl(),
             crate::analysis::targets::lane_safe(self.m)
         )
         .unwrap();

@@ -21,7 +21,7 @@ impl Writer<'_> {
         out.push_str(&self.invocation_ids());
         out.push_str(ld_shaders::EXACT);
         out.push('\n');
-        out.push_str(ld_shaders::PROBE);
+        out.push_str(&ld_shaders::probe());
         out.push('\n');
         let mut targets: Vec<(MemRef, usize)> = self.targets.iter().map(|(m, t)| (*m, *t)).collect();
         targets.sort_by_key(|(_, t)| *t);

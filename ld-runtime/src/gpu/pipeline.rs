@@ -66,20 +66,15 @@ pub enum Variant {
 impl Variant {
     /// The WGSL overrides the variant's pipeline is compiled with.
     fn constants(self) -> Vec<(&'static str, f64)> {
+        use ld_shaders::abi::overrides::*;
         match self {
             Variant::Native => vec![],
-            Variant::Probe { in_place, defer, find, storage, arrays } => vec![
-                ("LD_IN_PLACE", in_place as f64),
-                ("LD_DEFER", defer as u32 as f64),
-                ("LD_FIND", find as u32 as f64),
-                ("LD_DEFER_STORAGE", storage as f64),
-                ("LD_DEFER_ARRAYS", arrays as f64),
-            ],
-            Variant::Instrumented { direct, in_place, wide } => {
-                vec![("LD_DIRECT", direct as f64), ("LD_IN_PLACE", in_place as f64), ("LD_WIDE", wide as u32 as f64)]
+            Variant::Probe { in_place, defer, find, storage, arrays } => {
+                vec![IN_PLACE.set(in_place), DEFER.set(defer as u32), FIND.set(find as u32), DEFER_STORAGE.set(storage), DEFER_ARRAYS.set(arrays)]
             }
-            Variant::Folded { direct, in_place } => vec![("LD_DIRECT", direct as f64), ("LD_IN_PLACE", in_place as f64)],
-            Variant::FoldedWriters { direct, in_place } => vec![("LD_DIRECT", direct as f64), ("LD_IN_PLACE", in_place as f64), ("LD_DET_WRITERS", 1.0)],
+            Variant::Instrumented { direct, in_place, wide } => vec![DIRECT.set(direct), IN_PLACE.set(in_place), WIDE.set(wide as u32)],
+            Variant::Folded { direct, in_place } => vec![DIRECT.set(direct), IN_PLACE.set(in_place)],
+            Variant::FoldedWriters { direct, in_place } => vec![DIRECT.set(direct), IN_PLACE.set(in_place), DET_WRITERS.set(1)],
         }
     }
 }
