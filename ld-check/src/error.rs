@@ -1,0 +1,42 @@
+//! What goes wrong with a launch file, said so that its author can fix it.
+
+use std::path::PathBuf;
+
+/// An error in a launch file or in the shaders it names.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum LaunchError {
+    /// A file could not be read.
+    #[error("cannot read {}: {source}", path.display())]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The file is not TOML, or a field is unknown or of the wrong type
+    /// (toml's message names the line, the column and the field).
+    #[error("{}: {message}", path.display())]
+    Toml {
+        /// The launch file.
+        path: PathBuf,
+        /// toml's message, with the line and the field.
+        message: String,
+    },
+    /// A field's value does not fit the file or the shader.
+    #[error("{}: `{field}`: {message}", path.display())]
+    Field {
+        /// The launch file.
+        path: PathBuf,
+        /// The field, as a path in the file (`dispatch[1].bindings."0:2"`).
+        field: String,
+        /// What is wrong and what to do.
+        message: String,
+    },
+    /// naga rejects a shader: its message, with the source line.
+    #[error("{message}")]
+    Shader {
+        /// naga's message, rendered with the shader's path and line.
+        message: String,
+    },
+}
