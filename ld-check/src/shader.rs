@@ -72,6 +72,8 @@ pub struct Binding {
     /// The least size the variable needs, in bytes (for a runtime-sized
     /// array, one element).
     pub min_bytes: u64,
+    /// The variable's type in the shader's module.
+    pub ty: naga::Handle<naga::Type>,
 }
 
 /// A dispatch matched to its shader.
@@ -181,7 +183,7 @@ impl LaunchFile {
                 ));
             };
             let min_bytes = min_bytes(module, &layouter, g.ty);
-            let b = Binding { group, binding, variable, buffer: buffer.clone(), writable, uniform, min_bytes };
+            let b = Binding { group, binding, variable, buffer: buffer.clone(), writable, uniform, min_bytes, ty: g.ty };
             self.check_buffer(&field(&format!("bindings.\"{key}\"")), &b, module, g.ty)?;
             bindings.push(b);
         }

@@ -128,8 +128,9 @@ fn naga_errors_come_with_the_shader_line() {
     assert!(e.contains("s.wgsl:10:"), "{e}");
 }
 
-/// Every case of `tests/corpus/` is a launch file its shaders accept, with
-/// a verdict, the real shader it follows, and for a mutant its base case.
+/// Every case of `tests/corpus/` is a launch file its shaders accept, whose
+/// buffers all get their bytes, with a verdict, the real shader it follows,
+/// and for a mutant its race-free base case.
 #[test]
 fn every_corpus_case_resolves() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/corpus");
@@ -138,6 +139,7 @@ fn every_corpus_case_resolves() {
     let mut failures = Vec::new();
     for path in &cases {
         let checked = LaunchFile::load(path).and_then(|f| f.resolve().map(|_| f));
+        let checked = checked.and_then(|f| f.resolve().and_then(|r| r.buffer_bytes(&f)).map(|_| f));
         match checked {
             Err(e) => failures.push(e.to_string()),
             Ok(f) => {
@@ -152,4 +154,55 @@ fn every_corpus_case_resolves() {
         }
     }
     assert!(failures.is_empty(), "{} of {} corpus cases are rejected:\n{}", failures.len(), cases.len(), failures.join("\n\n"));
+}
+
+#[test]
+fn buffers_get_their_bytes_and_a_uniform_the_shaders_layout() {
+    let shader = "struct P { n: u32, offset: vec3<f32>, scale: f32, m: mat2x2<f32>, k: array<vec4<i32>, 2> }\n\
+                  @group(0) @binding(0) var<uniform> p: P;\n@group(0) @binding(1) var<storage, read_write> out: array<u32>;\n\
+                  @compute @workgroup_size(1) fn main() { out[0] = p.n + u32(p.offset.x + p.scale + p.m[0].x) + u32(p.k[1].x); }\n";
+    let launch = r#"
+[buffers.p]
+uniform = { n = 7, offset = [1.0, 2.0, 3.0], scale = 0.5, m = [[1.0, 2.0], [3.0, 4.0]], k = [[-1, 9, 0, 0], [2, 3, 4, 5]] }
+[buffers.out]
+iota = { type = "u32", count = 4, start = 5 }
+[buffers.r]
+random = { type = "i32", count = 64, min = -3, max = 3, seed = 11 }
+[[dispatch]]
+shader = "s.wgsl"
+entry = "main"
+workgroups = [1]
+bindings = { "0:0" = "p", "0:1" = "out" }
+"#;
+    let path = scratch("bytes", launch, shader);
+    let file = LaunchFile::load(&path).unwrap();
+    let bytes = file.resolve().unwrap().buffer_bytes(&file).unwrap();
+    let words = |b: &[u8]| b.chunks(4).map(|w| u32::from_le_bytes(w.try_into().unwrap())).collect::<Vec<u32>>();
+    let f = |x: f32| x.to_bits();
+    // n at 0, offset (vec3, aligned to 16) at 16, scale right after it at
+    // 28, the matrix's columns at 32 and 40, the array (a uniform's
+    // elements 16 bytes apart) at 48: 80 bytes.
+    let k = [-1i32, 9, 0, 0, 2, 3, 4, 5].map(|v| v as u32);
+    let want: Vec<u32> = [7, 0, 0, 0, f(1.0), f(2.0), f(3.0), f(0.5), f(1.0), f(2.0), f(3.0), f(4.0)].into_iter().chain(k).collect();
+    assert_eq!(words(&bytes["p"]), want);
+    assert_eq!(words(&bytes["out"]), vec![5, 6, 7, 8]);
+    let r: Vec<i32> = words(&bytes["r"]).into_iter().map(|w| w as i32).collect();
+    assert!(r.iter().all(|v| (-3..=3).contains(v)) && r.contains(&-3) && r.contains(&3), "{r:?}");
+    // The same seed gives the same words.
+    assert_eq!(file.resolve().unwrap().buffer_bytes(&file).unwrap()["r"], bytes["r"]);
+}
+
+#[test]
+fn a_value_that_does_not_fit_its_type_is_named() {
+    let e = {
+        let path = scratch("negative", &LAUNCH.replace("zeros = 256", "values = { type = \"u32\", data = [1, -2] }"), SHADER);
+        let file = LaunchFile::load(&path).unwrap();
+        // (`out` is then 8 bytes, enough for one f32.)
+        file.resolve().unwrap().buffer_bytes(&file).unwrap_err().to_string()
+    };
+    assert!(e.contains("buffers.out.values.data[1]") && e.contains("-2 is not a u32"), "{e}");
+    let path = scratch("missing", &LAUNCH.replace("n = 64, ", ""), SHADER);
+    let file = LaunchFile::load(&path).unwrap();
+    let e = file.resolve().unwrap().buffer_bytes(&file).unwrap_err().to_string();
+    assert!(e.contains("buffers.params.uniform.n") && e.contains("missing"), "{e}");
 }
