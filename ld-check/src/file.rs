@@ -40,7 +40,9 @@ pub struct Case {
     pub verdict: Verdict,
     /// Why: which invocations touch which words, and what orders them.
     pub reason: String,
-    /// The races a check must find (a racy case names at least one).
+    /// The races the launch holds for certain (a racy case names at least
+    /// one): exact mode sees each; check mode, comparing values, may miss a
+    /// write of the value a word already holds.
     #[serde(default, rename = "race")]
     pub races: Vec<ExpectedRace>,
     /// For a mutant: the case it was made from.
@@ -61,7 +63,7 @@ pub enum Verdict {
     Racy,
 }
 
-/// A race a check must report.
+/// A race the launch holds.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 #[non_exhaustive]
@@ -131,22 +133,26 @@ pub struct BufferSpec {
 /// `fill = { type, count, value }`.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-#[allow(missing_docs)]
 pub struct Fill {
+    /// The words' type.
     #[serde(rename = "type")]
     pub ty: ScalarType,
+    /// How many words.
     pub count: u64,
+    /// The value of each.
     pub value: f64,
 }
 
 /// `iota = { type, count, start }`.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-#[allow(missing_docs)]
 pub struct Iota {
+    /// The words' type.
     #[serde(rename = "type")]
     pub ty: ScalarType,
+    /// How many words.
     pub count: u64,
+    /// The first word's value (0 unless given).
     #[serde(default)]
     pub start: f64,
 }
@@ -154,23 +160,28 @@ pub struct Iota {
 /// `random = { type, count, min, max, seed }`.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-#[allow(missing_docs)]
 pub struct Random {
+    /// The words' type.
     #[serde(rename = "type")]
     pub ty: ScalarType,
+    /// How many words.
     pub count: u64,
+    /// The least value.
     pub min: f64,
+    /// The bound: excluded for floats, included for integers.
     pub max: f64,
+    /// The generator's seed.
     pub seed: u64,
 }
 
 /// `values = { type, data }`.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-#[allow(missing_docs)]
 pub struct Values {
+    /// The words' type.
     #[serde(rename = "type")]
     pub ty: ScalarType,
+    /// The words, in order.
     pub data: Vec<f64>,
 }
 
