@@ -38,10 +38,9 @@ impl Resolved {
         let Some((d, b)) = self.dispatches.iter().find_map(|d| d.bindings.iter().find(|b| b.buffer == name).map(|b| (d, b))) else {
             return Err(file.field_error(field, "no dispatch binds this buffer, so no shader says its layout"));
         };
-        let module = &self.shaders[d.shader].module;
-        let mut layouter = naga::proc::Layouter::default();
-        layouter.update(module.to_ctx()).map_err(|e| LaunchError::Shader { message: e.to_string() })?;
-        let mut bytes = vec![0; layouter[b.ty].size as usize];
+        let shader = &self.shaders[d.shader];
+        let module = &shader.module;
+        let mut bytes = vec![0; shader.layouter[b.ty].size as usize];
         let value = toml::Value::Table(fields.clone());
         Layout { file, module }.put(&mut bytes, 0, b.ty, &value, &field)?;
         Ok(bytes)

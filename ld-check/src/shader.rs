@@ -21,6 +21,8 @@ pub struct Shader {
     pub module: naga::Module,
     /// naga's analysis of it (which globals each entry point uses).
     pub info: ModuleInfo,
+    /// The sizes and alignments of its types (WGSL's host-shareable layout).
+    pub layouter: naga::proc::Layouter,
 }
 
 impl Shader {
@@ -38,7 +40,9 @@ impl Shader {
         let info = Validator::new(ValidationFlags::all(), Capabilities::all())
             .validate(&module)
             .map_err(|e| LaunchError::Shader { message: e.emit_to_string_with_path(&source, &shown) })?;
-        Ok(Shader { path: path.to_owned(), source, module, info })
+        let mut layouter = naga::proc::Layouter::default();
+        layouter.update(module.to_ctx()).map_err(|e| LaunchError::Shader { message: format!("{shown}: {e}") })?;
+        Ok(Shader { path: path.to_owned(), source, module, info, layouter })
     }
 
     /// The resource variables (storage and uniform) by (group, binding).
@@ -140,8 +144,6 @@ impl LaunchFile {
             );
         };
         self.check_overrides(i, d, shader)?;
-        let mut layouter = naga::proc::Layouter::default();
-        layouter.update(module.to_ctx()).map_err(|e| LaunchError::Shader { message: format!("{}: {e}", shader.path.display()) })?;
         let uses = shader.info.get_entry_point(entry);
         let declared = shader.bindings();
         for key in d.bindings.keys() {
@@ -182,7 +184,7 @@ impl LaunchFile {
                     format!("entry point `{}` uses `{variable}` (@group({group}) @binding({binding})) but nothing is bound to \"{key}\"", d.entry),
                 ));
             };
-            let min_bytes = min_bytes(module, &layouter, g.ty);
+            let min_bytes = min_bytes(module, &shader.layouter, g.ty);
             let b = Binding { group, binding, variable, buffer: buffer.clone(), writable, uniform, min_bytes, ty: g.ty };
             self.check_buffer(&field(&format!("bindings.\"{key}\"")), &b, module, g.ty)?;
             bindings.push(b);

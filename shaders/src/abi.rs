@@ -226,6 +226,13 @@ pub const NONE: u32 = u32::MAX;
 /// spread their workgroups over y past it (`LD_MAX_X` in WGSL).
 pub const MAX_WORKGROUPS_PER_DIMENSION: u32 = 65535;
 
+/// The grid of a dispatch of `count` workgroups in a line: along x, then
+/// over y past [`MAX_WORKGROUPS_PER_DIMENSION`] (the engine's shaders take
+/// workgroup `wid.x + wid.y * nwg.x` and skip those past `count`).
+pub fn spread(count: u32) -> [u32; 3] {
+    [count.min(MAX_WORKGROUPS_PER_DIMENSION), count.div_ceil(MAX_WORKGROUPS_PER_DIMENSION), 1]
+}
+
 /// The WGSL `override` constants the kernel variants are specialized by:
 /// declared in WGSL from here ([`Override::decl`]) and set by the runtime's
 /// pipelines by the same constant ([`Override::set`]), so that the
@@ -1177,6 +1184,13 @@ pub fn config_bytes(head: Config, targets: &[TargetConfig]) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_line_of_workgroups_spreads_over_y_only_past_the_limit() {
+        assert_eq!(spread(1), [1, 1, 1]);
+        assert_eq!(spread(MAX_WORKGROUPS_PER_DIMENSION), [MAX_WORKGROUPS_PER_DIMENSION, 1, 1]);
+        assert_eq!(spread(MAX_WORKGROUPS_PER_DIMENSION + 1), [MAX_WORKGROUPS_PER_DIMENSION, 2, 1]);
+    }
 
     /// The or of lanes' codes, in either mode.
     fn or(codes: impl IntoIterator<Item = u32>) -> u32 {

@@ -170,8 +170,8 @@ impl Level1Bench {
             let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor { label: None, timestamp_writes: None });
             pass.set_pipeline(&self.copy.0);
             pass.set_bind_group(0, &self.copy.1, &[]);
-            use ld_shaders::abi::MAX_WORKGROUPS_PER_DIMENSION as MAX;
-            pass.dispatch_workgroups(groups.min(MAX), groups.div_ceil(MAX), 1);
+            let [x, y, z] = ld_shaders::abi::spread(groups);
+            pass.dispatch_workgroups(x, y, z);
         })
     }
 }

@@ -173,8 +173,7 @@ impl<'a> GpuBackend<'a> {
 
     /// Dispatches `count` workgroups (over y past a dimension's limit).
     fn dispatch(&mut self, pipeline: &wgpu::ComputePipeline, groups: &[&wgpu::BindGroup], count: u32) {
-        use ld_shaders::abi::MAX_WORKGROUPS_PER_DIMENSION as MAX;
-        self.dispatch_grid(pipeline, groups, [count.min(MAX), count.div_ceil(MAX), 1]);
+        self.dispatch_grid(pipeline, groups, ld_shaders::abi::spread(count));
     }
 
     fn dispatch_grid(&mut self, pipeline: &wgpu::ComputePipeline, groups: &[&wgpu::BindGroup], grid: [u32; 3]) {
