@@ -39,4 +39,11 @@ pub enum LaunchError {
         /// naga's message, rendered with the shader's path and line.
         message: String,
     },
+    /// A shader uses a construct ld cannot check (yet): each at its line
+    /// and column, with the source line.
+    #[error("{message}")]
+    Unsupported {
+        /// The errors, rendered as rustc renders its own.
+        message: String,
+    },
 }

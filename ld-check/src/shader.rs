@@ -50,6 +50,19 @@ impl Shader {
         self.module.global_variables.iter().filter_map(|(h, g)| g.binding.as_ref().map(|b| ((b.group, b.binding), h))).collect()
     }
 
+    /// Entry point `entry` as a kernel for ld's compiler, with the
+    /// override constants `overrides` applied (naga's pipeline-constant
+    /// processing, as wgpu applies them when it creates the pipeline).
+    /// A construct ld cannot check is an error at its line and column.
+    pub fn kernel(&self, entry: &str, overrides: &BTreeMap<String, f64>) -> Result<ld_compiler::front::Kernel, LaunchError> {
+        let shown = self.path.display().to_string();
+        let constants: naga::back::PipelineConstants = overrides.iter().map(|(k, v)| (k.clone(), *v)).collect();
+        let stage = Some((naga::ShaderStage::Compute, entry));
+        let (module, info) = naga::back::pipeline_constants::process_overrides(&self.module, &self.info, stage, &constants)
+            .map_err(|e| LaunchError::Shader { message: format!("{shown}: entry point `{entry}`'s override constants: {e}") })?;
+        ld_compiler::front::translate(&module, &info, entry).map_err(|r| LaunchError::Unsupported { message: r.render(&shown, &self.source) })
+    }
+
     /// Whether the module declares a global variable (a storage, uniform or
     /// workgroup one) of this name.
     pub fn declares(&self, name: &str) -> bool {

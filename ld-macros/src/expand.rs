@@ -1,9 +1,10 @@
 //! Final expansion: the kernel's unit struct, its `ld::Kernel` impl with the
 //! metadata the runtime checks launches against, the WGSL, and the CPU twin.
 
-use crate::ir::*;
 use crate::parse::{self, KernelAttr};
-use crate::{analysis, cpu, wgsl};
+use crate::{cpu, spans};
+use ld_compiler::ir::*;
+use ld_compiler::{analysis, wgsl};
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote};
 use syn::spanned::Spanned;
@@ -11,6 +12,7 @@ use syn::spanned::Spanned;
 /// `#[ld::kernel]` on proc_macro2 tokens: everything the attribute does
 /// (the unit tests call this to see exactly the macro's diagnostics).
 pub fn kernel(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
+    spans::reset();
     kernel_fn(attr, syn::parse2(item)?)
 }
 
@@ -19,6 +21,7 @@ pub fn kernels(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream>
     if !attr.is_empty() {
         return Err(syn::Error::new(Span::call_site(), "`#[ld::kernels]` takes no arguments"));
     }
+    spans::reset();
     kernels_mod(syn::parse2(item)?)
 }
 
@@ -259,22 +262,13 @@ fn scalar_kind(s: Scalar) -> TokenStream {
 }
 
 fn kernel_impl(m: &Module, f: &syn::ItemFn) -> syn::Result<TokenStream> {
-    analysis::uniformity::check(&m.kernel)?;
-    analysis::targets::check_count(m)?;
-    let (native, native_sites) = wgsl::native(m);
-    wgsl::validate(&native, m.kernel.span, "native")?;
-    // Check and deterministic modes read settled reads without tags; the
-    // native kernel does not look.
-    let mut settled = m.clone();
-    analysis::settled::mark(&mut settled);
-    let twin = cpu::twin(&settled);
+    let compiled = ld_compiler::compile(m).map_err(|ds| spans::errors(&ds))?;
+    let twin = cpu::twin(&compiled.settled);
     let classes = analysis::targets::params(m);
-    let (instrumented, instrumented_sites) = wgsl::instrumented(&settled);
-    wgsl::validate(&instrumented, m.kernel.span, "instrumented (check mode)")?;
-    let (folded, folded_sites) = wgsl::folded(&settled);
-    wgsl::validate(&folded, m.kernel.span, "folded (deterministic mode)")?;
-    let (probe, probe_sites) = wgsl::probe(&settled);
-    wgsl::validate(&probe, m.kernel.span, "probe (check and deterministic modes)")?;
+    let (native, native_sites) = compiled.native;
+    let (instrumented, instrumented_sites) = compiled.instrumented;
+    let (folded, folded_sites) = compiled.folded;
+    let (probe, probe_sites) = compiled.probe;
     // The guard's sites, with the line and column the CPU twin's own
     // `line!()` and `column!()` give the same spans.
     let sites = [native_sites, instrumented_sites, folded_sites, probe_sites].map(|v| {
@@ -286,8 +280,8 @@ fn kernel_impl(m: &Module, f: &syn::ItemFn) -> syn::Result<TokenStream> {
                 wgsl::SiteWhat::Loop => quote!(__ld::SiteKind::Loop),
             };
             let (array, len) = (&s.array, s.len.unwrap_or(0));
-            let line = quote::quote_spanned!(s.span=> line!());
-            let column = quote::quote_spanned!(s.span=> column!());
+            let line = quote::quote_spanned!(spans::get(s.span)=> line!());
+            let column = quote::quote_spanned!(spans::get(s.span)=> column!());
             quote!(__ld::Site { what: #what, array: #array, len: #len, line: #line, column: #column })
         });
         quote!(&[#(#v),*])
@@ -342,7 +336,7 @@ fn kernel_impl(m: &Module, f: &syn::ItemFn) -> syn::Result<TokenStream> {
             BarrierKind::Workgroup => quote!(__ld::BarrierKind::Workgroup),
             BarrierKind::Storage => quote!(__ld::BarrierKind::Storage),
         };
-        let line = quote::quote_spanned!(span=> line!());
+        let line = quote::quote_spanned!(spans::get(span)=> line!());
         quote!(__ld::BarrierInfo { id: #id, kind: #kind, line: #line })
     });
     // The body's text for report snippets; `line!()` at its opening brace

@@ -1,20 +1,18 @@
 //! `#[ld::kernel]`: compiles a Rust function into a GPU kernel.
 //!
-//! The pipeline, one module per stage:
-//! `parse` (syn → typed IR) → `analysis` (barrier uniformity) →
-//! `wgsl` (native WGSL, validated by naga) and `lower` + `cpu` (the CPU twin)
-//! → `expand` (the `ld::Kernel` impl tying them together).
+//! This crate is the Rust dialect's front-end to `ld-compiler`:
+//! `parse` (syn → the compiler's typed IR, its spans interned in `spans`)
+//! → the compiler's `analysis` and `wgsl` (every variant's WGSL, validated
+//! by naga) → `cpu` (the CPU twin, Rust code over the compiler's `lower`ed
+//! blocks) → `expand` (the `ld::Kernel` impl tying them together).
 #![warn(missing_docs)]
 
-mod analysis;
 mod cpu;
 mod expand;
-mod ir;
-mod lower;
 mod parse;
+mod spans;
 #[cfg(test)]
 mod tests;
-mod wgsl;
 
 use proc_macro::TokenStream;
 

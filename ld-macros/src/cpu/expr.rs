@@ -3,8 +3,9 @@
 //! the low five bits of the amount, float-to-int casts clamp.
 
 use super::{helper_ident, local_ident, rust_type, Emitter};
-use crate::ir::*;
-use proc_macro2::{Span, TokenStream};
+use ld_compiler::ir::*;
+use ld_compiler::Span;
+use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
 
 /// A place as the twin addresses it.
@@ -16,7 +17,7 @@ pub enum CpuPlace {
 }
 
 pub fn site(span: Span) -> TokenStream {
-    quote_spanned!(span=> (line!(), column!()))
+    quote_spanned!(crate::spans::get(span)=> (line!(), column!()))
 }
 
 impl Emitter<'_> {

@@ -8,8 +8,8 @@
 mod expr;
 mod stmt;
 
-use crate::ir::*;
-use crate::lower::{self, Term};
+use ld_compiler::ir::*;
+use ld_compiler::lower::{self, Term};
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::{format_ident, quote};
 

@@ -4,7 +4,7 @@
 
 use super::expr::{binary, CpuPlace};
 use super::{rust_type, Emitter};
-use crate::ir::*;
+use ld_compiler::ir::*;
 use proc_macro2::TokenStream;
 use quote::quote;
 

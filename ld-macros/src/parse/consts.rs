@@ -1,7 +1,7 @@
 //! `const` items: evaluated at expansion time so they can size arrays and
 //! appear as literals in both back ends.
 
-use crate::ir::{Lit, Scalar, Type};
+use ld_compiler::ir::{Lit, Scalar, Type};
 use std::collections::HashMap;
 use syn::{spanned::Spanned, Error, Result};
 

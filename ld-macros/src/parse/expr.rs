@@ -4,7 +4,7 @@
 use super::intrinsics::{self, Domain};
 use super::scope::{Binding, FnCx, MemView, SigParam};
 use super::types::last_ident;
-use crate::ir::*;
+use ld_compiler::ir::*;
 use proc_macro2::Span;
 use syn::{spanned::Spanned, Error, Result};
 
@@ -17,7 +17,7 @@ pub enum Target {
 }
 
 pub fn mk(kind: ExprKind, ty: Type, span: Span) -> Expr {
-    Expr { kind, ty, span }
+    Expr { kind, ty, span: crate::spans::intern(span) }
 }
 
 pub fn lit_u32(v: u32, span: Span) -> Expr {
@@ -70,7 +70,7 @@ impl FnCx<'_> {
                 for x in &a.elems {
                     let x = self.expr(x)?;
                     ty = Some(match ty {
-                        Some(t) => self.unify(&t, &x.ty, x.span)?,
+                        Some(t) => self.unify(&t, &x.ty, crate::spans::get(x.span))?,
                         None => x.ty.clone(),
                     });
                     elems.push(x);
@@ -314,8 +314,8 @@ impl FnCx<'_> {
             }
             lhs.ty.clone()
         } else if op.is_logical() {
-            self.unify(&lhs.ty, &Type::BOOL, lhs.span)?;
-            self.unify(&rhs.ty, &Type::BOOL, rhs.span)?;
+            self.unify(&lhs.ty, &Type::BOOL, crate::spans::get(lhs.span))?;
+            self.unify(&rhs.ty, &Type::BOOL, crate::spans::get(rhs.span))?;
             Type::BOOL
         } else {
             let t = self.unify(&lhs.ty, &rhs.ty, span)?;
@@ -342,13 +342,13 @@ impl FnCx<'_> {
     pub fn index_u32(&mut self, e: Expr) -> Result<Expr> {
         match self.shallow(&e.ty) {
             Type::Var(_) => {
-                self.unify(&e.ty, &Type::U32, e.span)?;
+                self.unify(&e.ty, &Type::U32, crate::spans::get(e.span))?;
                 Ok(e)
             }
             Type::Scalar(Scalar::U32) => Ok(e),
             _ => {
                 let span = e.span;
-                Ok(mk(ExprKind::Cast(Scalar::U32, Box::new(e)), Type::U32, span))
+                Ok(Expr { kind: ExprKind::Cast(Scalar::U32, Box::new(e)), ty: Type::U32, span })
             }
         }
     }
@@ -392,7 +392,7 @@ impl FnCx<'_> {
                     return Err(Error::new(span, "`f32::from_bits` takes one argument"));
                 };
                 let x = self.expr(arg)?;
-                self.unify(&x.ty, &Type::U32, x.span)?;
+                self.unify(&x.ty, &Type::U32, crate::spans::get(x.span))?;
                 return Ok(mk(ExprKind::Intrinsic(Intrinsic::Bitcast(Scalar::F32), vec![x]), Type::F32, span));
             }
             let mut args = c.args.iter();
@@ -401,7 +401,7 @@ impl FnCx<'_> {
             };
             let recv = self.expr(recv)?;
             let ty = self.value_type(&syn::parse_str(&segs[0]).unwrap())?;
-            self.unify(&recv.ty, &ty, recv.span)?;
+            self.unify(&recv.ty, &ty, crate::spans::get(recv.span))?;
             let rest: Vec<syn::Expr> = args.cloned().collect();
             return self.number_method(recv, name, &rest, span);
         }
@@ -547,7 +547,7 @@ impl FnCx<'_> {
         let mut xs = Vec::new();
         for a in &args {
             let x = self.expr(a)?;
-            self.unify(&x.ty, &Type::Scalar(s), x.span)?;
+            self.unify(&x.ty, &Type::Scalar(s), crate::spans::get(x.span))?;
             xs.push(x);
         }
         let ty = if op == AtomicOp::Store { Type::Unit } else { Type::Scalar(s) };
@@ -575,12 +575,12 @@ impl FnCx<'_> {
                 return Err(Error::new(span, "`powi` takes one argument"));
             };
             let e = self.expr(a)?;
-            self.unify(&e.ty, &Type::I32, e.span)?;
-            self.unify(&recv.ty, &Type::F32, recv.span)?;
+            self.unify(&e.ty, &Type::I32, crate::spans::get(e.span))?;
+            self.unify(&recv.ty, &Type::F32, crate::spans::get(recv.span))?;
             return Ok(mk(ExprKind::Intrinsic(Intrinsic::Powi, vec![recv, e]), Type::F32, span));
         }
         if name == "recip" {
-            self.unify(&recv.ty, &Type::F32, recv.span)?;
+            self.unify(&recv.ty, &Type::F32, crate::spans::get(recv.span))?;
             let one = mk(ExprKind::Lit(Lit::Float(1.0)), Type::F32, span);
             return self.binary(BinOp::Div, one, recv, span);
         }
@@ -607,7 +607,7 @@ impl FnCx<'_> {
         let mut xs = vec![recv];
         for a in args {
             let x = self.expr(a)?;
-            self.unify(&x.ty, &xs[0].ty, x.span)?;
+            self.unify(&x.ty, &xs[0].ty, crate::spans::get(x.span))?;
             xs.push(x);
         }
         Ok(mk(ExprKind::Intrinsic(info.intrinsic, xs), ty, span))
@@ -632,7 +632,7 @@ impl FnCx<'_> {
                 return Err(Error::new(f.member.span(), format!("struct `{name}` has no field `{fname}`")));
             };
             let x = self.expr(&f.expr)?;
-            self.unify(&x.ty, &def.fields[i].1, x.span)?;
+            self.unify(&x.ty, &def.fields[i].1, crate::spans::get(x.span))?;
             vals[i] = Some(x);
         }
         let mut out = Vec::new();

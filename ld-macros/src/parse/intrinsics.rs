@@ -3,7 +3,7 @@
 //! methods; where WGSL's function differs (`fract`, `round`), the back ends
 //! emit Rust's meaning.
 
-use crate::ir::{AtomicOp, Intrinsic};
+use ld_compiler::ir::{AtomicOp, Intrinsic};
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub enum Domain {
@@ -46,7 +46,7 @@ pub fn method(name: &str) -> Option<MethodInfo> {
         "trunc" => (Trunc, Float, 0, false),
         "fract" => (Fract, Float, 0, false),
         "mul_add" => (Fma, Float, 2, false),
-        "to_bits" => (Bitcast(crate::ir::Scalar::U32), Float, 0, true),
+        "to_bits" => (Bitcast(ld_compiler::ir::Scalar::U32), Float, 0, true),
         "count_ones" => (CountOneBits, Int, 0, true),
         "leading_zeros" => (LeadingZeros, Int, 0, true),
         "trailing_zeros" => (TrailingZeros, Int, 0, true),

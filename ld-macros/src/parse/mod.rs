@@ -8,7 +8,7 @@ mod scope;
 mod stmt;
 mod types;
 
-use crate::ir::*;
+use ld_compiler::ir::*;
 use scope::{Binding, FnCx, FnSig, KernelCx, MemView, SigParam};
 use std::collections::HashMap;
 use syn::{spanned::Spanned, Error, Result};
@@ -199,7 +199,7 @@ fn helper(
     }
     let block = cx.fn_body(&f.block)?;
     let body = finish(&cx, block)?;
-    Ok(Function { name: sig.name.clone(), span: f.sig.ident.span(), params, ret: sig.ret.clone(), body })
+    Ok(Function { name: sig.name.clone(), span: crate::spans::intern(f.sig.ident.span()), params, ret: sig.ret.clone(), body })
 }
 
 fn kernel_fn(cx: &mut FnCx, f: &syn::ItemFn, attr: &KernelAttr) -> Result<Kernel> {
@@ -234,7 +234,7 @@ fn kernel_fn(cx: &mut FnCx, f: &syn::ItemFn, attr: &KernelAttr) -> Result<Kernel
     let block = cx.fn_body(&f.block)?;
     let body = finish(cx, block)?;
     let shared = cx.kernel.take().unwrap().shared;
-    Ok(Kernel { span: f.sig.ident.span(), workgroup_size: attr.workgroup_size, params, shared, body })
+    Ok(Kernel { span: crate::spans::intern(f.sig.ident.span()), workgroup_size: attr.workgroup_size, params, shared, body })
 }
 
 /// Resolves every type variable and checks literals fit their final type.
@@ -251,7 +251,7 @@ fn finish(cx: &FnCx, mut block: Block) -> Result<Body> {
             };
             if !ok && err.is_none() {
                 let hint = if defaulted { format!("; unsuffixed integer literals default to `i32`: write `{v}u32`") } else { String::new() };
-                err = Some(Error::new(e.span, format!("literal out of range for `{}`{hint}", s.rust_name())));
+                err = Some(Error::new(crate::spans::get(e.span), format!("literal out of range for `{}`{hint}", s.rust_name())));
             }
         }
     });
@@ -292,7 +292,7 @@ fn no_recursion(fns: &[Function]) -> Result<()> {
     let mut state = vec![0u8; fns.len()];
     for i in 0..fns.len() {
         if let Some(c) = visit(i, &graph, &mut state) {
-            return Err(Error::new(fns[c].span, format!("`{}` is recursive: WGSL does not allow recursion", fns[c].name)));
+            return Err(Error::new(crate::spans::get(fns[c].span), format!("`{}` is recursive: WGSL does not allow recursion", fns[c].name)));
         }
     }
     Ok(())

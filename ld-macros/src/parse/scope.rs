@@ -1,7 +1,7 @@
 //! Per-function checking state: name scopes, the local table, and the type
 //! variables that unsuffixed literals get until their use decides them.
 
-use crate::ir::*;
+use ld_compiler::ir::*;
 use proc_macro2::Span;
 use std::collections::HashMap;
 use syn::{Error, Result};

@@ -5,7 +5,7 @@
 use super::expr::{compound_op, load_local, mk, Target};
 use super::scope::{Binding, FnCx, MemView};
 use super::types::last_ident;
-use crate::ir::*;
+use ld_compiler::ir::*;
 use proc_macro2::Span;
 use syn::{spanned::Spanned, Error, Result};
 
@@ -88,7 +88,7 @@ impl FnCx<'_> {
                 return Err(Error::new(span, "a `let` without initializer needs a type: `let x: f32;`"));
             };
             let id = self.new_local(&name, ty, span);
-            out.push(Stmt::new(StmtKind::Let(id, None), span));
+            out.push(stmt(StmtKind::Let(id, None), span));
             self.bind(&name, Binding::Local { id, mutable: true });
             return Ok(());
         };
@@ -118,7 +118,7 @@ impl FnCx<'_> {
             return Err(Error::new(span, "cannot bind a value of type `()`"));
         }
         let id = self.new_local(&name, ty, span);
-        out.push(Stmt::new(StmtKind::Let(id, Some(x)), span));
+        out.push(stmt(StmtKind::Let(id, Some(x)), span));
         self.bind(&name, Binding::Local { id, mutable });
         Ok(())
     }
@@ -187,7 +187,7 @@ impl FnCx<'_> {
         let offset = match off {
             Some(o) => {
                 let id = self.hidden_local(&format!("{name}_offset"), Type::U32, span);
-                out.push(Stmt::new(StmtKind::Let(id, Some(o)), span));
+                out.push(stmt(StmtKind::Let(id, Some(o)), span));
                 Some(id)
             }
             None => None,
@@ -208,13 +208,13 @@ impl FnCx<'_> {
                 let cond = self.expr(&w.cond)?;
                 self.unify(&cond.ty, &Type::BOOL, w.cond.span())?;
                 let body = self.loop_body(&w.body, vec![])?;
-                out.push(Stmt::new(StmtKind::Loop(Loop { cond: Some(cond), body, continuing: vec![] }), span));
+                out.push(stmt(StmtKind::Loop(Loop { cond: Some(cond), body, continuing: vec![] }), span));
                 Ok(())
             }
             syn::Expr::Loop(l) => {
                 no_label(&l.label)?;
                 let body = self.loop_body(&l.body, vec![])?;
-                out.push(Stmt::new(StmtKind::Loop(Loop { cond: None, body, continuing: vec![] }), span));
+                out.push(stmt(StmtKind::Loop(Loop { cond: None, body, continuing: vec![] }), span));
                 Ok(())
             }
             syn::Expr::ForLoop(f) => self.for_loop(f, out),
@@ -231,7 +231,7 @@ impl FnCx<'_> {
                 }
                 let v = self.expr(&a.right)?;
                 self.unify(&ty, &v.ty, a.right.span())?;
-                out.push(Stmt::new(StmtKind::Assign(place, None, v), span));
+                out.push(stmt(StmtKind::Assign(place, None, v), span));
                 Ok(())
             }
             syn::Expr::Binary(b) if compound_op(&b.op).is_some() => {
@@ -241,7 +241,7 @@ impl FnCx<'_> {
                 // Type-check `place op value` exactly as the binary operator.
                 let cur = mk(ExprKind::Load(place.clone()), ty, span);
                 self.binary(op, cur, v.clone(), span)?;
-                out.push(Stmt::new(StmtKind::Assign(place, Some(op), v), span));
+                out.push(stmt(StmtKind::Assign(place, Some(op), v), span));
                 Ok(())
             }
             syn::Expr::Break(b) => {
@@ -252,7 +252,7 @@ impl FnCx<'_> {
                 if self.loop_depth == 0 {
                     return Err(Error::new(span, "`break` outside of a loop"));
                 }
-                out.push(Stmt::new(StmtKind::Break, span));
+                out.push(stmt(StmtKind::Break, span));
                 Ok(())
             }
             syn::Expr::Continue(c) => {
@@ -260,7 +260,7 @@ impl FnCx<'_> {
                 if self.loop_depth == 0 {
                     return Err(Error::new(span, "`continue` outside of a loop"));
                 }
-                out.push(Stmt::new(StmtKind::Continue, span));
+                out.push(stmt(StmtKind::Continue, span));
                 Ok(())
             }
             syn::Expr::Return(r) => match &r.expr {
@@ -268,7 +268,7 @@ impl FnCx<'_> {
                     if self.ret != Type::Unit {
                         return Err(Error::new(span, "this function must return a value"));
                     }
-                    out.push(Stmt::new(StmtKind::Return(None), span));
+                    out.push(stmt(StmtKind::Return(None), span));
                     Ok(())
                 }
                 Some(v) => {
@@ -285,12 +285,12 @@ impl FnCx<'_> {
                 if !c.args.is_empty() {
                     return Err(Error::new(span, "barriers take no arguments"));
                 }
-                out.push(Stmt::new(StmtKind::Barrier(is_barrier_call(c).unwrap()), span));
+                out.push(stmt(StmtKind::Barrier(is_barrier_call(c).unwrap()), span));
                 Ok(())
             }
             syn::Expr::Call(_) | syn::Expr::MethodCall(_) => {
                 let x = self.expr(e)?;
-                out.push(Stmt::new(StmtKind::Expr(x), span));
+                out.push(stmt(StmtKind::Expr(x), span));
                 Ok(())
             }
             syn::Expr::Paren(p) => self.expr_stmt(&p.expr, out),
@@ -335,7 +335,7 @@ impl FnCx<'_> {
         if let Some((_, e)) = &i.else_branch {
             self.expr_stmt(e, &mut els)?;
         }
-        out.push(Stmt::new(StmtKind::If(cond, then, els), i.span()));
+        out.push(stmt(StmtKind::If(cond, then, els), i.span()));
         Ok(())
     }
 
@@ -372,7 +372,7 @@ impl FnCx<'_> {
                 r?;
                 let mut other = Vec::new();
                 self.value_into(els, dest, &mut other)?;
-                out.push(Stmt::new(StmtKind::If(cond, then, other), span));
+                out.push(stmt(StmtKind::If(cond, then, other), span));
                 Ok(())
             }
             syn::Expr::Block(b) => {
@@ -391,12 +391,12 @@ impl FnCx<'_> {
                     Dest::Return => {
                         let ret = self.ret.clone();
                         self.unify(&ret, &x.ty, span)?;
-                        out.push(Stmt::new(StmtKind::Return(Some(x)), span));
+                        out.push(stmt(StmtKind::Return(Some(x)), span));
                     }
                     Dest::Place(p, ty) => {
                         let ty = ty.clone();
                         self.unify(&ty, &x.ty, span)?;
-                        out.push(Stmt::new(StmtKind::Assign(p.clone(), None, x), span));
+                        out.push(stmt(StmtKind::Assign(p.clone(), None, x), span));
                     }
                     Dest::NewLocal { id, name, ty, span: lspan } => {
                         let lid = match id {
@@ -416,7 +416,7 @@ impl FnCx<'_> {
                         let lty = self.locals[lid].ty.clone();
                         self.unify(&lty, &x.ty, span)?;
                         let place = Place { root: Root::Local(lid), path: vec![] };
-                        out.push(Stmt::new(StmtKind::Assign(place, None, x), span));
+                        out.push(stmt(StmtKind::Assign(place, None, x), span));
                     }
                 }
                 Ok(())
@@ -446,17 +446,17 @@ impl FnCx<'_> {
         let step = match spec.step {
             Some(s) => {
                 let s = self.expr(s)?;
-                self.unify(&s.ty, &ty, s.span)?;
+                self.unify(&s.ty, &ty, crate::spans::get(s.span))?;
                 Some(s)
             }
             None => None,
         };
         let local = |cx: &mut Self, name: &str, init: Expr, out: &mut Block| {
             let id = cx.hidden_local(name, ty.clone(), span);
-            out.push(Stmt::new(StmtKind::Let(id, Some(init)), span));
+            out.push(stmt(StmtKind::Let(id, Some(init)), span));
             id
         };
-        let assign = |id: LocalId, v: Expr| Stmt::new(StmtKind::Assign(Place { root: Root::Local(id), path: vec![] }, None, v), span);
+        let assign = |id: LocalId, v: Expr| stmt(StmtKind::Assign(Place { root: Root::Local(id), path: vec![] }, None, v), span);
         let bin = |op: BinOp, a: Expr, b: Expr, t: Type| mk(ExprKind::Binary(op, Box::new(a), Box::new(b)), t, span);
         let one = mk(ExprKind::Lit(Lit::Int(1)), ty.clone(), span);
 
@@ -483,7 +483,7 @@ impl FnCx<'_> {
         let var = self.new_local(&var_name, ty.clone(), f.pat.span());
         self.loop_vars.insert(var);
         self.bind(&var_name, Binding::Local { id: var, mutable: false });
-        let bind_var = |cx: &Self| Stmt::new(StmtKind::Let(var, Some(l(cx, ctr))), span);
+        let bind_var = |cx: &Self| stmt(StmtKind::Let(var, Some(l(cx, ctr))), span);
 
         let simple_forward = !spec.rev && !spec.inclusive && spec.step.is_none();
         let simple_rev = spec.rev && !spec.inclusive;
@@ -504,18 +504,18 @@ impl FnCx<'_> {
             let first = if spec.inclusive { BinOp::Le } else { BinOp::Lt };
             let init = if spec.rev { bin(first, l(self, bound), l(self, ctr), Type::BOOL) } else { bin(first, l(self, ctr), l(self, bound), Type::BOOL) };
             let more = self.hidden_local("more", Type::BOOL, span);
-            out.push(Stmt::new(StmtKind::Let(more, Some(init)), span));
+            out.push(stmt(StmtKind::Let(more, Some(init)), span));
             let remaining =
                 if spec.rev { bin(BinOp::Sub, l(self, ctr), l(self, bound), ty.clone()) } else { bin(BinOp::Sub, l(self, bound), l(self, ctr), ty.clone()) };
             let fits = bin(if spec.inclusive { BinOp::Le } else { BinOp::Lt }, step_e.clone(), remaining, Type::BOOL);
             let advance = assign(ctr, bin(if spec.rev { BinOp::Sub } else { BinOp::Add }, l(self, ctr), step_e, ty.clone()));
             let stop = assign(more, mk(ExprKind::Lit(Lit::Bool(false)), Type::BOOL, span));
-            let update = Stmt::new(StmtKind::If(fits, vec![advance], vec![stop]), span);
+            let update = stmt(StmtKind::If(fits, vec![advance], vec![stop]), span);
             let body = self.loop_body(&f.body, vec![bind_var(self)]);
             Loop { cond: Some(l(self, more)), body: body?, continuing: vec![update] }
         };
         self.pop_scope();
-        out.push(Stmt::new(StmtKind::Loop(lp), span));
+        out.push(stmt(StmtKind::Loop(lp), span));
         Ok(())
     }
 
@@ -530,6 +530,11 @@ struct RangeSpec<'a> {
     inclusive: bool,
     step: Option<&'a syn::Expr>,
     rev: bool,
+}
+
+/// An IR statement at a place in the kernel's source.
+fn stmt(kind: StmtKind, span: Span) -> Stmt {
+    Stmt::new(kind, crate::spans::intern(span))
 }
 
 fn range_spec(e: &syn::Expr) -> Result<RangeSpec<'_>> {

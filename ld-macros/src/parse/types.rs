@@ -1,7 +1,7 @@
 //! Rust type syntax → IR types, and the kernel parameter forms.
 
 use super::scope::MemView;
-use crate::ir::*;
+use ld_compiler::ir::*;
 use std::collections::HashMap;
 use syn::{spanned::Spanned, Error, Result};
 

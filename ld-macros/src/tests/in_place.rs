@@ -3,7 +3,7 @@
 //! each form is unique on.
 
 use super::{parse, show};
-use crate::analysis::in_place;
+use ld_compiler::analysis::in_place;
 
 /// `(row, plane)` bits of the one kernel of `src`.
 fn bits(src: &str) -> (u32, u32) {

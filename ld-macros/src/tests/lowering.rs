@@ -4,8 +4,8 @@
 //! `tile[..] =`, `loop { .. }`), so a test reads as the control-flow graph.
 
 use super::module;
-use crate::ir::*;
-use crate::lower::{machine, Term};
+use ld_compiler::ir::*;
+use ld_compiler::lower::{machine, Term};
 
 fn show_block(k: &Kernel, b: &[Stmt]) -> String {
     b.iter().map(|s| show_stmt(k, s)).collect::<Vec<_>>().join("; ")
@@ -60,7 +60,7 @@ fn lowered(src: &str) -> String {
                     BarrierKind::Workgroup => "barrier()",
                     BarrierKind::Storage => "storage_barrier()",
                 };
-                format!("{name} at line {} then b{next}", span.start().line)
+                format!("{name} at line {} then b{next}", crate::spans::get(*span).start().line)
             }
         };
         let stmts = show_block(k, &b.stmts);
@@ -291,6 +291,6 @@ fn k(data: &mut [u32], n: u32) {
     let blocks = machine(&m.kernel.body.block).blocks;
     let by_block: Vec<usize> = blocks.iter().filter_map(|b| if let Term::Barrier(_, _, index, _) = b.term { Some(index) } else { None }).collect();
     assert_ne!(by_block, vec![0, 1, 2], "the case must put a barrier's block out of source order");
-    let kinds: Vec<BarrierKind> = crate::wgsl::barriers(&m).into_iter().map(|(kind, _)| kind).collect();
+    let kinds: Vec<BarrierKind> = ld_compiler::wgsl::barriers(&m).into_iter().map(|(kind, _)| kind).collect();
     assert_eq!(kinds, vec![BarrierKind::Workgroup, BarrierKind::Storage, BarrierKind::Workgroup]);
 }

@@ -33,7 +33,7 @@ mod targets;
 mod uniformity;
 
 use crate::expand;
-use crate::ir::Module;
+use ld_compiler::ir::Module;
 use proc_macro2::TokenStream;
 use quote::ToTokens;
 

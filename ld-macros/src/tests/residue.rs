@@ -3,8 +3,8 @@
 //! arrays each barrier's probe clears (`analysis::settled::clears`).
 
 use super::{parse, show};
-use crate::analysis::settled;
-use crate::ir::*;
+use ld_compiler::analysis::settled;
+use ld_compiler::ir::*;
 
 fn marked(src: &str) -> Module {
     let mut m = match parse(src) {

@@ -2,8 +2,8 @@
 //! meet in their epoch.
 
 use super::{parse, show};
-use crate::analysis::settled;
-use crate::ir::*;
+use ld_compiler::analysis::settled;
+use ld_compiler::ir::*;
 
 /// The settled flag of every read of a workgroup array or a helper's slice
 /// in the one kernel of `src`: the body's, then each helper's, in order.

@@ -7,7 +7,7 @@
 //! the diff.
 
 use super::modules;
-use crate::wgsl;
+use ld_compiler::wgsl;
 use std::path::{Path, PathBuf};
 
 fn snapshot_dir() -> PathBuf {
@@ -17,7 +17,7 @@ fn snapshot_dir() -> PathBuf {
 /// The native WGSL of every kernel in `src`; the guard's declarations,
 /// the same in every kernel (`ld_shaders::abi::guard_prelude`), as one line.
 fn native(src: &str) -> String {
-    let one = |m: &crate::ir::Module| {
+    let one = |m: &ld_compiler::ir::Module| {
         let prelude = ld_shaders::abi::guard_prelude(m.kernel.params.len(), ld_shaders::abi::guard::NATIVE);
         let got = wgsl::native(m).0;
         assert!(got.contains(&prelude), "the guard is declared");
@@ -94,7 +94,7 @@ fn the_kernel_reads_a_configuration_per_target_from_the_uniform_binding() {
     let one = "#[ld::kernel(workgroup_size = 64)]\nfn k(data: &[u32], out: &mut [u32]) {\n    out[global_id().x] = data[global_id().x];\n}";
     for (src, n) in [(two, 2), (one, 1)] {
         let m = super::module(src);
-        for (variant, wgsl) in [("instrumented", crate::wgsl::instrumented(&m).0), ("folded", crate::wgsl::folded(&m).0)] {
+        for (variant, wgsl) in [("instrumented", ld_compiler::wgsl::instrumented(&m).0), ("folded", ld_compiler::wgsl::folded(&m).0)] {
             assert!(wgsl.contains("var<uniform> ld_cfg: LdConfig;"), "{variant} kernel: no uniform configuration");
             for copy in ["var<private> ld_c:", "var<private> ld_tc:"] {
                 assert!(!wgsl.contains(copy), "{variant} kernel: holds a copy of its configuration (`{copy}`)");

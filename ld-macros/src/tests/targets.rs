@@ -4,10 +4,10 @@
 //! invocation's own element (`own_element`).
 
 use super::{parse, show};
-use crate::analysis::targets;
+use ld_compiler::analysis::targets;
 
 /// The one kernel of `src` (which must parse).
-fn module(src: &str) -> crate::ir::Module {
+fn module(src: &str) -> ld_compiler::ir::Module {
     match parse(src) {
         Ok(mut ms) => ms.pop().unwrap().1,
         Err(d) => panic!("the kernel does not parse:\n{}", show(&d)),

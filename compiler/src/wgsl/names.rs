@@ -100,7 +100,7 @@ mod tests {
     }
 
     #[test]
-    fn the_list_holds_what_ld_emits_and_what_issue_12_met() {
+    fn the_list_holds_what_ld_emits_and_names_kernels_met() {
         let words = "read write read_write storage uniform workgroup private function vec2 vec3 f32 u32 \
             i32 bool array atomic atomicAdd atomicCompareExchangeWeak arrayLength select bitcast \
             workgroupBarrier storageBarrier countOneBits rgba8unorm target binding group builtin \

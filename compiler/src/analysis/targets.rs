@@ -9,13 +9,18 @@
 
 use crate::ir::*;
 
+/// What the target analysis makes of a kernel parameter.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Class {
+    /// A uniform scalar or a read-only storage buffer: never written, so it cannot race.
     ReadOnly,
+    /// An atomic buffer: every access is atomic, so it never races.
     Atomic,
+    /// A writable storage buffer: a target, which check mode privatizes.
     Target,
 }
 
+/// The class of each kernel parameter, in parameter order.
 pub fn params(m: &Module) -> Vec<Class> {
     m.kernel
         .params
@@ -43,14 +48,14 @@ pub fn list(m: &Module) -> Vec<MemRef> {
 /// At most `abi::TARGETS_MAX` targets: check mode's status holds a bit per
 /// target, and the engine's slots shader, shared by every kernel, holds
 /// that many targets' configurations.
-pub fn check_count(m: &Module) -> syn::Result<()> {
+pub fn check_count(m: &Module) -> Result<(), crate::Diagnostic> {
     let n = list(m).len();
     let max = ld_shaders::abi::TARGETS_MAX as usize;
     if n > max {
         let msg = format!(
             "this kernel writes {n} memories with plain stores (writable buffers and workgroup arrays); ld checks at most {max} per kernel: make some read-only or atomic, merge arrays, or split the kernel"
         );
-        return Err(syn::Error::new(m.kernel.span, msg));
+        return Err(crate::Diagnostic::new(m.kernel.span, msg));
     }
     Ok(())
 }

@@ -80,7 +80,9 @@ pub struct Writer<'m> {
 
 /// A place in the kernel's source that the guard checks: an indexed access
 /// of a buffer, a shared array or an array inside a value; or a loop.
+#[derive(Debug, Clone)]
 pub struct Site {
+    /// What kind of place the site is.
     pub what: SiteWhat,
     /// The buffer's or shared array's name, as the CPU twin names it
     /// (empty for arrays inside values and for loops).
@@ -88,14 +90,20 @@ pub struct Site {
     /// The length an index is checked against, where it is a constant
     /// (shared and inner arrays; a buffer's is its length at launch).
     pub len: Option<u32>,
-    pub span: proc_macro2::Span,
+    /// Where the access or loop stands in the kernel source.
+    pub span: crate::Span,
 }
 
+/// The kinds of guard site.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SiteWhat {
+    /// An indexed access of a storage buffer (directly or through a helper's slice).
     Buffer,
+    /// An indexed access of a workgroup array.
     Shared,
+    /// An index into a fixed-size array held in a value.
     Array,
+    /// A loop: each iteration it starts spends the guard's fuel.
     Loop,
 }
 
@@ -276,13 +284,13 @@ impl<'m> Writer<'m> {
     }
 
     /// The guard's number for a site.
-    pub(super) fn site(&mut self, what: SiteWhat, array: &str, len: Option<u32>, span: proc_macro2::Span) -> u32 {
+    pub(super) fn site(&mut self, what: SiteWhat, array: &str, len: Option<u32>, span: crate::Span) -> u32 {
         self.sites.push(Site { what, array: array.to_string(), len, span });
         self.sites.len() as u32 - 1
     }
 
     /// The site of an access to memory `m` (a buffer or a shared array).
-    pub(super) fn mem_site(&mut self, m: MemRef, span: proc_macro2::Span) -> u32 {
+    pub(super) fn mem_site(&mut self, m: MemRef, span: crate::Span) -> u32 {
         match m {
             MemRef::Param(p) => {
                 let name = self.m.kernel.params[p].name.clone();

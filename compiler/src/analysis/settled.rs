@@ -130,11 +130,16 @@ fn own_places(seen: &[Seen], writes: &HashMap<MemRef, Openings>) -> HashMap<usiz
 /// regions it may close, one of which the probe notes by the barrier
 /// before it (`ld_probe_note`).
 pub struct Clears {
+    /// Per workgroup barrier (by its statement's address), the arrays whose tags it clears.
     pub at: HashMap<usize, Vec<MemRef>>,
+    /// Every workgroup array with a tagged access anywhere in the kernel.
     pub tagged: Vec<MemRef>,
+    /// Per workgroup barrier (by its statement's address), the barriers that
+    /// can precede it; empty where the kernel has a storage barrier.
     pub opened_by: HashMap<usize, Vec<Option<usize>>>,
 }
 
+/// The probe's [`Clears`] for a module whose accesses `mark` has marked.
 pub fn clears(m: &Module) -> Clears {
     let mut out = Clears { at: HashMap::new(), tagged: Vec::new(), opened_by: HashMap::new() };
     let flow = Flow::run(m);

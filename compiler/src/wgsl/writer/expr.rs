@@ -80,13 +80,13 @@ impl Writer<'_> {
     }
 
     /// A place to read, every index checked by the guard (see `ld_idx`).
-    pub(in crate::wgsl) fn place(&mut self, f: &mut Func, p: &Place, span: proc_macro2::Span) -> String {
+    pub(in crate::wgsl) fn place(&mut self, f: &mut Func, p: &Place, span: crate::Span) -> String {
         self.place_at(f, p, span, None)
     }
 
     /// A place; `idx`: the texts of its indices, already checked (see
     /// [`Writer::index_sites`]), else each index is checked as it is read.
-    pub(in crate::wgsl) fn place_at(&mut self, f: &mut Func, p: &Place, span: proc_macro2::Span, idx: Option<&[String]>) -> String {
+    pub(in crate::wgsl) fn place_at(&mut self, f: &mut Func, p: &Place, span: crate::Span, idx: Option<&[String]>) -> String {
         let mut next = 0;
         let mut index = |w: &mut Self, f: &mut Func, i: &Expr, len: String, site: &dyn Fn(&mut Self) -> u32| match idx {
             Some(texts) => {

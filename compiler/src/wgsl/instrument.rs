@@ -86,7 +86,7 @@ impl Writer<'_> {
     /// `idx`: the texts of its indices, already checked by the guard (see
     /// `Writer::index_sites`); else each index is checked as it is read
     /// (past the end: noted, and the last element read instead).
-    pub(super) fn word_addr(&mut self, f: &mut Func, p: &Place, idx: Option<&[String]>, span: proc_macro2::Span) -> (String, Type) {
+    pub(super) fn word_addr(&mut self, f: &mut Func, p: &Place, idx: Option<&[String]>, span: crate::Span) -> (String, Type) {
         let Root::Mem { mem, index, .. } = &p.root else { unreachable!("targets are memories") };
         let (_, m) = self.mem_name(f, *mem);
         let elem = self.mem_elem(f, *mem);
@@ -132,7 +132,7 @@ impl Writer<'_> {
         (format!("({addr})"), ty)
     }
 
-    pub(super) fn load_target(&mut self, f: &mut Func, p: &Place, span: proc_macro2::Span) -> String {
+    pub(super) fn load_target(&mut self, f: &mut Func, p: &Place, span: crate::Span) -> String {
         let t = self.target_place(f, p).unwrap();
         let (addr, ty) = self.word_addr(f, p, None, span);
         let load = self.accessor(t, &ty, self.word_access(f, p, false));
@@ -436,9 +436,9 @@ pub(super) struct Steps {
 /// The kernel's barriers by index (their statements' order in the body):
 /// kind and span. The index is what the engine, the CPU twin and the
 /// runtime's reports call a barrier.
-pub fn barriers(m: &Module) -> Vec<(BarrierKind, proc_macro2::Span)> {
+pub fn barriers(m: &Module) -> Vec<(BarrierKind, crate::Span)> {
     let machine = lower::machine(&m.kernel.body.block);
-    let mut out: Vec<(usize, BarrierKind, proc_macro2::Span)> =
+    let mut out: Vec<(usize, BarrierKind, crate::Span)> =
         machine.blocks.iter().filter_map(|b| if let Term::Barrier(kind, _, i, span) = b.term { Some((i, kind, span)) } else { None }).collect();
     out.sort_by_key(|b| b.0);
     out.into_iter().map(|(_, k, s)| (k, s)).collect()

@@ -188,7 +188,7 @@ impl Writer<'_> {
     /// write happens only if every index is in bounds (else the guard notes
     /// the first that is not, in the CPU twin's order: for a memory, the
     /// indices inside its element before the element's).
-    pub(super) fn guarded_assign(&mut self, f: &mut Func, p: &Place, op: Option<BinOp>, v: &Expr, span: proc_macro2::Span) -> String {
+    pub(super) fn guarded_assign(&mut self, f: &mut Func, p: &Place, op: Option<BinOp>, v: &Expr, span: crate::Span) -> String {
         let ty = self.place_type(f, p);
         let value = match op {
             Some(o) => self.int_operand(f, o, v),
@@ -244,7 +244,7 @@ impl Writer<'_> {
     /// Each index of a place, in evaluation order (the memory's, then
     /// those inside the value), with the length it must be below and its
     /// site.
-    pub(super) fn index_sites<'p>(&mut self, f: &Func, p: &'p Place, span: proc_macro2::Span) -> Vec<(&'p Expr, String, u32)> {
+    pub(super) fn index_sites<'p>(&mut self, f: &Func, p: &'p Place, span: crate::Span) -> Vec<(&'p Expr, String, u32)> {
         let mut out = Vec::new();
         let mut ty = match &p.root {
             Root::Local(id) => f.locals[*id].ty.clone(),
@@ -284,7 +284,7 @@ impl Writer<'_> {
         };
         let pure = matches!(p.root, Root::Local(_)) && !p.path.iter().any(|pr| matches!(pr, Proj::Index(_)));
         if pure {
-            let place = self.place(f, p, proc_macro2::Span::call_site());
+            let place = self.place(f, p, crate::Span::DETACHED);
             let v = self.int_operand(f, op, v);
             return format!("{place} = {call}({place}, {v});");
         }
@@ -292,7 +292,7 @@ impl Writer<'_> {
         if component.is_some() {
             whole.path.pop();
         }
-        let place = self.place(f, &whole, proc_macro2::Span::call_site());
+        let place = self.place(f, &whole, crate::Span::DETACHED);
         let v = self.int_operand(f, op, v);
         let at = match component {
             Some(c) => format!("(*ld_p).{c}"),

@@ -7,37 +7,46 @@
 
 use crate::ir::*;
 
+/// A block's index in `Machine::blocks`.
 pub type BlockId = usize;
 
+/// A body lowered to basic blocks; execution starts at block 0.
 #[derive(Debug)]
 pub struct Machine {
+    /// The blocks, indexed by [`BlockId`].
     pub blocks: Vec<MBlock>,
 }
 
+/// A basic block: structured statements, then the terminator that leaves it.
 #[derive(Debug, Default)]
 pub struct MBlock {
     /// Structured, barrier-free statements; any `break`/`continue` in them
     /// targets a loop that is also inside them.
     pub stmts: Vec<Stmt>,
+    /// Where control goes once `stmts` have run.
     pub term: Term,
 }
 
+/// How a basic block ends.
 #[derive(Debug, Default)]
 pub enum Term {
+    /// The end of the body: the invocation is done.
     #[default]
     Return,
+    /// Go on at the block.
     Goto(BlockId),
     /// On the condition, to the first block or the second. A loop's head
     /// carries the loop statement's span: each time it is reached, the
     /// loop starts an iteration, which spends fuel (the loop guard; a
     /// loop without a condition branches on `true`).
-    Branch(Expr, BlockId, BlockId, Option<proc_macro2::Span>),
+    Branch(Expr, BlockId, BlockId, Option<crate::Span>),
     /// Suspend at a barrier, resume at the block. The barrier's index is
     /// its statement's position among the body's barriers in source order
     /// (how every back end numbers it); the span is the statement's.
-    Barrier(BarrierKind, BlockId, usize, proc_macro2::Span),
+    Barrier(BarrierKind, BlockId, usize, crate::Span),
 }
 
+/// Lowers a kernel body to blocks, splitting it at barriers and at the control flow around them.
 pub fn machine(body: &Block) -> Machine {
     let mut l = Lowerer { blocks: vec![MBlock::default()], loops: vec![], barriers: 0 };
     if let Some(end) = l.seq(body, 0) {

@@ -10,11 +10,13 @@
 //! indices, and locals only ever assigned such values under uniform control.
 
 use crate::ir::*;
-use proc_macro2::Span;
-use syn::Error;
+use crate::Span;
+use crate::{Diagnostic, Diagnostics};
 
-pub fn check(kernel: &Kernel) -> syn::Result<()> {
-    let mut a = Analysis { kernel, locals: vec![None; kernel.body.locals.len()], changed: true, errors: None, report: false };
+/// Every barrier that some invocations of a workgroup may miss, as an
+/// error at the barrier, its condition and what made that vary.
+pub fn check(kernel: &Kernel) -> Result<(), Diagnostics> {
+    let mut a = Analysis { kernel, locals: vec![None; kernel.body.locals.len()], changed: true, errors: Vec::new(), report: false };
     // Locals only ever move from uniform to non-uniform: iterate to a fixed point.
     while a.changed {
         a.changed = false;
@@ -22,9 +24,10 @@ pub fn check(kernel: &Kernel) -> syn::Result<()> {
     }
     a.report = true;
     a.block(&kernel.body.block, &mut Flow::default());
-    match a.errors {
-        Some(e) => Err(e),
-        None => Ok(()),
+    if a.errors.is_empty() {
+        Ok(())
+    } else {
+        Err(a.errors)
     }
 }
 
@@ -64,7 +67,7 @@ struct Analysis<'k> {
     /// Per local: why it is not uniform (`None` while it is).
     locals: Vec<Option<Cause>>,
     changed: bool,
-    errors: Option<Error>,
+    errors: Diagnostics,
     report: bool,
 }
 
@@ -77,7 +80,14 @@ struct Escapes {
 impl Analysis<'_> {
     fn block(&mut self, b: &[Stmt], flow: &mut Flow) -> Escapes {
         let mut esc = Escapes::default();
-        for s in b {
+        for (i, s) in b.iter().enumerate() {
+            if let Some((id, place)) = uniform_load(b, i) {
+                // Every invocation reads the same word: nothing between the
+                // two barriers writes it (see `uniform_load`).
+                let c = self.place_indices(place).or_else(|| flow.cause());
+                self.assign_local(id, c, s.span);
+                continue;
+            }
             let e = self.stmt(s, flow);
             esc.jump = esc.jump.or(e.jump);
         }
@@ -193,11 +203,7 @@ impl Analysis<'_> {
         if !self.report {
             return;
         }
-        let e = Error::new(span, msg);
-        match &mut self.errors {
-            Some(all) => all.combine(e),
-            None => self.errors = Some(e),
-        }
+        self.errors.push(Diagnostic::new(span, msg));
     }
 
     fn assign_local(&mut self, id: LocalId, cause: Option<Cause>, at: Span) {
@@ -288,5 +294,22 @@ impl Analysis<'_> {
             }
             ExprKind::Len(_, off) => off.as_ref().and_then(|o| self.expr(o)),
         }
+    }
+}
+
+/// WGSL's `workgroupUniformLoad(p)`, as the shader front-end writes it: a
+/// workgroup barrier, a `let` of one workgroup memory place, a workgroup
+/// barrier. Every invocation runs the same statements between two
+/// barriers (they are uniform), and the only one here reads, so all read
+/// the same value when the place's indices are uniform: the local is
+/// uniform as they are. The local and the place, at `b[i]`.
+fn uniform_load(b: &[Stmt], i: usize) -> Option<(LocalId, &Place)> {
+    let barrier = |s: Option<&Stmt>| matches!(s.map(|s| &s.kind), Some(StmtKind::Barrier(BarrierKind::Workgroup)));
+    if i == 0 || !barrier(b.get(i - 1)) || !barrier(b.get(i + 1)) {
+        return None;
+    }
+    match &b[i].kind {
+        StmtKind::Let(id, Some(Expr { kind: ExprKind::Load(p), .. })) if matches!(p.root, Root::Mem { mem: MemRef::Shared(_), .. }) => Some((*id, p)),
+        _ => None,
     }
 }

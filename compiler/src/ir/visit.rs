@@ -38,6 +38,7 @@ pub fn exprs_mut(block: &mut [Stmt], f: &mut dyn FnMut(&mut Expr)) {
     }
 }
 
+/// Calls `f` on `e` and every expression inside it, place indices included, parents before children.
 pub fn expr_mut(e: &mut Expr, f: &mut dyn FnMut(&mut Expr)) {
     f(e);
     match &mut e.kind {
@@ -69,6 +70,7 @@ pub fn expr_mut(e: &mut Expr, f: &mut dyn FnMut(&mut Expr)) {
     }
 }
 
+/// Calls `f` (as [`expr_mut`]) on a place's index expressions: the memory element's index and every `Index` step.
 pub fn place_mut(p: &mut Place, f: &mut dyn FnMut(&mut Expr)) {
     if let Root::Mem { index, .. } = &mut p.root {
         expr_mut(index, f);

@@ -1,0 +1,432 @@
+//! naga's statements as the IR's, with every helper call inlined.
+//!
+//! naga evaluates an expression where a `Statement::Emit` names it; the IR
+//! evaluates a tree where it is used. So an emitted load (whose value a
+//! later store may change), any value used more than once, and `select`
+//! (WGSL evaluates both operands, the IR has no such node) become a local
+//! assigned at the emit; everything else is inlined where it is used, which
+//! gives the same values: what it reads has been fixed in locals.
+
+use super::{Cx, Rejected, R};
+use crate::ir::{self, BarrierKind, Block, Builtin, Expr, ExprKind, Lit, LocalId, Place, Root, Stmt, StmtKind, Type};
+use naga::{Expression, Handle, Statement};
+use std::collections::HashMap;
+
+/// One function being inlined (the entry point is the outermost).
+pub(super) struct Frame<'f> {
+    pub func: &'f naga::Function,
+    pub finfo: &'f naga::valid::FunctionInfo,
+    /// Each argument: a builtin, a struct of builtins, or a local.
+    pub args: Vec<Arg>,
+    pub locals: HashMap<Handle<naga::LocalVariable>, LocalId>,
+    /// Expressions evaluated into a local at their emit or statement.
+    pub values: HashMap<Handle<Expression>, LocalId>,
+    /// `atomicCompareExchangeWeak`'s result: its old value and whether
+    /// it exchanged.
+    pub exchanged: HashMap<Handle<Expression>, (LocalId, LocalId)>,
+    /// Where a helper's `return` goes; `None` in the entry point.
+    pub ret: Option<Return>,
+    /// Loops of this function around the statement being translated.
+    pub loops: usize,
+}
+
+/// An argument of the function being inlined.
+#[derive(Debug, Clone)]
+pub(super) enum Arg {
+    Builtin(Builtin, Type),
+    /// A struct whose members are builtins (`None`: a member that is not).
+    Builtins(Vec<Option<(Builtin, Type)>>),
+    Local(LocalId, Type),
+}
+
+/// A helper's `return`: its value's local, and the flag that ends the
+/// loops around a `return` taken inside them.
+pub(super) struct Return {
+    pub value: Option<LocalId>,
+    pub flag: Option<LocalId>,
+}
+
+/// The kernel's locals, shared by every inlined frame.
+pub(super) struct Locals {
+    pub all: Vec<ir::Local>,
+}
+
+impl Locals {
+    pub fn add(&mut self, name: &str, ty: Type) -> LocalId {
+        let base: String = name.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' { c } else { '_' }).collect();
+        let base = if base.is_empty() || base.starts_with(|c: char| c.is_ascii_digit()) || base.starts_with("ld_") { format!("v_{base}") } else { base };
+        self.all.push(ir::Local { name: base, ty });
+        self.all.len() - 1
+    }
+}
+
+pub(super) fn load_local(id: LocalId, ty: Type, span: crate::Span) -> Expr {
+    Expr { kind: ExprKind::Load(Place { root: Root::Local(id), path: Vec::new() }), ty, span }
+}
+
+pub(super) fn local_place(id: LocalId) -> Place {
+    Place { root: Root::Local(id), path: Vec::new() }
+}
+
+impl Cx<'_> {
+    /// The statements of `block`, in frame `fr`.
+    pub(super) fn block(&mut self, fr: &mut Frame, ls: &mut Locals, block: &naga::Block) -> R<Block> {
+        let mut out = Vec::new();
+        for (stmt, span) in block.span_iter() {
+            self.statement(fr, ls, stmt, *span, &mut out)?;
+        }
+        Ok(out)
+    }
+
+    fn statement(&mut self, fr: &mut Frame, ls: &mut Locals, stmt: &Statement, at: naga::Span, out: &mut Block) -> R<()> {
+        let sp = self.span(at);
+        let push = |out: &mut Block, kind| out.push(Stmt::new(kind, sp));
+        match stmt {
+            Statement::Emit(range) => {
+                for h in range.clone() {
+                    self.emit(fr, ls, h, out)?;
+                }
+            }
+            Statement::Block(b) => {
+                let inner = self.block(fr, ls, b)?;
+                out.extend(inner);
+            }
+            Statement::If { condition, accept, reject } => {
+                let c = self.expr(fr, ls, *condition)?;
+                let a = self.block(fr, ls, accept)?;
+                let r = self.block(fr, ls, reject)?;
+                push(out, StmtKind::If(c, a, r));
+            }
+            Statement::Switch { .. } => return Err(self.reject(at, "`switch` is not supported yet: write it as `if`/`else if`")),
+            Statement::Loop { body, continuing, break_if } => {
+                if break_if.is_some() {
+                    return Err(self.reject(at, "`break if` is not supported yet: end the loop with `if cond { break; }` in its body"));
+                }
+                fr.loops += 1;
+                let b = self.block(fr, ls, body);
+                let c = self.block(fr, ls, continuing);
+                fr.loops -= 1;
+                push(out, StmtKind::Loop(ir::Loop { cond: None, body: b?, continuing: c? }));
+                // A helper's `return` inside this loop ends the loops around it too.
+                // (The loop around it: the helper's, or the one its body runs in.)
+                if let Some(flag) = fr.ret.as_ref().and_then(|r| r.flag) {
+                    let f = load_local(flag, Type::BOOL, sp);
+                    push(out, StmtKind::If(f, vec![Stmt::new(StmtKind::Break, sp)], Vec::new()));
+                }
+            }
+            Statement::Break => push(out, StmtKind::Break),
+            Statement::Continue => push(out, StmtKind::Continue),
+            Statement::Return { value } => self.ret(fr, ls, *value, sp, out)?,
+            Statement::ControlBarrier(b) => {
+                if b.contains(naga::Barrier::WORK_GROUP) {
+                    push(out, StmtKind::Barrier(BarrierKind::Workgroup));
+                }
+                if b.contains(naga::Barrier::STORAGE) {
+                    push(out, StmtKind::Barrier(BarrierKind::Storage));
+                }
+                if b.intersects(naga::Barrier::SUB_GROUP | naga::Barrier::TEXTURE) {
+                    return Err(self.reject(at, "subgroup and texture barriers are not supported"));
+                }
+            }
+            Statement::MemoryBarrier(_) => {
+                return Err(self.reject(at, "a memory barrier without a control barrier is not supported: use `workgroupBarrier()` or `storageBarrier()`"))
+            }
+            Statement::Store { pointer, value } => {
+                let v = self.expr(fr, ls, *value)?;
+                let kind = self.store(fr, ls, *pointer, v, at)?;
+                push(out, kind);
+            }
+            Statement::Atomic { pointer, fun, value, result } => self.atomic(fr, ls, *pointer, fun, *value, *result, at, out)?,
+            Statement::WorkGroupUniformLoad { pointer, result } => {
+                // Its definition: a workgroup barrier, the load, a barrier.
+                push(out, StmtKind::Barrier(BarrierKind::Workgroup));
+                let load = self.load(fr, ls, *pointer, at)?;
+                let id = ls.add(&self.name_of(fr, *result), load.ty.clone());
+                push(out, StmtKind::Let(id, Some(load)));
+                fr.values.insert(*result, id);
+                push(out, StmtKind::Barrier(BarrierKind::Workgroup));
+            }
+            Statement::Call { function, arguments, result } => self.call(fr, ls, *function, arguments, *result, at, out)?,
+            Statement::Kill => return Err(self.reject(at, "`discard` is a fragment shader statement")),
+            Statement::ImageStore { .. } | Statement::ImageAtomic { .. } => {
+                return Err(self.reject(at, "textures are not supported: ld checks storage, uniform and workgroup memory"))
+            }
+            Statement::SubgroupBallot { .. } | Statement::SubgroupGather { .. } | Statement::SubgroupCollectiveOperation { .. } => {
+                return Err(
+                    self.reject(at, "subgroup operations are not supported: their results depend on which invocations run together, which ld does not model")
+                )
+            }
+            _ => return Err(self.reject(at, "this statement is not supported in kernels ld checks")),
+        }
+        Ok(())
+    }
+
+    /// An emitted expression: evaluated into a local where its value
+    /// must be fixed here (see the module's comment).
+    fn emit(&mut self, fr: &mut Frame, ls: &mut Locals, h: Handle<Expression>, out: &mut Block) -> R<()> {
+        if self.is_pointer(fr, h) || fr.values.contains_key(&h) {
+            return Ok(());
+        }
+        let expr = &fr.func.expressions[h];
+        let at = fr.func.expressions.get_span(h);
+        let sp = self.span(at);
+        if let Expression::Select { condition, accept, reject } = expr {
+            let ty = self.value_ty(fr, h, at)?;
+            let (c, a, r) = (self.expr(fr, ls, *condition)?, self.expr(fr, ls, *accept)?, self.expr(fr, ls, *reject)?);
+            let id = ls.add(&self.name_of(fr, h), ty);
+            out.push(Stmt::new(StmtKind::Let(id, Some(r)), sp));
+            out.push(Stmt::new(StmtKind::If(c, vec![Stmt::new(StmtKind::Assign(local_place(id), None, a), sp)], Vec::new()), sp));
+            fr.values.insert(h, id);
+            return Ok(());
+        }
+        let is_load = matches!(expr, Expression::Load { .. });
+        if is_load || fr.finfo[h].ref_count > 1 || fr.func.named_expressions.contains_key(&h) {
+            let e = self.expr(fr, ls, h)?;
+            let id = ls.add(&self.name_of(fr, h), e.ty.clone());
+            out.push(Stmt::new(StmtKind::Let(id, Some(e)), sp));
+            fr.values.insert(h, id);
+        }
+        Ok(())
+    }
+
+    /// The name a local for `h` gets: the shader's `let` name, or `tN`.
+    pub(super) fn name_of(&self, fr: &Frame, h: Handle<Expression>) -> String {
+        fr.func.named_expressions.get(&h).cloned().unwrap_or_else(|| format!("t{}", h.index()))
+    }
+
+    fn ret(&mut self, fr: &mut Frame, ls: &mut Locals, value: Option<Handle<Expression>>, sp: crate::Span, out: &mut Block) -> R<()> {
+        let Some(ret) = fr.ret.as_ref() else {
+            out.push(Stmt::new(StmtKind::Return(None), sp));
+            return Ok(());
+        };
+        let (slot, flag) = (ret.value, ret.flag);
+        if let (Some(v), Some(slot)) = (value, slot) {
+            let e = self.expr(fr, ls, v)?;
+            out.push(Stmt::new(StmtKind::Assign(local_place(slot), None, e), sp));
+        }
+        if let Some(flag) = flag {
+            out.push(Stmt::new(StmtKind::Assign(local_place(flag), None, Expr { kind: ExprKind::Lit(Lit::Bool(true)), ty: Type::BOOL, span: sp }), sp));
+        }
+        // The helper's body is a loop of one iteration when it returns
+        // anywhere but at its end (see `call`).
+        out.push(Stmt::new(StmtKind::Break, sp));
+        Ok(())
+    }
+
+    /// A helper call, inlined: its arguments into fresh locals, its body
+    /// in a loop of one iteration that its `return`s break out of.
+    #[allow(clippy::too_many_arguments)]
+    fn call(
+        &mut self,
+        fr: &mut Frame,
+        ls: &mut Locals,
+        function: Handle<naga::Function>,
+        arguments: &[Handle<Expression>],
+        result: Option<Handle<Expression>>,
+        at: naga::Span,
+        out: &mut Block,
+    ) -> R<()> {
+        let sp = self.span(at);
+        let func = &self.naga.functions[function];
+        let finfo = &self.info[function];
+        let mut args = Vec::new();
+        for (a, decl) in arguments.iter().zip(&func.arguments) {
+            if matches!(self.naga.types[decl.ty].inner, naga::TypeInner::Pointer { .. }) {
+                return Err(self.reject(at, "pointer parameters are not supported yet: pass the value, or index the global in the helper"));
+            }
+            let ty = self.ty(decl.ty, at)?;
+            let e = self.expr(fr, ls, *a)?;
+            let id = ls.add(decl.name.as_deref().unwrap_or("arg"), ty.clone());
+            out.push(Stmt::new(StmtKind::Let(id, Some(e)), sp));
+            args.push(Arg::Local(id, ty));
+        }
+        let value = match (result, func.result.as_ref()) {
+            (Some(r), Some(res)) => {
+                let ty = self.ty(res.ty, at)?;
+                let id = ls.add(&format!("{}_result", func.name.as_deref().unwrap_or("call")), ty);
+                fr.values.insert(r, id);
+                Some(id)
+            }
+            _ => None,
+        };
+        let early = returns_early(&func.body);
+        let flag = if early.in_loop {
+            let id = ls.add("returned", Type::BOOL);
+            out.push(Stmt::new(StmtKind::Let(id, Some(Expr { kind: ExprKind::Lit(Lit::Bool(false)), ty: Type::BOOL, span: sp })), sp));
+            Some(id)
+        } else {
+            None
+        };
+        if let Some(v) = value {
+            let ty = ls.all[v].ty.clone();
+            let zero = self.zero(&ty, sp);
+            out.push(Stmt::new(StmtKind::Let(v, Some(zero)), sp));
+        }
+        let mut inner =
+            Frame { func, finfo, args, locals: HashMap::new(), values: HashMap::new(), exchanged: HashMap::new(), ret: Some(Return { value, flag }), loops: 0 };
+        let mut body = self.locals_init(&mut inner, ls)?;
+        let mut stmts = self.block(&mut inner, ls, &func.body)?;
+        if early.anywhere {
+            body.append(&mut stmts);
+            body.push(Stmt::new(StmtKind::Break, sp));
+            out.push(Stmt::new(StmtKind::Loop(ir::Loop { cond: None, body, continuing: Vec::new() }), sp));
+        } else {
+            // The only `return` is the last statement: drop its `break`.
+            if matches!(stmts.last(), Some(Stmt { kind: StmtKind::Break, .. })) {
+                stmts.pop();
+            }
+            out.append(&mut body);
+            out.append(&mut stmts);
+        }
+        Ok(())
+    }
+
+    /// A frame's local variables, each declared with its initializer (or
+    /// zero: WGSL zero-initializes them).
+    pub(super) fn locals_init(&mut self, fr: &mut Frame, ls: &mut Locals) -> R<Block> {
+        let mut out = Vec::new();
+        for (h, var) in fr.func.local_variables.iter() {
+            let at = fr.func.local_variables.get_span(h);
+            let sp = self.span(at);
+            let ty = self.ty(var.ty, at)?;
+            let id = ls.add(var.name.as_deref().unwrap_or("local"), ty.clone());
+            fr.locals.insert(h, id);
+            // An initializer is a constant expression (naga stores a
+            // runtime one as a statement).
+            let init = match var.init {
+                Some(e) => self.expr(fr, ls, e)?,
+                None => self.zero(&ty, sp),
+            };
+            out.push(Stmt::new(StmtKind::Let(id, Some(init)), sp));
+        }
+        Ok(out)
+    }
+
+    /// The zero value of `ty`.
+    pub(super) fn zero(&self, ty: &Type, sp: crate::Span) -> Expr {
+        let kind = match ty {
+            Type::Scalar(ir::Scalar::F32) => ExprKind::Lit(Lit::Float(0.0)),
+            Type::Scalar(ir::Scalar::Bool) => ExprKind::Lit(Lit::Bool(false)),
+            Type::Array(e, n) => ExprKind::ArrayRepeat(Box::new(self.zero(e, sp)), *n),
+            Type::Struct(id) => ExprKind::StructLit(self.structs[*id].fields.iter().map(|(_, t)| self.zero(t, sp)).collect()),
+            _ => ExprKind::Lit(Lit::Int(0)),
+        };
+        Expr { kind, ty: ty.clone(), span: sp }
+    }
+
+    /// The entry point as the IR's kernel.
+    pub(super) fn kernel(&mut self, ep: &naga::EntryPoint, ep_info: &naga::valid::FunctionInfo) -> R<ir::Kernel> {
+        let func = &ep.function;
+        let mut args = Vec::new();
+        for a in &func.arguments {
+            args.push(self.entry_arg(a)?);
+        }
+        let mut ls = Locals { all: Vec::new() };
+        let mut fr = Frame { func, finfo: ep_info, args, locals: HashMap::new(), values: HashMap::new(), exchanged: HashMap::new(), ret: None, loops: 0 };
+        let first = func.body.span_iter().next().map(|(_, s)| *s).unwrap_or_default();
+        let span = self.span(first);
+        let mut block = self.privates(&mut ls, span)?;
+        block.append(&mut self.locals_init(&mut fr, &mut ls)?);
+        block.append(&mut self.block(&mut fr, &mut ls, &func.body)?);
+        Ok(ir::Kernel {
+            span,
+            workgroup_size: ep.workgroup_size,
+            params: std::mem::take(&mut self.params),
+            shared: std::mem::take(&mut self.shared),
+            body: ir::Body { locals: ls.all, block },
+        })
+    }
+
+    /// `var<private>` globals, as locals set at the kernel's start.
+    fn privates(&mut self, ls: &mut Locals, sp: crate::Span) -> R<Block> {
+        let mut out = Vec::new();
+        let mut privates: Vec<_> =
+            self.globals.iter().filter_map(|(h, g)| if let super::globals::Global::Private { ty } = g { Some((*h, ty.clone())) } else { None }).collect();
+        privates.sort_by_key(|(h, _)| h.index());
+        for (h, ty) in privates {
+            let var = &self.naga.global_variables[h];
+            let id = ls.add(var.name.as_deref().unwrap_or("private"), ty.clone());
+            let init = match var.init {
+                Some(c) => self.const_expr(c, sp)?,
+                None => self.zero(&ty, sp),
+            };
+            out.push(Stmt::new(StmtKind::Let(id, Some(init)), sp));
+            self.private_locals.insert(h, id);
+        }
+        Ok(out)
+    }
+
+    fn entry_arg(&mut self, a: &naga::FunctionArgument) -> R<Arg> {
+        let at = naga::Span::default();
+        match &a.binding {
+            Some(naga::Binding::BuiltIn(b)) => {
+                let (bi, ty) = builtin(*b).ok_or_else(|| Rejected::one(at, format!("the builtin {b:?} is not supported in kernels ld checks")))?;
+                Ok(Arg::Builtin(bi, ty))
+            }
+            None => {
+                let naga::TypeInner::Struct { members, .. } = &self.naga.types[a.ty].inner else {
+                    return Err(self.reject(at, "an entry point argument without a builtin"));
+                };
+                let mut out = Vec::new();
+                for m in members {
+                    match &m.binding {
+                        Some(naga::Binding::BuiltIn(b)) => {
+                            let bi = builtin(*b).ok_or_else(|| Rejected::one(at, format!("the builtin {b:?} is not supported in kernels ld checks")))?;
+                            out.push(Some(bi));
+                        }
+                        _ => out.push(None),
+                    }
+                }
+                Ok(Arg::Builtins(out))
+            }
+            Some(other) => Err(self.reject(at, format!("the entry point input {other:?} is not a compute builtin"))),
+        }
+    }
+}
+
+/// The IR's builtin, and its type, for a compute shader's builtin.
+fn builtin(b: naga::BuiltIn) -> Option<(Builtin, Type)> {
+    Some(match b {
+        naga::BuiltIn::GlobalInvocationId => (Builtin::GlobalId, Type::UVec3),
+        naga::BuiltIn::LocalInvocationId => (Builtin::LocalId, Type::UVec3),
+        naga::BuiltIn::WorkGroupId => (Builtin::WorkgroupId, Type::UVec3),
+        naga::BuiltIn::NumWorkGroups => (Builtin::NumWorkgroups, Type::UVec3),
+        naga::BuiltIn::LocalInvocationIndex => (Builtin::LocalIndex, Type::U32),
+        naga::BuiltIn::WorkGroupSize => (Builtin::WorkgroupSize, Type::UVec3),
+        _ => return None,
+    })
+}
+
+/// Where a function's `return`s are: anywhere but as its last statement,
+/// and inside a loop.
+#[derive(Default)]
+struct Early {
+    anywhere: bool,
+    in_loop: bool,
+}
+
+fn returns_early(body: &naga::Block) -> Early {
+    let mut e = Early::default();
+    let n = body.len();
+    for (i, s) in body.iter().enumerate() {
+        match s {
+            Statement::Return { .. } if i + 1 == n => {}
+            _ => scan(s, 0, &mut e),
+        }
+    }
+    e
+}
+
+fn scan(s: &Statement, loops: usize, e: &mut Early) {
+    match s {
+        Statement::Return { .. } => {
+            e.anywhere = true;
+            e.in_loop |= loops > 0;
+        }
+        Statement::Block(b) => b.iter().for_each(|s| scan(s, loops, e)),
+        Statement::If { accept, reject, .. } => accept.iter().chain(reject.iter()).for_each(|s| scan(s, loops, e)),
+        Statement::Loop { body, continuing, .. } => body.iter().chain(continuing.iter()).for_each(|s| scan(s, loops + 1, e)),
+        Statement::Switch { cases, .. } => cases.iter().flat_map(|c| c.body.iter()).for_each(|s| scan(s, loops, e)),
+        _ => {}
+    }
+}

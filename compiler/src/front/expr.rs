@@ -1,0 +1,428 @@
+//! naga's expressions as the IR's: values as trees, pointers as places.
+
+use super::body::{load_local, Arg, Frame, Locals};
+use super::{Cx, R};
+use crate::ir::{self, AtomicOp, BinOp, Expr, ExprKind, Intrinsic, Lit, MemRef, Place, Proj, Root, Stmt, StmtKind, Type, UnOp};
+use naga::{Expression, Handle, TypeInner};
+
+/// What a naga pointer denotes.
+pub(super) enum Ptr {
+    /// A buffer or workgroup array, not yet indexed.
+    Mem { mem: MemRef, elem: Type },
+    /// A place holding a value of the type.
+    Place(Place, Type),
+    /// A uniform's scalars, as parameters from `first`.
+    Uniform { first: usize, ty: Type },
+}
+
+impl Cx<'_> {
+    /// Whether `h` is a pointer (a place) rather than a value.
+    pub(super) fn is_pointer(&self, fr: &Frame, h: Handle<Expression>) -> bool {
+        matches!(fr.finfo[h].ty.inner_with(&self.naga.types), TypeInner::Pointer { .. } | TypeInner::ValuePointer { .. })
+    }
+
+    /// The IR type of value `h`.
+    pub(super) fn value_ty(&mut self, fr: &Frame, h: Handle<Expression>, at: naga::Span) -> R<Type> {
+        match &fr.finfo[h].ty {
+            naga::proc::TypeResolution::Handle(t) => self.ty(*t, at),
+            naga::proc::TypeResolution::Value(TypeInner::Scalar(s)) => Ok(Type::Scalar(super::types::scalar(*s, at)?)),
+            naga::proc::TypeResolution::Value(TypeInner::Vector { size: naga::VectorSize::Tri, scalar: naga::Scalar::U32 }) => Ok(Type::UVec3),
+            other => {
+                use naga::common::wgsl::TypeContext;
+                let name = self.naga.to_ctx().type_resolution_to_string(other);
+                Err(self.reject(at, format!("values of type `{name}` are not supported yet: ld checks scalars, arrays and structs of them")))
+            }
+        }
+    }
+
+    /// The value of expression `h`.
+    pub(super) fn expr(&mut self, fr: &mut Frame, ls: &mut Locals, h: Handle<Expression>) -> R<Expr> {
+        let at = fr.func.expressions.get_span(h);
+        let sp = self.span(at);
+        if let Some(&id) = fr.values.get(&h) {
+            return Ok(load_local(id, ls.all[id].ty.clone(), sp));
+        }
+        let mk = |kind, ty| Ok(Expr { kind, ty, span: sp });
+        match &fr.func.expressions[h] {
+            Expression::Literal(l) => {
+                let (lit, ty) = literal(*l).ok_or_else(|| self.reject(at, format!("the literal {l:?} is not a 32-bit or bool value")))?;
+                mk(ExprKind::Lit(lit), ty)
+            }
+            Expression::Constant(c) => {
+                let init = self.naga.constants[*c].init;
+                self.const_expr(init, sp)
+            }
+            Expression::Override(_) => Err(self.reject(at, "an override constant without a value: set it")),
+            Expression::ZeroValue(t) => {
+                let ty = self.ty(*t, at)?;
+                Ok(self.zero(&ty, sp))
+            }
+            Expression::Compose { ty, components } => {
+                let ty = self.ty(*ty, at)?;
+                let parts = components.iter().map(|c| self.expr(fr, ls, *c)).collect::<R<Vec<_>>>()?;
+                match ty {
+                    Type::Struct(_) => mk(ExprKind::StructLit(parts), ty),
+                    Type::Array(..) => mk(ExprKind::ArrayLit(parts), ty),
+                    _ => Err(self.reject(at, "constructing a vector is not supported yet")),
+                }
+            }
+            Expression::Access { base, index } if !self.is_pointer(fr, *base) => {
+                let i = self.expr(fr, ls, *index)?;
+                self.value_index(fr, ls, *base, Proj::Index(Box::new(i)), at)
+            }
+            Expression::AccessIndex { base, index } if !self.is_pointer(fr, *base) => self.value_member(fr, ls, *base, *index, at),
+            Expression::FunctionArgument(i) => match fr.args[*i as usize].clone() {
+                Arg::Builtin(b, ty) => mk(ExprKind::Builtin(b), ty),
+                Arg::Local(id, ty) => Ok(load_local(id, ty, sp)),
+                Arg::Builtins(_) => Err(self.reject(at, "a struct of builtins is supported through its members only")),
+            },
+            Expression::Load { pointer } => self.load(fr, ls, *pointer, at),
+            Expression::Unary { op, expr } => {
+                let x = self.expr(fr, ls, *expr)?;
+                let op = if *op == naga::UnaryOperator::Negate { UnOp::Neg } else { UnOp::Not };
+                let ty = x.ty.clone();
+                mk(ExprKind::Unary(op, Box::new(x)), ty)
+            }
+            Expression::Binary { op, left, right } => {
+                let ty = self.value_ty(fr, h, at)?;
+                let (l, r) = (self.expr(fr, ls, *left)?, self.expr(fr, ls, *right)?);
+                mk(ExprKind::Binary(bin_op(*op), Box::new(l), Box::new(r)), ty)
+            }
+            Expression::Math { fun, arg, arg1, arg2, .. } => {
+                let ty = self.value_ty(fr, h, at)?;
+                let mut xs = vec![self.expr(fr, ls, *arg)?];
+                for a in [arg1, arg2].into_iter().flatten() {
+                    xs.push(self.expr(fr, ls, *a)?);
+                }
+                self.math(*fun, xs, ty, sp, at)
+            }
+            Expression::As { expr, convert, .. } => {
+                let x = self.expr(fr, ls, *expr)?;
+                let ty = self.value_ty(fr, h, at)?;
+                let Type::Scalar(s) = ty else {
+                    return Err(self.reject(at, "conversions of vectors are not supported yet"));
+                };
+                match convert {
+                    Some(4) if s != ir::Scalar::Bool => mk(ExprKind::Cast(s, Box::new(x)), ty),
+                    None => mk(ExprKind::Intrinsic(Intrinsic::Bitcast(s), vec![x]), ty),
+                    _ => Err(self.reject(at, format!("the conversion to `{}` is not supported: compare with `!= 0` for a bool", s.rust_name()))),
+                }
+            }
+            Expression::ArrayLength(p) => match self.ptr(fr, ls, *p)? {
+                Ptr::Mem { mem: mem @ MemRef::Param(_), .. } => mk(ExprKind::Len(mem, None), Type::U32),
+                _ => Err(self.reject(at, "`arrayLength` of a struct's runtime-sized member is not supported yet")),
+            },
+            Expression::Select { .. } => Err(self.reject(at, "`select` in a constant expression is not supported")),
+            Expression::Splat { .. } | Expression::Swizzle { .. } => Err(self.reject(at, "vector operations are not supported yet")),
+            Expression::Relational { .. } => Err(self.reject(at, "`all`, `any`, `isNan` and `isInf` are not supported yet")),
+            Expression::ImageSample { .. } | Expression::ImageLoad { .. } | Expression::ImageQuery { .. } => {
+                Err(self.reject(at, "textures are not supported: ld checks storage, uniform and workgroup memory"))
+            }
+            Expression::Derivative { .. } => Err(self.reject(at, "derivatives are fragment shader operations")),
+            Expression::SubgroupBallotResult | Expression::SubgroupOperationResult { .. } => {
+                Err(self.reject(at, "subgroup operations are not supported: their results depend on which invocations run together, which ld does not model"))
+            }
+            Expression::GlobalVariable(_) | Expression::LocalVariable(_) | Expression::Access { .. } | Expression::AccessIndex { .. } => {
+                Err(self.reject(at, "a pointer where ld expects a value"))
+            }
+            _ => Err(self.reject(at, "this expression is not supported in kernels ld checks")),
+        }
+    }
+
+    /// `base[index]` where `base` is a value: an array held in a local.
+    fn value_index(&mut self, fr: &mut Frame, ls: &mut Locals, base: Handle<Expression>, proj: Proj, at: naga::Span) -> R<Expr> {
+        let sp = self.span(at);
+        let b = self.expr(fr, ls, base)?;
+        let ExprKind::Load(mut place) = b.kind else {
+            return Err(self.reject(at, "indexing an array value is supported on variables only: bind it to a `var` first"));
+        };
+        let Type::Array(elem, _) = b.ty else {
+            return Err(self.reject(at, "indexing a value that is not an array"));
+        };
+        place.path.push(proj);
+        Ok(Expr { kind: ExprKind::Load(place), ty: *elem, span: sp })
+    }
+
+    /// `base.member` (or `base[k]` with a constant `k`) of a value.
+    fn value_member(&mut self, fr: &mut Frame, ls: &mut Locals, base: Handle<Expression>, index: u32, at: naga::Span) -> R<Expr> {
+        let sp = self.span(at);
+        if let Expression::FunctionArgument(a) = fr.func.expressions[base] {
+            if let Arg::Builtins(members) = &fr.args[a as usize] {
+                return match members.get(index as usize).cloned().flatten() {
+                    Some((b, ty)) => Ok(Expr { kind: ExprKind::Builtin(b), ty, span: sp }),
+                    None => Err(self.reject(at, "an entry point input that is not a compute builtin")),
+                };
+            }
+        }
+        if let Some(&(old, exchanged)) = fr.exchanged.get(&base) {
+            let (id, ty) = if index == 0 { (old, ls.all[old].ty.clone()) } else { (exchanged, Type::BOOL) };
+            return Ok(load_local(id, ty, sp));
+        }
+        let b = self.expr(fr, ls, base)?;
+        match b.ty.clone() {
+            Type::UVec3 => Ok(Expr { kind: ExprKind::Component(Box::new(b), index), ty: Type::U32, span: sp }),
+            Type::Struct(id) => {
+                let ty = self.structs[id].fields[index as usize].1.clone();
+                Ok(Expr { kind: ExprKind::Field(Box::new(b), index as usize), ty, span: sp })
+            }
+            Type::Array(..) => {
+                let k = Expr { kind: ExprKind::Lit(Lit::Int(index as i64)), ty: Type::U32, span: sp };
+                self.value_index(fr, ls, base, Proj::Index(Box::new(k)), at)
+            }
+            _ => Err(self.reject(at, "a member of a value that has none")),
+        }
+    }
+
+    /// What pointer `h` points at.
+    pub(super) fn ptr(&mut self, fr: &mut Frame, ls: &mut Locals, h: Handle<Expression>) -> R<Ptr> {
+        let at = fr.func.expressions.get_span(h);
+        let sp = self.span(at);
+        let lit = |i: u32| Box::new(Expr { kind: ExprKind::Lit(Lit::Int(i as i64)), ty: Type::U32, span: sp });
+        let mem = |mem, index| Place { root: Root::Mem { mem, index, settled: false, own: false }, path: Vec::new() };
+        match &fr.func.expressions[h] {
+            Expression::GlobalVariable(g) => {
+                use super::globals::Global;
+                match self.globals.get(g).cloned() {
+                    Some(Global::Array { param, elem }) => Ok(Ptr::Mem { mem: MemRef::Param(param), elem }),
+                    Some(Global::Single { param, ty }) => Ok(Ptr::Place(mem(MemRef::Param(param), lit(0)), ty)),
+                    Some(Global::Shared { index, ty, single: true }) => Ok(Ptr::Place(mem(MemRef::Shared(index), lit(0)), ty)),
+                    Some(Global::Shared { index, ty: Type::Array(elem, _), single: false }) => Ok(Ptr::Mem { mem: MemRef::Shared(index), elem: *elem }),
+                    Some(Global::Uniform { first, ty }) => Ok(Ptr::Uniform { first, ty }),
+                    Some(Global::Private { ty }) => Ok(Ptr::Place(super::body::local_place(self.private_locals[g]), ty)),
+                    _ => Err(self.reject(at, "a global this entry point does not use")),
+                }
+            }
+            Expression::LocalVariable(l) => {
+                let id = fr.locals[l];
+                Ok(Ptr::Place(super::body::local_place(id), ls.all[id].ty.clone()))
+            }
+            Expression::Access { base, index } => {
+                let i = Box::new(self.expr(fr, ls, *index)?);
+                match self.ptr(fr, ls, *base)? {
+                    Ptr::Mem { mem: m, elem } => Ok(Ptr::Place(mem(m, i), elem)),
+                    Ptr::Place(mut p, Type::Array(elem, _)) => {
+                        p.path.push(Proj::Index(i));
+                        Ok(Ptr::Place(p, *elem))
+                    }
+                    _ => Err(self.reject(at, "a dynamic index into a uniform or a vector is not supported yet")),
+                }
+            }
+            Expression::AccessIndex { base, index } => match self.ptr(fr, ls, *base)? {
+                Ptr::Mem { mem: m, elem } => Ok(Ptr::Place(mem(m, lit(*index)), elem)),
+                Ptr::Place(mut p, ty) => {
+                    let (proj, t) = match ty {
+                        Type::Struct(id) => (Proj::Field(*index as usize), self.structs[id].fields[*index as usize].1.clone()),
+                        Type::Array(elem, _) => (Proj::Index(lit(*index)), *elem),
+                        Type::UVec3 => (Proj::Component(*index), Type::U32),
+                        _ => return Err(self.reject(at, "a member of a value that has none")),
+                    };
+                    p.path.push(proj);
+                    Ok(Ptr::Place(p, t))
+                }
+                Ptr::Uniform { first, ty: Type::Struct(id) } => {
+                    Ok(Ptr::Uniform { first: first + *index as usize, ty: self.structs[id].fields[*index as usize].1.clone() })
+                }
+                Ptr::Uniform { .. } => Err(self.reject(at, "a member of a uniform scalar")),
+            },
+            Expression::FunctionArgument(_) => Err(self.reject(at, "pointer parameters are not supported yet")),
+            _ => Err(self.reject(at, "this pointer is not supported")),
+        }
+    }
+
+    /// The value behind pointer `p`.
+    pub(super) fn load(&mut self, fr: &mut Frame, ls: &mut Locals, p: Handle<Expression>, at: naga::Span) -> R<Expr> {
+        let sp = self.span(at);
+        match self.ptr(fr, ls, p)? {
+            Ptr::Place(place, Type::Atomic(s)) => Ok(Expr { kind: ExprKind::Atomic(AtomicOp::Load, place, Vec::new()), ty: Type::Scalar(s), span: sp }),
+            Ptr::Place(place, ty) => Ok(Expr { kind: ExprKind::Load(place), ty, span: sp }),
+            Ptr::Uniform { first, ty: ty @ Type::Scalar(_) } => Ok(Expr { kind: ExprKind::Uniform(first), ty, span: sp }),
+            Ptr::Uniform { first, ty: ty @ Type::Struct(id) } => {
+                let fields: Vec<Expr> = self.structs[id]
+                    .fields
+                    .iter()
+                    .enumerate()
+                    .map(|(i, (_, t))| Expr { kind: ExprKind::Uniform(first + i), ty: t.clone(), span: sp })
+                    .collect();
+                Ok(Expr { kind: ExprKind::StructLit(fields), ty, span: sp })
+            }
+            _ => Err(self.reject(at, "loading a whole runtime-sized array or uniform")),
+        }
+    }
+
+    /// The statement storing `v` through pointer `p`.
+    pub(super) fn store(&mut self, fr: &mut Frame, ls: &mut Locals, p: Handle<Expression>, v: Expr, at: naga::Span) -> R<StmtKind> {
+        match self.ptr(fr, ls, p)? {
+            Ptr::Place(place, Type::Atomic(_)) => {
+                Ok(StmtKind::Expr(Expr { kind: ExprKind::Atomic(AtomicOp::Store, place, vec![v]), ty: Type::Unit, span: self.span(at) }))
+            }
+            Ptr::Place(place, _) => Ok(StmtKind::Assign(place, None, v)),
+            _ => Err(self.reject(at, "storing a whole runtime-sized array, or to a uniform")),
+        }
+    }
+
+    /// An atomic read-modify-write, its result (if used) into a local.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn atomic(
+        &mut self,
+        fr: &mut Frame,
+        ls: &mut Locals,
+        pointer: Handle<Expression>,
+        fun: &naga::AtomicFunction,
+        value: Handle<Expression>,
+        result: Option<Handle<Expression>>,
+        at: naga::Span,
+        out: &mut Vec<Stmt>,
+    ) -> R<()> {
+        let sp = self.span(at);
+        let Ptr::Place(place, Type::Atomic(s)) = self.ptr(fr, ls, pointer)? else {
+            return Err(self.reject(at, "an atomic operation on a non-atomic place"));
+        };
+        let ty = Type::Scalar(s);
+        let v = self.expr(fr, ls, value)?;
+        use naga::AtomicFunction as F;
+        let (op, args, compare) = match fun {
+            F::Add => (AtomicOp::Add, vec![v], None),
+            F::Subtract => (AtomicOp::Sub, vec![v], None),
+            F::And => (AtomicOp::And, vec![v], None),
+            F::InclusiveOr => (AtomicOp::Or, vec![v], None),
+            F::ExclusiveOr => (AtomicOp::Xor, vec![v], None),
+            F::Min => (AtomicOp::Min, vec![v], None),
+            F::Max => (AtomicOp::Max, vec![v], None),
+            F::Exchange { compare: None } => (AtomicOp::Exchange, vec![v], None),
+            F::Exchange { compare: Some(c) } => {
+                // The comparand, fixed in a local: `exchanged` compares it
+                // with the old value.
+                let c = self.expr(fr, ls, *c)?;
+                let cid = ls.add("compare", ty.clone());
+                out.push(Stmt::new(StmtKind::Let(cid, Some(c)), sp));
+                (AtomicOp::CompareExchange, vec![load_local(cid, ty.clone(), sp), v], Some(cid))
+            }
+        };
+        let call = Expr { kind: ExprKind::Atomic(op, place, args), ty: ty.clone(), span: sp };
+        let Some(r) = result else {
+            out.push(Stmt::new(StmtKind::Expr(call), sp));
+            return Ok(());
+        };
+        let old = ls.add("old", ty.clone());
+        out.push(Stmt::new(StmtKind::Let(old, Some(call)), sp));
+        match compare {
+            None => {
+                fr.values.insert(r, old);
+            }
+            Some(cid) => {
+                let eq = Expr {
+                    kind: ExprKind::Binary(BinOp::Eq, Box::new(load_local(old, ty.clone(), sp)), Box::new(load_local(cid, ty, sp))),
+                    ty: Type::BOOL,
+                    span: sp,
+                };
+                let exchanged = ls.add("exchanged", Type::BOOL);
+                out.push(Stmt::new(StmtKind::Let(exchanged, Some(eq)), sp));
+                fr.exchanged.insert(r, (old, exchanged));
+            }
+        }
+        Ok(())
+    }
+
+    /// A constant expression of the module (a `const`'s value, a global's
+    /// initializer).
+    pub(super) fn const_expr(&mut self, h: Handle<Expression>, sp: crate::Span) -> R<Expr> {
+        let at = self.naga.global_expressions.get_span(h);
+        let mk = |kind, ty| Ok(Expr { kind, ty, span: sp });
+        match &self.naga.global_expressions[h] {
+            Expression::Literal(l) => {
+                let (lit, ty) = literal(*l).ok_or_else(|| self.reject(at, format!("the literal {l:?} is not a 32-bit or bool value")))?;
+                mk(ExprKind::Lit(lit), ty)
+            }
+            Expression::Constant(c) => {
+                let init = self.naga.constants[*c].init;
+                self.const_expr(init, sp)
+            }
+            Expression::ZeroValue(t) => {
+                let ty = self.ty(*t, at)?;
+                Ok(self.zero(&ty, sp))
+            }
+            Expression::Compose { ty, components } => {
+                let ty = self.ty(*ty, at)?;
+                let parts = components.iter().map(|c| self.const_expr(*c, sp)).collect::<R<Vec<_>>>()?;
+                match ty {
+                    Type::Struct(_) => mk(ExprKind::StructLit(parts), ty),
+                    Type::Array(..) => mk(ExprKind::ArrayLit(parts), ty),
+                    _ => Err(self.reject(at, "a constant vector is not supported yet")),
+                }
+            }
+            _ => Err(self.reject(at, "this constant expression is not supported")),
+        }
+    }
+
+    /// A math builtin as the IR's intrinsic (WGSL's `round` rounds ties
+    /// to even; its `fract` is `x - floor(x)`).
+    fn math(&mut self, fun: naga::MathFunction, mut xs: Vec<Expr>, ty: Type, sp: crate::Span, at: naga::Span) -> R<Expr> {
+        use naga::MathFunction as M;
+        let i = match fun {
+            M::Abs => Intrinsic::Abs,
+            M::Min => Intrinsic::Min,
+            M::Max => Intrinsic::Max,
+            M::Clamp => Intrinsic::Clamp,
+            M::Sqrt => Intrinsic::Sqrt,
+            M::Exp => Intrinsic::Exp,
+            M::Exp2 => Intrinsic::Exp2,
+            M::Log => Intrinsic::Log,
+            M::Log2 => Intrinsic::Log2,
+            M::Pow => Intrinsic::Pow,
+            M::Sin => Intrinsic::Sin,
+            M::Cos => Intrinsic::Cos,
+            M::Tan => Intrinsic::Tan,
+            M::Atan2 => Intrinsic::Atan2,
+            M::Floor => Intrinsic::Floor,
+            M::Ceil => Intrinsic::Ceil,
+            M::Round => Intrinsic::RoundTiesEven,
+            M::Trunc => Intrinsic::Trunc,
+            M::Fma => Intrinsic::Fma,
+            M::CountOneBits => Intrinsic::CountOneBits,
+            M::CountLeadingZeros => Intrinsic::LeadingZeros,
+            M::CountTrailingZeros => Intrinsic::TrailingZeros,
+            M::ReverseBits => Intrinsic::ReverseBits,
+            M::Fract => {
+                let x = xs.remove(0);
+                let floor = Expr { kind: ExprKind::Intrinsic(Intrinsic::Floor, vec![x.clone()]), ty: ty.clone(), span: sp };
+                return Ok(Expr { kind: ExprKind::Binary(BinOp::Sub, Box::new(x), Box::new(floor)), ty, span: sp });
+            }
+            other => return Err(self.reject(at, format!("the builtin `{other:?}` is not supported yet"))),
+        };
+        Ok(Expr { kind: ExprKind::Intrinsic(i, xs), ty, span: sp })
+    }
+}
+
+fn literal(l: naga::Literal) -> Option<(Lit, Type)> {
+    Some(match l {
+        naga::Literal::U32(v) => (Lit::Int(v as i64), Type::U32),
+        naga::Literal::I32(v) => (Lit::Int(v as i64), Type::I32),
+        naga::Literal::F32(v) => (Lit::Float(v), Type::F32),
+        naga::Literal::Bool(b) => (Lit::Bool(b), Type::BOOL),
+        _ => return None,
+    })
+}
+
+fn bin_op(op: naga::BinaryOperator) -> BinOp {
+    use naga::BinaryOperator as B;
+    match op {
+        B::Add => BinOp::Add,
+        B::Subtract => BinOp::Sub,
+        B::Multiply => BinOp::Mul,
+        B::Divide => BinOp::Div,
+        B::Modulo => BinOp::Rem,
+        B::Equal => BinOp::Eq,
+        B::NotEqual => BinOp::Ne,
+        B::Less => BinOp::Lt,
+        B::LessEqual => BinOp::Le,
+        B::Greater => BinOp::Gt,
+        B::GreaterEqual => BinOp::Ge,
+        B::And => BinOp::BitAnd,
+        B::ExclusiveOr => BinOp::BitXor,
+        B::InclusiveOr => BinOp::BitOr,
+        B::LogicalAnd => BinOp::And,
+        B::LogicalOr => BinOp::Or,
+        B::ShiftLeft => BinOp::Shl,
+        B::ShiftRight => BinOp::Shr,
+    }
+}

@@ -1,0 +1,169 @@
+//! The shader's resources as the kernel's parameters and workgroup arrays.
+//!
+//! The IR's kernel takes runtime-sized storage arrays and scalar uniforms,
+//! and declares workgroup arrays; a shader's globals map onto those:
+//!
+//! - `var<storage> a: array<T>` is a buffer parameter of element `T`
+//!   (atomic when `T` is);
+//! - `var<storage> s: S` with `S` not a runtime-sized array is a buffer
+//!   parameter of one element, accessed at element 0;
+//! - `var<uniform> u: U` is one scalar uniform per member of `U` (or one,
+//!   for a scalar), in the order of their offsets;
+//! - `var<workgroup> w: array<T, N>` is a workgroup array, `var<workgroup>
+//!   x: T` one of a single element;
+//! - `var<private>` globals are the kernel's locals (helpers are inlined).
+
+use super::{Cx, R};
+use crate::ir::{Access, Param, ParamKind, SharedVar, Type};
+use naga::{AddressSpace, Handle, TypeInner};
+
+/// Where an IR parameter's data comes from: the shader's binding, and for
+/// a uniform member, its byte offset in the uniform buffer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ParamSource {
+    /// A storage buffer bound at `@group(group) @binding(binding)`.
+    Buffer {
+        /// The bind group.
+        group: u32,
+        /// The binding in the group.
+        binding: u32,
+    },
+    /// One scalar of the uniform buffer at (`group`, `binding`).
+    Uniform {
+        /// The bind group.
+        group: u32,
+        /// The binding in the group.
+        binding: u32,
+        /// The scalar's byte offset in the buffer.
+        offset: u32,
+    },
+}
+
+/// What a global of the shader became.
+#[derive(Debug, Clone)]
+pub(super) enum Global {
+    /// A buffer parameter indexed as the shader indexes its array.
+    Array { param: usize, elem: Type },
+    /// A buffer parameter of one element (element 0 is the global).
+    Single { param: usize, ty: Type },
+    /// A workgroup array (`single`: the global is its element 0).
+    Shared { index: usize, ty: Type, single: bool },
+    /// A uniform's scalars, as consecutive parameters from `first`.
+    Uniform { first: usize, ty: Type },
+    /// A `var<private>`: the kernel's local (allocated by the body).
+    Private { ty: Type },
+}
+
+impl Cx<'_> {
+    /// Maps every global the entry point uses, in binding order.
+    pub(super) fn globals(&mut self, ep_info: &naga::valid::FunctionInfo) -> R<()> {
+        let mut used: Vec<Handle<naga::GlobalVariable>> = self.naga.global_variables.iter().filter(|(h, _)| !ep_info[*h].is_empty()).map(|(h, _)| h).collect();
+        used.sort_by_key(|h| self.naga.global_variables[*h].binding.as_ref().map(|b| (b.group, b.binding)));
+        for h in used {
+            let g = self.global(h)?;
+            self.globals.insert(h, g);
+        }
+        Ok(())
+    }
+
+    fn global(&mut self, h: Handle<naga::GlobalVariable>) -> R<Global> {
+        let var = &self.naga.global_variables[h];
+        let at = self.naga.global_variables.get_span(h);
+        let name = var.name.clone().unwrap_or_else(|| format!("global{}", h.index()));
+        if name.starts_with("ld_") {
+            return Err(self.reject(at, format!("`{name}`: names starting with `ld_` are ld's own; rename it")));
+        }
+        let (group, binding) = var.binding.as_ref().map_or((0, 0), |b| (b.group, b.binding));
+        match var.space {
+            AddressSpace::Storage { access } => {
+                let writable = access.contains(naga::StorageAccess::STORE);
+                let param = self.params.len();
+                let source = ParamSource::Buffer { group, binding };
+                if let Some(elem) = self.runtime_array_elem(var.ty, at)? {
+                    self.buffer_param(name, &elem, writable, source, at)?;
+                    Ok(Global::Array { param, elem })
+                } else if let TypeInner::Struct { .. } = self.naga.types[var.ty].inner {
+                    let ty = self.ty(var.ty, at)?;
+                    self.buffer_param(name, &ty, writable, source, at)?;
+                    Ok(Global::Single { param, ty })
+                } else {
+                    let ty = self.ty(var.ty, at)?;
+                    self.buffer_param(name, &ty, writable, source, at)?;
+                    Ok(Global::Single { param, ty })
+                }
+            }
+            AddressSpace::Uniform => {
+                let ty = self.ty(var.ty, at)?;
+                let first = self.params.len();
+                self.uniform_params(&name, &ty, group, binding, at)?;
+                Ok(Global::Uniform { first, ty })
+            }
+            AddressSpace::WorkGroup => {
+                let ty = self.ty(var.ty, at)?;
+                let (elem, len, single) = match &ty {
+                    Type::Array(e, n) => ((**e).clone(), *n, false),
+                    other => (other.clone(), 1, true),
+                };
+                self.shared.push(SharedVar { name, elem, len });
+                Ok(Global::Shared { index: self.shared.len() - 1, ty, single })
+            }
+            AddressSpace::Private => Ok(Global::Private { ty: self.ty(var.ty, at)? }),
+            AddressSpace::Handle => {
+                Err(self.reject(at, "textures and samplers are not supported: ld checks compute shaders over storage, uniform and workgroup memory"))
+            }
+            other => Err(self.reject(at, format!("globals in the {other:?} address space are not supported"))),
+        }
+    }
+
+    fn buffer_param(&mut self, name: String, elem: &Type, writable: bool, source: ParamSource, at: naga::Span) -> R<()> {
+        let kind = match elem {
+            Type::Atomic(s) => ParamKind::Atomic { elem: *s },
+            t if contains_atomic(t, &self.structs) => {
+                return Err(self.reject(at, format!("`{name}` mixes atomic and plain members: ld supports buffers of atomics or of plain values for now")));
+            }
+            t => ParamKind::Storage { elem: t.clone(), access: if writable { Access::ReadWrite } else { Access::Read } },
+        };
+        self.params.push(Param { name, kind });
+        self.sources.push(source);
+        Ok(())
+    }
+
+    /// One scalar parameter per scalar of the uniform, `name_member`.
+    fn uniform_params(&mut self, name: &str, ty: &Type, group: u32, binding: u32, at: naga::Span) -> R<()> {
+        let scalars = match ty {
+            Type::Scalar(s) => vec![(name.to_string(), *s)],
+            Type::Struct(id) => {
+                let mut out = Vec::new();
+                for (field, t) in &self.structs[*id].fields {
+                    match t {
+                        Type::Scalar(s) => out.push((format!("{name}_{field}"), *s)),
+                        _ => {
+                            return Err(
+                                self.reject(at, format!("uniform `{name}`: member `{field}` is not a scalar; ld supports uniforms of scalar members for now"))
+                            )
+                        }
+                    }
+                }
+                out
+            }
+            _ => return Err(self.reject(at, format!("uniform `{name}`: ld supports a scalar or a struct of scalars for now"))),
+        };
+        for (offset, (pname, s)) in scalars.into_iter().enumerate() {
+            if s == crate::ir::Scalar::Bool {
+                return Err(self.reject(at, "a bool cannot be in a uniform buffer"));
+            }
+            self.params.push(Param { name: pname, kind: ParamKind::Uniform { ty: s } });
+            self.sources.push(ParamSource::Uniform { group, binding, offset: offset as u32 * 4 });
+        }
+        Ok(())
+    }
+}
+
+fn contains_atomic(t: &Type, structs: &[crate::ir::StructDef]) -> bool {
+    match t {
+        Type::Atomic(_) => true,
+        Type::Array(e, _) => contains_atomic(e, structs),
+        Type::Struct(id) => structs[*id].fields.iter().any(|(_, f)| contains_atomic(f, structs)),
+        _ => false,
+    }
+}

@@ -1,0 +1,240 @@
+//! The shader front-end on small shaders: what it translates (every mode's
+//! WGSL then validates), and where it points when it cannot.
+
+use super::{translate, Kernel, ParamSource};
+use crate::analysis;
+use crate::ir::{ParamKind, StmtKind};
+
+fn load(src: &str, entry: &str) -> Result<Kernel, String> {
+    let module = naga::front::wgsl::parse_str(src).map_err(|e| e.emit_to_string(src))?;
+    let mut v = naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::default());
+    let info = v.validate(&module).map_err(|e| e.emit_to_string(src))?;
+    translate(&module, &info, entry).map_err(|r| r.render("s.wgsl", src))
+}
+
+/// Translates, then checks and writes every variant, as loading a shader
+/// does.
+#[track_caller]
+fn compiles(src: &str, entry: &str) -> Kernel {
+    let k = load(src, entry).unwrap_or_else(|e| panic!("rejected:\n{e}"));
+    if let Err(ds) = crate::compile(&k.module) {
+        panic!("does not compile: {ds:?}");
+    }
+    k
+}
+
+#[track_caller]
+fn rejects(src: &str, entry: &str, expected: &str) {
+    match load(src, entry) {
+        Ok(_) => panic!("accepted; expected:\n{expected}"),
+        Err(got) => assert_eq!(got, expected),
+    }
+}
+
+const REDUCE: &str = "\
+struct Params { n: u32, scale: f32 }
+@group(0) @binding(0) var<uniform> params: Params;
+@group(1) @binding(2) var<storage, read> input: array<f32>;
+@group(1) @binding(0) var<storage, read_write> sums: array<f32>;
+@group(0) @binding(1) var<storage, read_write> count: atomic<u32>;
+var<workgroup> part: array<f32, 64>;
+
+fn load_scaled(i: u32) -> f32 {
+    if i >= params.n {
+        return 0.0;
+    }
+    return input[i] * params.scale;
+}
+
+@compute @workgroup_size(64)
+fn main(@builtin(local_invocation_index) li: u32, @builtin(workgroup_id) wg: vec3<u32>) {
+    part[li] = load_scaled(wg.x * 64u + li);
+    workgroupBarrier();
+    for (var s = 32u; s > 0u; s = s >> 1u) {
+        if li < s {
+            part[li] += part[li + s];
+        }
+        workgroupBarrier();
+    }
+    if li == 0u {
+        sums[wg.x] = part[0];
+        atomicAdd(&count, 1u);
+    }
+}
+";
+
+#[test]
+fn a_reduction_becomes_the_kernel_the_rust_dialect_would_build() {
+    let k = compiles(REDUCE, "main");
+    let m = &k.module;
+    assert_eq!(m.kernel.workgroup_size, [64, 1, 1]);
+    // Parameters in binding order; the uniform's members one each.
+    let names: Vec<&str> = m.kernel.params.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(names, ["params_n", "params_scale", "count", "sums", "input"]);
+    assert_eq!(
+        k.params,
+        [
+            ParamSource::Uniform { group: 0, binding: 0, offset: 0 },
+            ParamSource::Uniform { group: 0, binding: 0, offset: 4 },
+            ParamSource::Buffer { group: 0, binding: 1 },
+            ParamSource::Buffer { group: 1, binding: 0 },
+            ParamSource::Buffer { group: 1, binding: 2 },
+        ]
+    );
+    assert!(matches!(m.kernel.params[2].kind, ParamKind::Atomic { .. }));
+    assert!(matches!(m.kernel.params[3].kind, ParamKind::Storage { access: crate::ir::Access::ReadWrite, .. }));
+    assert!(matches!(m.kernel.params[4].kind, ParamKind::Storage { access: crate::ir::Access::Read, .. }));
+    assert_eq!(m.kernel.shared.len(), 1);
+    assert_eq!(m.kernel.shared[0].len, 64);
+    // The helper is inlined: it returns early, so its body is a loop of
+    // one iteration.
+    assert!(m.functions.is_empty());
+    let barriers = count(&m.kernel.body.block, &|s| matches!(s, StmtKind::Barrier(_)));
+    assert_eq!(barriers, 2);
+    // Both written memories are targets; the atomic is not.
+    assert_eq!(analysis::targets::list(m).len(), 2);
+}
+
+fn count(b: &[crate::ir::Stmt], f: &dyn Fn(&StmtKind) -> bool) -> usize {
+    let mut n = 0;
+    crate::ir::walk_stmts(b, &mut |s| n += f(&s.kind) as usize);
+    n
+}
+
+#[test]
+fn a_return_inside_a_helpers_loop_ends_the_loops_around_it() {
+    let src = "\
+@group(0) @binding(0) var<storage, read> keys: array<u32>;
+@group(0) @binding(1) var<storage, read_write> found: array<u32>;
+fn find(k: u32) -> u32 {
+    for (var i = 0u; i < arrayLength(&keys); i++) {
+        for (var j = 0u; j < 2u; j++) {
+            if keys[i] == k + j { return i; }
+        }
+    }
+    return 0xffffffffu;
+}
+@compute @workgroup_size(32)
+fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+    found[g.x] = find(g.x);
+}
+";
+    let k = compiles(src, "main");
+    // The flag set by `return` and tested after each inner loop.
+    assert!(k.module.kernel.body.locals.iter().any(|l| l.name == "returned"));
+}
+
+#[test]
+fn workgroup_uniform_load_is_uniform_and_a_barrier_may_depend_on_it() {
+    let src = "\
+@group(0) @binding(0) var<storage, read_write> data: array<u32>;
+var<workgroup> flag: u32;
+@compute @workgroup_size(64)
+fn main(@builtin(local_invocation_index) li: u32) {
+    if li == 0u { flag = data[0]; }
+    let f = workgroupUniformLoad(&flag);
+    if f != 0u {
+        workgroupBarrier();
+        data[li + 1u] = f;
+    }
+}
+";
+    compiles(src, "main");
+}
+
+#[test]
+fn a_plain_shared_load_still_makes_a_barrier_divergent() {
+    let src = "\
+@group(0) @binding(0) var<storage, read_write> data: array<u32>;
+var<workgroup> flag: u32;
+@compute @workgroup_size(64)
+fn main(@builtin(local_invocation_index) li: u32) {
+    if li == 0u { flag = data[0]; }
+    workgroupBarrier();
+    let f = flag;
+    if f != 0u {
+        workgroupBarrier();
+    }
+}
+";
+    let k = load(src, "main").unwrap();
+    assert!(analysis::uniformity::check(&k.module.kernel).is_err());
+}
+
+#[test]
+fn select_evaluates_both_operands_and_private_globals_are_locals() {
+    let src = "\
+@group(0) @binding(0) var<storage, read_write> a: array<i32>;
+var<private> bias: i32 = 3;
+@compute @workgroup_size(8)
+fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+    let i = g.x;
+    let left = select(0, a[i - 1u], i > 0u);
+    a[i] = left + bias + i32(countOneBits(i)) + bitcast<i32>(i);
+}
+";
+    let k = compiles(src, "main");
+    assert!(k.module.kernel.body.locals.iter().any(|l| l.name == "bias"));
+}
+
+#[test]
+fn a_texture_binding_is_rejected_at_its_declaration() {
+    let src = "\
+@group(0) @binding(0) var<storage, read_write> out: array<f32>;
+@group(0) @binding(1) var img: texture_2d<f32>;
+@compute @workgroup_size(8)
+fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+    out[g.x] = textureLoad(img, vec2<i32>(0, 0), 0).x;
+}
+";
+    rejects(
+        src,
+        "main",
+        "error: textures and samplers are not supported: ld checks compute shaders over storage, uniform and workgroup memory
+ --> s.wgsl:2:23
+  |
+2 | @group(0) @binding(1) var img: texture_2d<f32>;
+  |                       ^^^^^^^^^^^^^^^^^^^^^^^^^
+",
+    );
+}
+
+#[test]
+fn a_switch_is_rejected_at_its_line() {
+    let src = "\
+@group(0) @binding(0) var<storage, read_write> out: array<u32>;
+@compute @workgroup_size(8)
+fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+    switch g.x {
+        case 0u: { out[0] = 1u; }
+        default: { }
+    }
+}
+";
+    let err = load(src, "main").unwrap_err();
+    assert!(err.starts_with("error: `switch` is not supported yet"), "{err}");
+    assert!(err.contains(" --> s.wgsl:4:5\n"), "{err}");
+}
+
+#[test]
+fn subgroup_operations_and_unknown_entry_points_are_errors() {
+    let src = "\
+@group(0) @binding(0) var<storage, read_write> out: array<u32>;
+@compute @workgroup_size(8)
+fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+    out[g.x] = g.x;
+}
+";
+    let err = load(src, "mian").unwrap_err();
+    assert!(err.contains("no entry point `mian`; the shader's compute entry points: main"), "{err}");
+    let vec = "\
+@group(0) @binding(0) var<storage, read_write> out: array<vec4<f32>>;
+@compute @workgroup_size(8)
+fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+    out[g.x] = vec4<f32>(1.0);
+}
+";
+    let err = load(vec, "main").unwrap_err();
+    assert!(err.starts_with("error: vector types such as `vec4<f32>` are not supported yet"), "{err}");
+    assert!(err.contains(" --> s.wgsl:1:23\n"), "{err}");
+}

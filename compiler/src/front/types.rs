@@ -1,0 +1,136 @@
+//! naga's types as the IR's. The IR lays every type out as consecutive
+//! 32-bit words, so a WGSL type maps only where WGSL's host-shareable
+//! layout is the same: 4-byte scalars, arrays whose stride is their
+//! element's size, structs without padding. Anything else is an error at
+//! the declaration, never a silently different layout.
+
+use super::{Cx, R};
+use crate::ir::{Scalar, StructDef, Type};
+use naga::{Handle, TypeInner};
+
+impl Cx<'_> {
+    /// The IR type of a value, local or memory element of naga type `h`.
+    pub(super) fn ty(&mut self, h: Handle<naga::Type>, at: naga::Span) -> R<Type> {
+        let t = &self.naga.types[h];
+        match &t.inner {
+            TypeInner::Scalar(s) => Ok(Type::Scalar(scalar(*s, at)?)),
+            TypeInner::Atomic(s) => Ok(Type::Atomic(scalar(*s, at)?)),
+            TypeInner::Vector { size: naga::VectorSize::Tri, scalar: naga::Scalar::U32 } => Ok(Type::UVec3),
+            TypeInner::Vector { .. } => {
+                Err(self
+                    .reject(at, format!("vector types such as `{}` are not supported yet: ld checks scalars, arrays and structs of them", self.type_name(h))))
+            }
+            TypeInner::Matrix { .. } => Err(self.reject(at, format!("matrix types such as `{}` are not supported yet", self.type_name(h)))),
+            TypeInner::Array { base, size, stride } => {
+                let n = match size {
+                    naga::ArraySize::Constant(n) => n.get(),
+                    naga::ArraySize::Pending(o) => self.override_value(*o, at)?,
+                    naga::ArraySize::Dynamic => {
+                        return Err(self.reject(at, "a runtime-sized array is supported only as a whole storage buffer (`var<storage> a: array<T>`)"))
+                    }
+                };
+                let elem = self.ty(*base, at)?;
+                self.stride_matches(&elem, *stride, h, at)?;
+                Ok(Type::Array(Box::new(elem), n))
+            }
+            TypeInner::Struct { members, span } => self.struct_type(h, members, *span, at),
+            TypeInner::Image { .. } | TypeInner::Sampler { .. } => {
+                Err(self.reject(at, "textures and samplers are not supported: ld checks compute shaders over storage, uniform and workgroup memory"))
+            }
+            _ => Err(self.reject(at, format!("the type `{}` is not supported in kernels ld checks", self.type_name(h)))),
+        }
+    }
+
+    /// The value of an override that sizes an array (set by then: the
+    /// caller applies the pipeline's constants before translating).
+    fn override_value(&self, o: Handle<naga::Override>, at: naga::Span) -> R<u32> {
+        let value = self.naga.overrides[o].init.map(|e| &self.naga.global_expressions[e]);
+        match value {
+            Some(naga::Expression::Literal(naga::Literal::U32(n))) => Ok(*n),
+            Some(naga::Expression::Literal(naga::Literal::I32(n))) if *n > 0 => Ok(*n as u32),
+            _ => Err(self.reject(at, format!("the array's size, override `{}`, has no value: set it", self.naga.overrides[o].name.as_deref().unwrap_or("?")))),
+        }
+    }
+
+    /// The element type of a runtime-sized array, with its stride checked.
+    pub(super) fn runtime_array_elem(&mut self, h: Handle<naga::Type>, at: naga::Span) -> R<Option<Type>> {
+        let TypeInner::Array { base, size: naga::ArraySize::Dynamic, stride } = self.naga.types[h].inner else {
+            return Ok(None);
+        };
+        let elem = self.ty(base, at)?;
+        self.stride_matches(&elem, stride, h, at)?;
+        Ok(Some(elem))
+    }
+
+    /// The 32-bit words of a value of `t`.
+    pub(super) fn words(&self, t: &Type) -> u32 {
+        match t {
+            Type::Unit | Type::Var(_) => 0,
+            Type::Scalar(_) | Type::Atomic(_) => 1,
+            Type::UVec3 => 3,
+            Type::Array(e, n) => self.words(e) * n,
+            Type::Struct(id) => self.structs[*id].fields.iter().map(|(_, f)| self.words(f)).sum(),
+        }
+    }
+
+    fn stride_matches(&mut self, elem: &Type, stride: u32, h: Handle<naga::Type>, at: naga::Span) -> R<()> {
+        if matches!(elem, Type::UVec3) || self.words(elem) * 4 != stride {
+            return Err(self.reject(at, format!("`{}` has padding between its elements (a stride of {stride} bytes): ld supports arrays of 4-byte scalars and of structs without padding for now", self.type_name(h))));
+        }
+        Ok(())
+    }
+
+    fn struct_type(&mut self, h: Handle<naga::Type>, members: &[naga::StructMember], size: u32, at: naga::Span) -> R<Type> {
+        if let Some(&id) = self.struct_ids.get(&h) {
+            return Ok(Type::Struct(id));
+        }
+        let name = self.type_name(h);
+        let mut fields = Vec::new();
+        let mut offset = 0;
+        for m in members {
+            let t = self.ty(m.ty, at)?;
+            let member = m.name.clone().unwrap_or_default();
+            if m.offset != offset || matches!(t, Type::UVec3) {
+                return Err(self.reject(
+                    at,
+                    format!(
+                        "struct `{name}` has padding before member `{member}` (at byte {}): ld supports structs of 4-byte members without padding for now",
+                        m.offset
+                    ),
+                ));
+            }
+            offset += self.words(&t) * 4;
+            fields.push((member, t));
+        }
+        if offset != size {
+            return Err(self.reject(
+                at,
+                format!("struct `{name}` has padding at its end ({size} bytes for {offset} of members): ld supports structs without padding for now"),
+            ));
+        }
+        self.structs.push(StructDef { name, fields });
+        let id = self.structs.len() - 1;
+        self.struct_ids.insert(h, id);
+        Ok(Type::Struct(id))
+    }
+
+    /// The type as WGSL writes it.
+    pub(super) fn type_name(&self, h: Handle<naga::Type>) -> String {
+        use naga::common::wgsl::TypeContext;
+        self.naga.to_ctx().type_to_string(h)
+    }
+}
+
+/// The IR scalar of a naga scalar: 32-bit integers and floats, and bool.
+pub(super) fn scalar(s: naga::Scalar, at: naga::Span) -> R<Scalar> {
+    match s {
+        naga::Scalar::U32 => Ok(Scalar::U32),
+        naga::Scalar::I32 => Ok(Scalar::I32),
+        naga::Scalar::F32 => Ok(Scalar::F32),
+        naga::Scalar::BOOL => Ok(Scalar::Bool),
+        other => Err(super::Rejected::one(
+            at,
+            format!("{}-bit {:?} values are not supported: ld checks 32-bit words (u32, i32, f32) and bool", other.width * 8, other.kind),
+        )),
+    }
+}
