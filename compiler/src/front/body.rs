@@ -37,6 +37,8 @@ pub(super) enum Arg {
     /// A struct whose members are builtins (`None`: a member that is not).
     Builtins(Vec<Option<(Builtin, Type)>>),
     Local(LocalId, Type),
+    /// A pointer parameter: the caller's place (helpers are inlined).
+    Ptr(super::expr::Ptr),
 }
 
 /// A helper's `return`: its value's local, and the flag that ends the
@@ -97,7 +99,10 @@ impl Cx<'_> {
                 let r = self.block(fr, ls, reject)?;
                 push(out, StmtKind::If(c, a, r));
             }
-            Statement::Switch { .. } => return Err(self.reject(at, "`switch` is not supported yet: write it as `if`/`else if`")),
+            Statement::Switch { selector, cases } => {
+                let chain = self.switch(fr, ls, *selector, cases, at)?;
+                out.extend(chain);
+            }
             Statement::Loop { body, continuing, break_if } => {
                 if break_if.is_some() {
                     return Err(self.reject(at, "`break if` is not supported yet: end the loop with `if cond { break; }` in its body"));
@@ -159,6 +164,74 @@ impl Cx<'_> {
             _ => return Err(self.reject(at, "this statement is not supported in kernels ld checks")),
         }
         Ok(())
+    }
+
+    /// A `switch` as an `if`/`else if` chain on its selector (fixed in a
+    /// local), its `default` clause last. A case ends at its end: a
+    /// `break` out of the switch is supported as a case's last statement.
+    fn switch(&mut self, fr: &mut Frame, ls: &mut Locals, selector: Handle<Expression>, cases: &[naga::SwitchCase], at: naga::Span) -> R<Block> {
+        let sp = self.span(at);
+        let sel = self.expr(fr, ls, selector)?;
+        let ty = sel.ty.clone();
+        let id = ls.add("selector", ty.clone());
+        let mut out = vec![Stmt::new(StmtKind::Let(id, Some(sel)), sp)];
+        // Clauses: the values that select a body (`case 1, 2:` is two
+        // cases, the first empty and falling through).
+        let mut clauses: Vec<(Vec<naga::SwitchValue>, &naga::Block)> = Vec::new();
+        let mut values = Vec::new();
+        for c in cases {
+            values.push(c.value);
+            if c.fall_through {
+                if !c.body.is_empty() {
+                    return Err(self.reject(at, "a case that falls through into the next is not supported"));
+                }
+                continue;
+            }
+            clauses.push((std::mem::take(&mut values), &c.body));
+        }
+        let mut default = Vec::new();
+        let mut arms = Vec::new();
+        for (values, body) in clauses {
+            let n = body.len();
+            if switch_break(body, n) {
+                return Err(self.reject(at, "a `break` out of a switch is supported as a case's last statement only"));
+            }
+            let mut stmts = Vec::new();
+            for (stmt, span) in body.span_iter().take(if matches!(body.last(), Some(Statement::Break)) { n - 1 } else { n }) {
+                self.statement(fr, ls, stmt, *span, &mut stmts)?;
+            }
+            if values.contains(&naga::SwitchValue::Default) {
+                default = stmts;
+                continue;
+            }
+            let mut cond: Option<Expr> = None;
+            for v in values {
+                let lit = match v {
+                    naga::SwitchValue::I32(x) => Lit::Int(x as i64),
+                    naga::SwitchValue::U32(x) => Lit::Int(x as i64),
+                    naga::SwitchValue::Default => unreachable!("handled above"),
+                };
+                let eq = Expr {
+                    kind: ExprKind::Binary(
+                        ir::BinOp::Eq,
+                        Box::new(load_local(id, ty.clone(), sp)),
+                        Box::new(Expr { kind: ExprKind::Lit(lit), ty: ty.clone(), span: sp }),
+                    ),
+                    ty: Type::BOOL,
+                    span: sp,
+                };
+                cond = Some(match cond {
+                    None => eq,
+                    Some(c) => Expr { kind: ExprKind::Binary(ir::BinOp::Or, Box::new(c), Box::new(eq)), ty: Type::BOOL, span: sp },
+                });
+            }
+            if let Some(c) = cond {
+                arms.push((c, stmts));
+            }
+        }
+        let chain = arms.into_iter().rev().fold(default, |els, (c, then)| vec![Stmt::new(StmtKind::If(c, then, els), sp)]);
+        out.extend(chain);
+        Ok(out)
     }
 
     /// An emitted expression: evaluated into a local where its value
@@ -232,7 +305,11 @@ impl Cx<'_> {
         let mut args = Vec::new();
         for (a, decl) in arguments.iter().zip(&func.arguments) {
             if matches!(self.naga.types[decl.ty].inner, naga::TypeInner::Pointer { .. }) {
-                return Err(self.reject(at, "pointer parameters are not supported yet: pass the value, or index the global in the helper"));
+                // The place is fixed here: its indices are trees over
+                // locals that nothing assigns again (see the module's
+                // comment), so the helper reaches what the caller named.
+                args.push(Arg::Ptr(self.ptr(fr, ls, *a)?));
+                continue;
             }
             let ty = self.ty(decl.ty, at)?;
             let e = self.expr(fr, ls, *a)?;
@@ -429,4 +506,18 @@ fn scan(s: &Statement, loops: usize, e: &mut Early) {
         Statement::Switch { cases, .. } => cases.iter().flat_map(|c| c.body.iter()).for_each(|s| scan(s, loops, e)),
         _ => {}
     }
+}
+
+/// Whether a case body breaks out of its switch anywhere but as its last
+/// statement (`break`s inside its loops end those loops).
+fn switch_break(body: &naga::Block, n: usize) -> bool {
+    fn inner(s: &Statement) -> bool {
+        match s {
+            Statement::Break => true,
+            Statement::Block(b) => b.iter().any(inner),
+            Statement::If { accept, reject, .. } => accept.iter().chain(reject.iter()).any(inner),
+            _ => false,
+        }
+    }
+    body.iter().enumerate().any(|(i, s)| !(i + 1 == n && matches!(s, Statement::Break)) && inner(s))
 }

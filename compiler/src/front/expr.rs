@@ -6,6 +6,7 @@ use crate::ir::{self, AtomicOp, BinOp, Expr, ExprKind, Intrinsic, Lit, MemRef, P
 use naga::{Expression, Handle, TypeInner};
 
 /// What a naga pointer denotes.
+#[derive(Debug, Clone)]
 pub(super) enum Ptr {
     /// A buffer or workgroup array, not yet indexed.
     Mem { mem: MemRef, elem: Type },
@@ -75,6 +76,7 @@ impl Cx<'_> {
                 Arg::Builtin(b, ty) => mk(ExprKind::Builtin(b), ty),
                 Arg::Local(id, ty) => Ok(load_local(id, ty, sp)),
                 Arg::Builtins(_) => Err(self.reject(at, "a struct of builtins is supported through its members only")),
+                Arg::Ptr(_) => Err(self.reject(at, "a pointer where ld expects a value")),
             },
             Expression::Load { pointer } => self.load(fr, ls, *pointer, at),
             Expression::Unary { op, expr } => {
@@ -224,7 +226,10 @@ impl Cx<'_> {
                 }
                 Ptr::Uniform { .. } => Err(self.reject(at, "a member of a uniform scalar")),
             },
-            Expression::FunctionArgument(_) => Err(self.reject(at, "pointer parameters are not supported yet")),
+            Expression::FunctionArgument(i) => match &fr.args[*i as usize] {
+                Arg::Ptr(p) => Ok(p.clone()),
+                _ => Err(self.reject(at, "a value where ld expects a pointer")),
+            },
             _ => Err(self.reject(at, "this pointer is not supported")),
         }
     }

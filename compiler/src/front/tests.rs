@@ -200,20 +200,53 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 }
 
 #[test]
-fn a_switch_is_rejected_at_its_line() {
+fn a_switch_is_an_if_chain_with_its_default_last() {
     let src = "\
 @group(0) @binding(0) var<storage, read_write> out: array<u32>;
 @compute @workgroup_size(8)
 fn main(@builtin(global_invocation_id) g: vec3<u32>) {
-    switch g.x {
-        case 0u: { out[0] = 1u; }
-        default: { }
+    switch g.x % 4u {
+        case 0u, 2u: { out[g.x] = 1u; }
+        case 1u: { out[g.x] = 2u; break; }
+        default: { out[g.x] = 3u; }
     }
 }
 ";
-    let err = load(src, "main").unwrap_err();
-    assert!(err.starts_with("error: `switch` is not supported yet"), "{err}");
+    let k = compiles(src, "main");
+    // One `if` per clause but the default, nested in the `else`s.
+    assert_eq!(count(&k.module.kernel.body.block, &|s| matches!(s, StmtKind::If(..))), 2);
+    let mid = src.replace("out[g.x] = 2u; break;", "if g.x > 8u { break; } out[g.x] = 2u;");
+    let err = load(&mid, "main").unwrap_err();
+    assert!(err.starts_with("error: a `break` out of a switch is supported as a case's last statement only"), "{err}");
     assert!(err.contains(" --> s.wgsl:4:5\n"), "{err}");
+}
+
+#[test]
+fn a_pointer_parameter_reaches_the_callers_place() {
+    let src = "\
+@group(0) @binding(0) var<storage, read_write> out: array<u32>;
+fn bump(p: ptr<function, u32>, arr: ptr<function, array<u32, 4>>) {
+    *p = *p + 1u;
+    (*arr)[1] = *p;
+}
+@compute @workgroup_size(8)
+fn main(@builtin(local_invocation_index) li: u32) {
+    var x = li;
+    var a: array<u32, 4>;
+    bump(&x, &a);
+    out[li] = x + a[1];
+}
+";
+    let k = compiles(src, "main");
+    // The helper's stores land on the caller's `x` and `a`.
+    let locals = &k.module.kernel.body.locals;
+    let mut stores = Vec::new();
+    crate::ir::walk_stmts(&k.module.kernel.body.block, &mut |s| {
+        if let StmtKind::Assign(crate::ir::Place { root: crate::ir::Root::Local(id), path }, None, _) = &s.kind {
+            stores.push((locals[*id].name.clone(), path.len()));
+        }
+    });
+    assert!(stores.contains(&("x".to_string(), 0)) && stores.contains(&("a".to_string(), 1)), "{stores:?}");
 }
 
 #[test]
