@@ -248,12 +248,33 @@ impl Cx<'_> {
             let (c, a, r) = (self.expr(fr, ls, *condition)?, self.expr(fr, ls, *accept)?, self.expr(fr, ls, *reject)?);
             let id = ls.add(&self.name_of(fr, h), ty);
             out.push(Stmt::new(StmtKind::Let(id, Some(r)), sp));
-            out.push(Stmt::new(StmtKind::If(c, vec![Stmt::new(StmtKind::Assign(local_place(id), None, a), sp)], Vec::new()), sp));
+            if self.vector_of(&c.ty).is_some() {
+                // A vector condition selects per component.
+                for (i, ci) in self.lanes(&c).into_iter().enumerate() {
+                    let place = Place { root: Root::Local(id), path: vec![ir::Proj::Field(i)] };
+                    out.push(Stmt::new(StmtKind::If(ci, vec![Stmt::new(StmtKind::Assign(place, None, self.lane(&a, i as u32)), sp)], Vec::new()), sp));
+                }
+            } else {
+                out.push(Stmt::new(StmtKind::If(c, vec![Stmt::new(StmtKind::Assign(local_place(id), None, a), sp)], Vec::new()), sp));
+            }
             fr.values.insert(h, id);
             return Ok(());
         }
+        // An array value indexed at run time (a `const` table, a `let`
+        // array): the IR indexes places, so the array goes to a local.
+        if let Expression::Access { base, .. } = *expr {
+            if !self.is_pointer(fr, base) && !fr.values.contains_key(&base) {
+                let b = self.expr(fr, ls, base)?;
+                let id = ls.add(&self.name_of(fr, base), b.ty.clone());
+                out.push(Stmt::new(StmtKind::Let(id, Some(b)), sp));
+                fr.values.insert(base, id);
+            }
+        }
         let is_load = matches!(expr, Expression::Load { .. });
-        if is_load || fr.finfo[h].ref_count > 1 || fr.func.named_expressions.contains_key(&h) {
+        // A vector's components are read one by one: fixed in a local, the
+        // operation that made it runs once.
+        let is_vector = matches!(fr.finfo[h].ty.inner_with(&self.naga.types), naga::TypeInner::Vector { .. });
+        if is_load || is_vector || fr.finfo[h].ref_count > 1 || fr.func.named_expressions.contains_key(&h) {
             let e = self.expr(fr, ls, h)?;
             let id = ls.add(&self.name_of(fr, h), e.ty.clone());
             out.push(Stmt::new(StmtKind::Let(id, Some(e)), sp));

@@ -27,7 +27,10 @@ impl Cx<'_> {
         match &fr.finfo[h].ty {
             naga::proc::TypeResolution::Handle(t) => self.ty(*t, at),
             naga::proc::TypeResolution::Value(TypeInner::Scalar(s)) => Ok(Type::Scalar(super::types::scalar(*s, at)?)),
-            naga::proc::TypeResolution::Value(TypeInner::Vector { size: naga::VectorSize::Tri, scalar: naga::Scalar::U32 }) => Ok(Type::UVec3),
+            naga::proc::TypeResolution::Value(TypeInner::Vector { size, scalar }) => {
+                let s = super::types::scalar(*scalar, at)?;
+                Ok(self.vector_type(s, *size as u32))
+            }
             other => {
                 use naga::common::wgsl::TypeContext;
                 let name = self.naga.to_ctx().type_resolution_to_string(other);
@@ -62,18 +65,27 @@ impl Cx<'_> {
                 let ty = self.ty(*ty, at)?;
                 let parts = components.iter().map(|c| self.expr(fr, ls, *c)).collect::<R<Vec<_>>>()?;
                 match ty {
+                    // `vec4(v.xy, z, w)`: a vector's components in order.
+                    _ if self.vector_of(&ty).is_some() => {
+                        let lanes = parts.iter().flat_map(|p| self.lanes(p)).collect();
+                        Ok(self.gather(&ty, lanes, sp))
+                    }
                     Type::Struct(_) => mk(ExprKind::StructLit(parts), ty),
                     Type::Array(..) => mk(ExprKind::ArrayLit(parts), ty),
-                    _ => Err(self.reject(at, "constructing a vector is not supported yet")),
+                    _ => Err(self.reject(at, "this constructor is not supported")),
                 }
             }
             Expression::Access { base, index } if !self.is_pointer(fr, *base) => {
                 let i = self.expr(fr, ls, *index)?;
+                let base_ty = self.value_ty(fr, *base, at)?;
+                if self.vector_of(&base_ty).is_some() {
+                    return Err(self.reject(at, "a vector indexed by a value known only at run time is not supported yet: use `.x`, `.y`, ..."));
+                }
                 self.value_index(fr, ls, *base, Proj::Index(Box::new(i)), at)
             }
             Expression::AccessIndex { base, index } if !self.is_pointer(fr, *base) => self.value_member(fr, ls, *base, *index, at),
             Expression::FunctionArgument(i) => match fr.args[*i as usize].clone() {
-                Arg::Builtin(b, ty) => mk(ExprKind::Builtin(b), ty),
+                Arg::Builtin(b, ty) => Ok(self.builtin_value(b, ty, sp)),
                 Arg::Local(id, ty) => Ok(load_local(id, ty, sp)),
                 Arg::Builtins(_) => Err(self.reject(at, "a struct of builtins is supported through its members only")),
                 Arg::Ptr(_) => Err(self.reject(at, "a pointer where ld expects a value")),
@@ -83,40 +95,61 @@ impl Cx<'_> {
                 let x = self.expr(fr, ls, *expr)?;
                 let op = if *op == naga::UnaryOperator::Negate { UnOp::Neg } else { UnOp::Not };
                 let ty = x.ty.clone();
-                mk(ExprKind::Unary(op, Box::new(x)), ty)
+                Ok(self.per_lane(&ty, &[x], sp, |v, t| Expr { kind: ExprKind::Unary(op, Box::new(v[0].clone())), ty: t.clone(), span: sp }))
             }
             Expression::Binary { op, left, right } => {
                 let ty = self.value_ty(fr, h, at)?;
                 let (l, r) = (self.expr(fr, ls, *left)?, self.expr(fr, ls, *right)?);
-                mk(ExprKind::Binary(bin_op(*op), Box::new(l), Box::new(r)), ty)
+                let op = bin_op(*op);
+                Ok(self.per_lane(&ty, &[l, r], sp, |v, t| super::vectors::bin(op, v[0].clone(), v[1].clone(), t, sp)))
             }
-            Expression::Math { fun, arg, arg1, arg2, .. } => {
+            Expression::Math { fun, arg, arg1, arg2, arg3 } => {
                 let ty = self.value_ty(fr, h, at)?;
                 let mut xs = vec![self.expr(fr, ls, *arg)?];
-                for a in [arg1, arg2].into_iter().flatten() {
+                for a in [arg1, arg2, arg3].into_iter().flatten() {
                     xs.push(self.expr(fr, ls, *a)?);
                 }
-                self.math(*fun, xs, ty, sp, at)
+                self.math_lanes(*fun, xs, ty, sp, at)
             }
             Expression::As { expr, convert, .. } => {
                 let x = self.expr(fr, ls, *expr)?;
                 let ty = self.value_ty(fr, h, at)?;
-                let Type::Scalar(s) = ty else {
-                    return Err(self.reject(at, "conversions of vectors are not supported yet"));
+                let s = match self.vector_of(&ty) {
+                    Some((s, _)) => s,
+                    None => ty.scalar().ok_or_else(|| self.reject(at, "a conversion to a type that is not a scalar or a vector"))?,
                 };
-                match convert {
-                    Some(4) if s != ir::Scalar::Bool => mk(ExprKind::Cast(s, Box::new(x)), ty),
-                    None => mk(ExprKind::Intrinsic(Intrinsic::Bitcast(s), vec![x]), ty),
-                    _ => Err(self.reject(at, format!("the conversion to `{}` is not supported: compare with `!= 0` for a bool", s.rust_name()))),
-                }
+                let kind = match convert {
+                    Some(4) if s != ir::Scalar::Bool => |s, x| ExprKind::Cast(s, Box::new(x)),
+                    None => |s, x| ExprKind::Intrinsic(Intrinsic::Bitcast(s), vec![x]),
+                    _ => return Err(self.reject(at, format!("the conversion to `{}` is not supported: compare with `!= 0` for a bool", s.rust_name()))),
+                };
+                Ok(self.per_lane(&ty, &[x], sp, |v, t| Expr { kind: kind(s, v[0].clone()), ty: t.clone(), span: sp }))
+            }
+            Expression::Splat { value, .. } => {
+                let ty = self.value_ty(fr, h, at)?;
+                let x = self.expr(fr, ls, *value)?;
+                let n = self.vector_of(&ty).map_or(1, |(_, n)| n);
+                Ok(self.gather(&ty, vec![x; n as usize], sp))
+            }
+            Expression::Swizzle { size, vector, pattern } => {
+                let ty = self.value_ty(fr, h, at)?;
+                let v = self.expr(fr, ls, *vector)?;
+                let lanes = pattern[..*size as usize].iter().map(|c| self.lane(&v, *c as u32)).collect();
+                Ok(self.gather(&ty, lanes, sp))
+            }
+            Expression::Relational { fun: fun @ (naga::RelationalFunction::All | naga::RelationalFunction::Any), argument } => {
+                let x = self.expr(fr, ls, *argument)?;
+                let op = if *fun == naga::RelationalFunction::All { BinOp::And } else { BinOp::Or };
+                let mut lanes = self.lanes(&x).into_iter();
+                let first = lanes.next().expect("a vector has components");
+                Ok(lanes.fold(first, |acc, l| super::vectors::bin(op, acc, l, &Type::BOOL, sp)))
             }
             Expression::ArrayLength(p) => match self.ptr(fr, ls, *p)? {
                 Ptr::Mem { mem: mem @ MemRef::Param(_), .. } => mk(ExprKind::Len(mem, None), Type::U32),
                 _ => Err(self.reject(at, "`arrayLength` of a struct's runtime-sized member is not supported yet")),
             },
             Expression::Select { .. } => Err(self.reject(at, "`select` in a constant expression is not supported")),
-            Expression::Splat { .. } | Expression::Swizzle { .. } => Err(self.reject(at, "vector operations are not supported yet")),
-            Expression::Relational { .. } => Err(self.reject(at, "`all`, `any`, `isNan` and `isInf` are not supported yet")),
+            Expression::Relational { .. } => Err(self.reject(at, "`isNan` and `isInf` are not supported yet")),
             Expression::ImageSample { .. } | Expression::ImageLoad { .. } | Expression::ImageQuery { .. } => {
                 Err(self.reject(at, "textures are not supported: ld checks storage, uniform and workgroup memory"))
             }
@@ -129,6 +162,35 @@ impl Cx<'_> {
             }
             _ => Err(self.reject(at, "this expression is not supported in kernels ld checks")),
         }
+    }
+
+    /// A builtin's value: a `vec3<u32>` one as the vector's struct.
+    fn builtin_value(&mut self, b: ir::Builtin, ty: Type, sp: crate::Span) -> Expr {
+        let e = Expr { kind: ExprKind::Builtin(b), ty: ty.clone(), span: sp };
+        if ty != Type::UVec3 {
+            return e;
+        }
+        let vty = self.vector_type(ir::Scalar::U32, 3);
+        let lanes = (0..3).map(|i| self.lane(&e, i)).collect();
+        self.gather(&vty, lanes, sp)
+    }
+
+    /// A uniform's value of type `ty` from its scalar parameters at `first`.
+    fn uniform_value(&self, first: usize, ty: &Type, sp: crate::Span) -> Expr {
+        let kind = match ty {
+            Type::Struct(id) => {
+                let mut at = first;
+                let mut parts = Vec::new();
+                for (_, t) in &self.structs[*id].fields {
+                    parts.push(self.uniform_value(at, t, sp));
+                    at += self.uniform_scalars(t);
+                }
+                ExprKind::StructLit(parts)
+            }
+            Type::Array(e, n) => ExprKind::ArrayLit((0..*n as usize).map(|k| self.uniform_value(first + k * self.uniform_scalars(e), e, sp)).collect()),
+            _ => ExprKind::Uniform(first),
+        };
+        Expr { kind, ty: ty.clone(), span: sp }
     }
 
     /// `base[index]` where `base` is a value: an array held in a local.
@@ -151,7 +213,7 @@ impl Cx<'_> {
         if let Expression::FunctionArgument(a) = fr.func.expressions[base] {
             if let Arg::Builtins(members) = &fr.args[a as usize] {
                 return match members.get(index as usize).cloned().flatten() {
-                    Some((b, ty)) => Ok(Expr { kind: ExprKind::Builtin(b), ty, span: sp }),
+                    Some((b, ty)) => Ok(self.builtin_value(b, ty, sp)),
                     None => Err(self.reject(at, "an entry point input that is not a compute builtin")),
                 };
             }
@@ -160,9 +222,20 @@ impl Cx<'_> {
             let (id, ty) = if index == 0 { (old, ls.all[old].ty.clone()) } else { (exchanged, Type::BOOL) };
             return Ok(load_local(id, ty, sp));
         }
+        if let Expression::FunctionArgument(a) = fr.func.expressions[base] {
+            if let Arg::Builtin(b, Type::UVec3) = fr.args[a as usize] {
+                return Ok(Expr {
+                    kind: ExprKind::Component(Box::new(Expr { kind: ExprKind::Builtin(b), ty: Type::UVec3, span: sp }), index),
+                    ty: Type::U32,
+                    span: sp,
+                });
+            }
+        }
         let b = self.expr(fr, ls, base)?;
+        if self.vector_of(&b.ty).is_some() {
+            return Ok(self.lane(&b, index));
+        }
         match b.ty.clone() {
-            Type::UVec3 => Ok(Expr { kind: ExprKind::Component(Box::new(b), index), ty: Type::U32, span: sp }),
             Type::Struct(id) => {
                 let ty = self.structs[id].fields[index as usize].1.clone();
                 Ok(Expr { kind: ExprKind::Field(Box::new(b), index as usize), ty, span: sp })
@@ -222,7 +295,12 @@ impl Cx<'_> {
                     Ok(Ptr::Place(p, t))
                 }
                 Ptr::Uniform { first, ty: Type::Struct(id) } => {
-                    Ok(Ptr::Uniform { first: first + *index as usize, ty: self.structs[id].fields[*index as usize].1.clone() })
+                    let fields = &self.structs[id].fields;
+                    let before: usize = fields[..*index as usize].iter().map(|(_, t)| self.uniform_scalars(t)).sum();
+                    Ok(Ptr::Uniform { first: first + before, ty: fields[*index as usize].1.clone() })
+                }
+                Ptr::Uniform { first, ty: Type::Array(elem, _) } => {
+                    Ok(Ptr::Uniform { first: first + *index as usize * self.uniform_scalars(&elem), ty: *elem })
                 }
                 Ptr::Uniform { .. } => Err(self.reject(at, "a member of a uniform scalar")),
             },
@@ -240,16 +318,7 @@ impl Cx<'_> {
         match self.ptr(fr, ls, p)? {
             Ptr::Place(place, Type::Atomic(s)) => Ok(Expr { kind: ExprKind::Atomic(AtomicOp::Load, place, Vec::new()), ty: Type::Scalar(s), span: sp }),
             Ptr::Place(place, ty) => Ok(Expr { kind: ExprKind::Load(place), ty, span: sp }),
-            Ptr::Uniform { first, ty: ty @ Type::Scalar(_) } => Ok(Expr { kind: ExprKind::Uniform(first), ty, span: sp }),
-            Ptr::Uniform { first, ty: ty @ Type::Struct(id) } => {
-                let fields: Vec<Expr> = self.structs[id]
-                    .fields
-                    .iter()
-                    .enumerate()
-                    .map(|(i, (_, t))| Expr { kind: ExprKind::Uniform(first + i), ty: t.clone(), span: sp })
-                    .collect();
-                Ok(Expr { kind: ExprKind::StructLit(fields), ty, span: sp })
-            }
+            Ptr::Uniform { first, ty } => Ok(self.uniform_value(first, &ty, sp)),
             _ => Err(self.reject(at, "loading a whole runtime-sized array or uniform")),
         }
     }
@@ -357,44 +426,6 @@ impl Cx<'_> {
             }
             _ => Err(self.reject(at, "this constant expression is not supported")),
         }
-    }
-
-    /// A math builtin as the IR's intrinsic (WGSL's `round` rounds ties
-    /// to even; its `fract` is `x - floor(x)`).
-    fn math(&mut self, fun: naga::MathFunction, mut xs: Vec<Expr>, ty: Type, sp: crate::Span, at: naga::Span) -> R<Expr> {
-        use naga::MathFunction as M;
-        let i = match fun {
-            M::Abs => Intrinsic::Abs,
-            M::Min => Intrinsic::Min,
-            M::Max => Intrinsic::Max,
-            M::Clamp => Intrinsic::Clamp,
-            M::Sqrt => Intrinsic::Sqrt,
-            M::Exp => Intrinsic::Exp,
-            M::Exp2 => Intrinsic::Exp2,
-            M::Log => Intrinsic::Log,
-            M::Log2 => Intrinsic::Log2,
-            M::Pow => Intrinsic::Pow,
-            M::Sin => Intrinsic::Sin,
-            M::Cos => Intrinsic::Cos,
-            M::Tan => Intrinsic::Tan,
-            M::Atan2 => Intrinsic::Atan2,
-            M::Floor => Intrinsic::Floor,
-            M::Ceil => Intrinsic::Ceil,
-            M::Round => Intrinsic::RoundTiesEven,
-            M::Trunc => Intrinsic::Trunc,
-            M::Fma => Intrinsic::Fma,
-            M::CountOneBits => Intrinsic::CountOneBits,
-            M::CountLeadingZeros => Intrinsic::LeadingZeros,
-            M::CountTrailingZeros => Intrinsic::TrailingZeros,
-            M::ReverseBits => Intrinsic::ReverseBits,
-            M::Fract => {
-                let x = xs.remove(0);
-                let floor = Expr { kind: ExprKind::Intrinsic(Intrinsic::Floor, vec![x.clone()]), ty: ty.clone(), span: sp };
-                return Ok(Expr { kind: ExprKind::Binary(BinOp::Sub, Box::new(x), Box::new(floor)), ty, span: sp });
-            }
-            other => return Err(self.reject(at, format!("the builtin `{other:?}` is not supported yet"))),
-        };
-        Ok(Expr { kind: ExprKind::Intrinsic(i, xs), ty, span: sp })
     }
 }
 

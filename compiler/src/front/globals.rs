@@ -76,6 +76,7 @@ impl Cx<'_> {
         let (group, binding) = var.binding.as_ref().map_or((0, 0), |b| (b.group, b.binding));
         match var.space {
             AddressSpace::Storage { access } => {
+                self.check_layout(var.ty, at)?;
                 let writable = access.contains(naga::StorageAccess::STORE);
                 let param = self.params.len();
                 let source = ParamSource::Buffer { group, binding };
@@ -95,10 +96,11 @@ impl Cx<'_> {
             AddressSpace::Uniform => {
                 let ty = self.ty(var.ty, at)?;
                 let first = self.params.len();
-                self.uniform_params(&name, &ty, group, binding, at)?;
+                self.uniform_params(&name, var.ty, 0, group, binding, at)?;
                 Ok(Global::Uniform { first, ty })
             }
             AddressSpace::WorkGroup => {
+                self.check_layout(var.ty, at)?;
                 let ty = self.ty(var.ty, at)?;
                 let (elem, len, single) = match &ty {
                     Type::Array(e, n) => ((**e).clone(), *n, false),
@@ -128,34 +130,49 @@ impl Cx<'_> {
         Ok(())
     }
 
-    /// One scalar parameter per scalar of the uniform, `name_member`.
-    fn uniform_params(&mut self, name: &str, ty: &Type, group: u32, binding: u32, at: naga::Span) -> R<()> {
-        let scalars = match ty {
-            Type::Scalar(s) => vec![(name.to_string(), *s)],
-            Type::Struct(id) => {
-                let mut out = Vec::new();
-                for (field, t) in &self.structs[*id].fields {
-                    match t {
-                        Type::Scalar(s) => out.push((format!("{name}_{field}"), *s)),
-                        _ => {
-                            return Err(
-                                self.reject(at, format!("uniform `{name}`: member `{field}` is not a scalar; ld supports uniforms of scalar members for now"))
-                            )
-                        }
-                    }
-                }
-                out
-            }
-            _ => return Err(self.reject(at, format!("uniform `{name}`: ld supports a scalar or a struct of scalars for now"))),
+    /// One scalar parameter per scalar of the uniform, in the order of
+    /// their offsets (which WGSL's layout may space out: the host reads
+    /// each at its own), named by their path (`params_size_x`).
+    fn uniform_params(&mut self, name: &str, ty: Handle<naga::Type>, offset: u32, group: u32, binding: u32, at: naga::Span) -> R<()> {
+        let push = |cx: &mut Self, name: String, s: naga::Scalar, offset: u32| -> R<()> {
+            let s = super::types::scalar(s, at)?;
+            cx.params.push(Param { name, kind: ParamKind::Uniform { ty: s } });
+            cx.sources.push(ParamSource::Uniform { group, binding, offset });
+            Ok(())
         };
-        for (offset, (pname, s)) in scalars.into_iter().enumerate() {
-            if s == crate::ir::Scalar::Bool {
-                return Err(self.reject(at, "a bool cannot be in a uniform buffer"));
+        match &self.naga.types[ty].inner {
+            TypeInner::Scalar(s) => push(self, name.to_string(), *s, offset),
+            TypeInner::Vector { size, scalar } => {
+                for (i, c) in ["x", "y", "z", "w"][..*size as usize].iter().enumerate() {
+                    push(self, format!("{name}_{c}"), *scalar, offset + i as u32 * scalar.width as u32)?;
+                }
+                Ok(())
             }
-            self.params.push(Param { name: pname, kind: ParamKind::Uniform { ty: s } });
-            self.sources.push(ParamSource::Uniform { group, binding, offset: offset as u32 * 4 });
+            TypeInner::Struct { members, .. } => {
+                for m in members.clone() {
+                    let field = m.name.clone().unwrap_or_default();
+                    self.uniform_params(&format!("{name}_{field}"), m.ty, offset + m.offset, group, binding, at)?;
+                }
+                Ok(())
+            }
+            TypeInner::Array { base, size: naga::ArraySize::Constant(n), stride } => {
+                let (base, n, stride) = (*base, n.get(), *stride);
+                for k in 0..n {
+                    self.uniform_params(&format!("{name}_{k}"), base, offset + k * stride, group, binding, at)?;
+                }
+                Ok(())
+            }
+            _ => Err(self.reject(at, format!("uniform `{name}`: ld supports uniforms of scalars, vectors, fixed-size arrays and structs of them for now"))),
         }
-        Ok(())
+    }
+
+    /// How many scalar parameters a uniform value of IR type `t` takes.
+    pub(super) fn uniform_scalars(&self, t: &Type) -> usize {
+        match t {
+            Type::Struct(id) => self.structs[*id].fields.iter().map(|(_, f)| self.uniform_scalars(f)).sum(),
+            Type::Array(e, n) => self.uniform_scalars(e) * *n as usize,
+            _ => 1,
+        }
     }
 }
 

@@ -19,6 +19,7 @@ mod expr;
 mod globals;
 mod source;
 mod types;
+mod vectors;
 
 #[cfg(test)]
 mod tests;
@@ -78,6 +79,8 @@ struct Cx<'a> {
     params: Vec<ir::Param>,
     sources: Vec<ParamSource>,
     shared: Vec<ir::SharedVar>,
+    /// The struct standing for each vector type (`vectors.rs`).
+    vectors: HashMap<(ir::Scalar, u32), ir::StructId>,
     /// The kernel's local for each `var<private>`.
     private_locals: HashMap<Handle<naga::GlobalVariable>, ir::LocalId>,
 }
@@ -95,6 +98,7 @@ impl<'a> Cx<'a> {
             sources: Vec::new(),
             shared: Vec::new(),
             private_locals: HashMap::new(),
+            vectors: HashMap::new(),
         }
     }
 

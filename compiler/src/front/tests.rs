@@ -7,7 +7,7 @@ use crate::ir::{ParamKind, StmtKind};
 
 fn load(src: &str, entry: &str) -> Result<Kernel, String> {
     let module = naga::front::wgsl::parse_str(src).map_err(|e| e.emit_to_string(src))?;
-    let mut v = naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::default());
+    let mut v = naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::all());
     let info = v.validate(&module).map_err(|e| e.emit_to_string(src))?;
     translate(&module, &info, entry).map_err(|r| r.render("s.wgsl", src))
 }
@@ -260,14 +260,92 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 ";
     let err = load(src, "mian").unwrap_err();
     assert!(err.contains("no entry point `mian`; the shader's compute entry points: main"), "{err}");
-    let vec = "\
-@group(0) @binding(0) var<storage, read_write> out: array<vec4<f32>>;
+    let matrix = "\
+@group(0) @binding(0) var<storage, read_write> out: array<mat2x2<f32>>;
 @compute @workgroup_size(8)
 fn main(@builtin(global_invocation_id) g: vec3<u32>) {
-    out[g.x] = vec4<f32>(1.0);
+    out[g.x] = mat2x2<f32>(1.0, 0.0, 0.0, 1.0);
 }
 ";
-    let err = load(vec, "main").unwrap_err();
-    assert!(err.starts_with("error: vector types such as `vec4<f32>` are not supported yet"), "{err}");
+    let err = load(matrix, "main").unwrap_err();
+    assert!(err.starts_with("error: matrix types such as `mat2x2<f32>` are not supported yet"), "{err}");
     assert!(err.contains(" --> s.wgsl:1:23\n"), "{err}");
+    let subgroup = "\
+@group(0) @binding(0) var<storage, read_write> out: array<u32>;
+@compute @workgroup_size(32)
+fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+    out[g.x] = subgroupAdd(g.x);
+}
+";
+    let err = load(subgroup, "main").unwrap_err();
+    assert!(err.starts_with("error: subgroup operations are not supported"), "{err}");
+    assert!(err.contains(" --> s.wgsl:4:"), "{err}");
+}
+
+#[test]
+fn vectors_are_structs_of_their_components() {
+    // After webgpu-samples' compute boids: vec2 members, swizzles, math.
+    let src = "\
+struct Particle { pos: vec2<f32>, vel: vec2<f32> }
+struct Params { dt: f32, rule: vec3<f32>, count: u32 }
+@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(1) var<storage, read> src: array<Particle>;
+@group(0) @binding(2) var<storage, read_write> dst: array<Particle>;
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+    let i = g.x;
+    if i >= params.count { return; }
+    var p = src[i];
+    let toward = normalize(src[(i + 1u) % params.count].pos - p.pos);
+    p.vel = mix(p.vel, toward, params.rule.y) * clamp(length(p.vel), 0.0, 1.0);
+    p.pos += p.vel * params.dt + vec2(dot(toward, p.vel.yx), 0.0);
+    p.pos = select(p.pos, vec2<f32>(0.0), p.pos > vec2(1.0));
+    dst[i] = p;
+}
+";
+    let k = compiles(src, "main");
+    let names: Vec<&str> = k.module.kernel.params.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(names, ["params_dt", "params_rule_x", "params_rule_y", "params_rule_z", "params_count", "src", "dst"]);
+    // The uniform's members at WGSL's offsets: the vec3 at 16, `count` at 28.
+    let offsets: Vec<u32> = k.params.iter().filter_map(|p| if let ParamSource::Uniform { offset, .. } = p { Some(*offset) } else { None }).collect();
+    assert_eq!(offsets, [0, 16, 20, 24, 28]);
+    let vec2 = k.module.structs.iter().find(|s| s.name == "LdVec2F32").expect("vec2<f32> as a struct");
+    assert_eq!(vec2.fields.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>(), ["x", "y"]);
+}
+
+#[test]
+fn memory_that_wgsl_pads_is_refused_at_its_declaration() {
+    let src = "\
+@group(0) @binding(0) var<storage, read_write> pos: array<vec3<f32>>;
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+    pos[g.x] = pos[g.x] * 2.0;
+}
+";
+    let err = load(src, "main").unwrap_err();
+    assert!(err.starts_with("error: `array<vec3<f32>>` has padding between its elements (a stride of 16 bytes for 12 of data)"), "{err}");
+    assert!(err.contains(" --> s.wgsl:1:23\n"), "{err}");
+    // A vec3 followed by a scalar packs into 16 bytes: no padding.
+    let packed = "\
+struct Body { pos: vec3<f32>, mass: f32 }
+@group(0) @binding(0) var<storage, read_write> bodies: array<Body>;
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+    bodies[g.x].pos = bodies[g.x].pos * bodies[g.x].mass + vec3(f32(g.x));
+}
+";
+    compiles(packed, "main");
+}
+
+#[test]
+fn a_constant_table_indexed_at_run_time_is_a_local() {
+    let src = "\
+const WEIGHTS = array<f32, 3>(0.25, 0.5, 0.25);
+@group(0) @binding(0) var<storage, read_write> out: array<f32>;
+@compute @workgroup_size(8)
+fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+    out[g.x] = WEIGHTS[g.x % 3u];
+}
+";
+    compiles(src, "main");
 }

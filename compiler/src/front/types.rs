@@ -9,19 +9,20 @@ use crate::ir::{Scalar, StructDef, Type};
 use naga::{Handle, TypeInner};
 
 impl Cx<'_> {
-    /// The IR type of a value, local or memory element of naga type `h`.
+    /// The IR type of a value, local or memory element of naga type `h`
+    /// (vectors as structs: `vectors.rs`). Whether memory of the type is
+    /// laid out as the IR lays it out is `check_layout`'s question.
     pub(super) fn ty(&mut self, h: Handle<naga::Type>, at: naga::Span) -> R<Type> {
         let t = &self.naga.types[h];
         match &t.inner {
             TypeInner::Scalar(s) => Ok(Type::Scalar(scalar(*s, at)?)),
             TypeInner::Atomic(s) => Ok(Type::Atomic(scalar(*s, at)?)),
-            TypeInner::Vector { size: naga::VectorSize::Tri, scalar: naga::Scalar::U32 } => Ok(Type::UVec3),
-            TypeInner::Vector { .. } => {
-                Err(self
-                    .reject(at, format!("vector types such as `{}` are not supported yet: ld checks scalars, arrays and structs of them", self.type_name(h))))
+            TypeInner::Vector { size, scalar: s } => {
+                let s = scalar(*s, at)?;
+                Ok(self.vector_type(s, *size as u32))
             }
             TypeInner::Matrix { .. } => Err(self.reject(at, format!("matrix types such as `{}` are not supported yet", self.type_name(h)))),
-            TypeInner::Array { base, size, stride } => {
+            TypeInner::Array { base, size, .. } => {
                 let n = match size {
                     naga::ArraySize::Constant(n) => n.get(),
                     naga::ArraySize::Pending(o) => self.override_value(*o, at)?,
@@ -30,15 +31,61 @@ impl Cx<'_> {
                     }
                 };
                 let elem = self.ty(*base, at)?;
-                self.stride_matches(&elem, *stride, h, at)?;
                 Ok(Type::Array(Box::new(elem), n))
             }
-            TypeInner::Struct { members, span } => self.struct_type(h, members, *span, at),
+            TypeInner::Struct { members, .. } => self.struct_type(h, members, at),
             TypeInner::Image { .. } | TypeInner::Sampler { .. } => {
                 Err(self.reject(at, "textures and samplers are not supported: ld checks compute shaders over storage, uniform and workgroup memory"))
             }
             _ => Err(self.reject(at, format!("the type `{}` is not supported in kernels ld checks", self.type_name(h)))),
         }
+    }
+
+    /// Refuses a type of storage or workgroup memory whose WGSL layout
+    /// is not the IR's consecutive words: padding between members, or
+    /// between an array's elements (a `vec3` in an array, a `vec2` after
+    /// one scalar).
+    pub(super) fn check_layout(&mut self, h: Handle<naga::Type>, at: naga::Span) -> R<()> {
+        let (base, stride) = match &self.naga.types[h].inner {
+            TypeInner::Array { base, stride, .. } => (*base, *stride),
+            TypeInner::Struct { members, span } => {
+                let (members, size) = (members.clone(), *span);
+                let mut offset = 0;
+                for m in &members {
+                    let t = self.ty(m.ty, at)?;
+                    if m.offset != offset {
+                        let (name, member) = (self.type_name(h), m.name.clone().unwrap_or_default());
+                        return Err(self.reject(
+                            at,
+                            format!(
+                                "struct `{name}` has padding before member `{member}` (at byte {}): ld supports memory laid out without padding for now",
+                                m.offset
+                            ),
+                        ));
+                    }
+                    self.check_layout(m.ty, at)?;
+                    offset += self.words(&t) * 4;
+                }
+                if offset != size {
+                    let name = self.type_name(h);
+                    return Err(self.reject(at, format!("struct `{name}` has padding at its end ({size} bytes for {offset} of members): ld supports memory laid out without padding for now")));
+                }
+                return Ok(());
+            }
+            _ => return Ok(()),
+        };
+        let elem = self.ty(base, at)?;
+        if self.words(&elem) * 4 != stride {
+            return Err(self.reject(
+                at,
+                format!(
+                    "`{}` has padding between its elements (a stride of {stride} bytes for {} of data): ld supports memory laid out without padding for now",
+                    self.type_name(h),
+                    self.words(&elem) * 4
+                ),
+            ));
+        }
+        self.check_layout(base, at)
     }
 
     /// The value of an override that sizes an array (set by then: the
@@ -52,14 +99,12 @@ impl Cx<'_> {
         }
     }
 
-    /// The element type of a runtime-sized array, with its stride checked.
+    /// The element type of a runtime-sized array.
     pub(super) fn runtime_array_elem(&mut self, h: Handle<naga::Type>, at: naga::Span) -> R<Option<Type>> {
-        let TypeInner::Array { base, size: naga::ArraySize::Dynamic, stride } = self.naga.types[h].inner else {
+        let TypeInner::Array { base, size: naga::ArraySize::Dynamic, .. } = self.naga.types[h].inner else {
             return Ok(None);
         };
-        let elem = self.ty(base, at)?;
-        self.stride_matches(&elem, stride, h, at)?;
-        Ok(Some(elem))
+        Ok(Some(self.ty(base, at)?))
     }
 
     /// The 32-bit words of a value of `t`.
@@ -73,40 +118,15 @@ impl Cx<'_> {
         }
     }
 
-    fn stride_matches(&mut self, elem: &Type, stride: u32, h: Handle<naga::Type>, at: naga::Span) -> R<()> {
-        if matches!(elem, Type::UVec3) || self.words(elem) * 4 != stride {
-            return Err(self.reject(at, format!("`{}` has padding between its elements (a stride of {stride} bytes): ld supports arrays of 4-byte scalars and of structs without padding for now", self.type_name(h))));
-        }
-        Ok(())
-    }
-
-    fn struct_type(&mut self, h: Handle<naga::Type>, members: &[naga::StructMember], size: u32, at: naga::Span) -> R<Type> {
+    fn struct_type(&mut self, h: Handle<naga::Type>, members: &[naga::StructMember], at: naga::Span) -> R<Type> {
         if let Some(&id) = self.struct_ids.get(&h) {
             return Ok(Type::Struct(id));
         }
         let name = self.type_name(h);
         let mut fields = Vec::new();
-        let mut offset = 0;
         for m in members {
             let t = self.ty(m.ty, at)?;
-            let member = m.name.clone().unwrap_or_default();
-            if m.offset != offset || matches!(t, Type::UVec3) {
-                return Err(self.reject(
-                    at,
-                    format!(
-                        "struct `{name}` has padding before member `{member}` (at byte {}): ld supports structs of 4-byte members without padding for now",
-                        m.offset
-                    ),
-                ));
-            }
-            offset += self.words(&t) * 4;
-            fields.push((member, t));
-        }
-        if offset != size {
-            return Err(self.reject(
-                at,
-                format!("struct `{name}` has padding at its end ({size} bytes for {offset} of members): ld supports structs without padding for now"),
-            ));
+            fields.push((m.name.clone().unwrap_or_default(), t));
         }
         self.structs.push(StructDef { name, fields });
         let id = self.structs.len() - 1;
