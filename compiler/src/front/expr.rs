@@ -14,6 +14,10 @@ pub(super) enum Ptr {
     Place(Place, Type),
     /// A uniform's scalars, as parameters from `first`.
     Uniform { first: usize, ty: Type },
+    /// Inside a buffer of atomics seen as words (`Global::AtomicWords`):
+    /// a value of `ty` starting at word `index`; `whole`: the
+    /// runtime-sized array itself, not yet indexed.
+    Words { mem: MemRef, index: Expr, ty: Type, whole: bool },
 }
 
 impl Cx<'_> {
@@ -146,6 +150,11 @@ impl Cx<'_> {
             }
             Expression::ArrayLength(p) => match self.ptr(fr, ls, *p)? {
                 Ptr::Mem { mem: mem @ MemRef::Param(_), .. } => mk(ExprKind::Len(mem, None), Type::U32),
+                Ptr::Words { mem, ty, whole: true, .. } => {
+                    let words = Expr { kind: ExprKind::Len(mem, None), ty: Type::U32, span: sp };
+                    let per = Expr { kind: ExprKind::Lit(Lit::Int(self.words(&ty) as i64)), ty: Type::U32, span: sp };
+                    Ok(super::vectors::bin(BinOp::Div, words, per, &Type::U32, sp))
+                }
                 _ => Err(self.reject(at, "`arrayLength` of a struct's runtime-sized member is not supported yet")),
             },
             Expression::Select { .. } => Err(self.reject(at, "`select` in a constant expression is not supported")),
@@ -263,6 +272,7 @@ impl Cx<'_> {
                     Some(Global::Shared { index, ty, single: true }) => Ok(Ptr::Place(mem(MemRef::Shared(index), lit(0)), ty)),
                     Some(Global::Shared { index, ty: Type::Array(elem, _), single: false }) => Ok(Ptr::Mem { mem: MemRef::Shared(index), elem: *elem }),
                     Some(Global::Uniform { first, ty }) => Ok(Ptr::Uniform { first, ty }),
+                    Some(Global::AtomicWords { mem, ty, array }) => Ok(Ptr::Words { mem, index: *lit(0), ty, whole: array }),
                     Some(Global::Private { ty }) => Ok(Ptr::Place(super::body::local_place(self.private_locals[g]), ty)),
                     _ => Err(self.reject(at, "a global this entry point does not use")),
                 }
@@ -274,6 +284,7 @@ impl Cx<'_> {
             Expression::Access { base, index } => {
                 let i = Box::new(self.expr(fr, ls, *index)?);
                 match self.ptr(fr, ls, *base)? {
+                    Ptr::Words { mem, index: w, ty, whole } => Ok(self.words_step(mem, w, ty, whole, *i, sp, at)?),
                     Ptr::Mem { mem: m, elem } => Ok(Ptr::Place(mem(m, i), elem)),
                     Ptr::Place(mut p, Type::Array(elem, _)) => {
                         p.path.push(Proj::Index(i));
@@ -283,6 +294,14 @@ impl Cx<'_> {
                 }
             }
             Expression::AccessIndex { base, index } => match self.ptr(fr, ls, *base)? {
+                Ptr::Words { mem, index: w, ty: Type::Struct(id), whole: false } => {
+                    let def = &self.structs[id];
+                    let offset: u32 = def.fields[..*index as usize].iter().map(|(_, t)| self.words(t)).sum();
+                    let ty = def.fields[*index as usize].1.clone();
+                    let w = super::vectors::bin(BinOp::Add, w, *lit(offset), &Type::U32, sp);
+                    Ok(self.words_ptr(mem, w, ty))
+                }
+                Ptr::Words { mem, index: w, ty, whole } => Ok(self.words_step(mem, w, ty, whole, *lit(*index), sp, at)?),
                 Ptr::Mem { mem: m, elem } => Ok(Ptr::Place(mem(m, lit(*index)), elem)),
                 Ptr::Place(mut p, ty) => {
                     let (proj, t) = match ty {
@@ -309,6 +328,33 @@ impl Cx<'_> {
                 _ => Err(self.reject(at, "a value where ld expects a pointer")),
             },
             _ => Err(self.reject(at, "this pointer is not supported")),
+        }
+    }
+
+    /// One element further into a buffer of atomic words: element `i`
+    /// of the runtime-sized array, or of a fixed-size array.
+    #[allow(clippy::too_many_arguments)]
+    fn words_step(&mut self, mem: MemRef, w: Expr, ty: Type, whole: bool, i: Expr, sp: crate::Span, at: naga::Span) -> R<Ptr> {
+        let (elem, base) = match ty {
+            elem if whole => (elem, None),
+            Type::Array(elem, _) => (*elem, Some(w)),
+            _ => return Err(self.reject(at, "an index into a value that is not an array")),
+        };
+        let i = if i.ty == Type::U32 { i } else { Expr { kind: ExprKind::Cast(ir::Scalar::U32, Box::new(i)), ty: Type::U32, span: sp } };
+        let size = Expr { kind: ExprKind::Lit(Lit::Int(self.words(&elem) as i64)), ty: Type::U32, span: sp };
+        let mut index = super::vectors::bin(BinOp::Mul, i, size, &Type::U32, sp);
+        if let Some(b) = base {
+            index = super::vectors::bin(BinOp::Add, b, index, &Type::U32, sp);
+        }
+        Ok(self.words_ptr(mem, index, elem))
+    }
+
+    /// A pointer into a buffer of atomic words: the atomic's place once
+    /// `ty` is one.
+    fn words_ptr(&self, mem: MemRef, index: Expr, ty: Type) -> Ptr {
+        match ty {
+            Type::Atomic(_) => Ptr::Place(Place { root: Root::Mem { mem, index: Box::new(index), settled: false, own: false }, path: Vec::new() }, ty),
+            ty => Ptr::Words { mem, index, ty, whole: false },
         }
     }
 

@@ -14,7 +14,7 @@
 //! - `var<private>` globals are the kernel's locals (helpers are inlined).
 
 use super::{Cx, R};
-use crate::ir::{Access, Param, ParamKind, SharedVar, Type};
+use crate::ir::{Access, MemRef, Param, ParamKind, SharedVar, Type};
 use naga::{AddressSpace, Handle, TypeInner};
 
 /// Where an IR parameter's data comes from: the shader's binding, and for
@@ -48,6 +48,10 @@ pub(super) enum Global {
     Single { param: usize, ty: Type },
     /// A workgroup array (`single`: the global is its element 0).
     Shared { index: usize, ty: Type, single: bool },
+    /// A buffer of structs or arrays of atomics of one type: an atomic
+    /// buffer parameter, addressed word by word (`array`: the global is
+    /// a runtime-sized array of `ty`, else one `ty`).
+    AtomicWords { mem: MemRef, ty: Type, array: bool },
     /// A uniform's scalars, as consecutive parameters from `first`.
     Uniform { first: usize, ty: Type },
     /// A `var<private>`: the kernel's local (allocated by the body).
@@ -80,18 +84,22 @@ impl Cx<'_> {
                 let writable = access.contains(naga::StorageAccess::STORE);
                 let param = self.params.len();
                 let source = ParamSource::Buffer { group, binding };
-                if let Some(elem) = self.runtime_array_elem(var.ty, at)? {
-                    self.buffer_param(name, &elem, writable, source, at)?;
-                    Ok(Global::Array { param, elem })
-                } else if let TypeInner::Struct { .. } = self.naga.types[var.ty].inner {
-                    let ty = self.ty(var.ty, at)?;
-                    self.buffer_param(name, &ty, writable, source, at)?;
-                    Ok(Global::Single { param, ty })
-                } else {
-                    let ty = self.ty(var.ty, at)?;
-                    self.buffer_param(name, &ty, writable, source, at)?;
-                    Ok(Global::Single { param, ty })
+                let (ty, array) = match self.runtime_array_elem(var.ty, at)? {
+                    Some(elem) => (elem, true),
+                    None => (self.ty(var.ty, at)?, false),
+                };
+                if !matches!(ty, Type::Atomic(_)) && contains_atomic(&ty, &self.structs) {
+                    // A struct (or array) of atomics only: its words, each atomic.
+                    let Some(s) = atomic_scalar(&ty, &self.structs) else {
+                        return Err(
+                            self.reject(at, format!("`{name}` mixes atomic and plain members: ld supports buffers of atomics or of plain values for now"))
+                        );
+                    };
+                    self.buffer_param(name, &Type::Atomic(s), writable, source);
+                    return Ok(Global::AtomicWords { mem: MemRef::Param(param), ty, array });
                 }
+                self.buffer_param(name, &ty, writable, source);
+                Ok(if array { Global::Array { param, elem: ty } } else { Global::Single { param, ty } })
             }
             AddressSpace::Uniform => {
                 let ty = self.ty(var.ty, at)?;
@@ -102,6 +110,18 @@ impl Cx<'_> {
             AddressSpace::WorkGroup => {
                 self.check_layout(var.ty, at)?;
                 let ty = self.ty(var.ty, at)?;
+                if !matches!(ty, Type::Atomic(_)) && contains_atomic(&ty, &self.structs) {
+                    // Nested arrays (or structs) of atomics: their words.
+                    let Some(s) = atomic_scalar(&ty, &self.structs) else {
+                        return Err(self.reject(
+                            at,
+                            format!("`{name}` mixes atomic and plain members: ld supports workgroup memory of atomics or of plain values for now"),
+                        ));
+                    };
+                    let len = self.words(&ty);
+                    self.shared.push(SharedVar { name, elem: Type::Atomic(s), len });
+                    return Ok(Global::AtomicWords { mem: MemRef::Shared(self.shared.len() - 1), ty, array: false });
+                }
                 let (elem, len, single) = match &ty {
                     Type::Array(e, n) => ((**e).clone(), *n, false),
                     other => (other.clone(), 1, true),
@@ -117,17 +137,13 @@ impl Cx<'_> {
         }
     }
 
-    fn buffer_param(&mut self, name: String, elem: &Type, writable: bool, source: ParamSource, at: naga::Span) -> R<()> {
+    fn buffer_param(&mut self, name: String, elem: &Type, writable: bool, source: ParamSource) {
         let kind = match elem {
             Type::Atomic(s) => ParamKind::Atomic { elem: *s },
-            t if contains_atomic(t, &self.structs) => {
-                return Err(self.reject(at, format!("`{name}` mixes atomic and plain members: ld supports buffers of atomics or of plain values for now")));
-            }
             t => ParamKind::Storage { elem: t.clone(), access: if writable { Access::ReadWrite } else { Access::Read } },
         };
         self.params.push(Param { name, kind });
         self.sources.push(source);
-        Ok(())
     }
 
     /// One scalar parameter per scalar of the uniform, in the order of
@@ -182,5 +198,20 @@ fn contains_atomic(t: &Type, structs: &[crate::ir::StructDef]) -> bool {
         Type::Array(e, _) => contains_atomic(e, structs),
         Type::Struct(id) => structs[*id].fields.iter().any(|(_, f)| contains_atomic(f, structs)),
         _ => false,
+    }
+}
+
+/// The one scalar type of every atomic in `t`, when `t` holds atomics
+/// only.
+fn atomic_scalar(t: &Type, structs: &[crate::ir::StructDef]) -> Option<crate::ir::Scalar> {
+    match t {
+        Type::Atomic(s) => Some(*s),
+        Type::Array(e, _) => atomic_scalar(e, structs),
+        Type::Struct(id) => {
+            let mut all = structs[*id].fields.iter().map(|(_, f)| atomic_scalar(f, structs));
+            let first = all.next()??;
+            all.all(|s| s == Some(first)).then_some(first)
+        }
+        _ => None,
     }
 }

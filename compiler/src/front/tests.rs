@@ -349,3 +349,32 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 ";
     compiles(src, "main");
 }
+
+#[test]
+fn a_struct_of_atomics_is_a_buffer_of_atomic_words() {
+    // After vello's bump allocators and a skinning pass's bounding boxes.
+    let src = "\
+struct Bump { failed: atomic<u32>, binning: atomic<u32>, tile: atomic<u32> }
+struct Bounds { lo: array<atomic<i32>, 4>, hi: array<atomic<i32>, 4> }
+@group(0) @binding(0) var<storage, read_write> bump: Bump;
+@group(0) @binding(1) var<storage, read_write> boxes: array<Bounds>;
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+    let slot = atomicAdd(&bump.tile, 1u);
+    atomicMin(&boxes[g.x % arrayLength(&boxes)].lo[g.x % 3u], i32(slot));
+    atomicMax(&boxes[0].hi[2], 7);
+}
+";
+    let k = compiles(src, "main");
+    assert!(k.module.kernel.params.iter().all(|p| matches!(p.kind, ParamKind::Atomic { .. })));
+    let mixed = "\
+struct Args { count: u32, instances: atomic<u32> }
+@group(0) @binding(0) var<storage, read_write> args: Args;
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+    atomicAdd(&args.instances, 1u);
+}
+";
+    let err = load(mixed, "main").unwrap_err();
+    assert!(err.starts_with("error: `args` mixes atomic and plain members"), "{err}");
+}
