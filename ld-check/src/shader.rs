@@ -26,17 +26,28 @@ pub struct Shader {
 }
 
 impl Shader {
-    /// Reads a WGSL file and validates it; naga's errors come back
-    /// rendered with the file's path, line and column.
+    /// Reads a shader file (WGSL, or GLSL: see [`Shader::parse`]) and
+    /// validates it; naga's errors come back rendered with the file's
+    /// path, line and column.
     pub fn load(path: &Path) -> Result<Shader, LaunchError> {
         let source = std::fs::read_to_string(path).map_err(|e| LaunchError::Read { path: path.to_owned(), source: e })?;
         Self::parse(source, path)
     }
 
-    /// [`Shader::load`] of WGSL already read.
+    /// [`Shader::load`] of a shader already read: GLSL for a `.comp` or
+    /// `.glsl` path (a compute shader, through naga's GLSL front-end),
+    /// WGSL otherwise.
     pub fn parse(source: String, path: &Path) -> Result<Shader, LaunchError> {
         let shown = path.display().to_string();
-        let module = naga::front::wgsl::parse_str(&source).map_err(|e| LaunchError::Shader { message: e.emit_to_string_with_path(&source, &shown) })?;
+        let glsl = path.extension().is_some_and(|e| e == "comp" || e == "glsl");
+        let module = if glsl {
+            let options = naga::front::glsl::Options::from(naga::ShaderStage::Compute);
+            naga::front::glsl::Frontend::default()
+                .parse(&options, &source)
+                .map_err(|e| LaunchError::Shader { message: e.emit_to_string_with_path(&source, &shown) })?
+        } else {
+            naga::front::wgsl::parse_str(&source).map_err(|e| LaunchError::Shader { message: e.emit_to_string_with_path(&source, &shown) })?
+        };
         let info = Validator::new(ValidationFlags::all(), Capabilities::all())
             .validate(&module)
             .map_err(|e| LaunchError::Shader { message: e.emit_to_string_with_path(&source, &shown) })?;

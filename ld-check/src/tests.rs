@@ -303,3 +303,33 @@ fn mutated_corpus_shaders_are_translated_or_refused_never_a_panic() {
     assert!(tried > 0);
     assert!(panics.is_empty(), "{} panics, the first:\n{}", panics.len(), panics[0]);
 }
+
+/// A GLSL compute shader (`.comp`) goes through naga's GLSL front-end:
+/// its launch file resolves against its blocks, and its kernel compiles.
+#[test]
+fn a_glsl_compute_shader_resolves_and_compiles() {
+    let glsl = "\
+#version 450
+layout(local_size_x = 64) in;
+layout(std430, set = 0, binding = 0) buffer Data { uint data[]; };
+shared uint tile[64];
+void main() {
+    uint li = gl_LocalInvocationIndex;
+    tile[li] = data[gl_GlobalInvocationID.x];
+    barrier();
+    data[gl_GlobalInvocationID.x] = tile[63u - li];
+}
+";
+    let dir = std::env::temp_dir().join(format!("ld-check-{}-glsl", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("reverse.comp"), glsl).unwrap();
+    let launch = "[buffers.data]\niota = { type = \"u32\", count = 128 }\n\n[[dispatch]]\nshader = \"reverse.comp\"\nentry = \"main\"\nworkgroups = [2]\nbindings = { \"0:0\" = \"data\" }\n";
+    std::fs::write(dir.join("launch.toml"), launch).unwrap();
+    let file = LaunchFile::load(&dir.join("launch.toml")).unwrap();
+    let resolved = file.resolve().unwrap();
+    let d = &resolved.dispatches[0];
+    assert_eq!((d.bindings.len(), d.bindings[0].group, d.bindings[0].binding, d.bindings[0].writable), (1, 0, 0, true));
+    let kernel = resolved.shaders[0].kernel("main", &d.overrides).unwrap();
+    ld_compiler::compile(&kernel.module).unwrap();
+    assert_eq!(kernel.module.kernel.workgroup_size, [64, 1, 1]);
+}

@@ -79,6 +79,13 @@ struct Escapes {
 
 impl Analysis<'_> {
     fn block(&mut self, b: &[Stmt], flow: &mut Flow) -> Escapes {
+        self.block_with(b, flow, false)
+    }
+
+    /// `jumps_diverge`: in the body of a loop of one iteration, a jump
+    /// some invocations take makes the rest of the body divergent (there
+    /// are no later iterations for it to reach).
+    fn block_with(&mut self, b: &[Stmt], flow: &mut Flow, jumps_diverge: bool) -> Escapes {
         let mut esc = Escapes::default();
         for (i, s) in b.iter().enumerate() {
             if let Some((id, place)) = uniform_load(b, i) {
@@ -90,6 +97,10 @@ impl Analysis<'_> {
             }
             let e = self.stmt(s, flow);
             esc.jump = esc.jump.or(e.jump);
+            if let (true, Some(j)) = (jumps_diverge, e.jump) {
+                flow.divergent
+                    .get_or_insert(Cause::new(j, "this `break` (or a helper's `return`) is taken by only some invocations, so they skip what follows it"));
+            }
         }
         esc
     }
@@ -122,6 +133,14 @@ impl Analysis<'_> {
                 let eb = self.block(b, &mut fb);
                 flow.returned = flow.returned.or(fa.returned).or(fb.returned);
                 esc.jump = ea.jump.or(eb.jump);
+            }
+            StmtKind::Loop(l) if one_iteration(l) => {
+                // No later iteration: a divergent `break` affects only the
+                // rest of the body (a shader helper's early `return`,
+                // inlined, is such a `break`).
+                let mut body_flow = flow.clone();
+                self.block_with(&l.body, &mut body_flow, true);
+                flow.returned = flow.returned.or(body_flow.returned);
             }
             StmtKind::Loop(l) => {
                 // A loop that some invocations leave early (a divergent
@@ -312,4 +331,17 @@ fn uniform_load(b: &[Stmt], i: usize) -> Option<(LocalId, &Place)> {
         StmtKind::Let(id, Some(Expr { kind: ExprKind::Load(p), .. })) if matches!(p.root, Root::Mem { mem: MemRef::Shared(_), .. }) => Some((*id, p)),
         _ => None,
     }
+}
+
+/// A loop that runs its body once: no condition, no continuing block,
+/// a `break` as the body's last statement and no `continue` of its own.
+fn one_iteration(l: &Loop) -> bool {
+    fn continues(b: &[Stmt]) -> bool {
+        b.iter().any(|s| match &s.kind {
+            StmtKind::Continue => true,
+            StmtKind::If(_, a, b) => continues(a) || continues(b),
+            _ => false,
+        })
+    }
+    l.cond.is_none() && l.continuing.is_empty() && matches!(l.body.last().map(|s| &s.kind), Some(StmtKind::Break)) && !continues(&l.body)
 }

@@ -10,7 +10,7 @@
 use super::{Cx, Rejected, R};
 use crate::ir::{self, BarrierKind, Block, Builtin, Expr, ExprKind, Lit, LocalId, Place, Root, Stmt, StmtKind, Type};
 use naga::{Expression, Handle, Statement};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// One function being inlined (the entry point is the outermost).
 pub(super) struct Frame<'f> {
@@ -41,11 +41,13 @@ pub(super) enum Arg {
     Ptr(super::expr::Ptr),
 }
 
-/// A helper's `return`: its value's local, and the flag that ends the
-/// loops around a `return` taken inside them.
+/// A helper's `return`: its value's local, the flag that ends the loops
+/// around a `return` taken inside them, and the `return`s in tail
+/// position (nothing of the helper runs after them: no jump needed).
 pub(super) struct Return {
     pub value: Option<LocalId>,
     pub flag: Option<LocalId>,
+    pub tails: HashSet<*const Statement>,
 }
 
 /// The kernel's locals, shared by every inlined frame.
@@ -121,16 +123,20 @@ impl Cx<'_> {
             }
             Statement::Break => push(out, StmtKind::Break),
             Statement::Continue => push(out, StmtKind::Continue),
-            Statement::Return { value } => self.ret(fr, ls, *value, sp, out)?,
+            Statement::Return { value } => self.ret(fr, ls, stmt, *value, sp, out)?,
             Statement::ControlBarrier(b) => {
+                // GLSL's `barrier()` is every flag at once: its workgroup
+                // and storage parts order what ld checks; a subgroup part
+                // adds nothing to a workgroup barrier, and a kernel ld
+                // checks has no textures.
+                if !b.intersects(naga::Barrier::WORK_GROUP | naga::Barrier::STORAGE) {
+                    return Err(self.reject(at, "subgroup and texture barriers are not supported"));
+                }
                 if b.contains(naga::Barrier::WORK_GROUP) {
                     push(out, StmtKind::Barrier(BarrierKind::Workgroup));
                 }
                 if b.contains(naga::Barrier::STORAGE) {
                     push(out, StmtKind::Barrier(BarrierKind::Storage));
-                }
-                if b.intersects(naga::Barrier::SUB_GROUP | naga::Barrier::TEXTURE) {
-                    return Err(self.reject(at, "subgroup and texture barriers are not supported"));
                 }
             }
             Statement::MemoryBarrier(_) => {
@@ -288,21 +294,24 @@ impl Cx<'_> {
         fr.func.named_expressions.get(&h).cloned().unwrap_or_else(|| format!("t{}", h.index()))
     }
 
-    fn ret(&mut self, fr: &mut Frame, ls: &mut Locals, value: Option<Handle<Expression>>, sp: crate::Span, out: &mut Block) -> R<()> {
+    fn ret(&mut self, fr: &mut Frame, ls: &mut Locals, stmt: &Statement, value: Option<Handle<Expression>>, sp: crate::Span, out: &mut Block) -> R<()> {
         let Some(ret) = fr.ret.as_ref() else {
             out.push(Stmt::new(StmtKind::Return(None), sp));
             return Ok(());
         };
-        let (slot, flag) = (ret.value, ret.flag);
+        let (slot, flag, tail) = (ret.value, ret.flag, ret.tails.contains(&(stmt as *const Statement)));
         if let (Some(v), Some(slot)) = (value, slot) {
             let e = self.expr(fr, ls, v)?;
             out.push(Stmt::new(StmtKind::Assign(local_place(slot), None, e), sp));
+        }
+        if tail {
+            return Ok(());
         }
         if let Some(flag) = flag {
             out.push(Stmt::new(StmtKind::Assign(local_place(flag), None, Expr { kind: ExprKind::Lit(Lit::Bool(true)), ty: Type::BOOL, span: sp }), sp));
         }
         // The helper's body is a loop of one iteration when it returns
-        // anywhere but at its end (see `call`).
+        // anywhere but in tail position (see `call`).
         out.push(Stmt::new(StmtKind::Break, sp));
         Ok(())
     }
@@ -347,7 +356,8 @@ impl Cx<'_> {
             }
             _ => None,
         };
-        let early = returns_early(&func.body);
+        let tails = tail_returns(&func.body);
+        let early = returns_early(&func.body, &tails);
         let flag = if early.in_loop {
             let id = ls.add("returned", Type::BOOL);
             out.push(Stmt::new(StmtKind::Let(id, Some(Expr { kind: ExprKind::Lit(Lit::Bool(false)), ty: Type::BOOL, span: sp })), sp));
@@ -360,21 +370,24 @@ impl Cx<'_> {
             let zero = self.zero(&ty, sp);
             out.push(Stmt::new(StmtKind::Let(v, Some(zero)), sp));
         }
-        let mut inner =
-            Frame { func, finfo, args, locals: HashMap::new(), values: HashMap::new(), exchanged: HashMap::new(), ret: Some(Return { value, flag }), loops: 0 };
+        let mut inner = Frame {
+            func,
+            finfo,
+            args,
+            locals: HashMap::new(),
+            values: HashMap::new(),
+            exchanged: HashMap::new(),
+            ret: Some(Return { value, flag, tails }),
+            loops: 0,
+        };
         let mut body = self.locals_init(&mut inner, ls)?;
         let mut stmts = self.block(&mut inner, ls, &func.body)?;
+        body.append(&mut stmts);
         if early.anywhere {
-            body.append(&mut stmts);
             body.push(Stmt::new(StmtKind::Break, sp));
             out.push(Stmt::new(StmtKind::Loop(ir::Loop { cond: None, body, continuing: Vec::new() }), sp));
         } else {
-            // The only `return` is the last statement: drop its `break`.
-            if matches!(stmts.last(), Some(Stmt { kind: StmtKind::Break, .. })) {
-                stmts.pop();
-            }
             out.append(&mut body);
-            out.append(&mut stmts);
         }
         Ok(())
     }
@@ -495,38 +508,54 @@ fn builtin(b: naga::BuiltIn) -> Option<(Builtin, Type)> {
     })
 }
 
-/// Where a function's `return`s are: anywhere but as its last statement,
-/// and inside a loop.
+/// Where a function's `return`s that are not in tail position are:
+/// anywhere, and inside a loop.
 #[derive(Default)]
 struct Early {
     anywhere: bool,
     in_loop: bool,
 }
 
-fn returns_early(body: &naga::Block) -> Early {
-    let mut e = Early::default();
-    let n = body.len();
-    for (i, s) in body.iter().enumerate() {
-        match s {
-            Statement::Return { .. } if i + 1 == n => {}
-            _ => scan(s, 0, &mut e),
+/// The `return`s after which nothing of the function runs: the last
+/// statement of its body, or of both branches of an `if` that is itself
+/// in tail position (`if c { ...; return; } else { return; }`).
+fn tail_returns(body: &naga::Block) -> HashSet<*const Statement> {
+    fn tail(b: &[Statement], out: &mut HashSet<*const Statement>) {
+        match b.last() {
+            Some(s @ Statement::Return { .. }) => {
+                out.insert(s as *const Statement);
+            }
+            Some(Statement::If { accept, reject, .. }) => {
+                tail(accept, out);
+                tail(reject, out);
+            }
+            Some(Statement::Block(inner)) => tail(inner, out),
+            _ => {}
         }
     }
-    e
+    let mut out = HashSet::new();
+    tail(body, &mut out);
+    out
 }
 
-fn scan(s: &Statement, loops: usize, e: &mut Early) {
-    match s {
-        Statement::Return { .. } => {
-            e.anywhere = true;
-            e.in_loop |= loops > 0;
+fn returns_early(body: &naga::Block, tails: &HashSet<*const Statement>) -> Early {
+    fn scan(s: &Statement, loops: usize, tails: &HashSet<*const Statement>, e: &mut Early) {
+        match s {
+            Statement::Return { .. } if loops == 0 && tails.contains(&(s as *const Statement)) => {}
+            Statement::Return { .. } => {
+                e.anywhere = true;
+                e.in_loop |= loops > 0;
+            }
+            Statement::Block(b) => b.iter().for_each(|s| scan(s, loops, tails, e)),
+            Statement::If { accept, reject, .. } => accept.iter().chain(reject.iter()).for_each(|s| scan(s, loops, tails, e)),
+            Statement::Loop { body, continuing, .. } => body.iter().chain(continuing.iter()).for_each(|s| scan(s, loops + 1, tails, e)),
+            Statement::Switch { cases, .. } => cases.iter().flat_map(|c| c.body.iter()).for_each(|s| scan(s, loops, tails, e)),
+            _ => {}
         }
-        Statement::Block(b) => b.iter().for_each(|s| scan(s, loops, e)),
-        Statement::If { accept, reject, .. } => accept.iter().chain(reject.iter()).for_each(|s| scan(s, loops, e)),
-        Statement::Loop { body, continuing, .. } => body.iter().chain(continuing.iter()).for_each(|s| scan(s, loops + 1, e)),
-        Statement::Switch { cases, .. } => cases.iter().flat_map(|c| c.body.iter()).for_each(|s| scan(s, loops, e)),
-        _ => {}
     }
+    let mut e = Early::default();
+    body.iter().for_each(|s| scan(s, 0, tails, &mut e));
+    e
 }
 
 /// Whether a case body breaks out of its switch anywhere but as its last

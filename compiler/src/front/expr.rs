@@ -10,6 +10,8 @@ use naga::{Expression, Handle, TypeInner};
 pub(super) enum Ptr {
     /// A buffer or workgroup array, not yet indexed.
     Mem { mem: MemRef, elem: Type },
+    /// A buffer block whose one member (index 0) is that array.
+    Block { mem: MemRef, elem: Type },
     /// A place holding a value of the type.
     Place(Place, Type),
     /// A uniform's scalars, as parameters from `first`.
@@ -268,6 +270,7 @@ impl Cx<'_> {
                 use super::globals::Global;
                 match self.globals.get(g).cloned() {
                     Some(Global::Array { param, elem }) => Ok(Ptr::Mem { mem: MemRef::Param(param), elem }),
+                    Some(Global::Block { param, elem }) => Ok(Ptr::Block { mem: MemRef::Param(param), elem }),
                     Some(Global::Single { param, ty }) => Ok(Ptr::Place(mem(MemRef::Param(param), lit(0)), ty)),
                     Some(Global::Shared { index, ty, single: true }) => Ok(Ptr::Place(mem(MemRef::Shared(index), lit(0)), ty)),
                     Some(Global::Shared { index, ty: Type::Array(elem, _), single: false }) => Ok(Ptr::Mem { mem: MemRef::Shared(index), elem: *elem }),
@@ -294,6 +297,7 @@ impl Cx<'_> {
                 }
             }
             Expression::AccessIndex { base, index } => match self.ptr(fr, ls, *base)? {
+                Ptr::Block { mem, elem } => Ok(Ptr::Mem { mem, elem }),
                 Ptr::Words { mem, index: w, ty: Type::Struct(id), whole: false } => {
                     let def = &self.structs[id];
                     let offset: u32 = def.fields[..*index as usize].iter().map(|(_, t)| self.words(t)).sum();

@@ -44,6 +44,9 @@ pub enum ParamSource {
 pub(super) enum Global {
     /// A buffer parameter indexed as the shader indexes its array.
     Array { param: usize, elem: Type },
+    /// A buffer parameter whose array is the global's one member (GLSL's
+    /// `buffer B { float data[]; }`).
+    Block { param: usize, elem: Type },
     /// A buffer parameter of one element (element 0 is the global).
     Single { param: usize, ty: Type },
     /// A workgroup array (`single`: the global is its element 0).
@@ -84,7 +87,12 @@ impl Cx<'_> {
                 let writable = access.contains(naga::StorageAccess::STORE);
                 let param = self.params.len();
                 let source = ParamSource::Buffer { group, binding };
-                let (ty, array) = match self.runtime_array_elem(var.ty, at)? {
+                // GLSL's buffer block: a struct whose one member is the array.
+                let block = match &self.naga.types[var.ty].inner {
+                    TypeInner::Struct { members, .. } if members.len() == 1 => Some(members[0].ty).filter(|&t| self.is_runtime_array(t)),
+                    _ => None,
+                };
+                let (ty, array) = match self.runtime_array_elem(block.unwrap_or(var.ty), at)? {
                     Some(elem) => (elem, true),
                     None => (self.ty(var.ty, at)?, false),
                 };
@@ -99,7 +107,11 @@ impl Cx<'_> {
                     return Ok(Global::AtomicWords { mem: MemRef::Param(param), ty, array });
                 }
                 self.buffer_param(name, &ty, writable, source);
-                Ok(if array { Global::Array { param, elem: ty } } else { Global::Single { param, ty } })
+                Ok(match (array, block) {
+                    (true, Some(_)) => Global::Block { param, elem: ty },
+                    (true, None) => Global::Array { param, elem: ty },
+                    (false, _) => Global::Single { param, ty },
+                })
             }
             AddressSpace::Uniform => {
                 let ty = self.ty(var.ty, at)?;

@@ -378,3 +378,62 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
     let err = load(mixed, "main").unwrap_err();
     assert!(err.starts_with("error: `args` mixes atomic and plain members"), "{err}");
 }
+
+#[test]
+fn a_glsl_compute_shader_goes_through_nagas_glsl_front_end() {
+    // A workgroup reduction as GLSL writes it: `shared`, `barrier()`,
+    // buffer blocks with a runtime-sized last member.
+    let src = "\
+#version 450
+layout(local_size_x = 64) in;
+layout(std430, set = 0, binding = 0) readonly buffer In { float values[]; };
+layout(std430, set = 0, binding = 1) buffer Out { float sums[]; };
+shared float part[64];
+void main() {
+    uint li = gl_LocalInvocationIndex;
+    part[li] = values[gl_GlobalInvocationID.x];
+    barrier();
+    for (uint s = 32u; s > 0u; s >>= 1u) {
+        if (li < s) { part[li] += part[li + s]; }
+        barrier();
+    }
+    if (li == 0u) { sums[gl_WorkGroupID.x] = part[0]; }
+}
+";
+    let module = naga::front::glsl::Frontend::default().parse(&naga::front::glsl::Options::from(naga::ShaderStage::Compute), src).unwrap();
+    let info = naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::all()).validate(&module).unwrap();
+    let k = translate(&module, &info, "main").unwrap_or_else(|r| panic!("{}", r.render("reduce.comp", src)));
+    crate::compile(&k.module).unwrap();
+    // The blocks are buffers of floats; `barrier()` is both barrier kinds.
+    assert!(k.module.kernel.params.iter().all(|p| matches!(p.kind, ParamKind::Storage { elem: crate::ir::Type::Scalar(crate::ir::Scalar::F32), .. })));
+    assert_eq!(count(&k.module.kernel.body.block, &|s| matches!(s, StmtKind::Barrier(_))), 4);
+}
+
+#[test]
+fn a_helpers_early_return_makes_only_what_follows_it_divergent() {
+    let ok = "\
+@group(0) @binding(0) var<storage, read_write> out: array<u32>;
+var<workgroup> tile: array<u32, 64>;
+fn stage(li: u32) {
+    tile[li] = li;
+    workgroupBarrier();
+    if li >= 32u { return; }
+    out[li] = tile[63u - li];
+}
+@compute @workgroup_size(64)
+fn main(@builtin(local_invocation_index) li: u32) {
+    stage(li);
+    workgroupBarrier();
+    out[li + 64u] = tile[li];
+}
+";
+    compiles(ok, "main");
+    let late = ok.replace("    out[li] = tile[63u - li];\n}", "    workgroupBarrier();\n}");
+    let k = load(&late, "main").unwrap();
+    let errors = analysis::uniformity::check(&k.module.kernel).unwrap_err();
+    assert!(errors[0].message.starts_with("`barrier()` is not reached by every invocation"), "{errors:?}");
+    assert!(
+        errors[1].message.starts_with("this `break` (or a helper's `return`) is taken by only some invocations, so they skip what follows it"),
+        "{errors:?}"
+    );
+}

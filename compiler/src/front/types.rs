@@ -52,6 +52,21 @@ impl Cx<'_> {
                 let (members, size) = (members.clone(), *span);
                 let mut offset = 0;
                 for m in &members {
+                    if self.is_runtime_array(m.ty) {
+                        // The last member: its elements are checked as
+                        // an array's.
+                        if m.offset != offset {
+                            let (name, member) = (self.type_name(h), m.name.clone().unwrap_or_default());
+                            return Err(self.reject(
+                                at,
+                                format!(
+                                    "struct `{name}` has padding before member `{member}` (at byte {}): ld supports memory laid out without padding for now",
+                                    m.offset
+                                ),
+                            ));
+                        }
+                        return self.check_layout(m.ty, at);
+                    }
                     let t = self.ty(m.ty, at)?;
                     if m.offset != offset {
                         let (name, member) = (self.type_name(h), m.name.clone().unwrap_or_default());
@@ -97,6 +112,11 @@ impl Cx<'_> {
             Some(naga::Expression::Literal(naga::Literal::I32(n))) if *n > 0 => Ok(*n as u32),
             _ => Err(self.reject(at, format!("the array's size, override `{}`, has no value: set it", self.naga.overrides[o].name.as_deref().unwrap_or("?")))),
         }
+    }
+
+    /// Whether `h` is a runtime-sized array.
+    pub(super) fn is_runtime_array(&self, h: Handle<naga::Type>) -> bool {
+        matches!(self.naga.types[h].inner, TypeInner::Array { size: naga::ArraySize::Dynamic, .. })
     }
 
     /// The element type of a runtime-sized array.
