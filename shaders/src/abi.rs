@@ -234,9 +234,12 @@ pub fn spread(count: u32) -> [u32; 3] {
 }
 
 /// The WGSL `override` constants the kernel variants are specialized by:
-/// declared in WGSL from here ([`Override::decl`]) and set by the runtime's
-/// pipelines by the same constant ([`Override::set`]), so that the
-/// shader and the host cannot name one differently.
+/// declared in WGSL from here ([`Override::decl`]) and set by the
+/// runtime's pipelines by the same constant ([`Override::set`]), so that
+/// the shader and the host cannot name one differently.
+///
+/// [`Override::decl`]: overrides::Override::decl
+/// [`Override::set`]: overrides::Override::set
 pub mod overrides {
     /// One `override` constant: its name and WGSL type.
     #[derive(Clone, Copy, Debug, PartialEq, Eq)]
