@@ -52,6 +52,10 @@ struct Flow {
     divergent: Option<Cause>,
     /// Set once a non-uniform `return` may have been taken.
     returned: Option<Span>,
+    /// Inside a loop of one iteration (and not in a loop nested in it):
+    /// a jump some invocations take makes the rest of the body divergent
+    /// (there are no later iterations for it to reach).
+    jumps_diverge: bool,
 }
 
 impl Flow {
@@ -79,13 +83,6 @@ struct Escapes {
 
 impl Analysis<'_> {
     fn block(&mut self, b: &[Stmt], flow: &mut Flow) -> Escapes {
-        self.block_with(b, flow, false)
-    }
-
-    /// `jumps_diverge`: in the body of a loop of one iteration, a jump
-    /// some invocations take makes the rest of the body divergent (there
-    /// are no later iterations for it to reach).
-    fn block_with(&mut self, b: &[Stmt], flow: &mut Flow, jumps_diverge: bool) -> Escapes {
         let mut esc = Escapes::default();
         for (i, s) in b.iter().enumerate() {
             if let Some((id, place)) = uniform_load(b, i) {
@@ -97,7 +94,7 @@ impl Analysis<'_> {
             }
             let e = self.stmt(s, flow);
             esc.jump = esc.jump.or(e.jump);
-            if let (true, Some(j)) = (jumps_diverge, e.jump) {
+            if let (true, Some(j)) = (flow.jumps_diverge, e.jump) {
                 flow.divergent
                     .get_or_insert(Cause::new(j, "this `break` (or a helper's `return`) is taken by only some invocations, so they skip what follows it"));
             }
@@ -138,15 +135,18 @@ impl Analysis<'_> {
                 // No later iteration: a divergent `break` affects only the
                 // rest of the body (a shader helper's early `return`,
                 // inlined, is such a `break`).
-                let mut body_flow = flow.clone();
-                self.block_with(&l.body, &mut body_flow, true);
+                let mut body_flow = Flow { jumps_diverge: true, ..flow.clone() };
+                self.block(&l.body, &mut body_flow);
                 flow.returned = flow.returned.or(body_flow.returned);
             }
             StmtKind::Loop(l) => {
                 // A loop that some invocations leave early (a divergent
                 // `break`, `continue` or `return`) diverges from then on, in
                 // its later iterations too: find such jumps first, quietly.
-                let mut probe = flow.clone();
+                // (Its jumps are its own: not those of a loop of one
+                // iteration around it.)
+                let flow_in = Flow { jumps_diverge: false, ..flow.clone() };
+                let mut probe = flow_in.clone();
                 if let Some(c) = &l.cond {
                     if let Some(cause) = self.quiet(|a| a.expr(c)) {
                         probe.divergent.get_or_insert(cause);
@@ -154,7 +154,7 @@ impl Analysis<'_> {
                 }
                 let mut probe_body = probe.clone();
                 let e = self.quiet(|a| a.block(&l.body, &mut probe_body));
-                let mut inner = flow.clone();
+                let mut inner = flow_in;
                 if let Some(j) = e.jump {
                     inner
                         .divergent

@@ -437,3 +437,36 @@ fn main(@builtin(local_invocation_index) li: u32) {
         "{errors:?}"
     );
 }
+
+#[test]
+fn a_divergent_return_nested_in_a_helpers_if_makes_the_rest_of_that_branch_divergent() {
+    let src = "\
+@group(0) @binding(0) var<storage, read_write> out: array<u32>;
+@group(0) @binding(1) var<uniform> mode: u32;
+fn stage(li: u32) {
+    if mode == 1u {
+        if li >= 32u { return; }
+        workgroupBarrier();
+    }
+    for (var i = 0u; i < 4u; i++) {
+        if li == i { break; }
+    }
+    workgroupBarrier();
+    out[li] = li;
+}
+@compute @workgroup_size(64)
+fn main(@builtin(local_invocation_index) li: u32) {
+    stage(li);
+}
+";
+    let k = load(src, "main").unwrap();
+    let errors = analysis::uniformity::check(&k.module.kernel).unwrap_err();
+    // Both barriers after the nested return are refused (the invocations
+    // that returned reach neither), each with the `return` as the cause.
+    let messages: Vec<&str> = errors.iter().map(|d| d.message.split(':').next().unwrap()).collect();
+    assert_eq!(messages, ["`barrier()` is not reached by every invocation of the workgroup", "this `break` (or a helper's `return`) is taken by only some invocations, so they skip what follows it; move the barrier out of it, or make it depend only on uniform values (scalar parameters, `workgroup_id()`, `num_workgroups()`, constants, read-only buffers at uniform indices)"].repeat(2));
+    assert_eq!(errors[1].span, errors[3].span);
+    // Without the return, the inner loop's divergent `break` ends only
+    // that loop: the barrier after it is uniform.
+    compiles(&src.replace("        if li >= 32u { return; }\n", ""), "main");
+}

@@ -299,3 +299,42 @@ fn k(data: &mut [u32]) {
         ],
     );
 }
+
+#[test]
+fn a_loop_of_one_iteration_diverges_only_after_its_divergent_break() {
+    accepts(
+        r#"
+#[ld::kernel(workgroup_size = 64)]
+fn k(data: &mut [u32]) {
+    let tile = shared::<[u32; 64]>();
+    loop {
+        tile[local_index()] = 1;
+        barrier();
+        if local_index() > 3 {
+            break;
+        }
+        data[global_id().x] = tile[0];
+        break;
+    }
+    barrier();
+}
+"#,
+    );
+    rejects(
+        r#"
+#[ld::kernel(workgroup_size = 64)]
+fn k(data: &mut [u32], n: u32) {
+    loop {
+        if n > 1 {
+            if local_index() > 3 {
+                break;
+            }
+            barrier();
+        }
+        break;
+    }
+}
+"#,
+        &[("8:13", BARRIER), ("6:17", diverges!("this `break` (or a helper's `return`) is taken by only some invocations, so they skip what follows it"))],
+    );
+}
