@@ -34,7 +34,7 @@ pub enum Error {
         /// Its value.
         value: String,
         /// What it may be.
-        expected: &'static str,
+        expected: String,
     },
 
     /// `LD_ADAPTER` names no adapter that was found.

@@ -71,7 +71,7 @@ impl Default for Settings {
 pub struct BadVar {
     pub var: &'static str,
     pub value: String,
-    pub expected: &'static str,
+    pub expected: String,
 }
 
 impl Settings {
@@ -81,7 +81,7 @@ impl Settings {
         CELL.get_or_init(|| Settings::parse(|v| std::env::var(v).ok())).as_ref().map_err(|b| Error::Env {
             var: b.var,
             value: b.value.clone(),
-            expected: b.expected,
+            expected: b.expected.clone(),
         })
     }
 
@@ -89,7 +89,7 @@ impl Settings {
     /// empty value counts as unset.
     pub fn parse(lookup: impl Fn(&str) -> Option<String>) -> std::result::Result<Settings, BadVar> {
         let get = |var: &str| lookup(var).map(|v| v.trim().to_string()).filter(|v| !v.is_empty());
-        let bad = |var: &'static str, value: String, expected: &'static str| BadVar { var, value, expected };
+        let bad = |var: &'static str, value: String, expected: &str| BadVar { var, value, expected: expected.to_string() };
         let mut s = Settings::default();
         if let Some(v) = get("LD_BACKEND") {
             s.backend = Some(match v.to_ascii_lowercase().as_str() {
@@ -122,7 +122,7 @@ impl Settings {
             let asked = v.to_ascii_lowercase();
             s.mode = Some(match Mode::ALL.into_iter().find(|m| m.name() == asked) {
                 Some(m) => m,
-                None => return Err(bad("LD_MODE", v, "`check`, `exact`, `deterministic` or `native`")),
+                None => return Err(bad("LD_MODE", v, &one_of(&Mode::ALL.map(|m| m.name())))),
             });
         }
         // A path is taken as given (not trimmed: it may end in a space).
@@ -134,6 +134,17 @@ impl Settings {
             };
         }
         Ok(s)
+    }
+}
+
+/// "`a`, `b` or `c`": the values a variable may take, from the list the
+/// parser matches against.
+fn one_of(values: &[&str]) -> String {
+    let quoted: Vec<String> = values.iter().map(|v| format!("`{v}`")).collect();
+    match quoted.split_last() {
+        Some((last, [])) => last.clone(),
+        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+        None => String::new(),
     }
 }
 
@@ -203,5 +214,15 @@ mod tests {
             let msg = Error::Env { var: e.var, value: e.value, expected: e.expected }.to_string();
             assert!(msg.starts_with(&format!("{var}={value:?}")), "{msg}");
         }
+    }
+
+    #[test]
+    fn a_bad_mode_lists_every_mode_the_parser_takes() {
+        let e = parse(&[("LD_MODE", "bogus")]).unwrap_err();
+        for m in Mode::ALL {
+            assert!(e.expected.contains(&format!("`{}`", m.name())), "{}", e.expected);
+        }
+        assert_eq!(one_of(&["a", "b", "c"]), "`a`, `b` or `c`");
+        assert_eq!(one_of(&["a"]), "`a`");
     }
 }
