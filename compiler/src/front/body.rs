@@ -30,6 +30,14 @@ pub(super) struct Frame<'f> {
     pub loops: usize,
 }
 
+impl<'f> Frame<'f> {
+    /// A function about to be translated, none of its locals or values
+    /// made yet.
+    fn new(func: &'f naga::Function, finfo: &'f naga::valid::FunctionInfo, args: Vec<Arg>, ret: Option<Return>) -> Self {
+        Frame { func, finfo, args, locals: HashMap::new(), values: HashMap::new(), exchanged: HashMap::new(), ret, loops: 0 }
+    }
+}
+
 /// An argument of the function being inlined.
 #[derive(Debug, Clone)]
 pub(super) enum Arg {
@@ -370,16 +378,7 @@ impl Cx<'_> {
             let zero = self.zero(&ty, sp);
             out.push(Stmt::new(StmtKind::Let(v, Some(zero)), sp));
         }
-        let mut inner = Frame {
-            func,
-            finfo,
-            args,
-            locals: HashMap::new(),
-            values: HashMap::new(),
-            exchanged: HashMap::new(),
-            ret: Some(Return { value, flag, tails }),
-            loops: 0,
-        };
+        let mut inner = Frame::new(func, finfo, args, Some(Return { value, flag, tails }));
         let mut body = self.locals_init(&mut inner, ls)?;
         let mut stmts = self.block(&mut inner, ls, &func.body)?;
         body.append(&mut stmts);
@@ -433,7 +432,7 @@ impl Cx<'_> {
             args.push(self.entry_arg(a)?);
         }
         let mut ls = Locals { all: Vec::new() };
-        let mut fr = Frame { func, finfo: ep_info, args, locals: HashMap::new(), values: HashMap::new(), exchanged: HashMap::new(), ret: None, loops: 0 };
+        let mut fr = Frame::new(func, ep_info, args, None);
         let first = func.body.span_iter().next().map(|(_, s)| *s).unwrap_or_default();
         let span = self.span(first);
         let mut block = self.privates(&mut ls, span)?;

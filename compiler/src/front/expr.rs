@@ -54,10 +54,7 @@ impl Cx<'_> {
         }
         let mk = |kind, ty| Ok(Expr { kind, ty, span: sp });
         match &fr.func.expressions[h] {
-            Expression::Literal(l) => {
-                let (lit, ty) = literal(*l).ok_or_else(|| self.reject(at, format!("the literal {l:?} is not a 32-bit or bool value")))?;
-                mk(ExprKind::Lit(lit), ty)
-            }
+            Expression::Literal(l) => self.literal(*l, sp, at),
             Expression::Constant(c) => {
                 let init = self.naga.constants[*c].init;
                 self.const_expr(init, sp)
@@ -300,7 +297,7 @@ impl Cx<'_> {
                 Ptr::Block { mem, elem } => Ok(Ptr::Mem { mem, elem }),
                 Ptr::Words { mem, index: w, ty: Type::Struct(id), whole: false } => {
                     let def = &self.structs[id];
-                    let offset: u32 = def.fields[..*index as usize].iter().map(|(_, t)| self.words(t)).sum();
+                    let offset = def.field_offset_in(&self.structs, *index as usize);
                     let ty = def.fields[*index as usize].1.clone();
                     let w = super::vectors::bin(BinOp::Add, w, *lit(offset), &Type::U32, sp);
                     Ok(self.words_ptr(mem, w, ty))
@@ -453,10 +450,7 @@ impl Cx<'_> {
         let at = self.naga.global_expressions.get_span(h);
         let mk = |kind, ty| Ok(Expr { kind, ty, span: sp });
         match &self.naga.global_expressions[h] {
-            Expression::Literal(l) => {
-                let (lit, ty) = literal(*l).ok_or_else(|| self.reject(at, format!("the literal {l:?} is not a 32-bit or bool value")))?;
-                mk(ExprKind::Lit(lit), ty)
-            }
+            Expression::Literal(l) => self.literal(*l, sp, at),
             Expression::Constant(c) => {
                 let init = self.naga.constants[*c].init;
                 self.const_expr(init, sp)
@@ -476,6 +470,12 @@ impl Cx<'_> {
             }
             _ => Err(self.reject(at, "this constant expression is not supported")),
         }
+    }
+
+    /// A literal of a 32-bit type or bool; others are refused.
+    fn literal(&self, l: naga::Literal, sp: crate::Span, at: naga::Span) -> R<Expr> {
+        let (lit, ty) = literal(l).ok_or_else(|| self.reject(at, format!("the literal {l:?} is not a 32-bit or bool value")))?;
+        Ok(Expr { kind: ExprKind::Lit(lit), ty, span: sp })
     }
 }
 

@@ -96,13 +96,7 @@ impl Cx<'_> {
                     Some(elem) => (elem, true),
                     None => (self.ty(var.ty, at)?, false),
                 };
-                if !matches!(ty, Type::Atomic(_)) && contains_atomic(&ty, &self.structs) {
-                    // A struct (or array) of atomics only: its words, each atomic.
-                    let Some(s) = atomic_scalar(&ty, &self.structs) else {
-                        return Err(
-                            self.reject(at, format!("`{name}` mixes atomic and plain members: ld supports buffers of atomics or of plain values for now"))
-                        );
-                    };
+                if let Some(s) = self.atomic_words(&name, &ty, "buffers", at)? {
                     self.buffer_param(name, &Type::Atomic(s), writable, source);
                     return Ok(Global::AtomicWords { mem: MemRef::Param(param), ty, array });
                 }
@@ -122,14 +116,7 @@ impl Cx<'_> {
             AddressSpace::WorkGroup => {
                 self.check_layout(var.ty, at)?;
                 let ty = self.ty(var.ty, at)?;
-                if !matches!(ty, Type::Atomic(_)) && contains_atomic(&ty, &self.structs) {
-                    // Nested arrays (or structs) of atomics: their words.
-                    let Some(s) = atomic_scalar(&ty, &self.structs) else {
-                        return Err(self.reject(
-                            at,
-                            format!("`{name}` mixes atomic and plain members: ld supports workgroup memory of atomics or of plain values for now"),
-                        ));
-                    };
+                if let Some(s) = self.atomic_words(&name, &ty, "workgroup memory", at)? {
                     let len = self.words(&ty);
                     self.shared.push(SharedVar { name, elem: Type::Atomic(s), len });
                     return Ok(Global::AtomicWords { mem: MemRef::Shared(self.shared.len() - 1), ty, array: false });
@@ -146,6 +133,20 @@ impl Cx<'_> {
                 Err(self.reject(at, "textures and samplers are not supported: ld checks compute shaders over storage, uniform and workgroup memory"))
             }
             other => Err(self.reject(at, format!("globals in the {other:?} address space are not supported"))),
+        }
+    }
+
+    /// The scalar of memory of type `ty` to address as atomic words: a
+    /// struct or array holding atomics of that one type only (`None` for
+    /// an atomic itself, or no atomics). Atomics mixed with plain values
+    /// are refused: `memory` says which kind.
+    fn atomic_words(&self, name: &str, ty: &Type, memory: &str, at: naga::Span) -> R<Option<crate::ir::Scalar>> {
+        if matches!(ty, Type::Atomic(_)) || !contains_atomic(ty, &self.structs) {
+            return Ok(None);
+        }
+        match atomic_scalar(ty, &self.structs) {
+            Some(s) => Ok(Some(s)),
+            None => Err(self.reject(at, format!("`{name}` mixes atomic and plain members: ld supports {memory} of atomics or of plain values for now"))),
         }
     }
 

@@ -129,13 +129,7 @@ impl Cx<'_> {
 
     /// The 32-bit words of a value of `t`.
     pub(super) fn words(&self, t: &Type) -> u32 {
-        match t {
-            Type::Unit | Type::Var(_) => 0,
-            Type::Scalar(_) | Type::Atomic(_) => 1,
-            Type::UVec3 => 3,
-            Type::Array(e, n) => self.words(e) * n,
-            Type::Struct(id) => self.structs[*id].fields.iter().map(|(_, f)| self.words(f)).sum(),
-        }
+        t.words_in(&self.structs)
     }
 
     fn struct_type(&mut self, h: Handle<naga::Type>, members: &[naga::StructMember], at: naga::Span) -> R<Type> {

@@ -48,7 +48,12 @@ pub struct StructDef {
 impl StructDef {
     /// The offset of field number `field` from the struct's start, in 32-bit words.
     pub fn field_offset(&self, module: &Module, field: usize) -> u32 {
-        self.fields[..field].iter().map(|(_, t)| t.words(module)).sum()
+        self.field_offset_in(&module.structs, field)
+    }
+
+    /// [`StructDef::field_offset`], with struct ids looked up in `structs`.
+    pub fn field_offset_in(&self, structs: &[StructDef], field: usize) -> u32 {
+        self.fields[..field].iter().map(|(_, t)| t.words_in(structs)).sum()
     }
 }
 

@@ -71,12 +71,18 @@ impl Type {
     /// Size in 32-bit words in storage/workgroup memory (every type we
     /// support is built from 4-byte scalars, so layouts agree with repr(C)).
     pub fn words(&self, module: &Module) -> u32 {
+        self.words_in(&module.structs)
+    }
+
+    /// [`Type::words`], with struct ids looked up in `structs` (a module
+    /// a front-end is still building).
+    pub fn words_in(&self, structs: &[super::StructDef]) -> u32 {
         match self {
             Type::Unit => 0,
             Type::Scalar(_) | Type::Atomic(_) => 1,
             Type::UVec3 => 3,
-            Type::Array(t, n) => t.words(module) * n,
-            Type::Struct(id) => module.structs[*id].fields.iter().map(|(_, t)| t.words(module)).sum(),
+            Type::Array(t, n) => t.words_in(structs) * n,
+            Type::Struct(id) => structs[*id].fields.iter().map(|(_, t)| t.words_in(structs)).sum(),
             Type::Var(_) => unreachable!("unresolved type variable"),
         }
     }
