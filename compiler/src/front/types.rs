@@ -52,22 +52,6 @@ impl Cx<'_> {
                 let (members, size) = (members.clone(), *span);
                 let mut offset = 0;
                 for m in &members {
-                    if self.is_runtime_array(m.ty) {
-                        // The last member: its elements are checked as
-                        // an array's.
-                        if m.offset != offset {
-                            let (name, member) = (self.type_name(h), m.name.clone().unwrap_or_default());
-                            return Err(self.reject(
-                                at,
-                                format!(
-                                    "struct `{name}` has padding before member `{member}` (at byte {}): ld supports memory laid out without padding for now",
-                                    m.offset
-                                ),
-                            ));
-                        }
-                        return self.check_layout(m.ty, at);
-                    }
-                    let t = self.ty(m.ty, at)?;
                     if m.offset != offset {
                         let (name, member) = (self.type_name(h), m.name.clone().unwrap_or_default());
                         return Err(self.reject(
@@ -78,6 +62,12 @@ impl Cx<'_> {
                             ),
                         ));
                     }
+                    if self.is_runtime_array(m.ty) {
+                        // The last member: its elements are checked as
+                        // an array's.
+                        return self.check_layout(m.ty, at);
+                    }
+                    let t = self.ty(m.ty, at)?;
                     self.check_layout(m.ty, at)?;
                     offset += self.words(&t) * 4;
                 }
