@@ -91,7 +91,7 @@ if [ -z "$suite" ]; then
     echo "scripts/test.sh: cargo named no tests/suite binary" >&2
     exit 1
 fi
-shards=(numerics:: check_catalogue:: idioms:: classics:: patterns::)
+shards=(numerics:: check_catalogue:: idioms:: classics:: patterns:: corpus::)
 rest=()
 for m in "${shards[@]}"; do rest+=(--skip "$m"); done
 job_names=(suite:rest)
@@ -105,6 +105,9 @@ done
 # rebuilds dependencies).
 job_names+=(units)
 job_cmds+=("$(printf '%q ' cargo test --workspace --lib --benches --test compile_fail "$@")")
+# ld-check as a user runs it: the binary on shaders, its output and exit status.
+job_names+=(ld-check)
+job_cmds+=("$(printf '%q ' cargo test --workspace --test cli "$@")")
 
 logs="$(mktemp -d)"
 max_jobs="${LD_TEST_JOBS:-$(nproc 2>/dev/null || echo 2)}"

@@ -25,6 +25,6 @@ pub mod lower;
 mod span;
 pub mod wgsl;
 
-pub use compile::{compile, Compiled};
+pub use compile::{compile, Compiled, Facts};
 pub use diagnostic::{Diagnostic, Diagnostics};
 pub use span::Span;

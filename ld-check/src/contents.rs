@@ -26,6 +26,7 @@ impl Resolved {
                 Contents::Random(r) => random(file, &field, r)?,
                 Contents::Values(v) => words(file, &format!("{field}.values.data"), v.ty, v.data.iter().copied())?,
                 Contents::Uniform(fields) => self.uniform(file, name, fields)?,
+                Contents::File(path) => file.file_bytes(name, path)?,
             };
             out.insert(name.clone(), bytes);
         }
@@ -44,6 +45,19 @@ impl Resolved {
         let value = toml::Value::Table(fields.clone());
         Layout { file, module }.put(&mut bytes, 0, b.ty, &value, &field)?;
         Ok(bytes)
+    }
+}
+
+impl LaunchFile {
+    /// The bytes of buffer `name`'s file (beside the launch file): an
+    /// `.npy` file's data, any other file as it is.
+    pub(crate) fn file_bytes(&self, name: &str, path: &std::path::Path) -> Result<Vec<u8>, LaunchError> {
+        let full = self.path.parent().unwrap_or(std::path::Path::new(".")).join(path);
+        let data = std::fs::read(&full).map_err(|source| LaunchError::Read { path: full.clone(), source })?;
+        if full.extension().is_some_and(|e| e == "npy") {
+            return crate::npy::read(&data).map_err(|m| self.field_error(format!("buffers.{name}.file"), format!("{}: {m}", full.display())));
+        }
+        Ok(data)
     }
 }
 

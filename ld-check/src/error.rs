@@ -39,6 +39,16 @@ pub enum LaunchError {
         /// naga's message, rendered with the shader's path and line.
         message: String,
     },
+    /// A dispatch could not be run: ld's error, which says what to do.
+    #[error("{}", run_message(*dispatch, kernel, source))]
+    Run {
+        /// The dispatch's index in the launch file.
+        dispatch: usize,
+        /// Its shader and entry point.
+        kernel: String,
+        /// ld's error (boxed: it is large, and rare).
+        source: Box<ld_runtime::Error>,
+    },
     /// A shader uses a construct ld cannot check (yet): each at its line
     /// and column, with the source line.
     #[error("{message}")]
@@ -46,4 +56,27 @@ pub enum LaunchError {
         /// The errors, rendered as rustc renders its own.
         message: String,
     },
+}
+
+impl From<ld_compiler::front::ShaderError> for LaunchError {
+    fn from(e: ld_compiler::front::ShaderError) -> Self {
+        use ld_compiler::front::ShaderError;
+        match e {
+            ShaderError::Read { path, source } => LaunchError::Read { path, source },
+            ShaderError::Invalid { message } => LaunchError::Shader { message },
+            ShaderError::Unsupported { message } => LaunchError::Unsupported { message },
+            other => LaunchError::Shader { message: other.to_string() },
+        }
+    }
+}
+
+/// A dispatch's error: a shader's, already rendered as rustc renders
+/// errors (`error: ...`, the line, a caret), with the dispatch as a note;
+/// any other after the dispatch.
+fn run_message(dispatch: usize, kernel: &str, source: &ld_runtime::Error) -> String {
+    let text = source.to_string();
+    match text.strip_prefix("error: ") {
+        Some(rendered) => format!("{}   = note: in dispatch {dispatch} ({kernel})", rendered),
+        None => format!("dispatch {dispatch} ({kernel}): {text}"),
+    }
 }

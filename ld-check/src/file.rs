@@ -128,6 +128,9 @@ pub struct BufferSpec {
     /// A uniform struct's fields, by name: a vector or array as a TOML
     /// array, a nested struct as a table.
     pub uniform: Option<toml::Table>,
+    /// A file's bytes (relative to the launch file): an `.npy` file's
+    /// data, any other file as it is.
+    pub file: Option<PathBuf>,
 }
 
 /// `fill = { type, count, value }`.
@@ -201,6 +204,8 @@ pub enum Contents<'a> {
     Values(&'a Values),
     /// A uniform struct's fields.
     Uniform(&'a toml::Table),
+    /// A file's bytes.
+    File(&'a Path),
 }
 
 impl BufferSpec {
@@ -214,6 +219,7 @@ impl BufferSpec {
             self.random.as_ref().map(Contents::Random),
             self.values.as_ref().map(Contents::Values),
             self.uniform.as_ref().map(Contents::Uniform),
+            self.file.as_deref().map(Contents::File),
         ];
         let mut given = all.into_iter().flatten();
         let first = given.next()?;
@@ -221,7 +227,7 @@ impl BufferSpec {
     }
 
     /// Its size in bytes, where the contents say (a uniform's is the
-    /// struct's, known from the shader).
+    /// struct's, known from the shader; a file's, once it is read).
     pub fn bytes(&self) -> Option<u64> {
         match self.contents()? {
             Contents::Zeros(n) => Some(n),
@@ -229,7 +235,7 @@ impl BufferSpec {
             Contents::Iota(i) => Some(i.count * 4),
             Contents::Random(r) => Some(r.count * 4),
             Contents::Values(v) => Some(v.data.len() as u64 * 4),
-            Contents::Uniform(_) => None,
+            Contents::Uniform(_) | Contents::File(_) => None,
         }
     }
 }
@@ -278,7 +284,7 @@ impl LaunchFile {
     fn check_self(&self) -> Result<(), LaunchError> {
         for (name, spec) in &self.buffers {
             if spec.contents().is_none() {
-                return Err(self.field_error(format!("buffers.{name}"), "give exactly one of `zeros`, `fill`, `iota`, `random`, `values` or `uniform`"));
+                return Err(self.field_error(format!("buffers.{name}"), "give exactly one of `zeros`, `fill`, `iota`, `random`, `values`, `uniform` or `file`"));
             }
         }
         if self.dispatches.is_empty() {
@@ -319,4 +325,43 @@ impl LaunchFile {
 pub(crate) fn parse_binding(key: &str) -> Option<(u32, u32)> {
     let (g, b) = key.split_once(':')?;
     Some((g.trim().parse().ok()?, b.trim().parse().ok()?))
+}
+
+impl LaunchFile {
+    /// One dispatch given on the command line: `shader`'s `entry` over
+    /// `workgroups`, each binding a buffer named by its `group:binding`.
+    pub fn single(
+        shader: PathBuf,
+        entry: String,
+        workgroups: Vec<u32>,
+        bindings: Vec<((u32, u32), BufferSpec)>,
+        overrides: BTreeMap<String, f64>,
+    ) -> Result<LaunchFile, LaunchError> {
+        let mut buffers = BTreeMap::new();
+        let mut bound = BTreeMap::new();
+        for ((g, b), spec) in bindings {
+            let key = format!("{g}:{b}");
+            buffers.insert(key.clone(), spec);
+            bound.insert(key.clone(), key);
+        }
+        let dispatch = Dispatch { shader, entry, workgroups, overrides, bindings: bound };
+        // Shaders are found beside the file: the working directory here.
+        let file = LaunchFile { case: None, buffers, dispatches: vec![dispatch], path: PathBuf::from("--bind") };
+        file.check_self()?;
+        Ok(file)
+    }
+}
+
+impl BufferSpec {
+    /// `zeros:BYTES`, or a file's bytes (an `.npy` file's data).
+    pub fn from_spec(spec: &str) -> Result<BufferSpec, String> {
+        match spec.strip_prefix("zeros:") {
+            Some(n) => n
+                .trim()
+                .parse()
+                .map(|n| BufferSpec { zeros: Some(n), ..Default::default() })
+                .map_err(|_| format!("`{spec}`: write zeros:BYTES, such as zeros:4096")),
+            None => Ok(BufferSpec { file: Some(PathBuf::from(spec)), ..Default::default() }),
+        }
+    }
 }

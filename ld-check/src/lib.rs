@@ -20,10 +20,13 @@
 mod contents;
 mod error;
 mod file;
+pub mod npy;
+mod run;
 mod shader;
 
 pub use error::LaunchError;
 pub use file::{BufferSpec, Case, Contents, Dispatch, ExpectedRace, LaunchFile, RaceKind, ScalarType, Scope, Verdict};
+pub use run::{DispatchRun, Outcome};
 pub use shader::{Binding, Resolved, ResolvedDispatch, Shader};
 
 #[cfg(test)]

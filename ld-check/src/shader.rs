@@ -5,81 +5,9 @@
 
 use crate::file::{parse_binding, Contents, Dispatch, LaunchFile};
 use crate::LaunchError;
-use naga::valid::{Capabilities, ModuleInfo, ValidationFlags, Validator};
+pub use ld_compiler::front::Shader;
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
-
-/// A shader module, read and validated by naga.
-#[derive(Debug)]
-#[non_exhaustive]
-pub struct Shader {
-    /// The file it was read from.
-    pub path: PathBuf,
-    /// Its text.
-    pub source: String,
-    /// naga's module.
-    pub module: naga::Module,
-    /// naga's analysis of it (which globals each entry point uses).
-    pub info: ModuleInfo,
-    /// The sizes and alignments of its types (WGSL's host-shareable layout).
-    pub layouter: naga::proc::Layouter,
-}
-
-impl Shader {
-    /// Reads a shader file (WGSL, or GLSL: see [`Shader::parse`]) and
-    /// validates it; naga's errors come back rendered with the file's
-    /// path, line and column.
-    pub fn load(path: &Path) -> Result<Shader, LaunchError> {
-        let source = std::fs::read_to_string(path).map_err(|e| LaunchError::Read { path: path.to_owned(), source: e })?;
-        Self::parse(source, path)
-    }
-
-    /// [`Shader::load`] of a shader already read: GLSL for a `.comp` or
-    /// `.glsl` path (a compute shader, through naga's GLSL front-end),
-    /// WGSL otherwise.
-    pub fn parse(source: String, path: &Path) -> Result<Shader, LaunchError> {
-        let shown = path.display().to_string();
-        let glsl = path.extension().is_some_and(|e| e == "comp" || e == "glsl");
-        let module = if glsl {
-            let options = naga::front::glsl::Options::from(naga::ShaderStage::Compute);
-            naga::front::glsl::Frontend::default()
-                .parse(&options, &source)
-                .map_err(|e| LaunchError::Shader { message: e.emit_to_string_with_path(&source, &shown) })?
-        } else {
-            naga::front::wgsl::parse_str(&source).map_err(|e| LaunchError::Shader { message: e.emit_to_string_with_path(&source, &shown) })?
-        };
-        let info = Validator::new(ValidationFlags::all(), Capabilities::all())
-            .validate(&module)
-            .map_err(|e| LaunchError::Shader { message: e.emit_to_string_with_path(&source, &shown) })?;
-        let mut layouter = naga::proc::Layouter::default();
-        layouter.update(module.to_ctx()).map_err(|e| LaunchError::Shader { message: format!("{shown}: {e}") })?;
-        Ok(Shader { path: path.to_owned(), source, module, info, layouter })
-    }
-
-    /// The resource variables (storage and uniform) by (group, binding).
-    pub fn bindings(&self) -> BTreeMap<(u32, u32), naga::Handle<naga::GlobalVariable>> {
-        self.module.global_variables.iter().filter_map(|(h, g)| g.binding.as_ref().map(|b| ((b.group, b.binding), h))).collect()
-    }
-
-    /// Entry point `entry` as a kernel for ld's compiler, with the
-    /// override constants `overrides` applied (naga's pipeline-constant
-    /// processing, as wgpu applies them when it creates the pipeline).
-    /// A construct ld cannot check is an error at its line and column.
-    pub fn kernel(&self, entry: &str, overrides: &BTreeMap<String, f64>) -> Result<ld_compiler::front::Kernel, LaunchError> {
-        let shown = self.path.display().to_string();
-        let constants: naga::back::PipelineConstants = overrides.iter().map(|(k, v)| (k.clone(), *v)).collect();
-        let stage = Some((naga::ShaderStage::Compute, entry));
-        let (module, info) = naga::back::pipeline_constants::process_overrides(&self.module, &self.info, stage, &constants)
-            .map_err(|e| LaunchError::Shader { message: format!("{shown}: entry point `{entry}`'s override constants: {e}") })?;
-        ld_compiler::front::translate(&module, &info, entry).map_err(|r| LaunchError::Unsupported { message: r.render(&shown, &self.source) })
-    }
-
-    /// Whether the module declares a global variable (a storage, uniform or
-    /// workgroup one) of this name.
-    pub fn declares(&self, name: &str) -> bool {
-        self.module.global_variables.iter().any(|(_, g)| g.name.as_deref() == Some(name))
-    }
-}
+use std::path::Path;
 
 /// One binding of a resolved dispatch.
 #[derive(Debug, Clone)]
@@ -255,7 +183,10 @@ impl LaunchFile {
             }
             return Ok(());
         }
-        let bytes = spec.bytes().expect("not a uniform");
+        let bytes = match spec.contents() {
+            Some(Contents::File(path)) => self.file_bytes(&b.buffer, path)?.len() as u64,
+            _ => spec.bytes().expect("not a uniform"),
+        };
         if bytes < b.min_bytes {
             return Err(self.field_error(field, format!("buffer `{}` holds {bytes} bytes, but `{}` needs at least {}", b.buffer, b.variable, b.min_bytes)));
         }
@@ -276,5 +207,35 @@ fn min_bytes(module: &naga::Module, layouter: &naga::proc::Layouter, ty: naga::H
             _ => layouter[ty].size as u64,
         },
         _ => layouter[ty].size as u64,
+    }
+}
+
+impl Resolved {
+    /// The type of buffer `name`'s words, from the first variable it is
+    /// bound to: `f32` or `i32` where every scalar in the variable's type
+    /// is one, else `u32`.
+    pub fn word_type(&self, name: &str) -> crate::ScalarType {
+        let Some((d, b)) = self.dispatches.iter().find_map(|d| d.bindings.iter().find(|b| b.buffer == name).map(|b| (d, b))) else {
+            return crate::ScalarType::U32;
+        };
+        let module = &self.shaders[d.shader].module;
+        let mut kinds = Vec::new();
+        scalar_kinds(module, b.ty, &mut kinds);
+        match kinds.first() {
+            Some(&k) if kinds.iter().all(|&x| x == k) && k == naga::ScalarKind::Float => crate::ScalarType::F32,
+            Some(&k) if kinds.iter().all(|&x| x == k) && k == naga::ScalarKind::Sint => crate::ScalarType::I32,
+            _ => crate::ScalarType::U32,
+        }
+    }
+}
+
+/// Every scalar kind in `ty`.
+fn scalar_kinds(module: &naga::Module, ty: naga::Handle<naga::Type>, out: &mut Vec<naga::ScalarKind>) {
+    use naga::TypeInner as T;
+    match &module.types[ty].inner {
+        T::Scalar(s) | T::Atomic(s) | T::Vector { scalar: s, .. } | T::Matrix { scalar: s, .. } => out.push(s.kind),
+        T::Array { base, .. } => scalar_kinds(module, *base, out),
+        T::Struct { members, .. } => members.iter().for_each(|m| scalar_kinds(module, m.ty, out)),
+        _ => {}
     }
 }

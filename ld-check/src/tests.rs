@@ -231,7 +231,7 @@ fn every_corpus_dispatch_compiles_or_is_refused_at_a_line() {
                     Ok(_) => compiled += 1,
                     Err(ds) => failures.push(format!("{} dispatch {i}: {:?}", path.display(), ds)),
                 },
-                Err(LaunchError::Unsupported { message }) => {
+                Err(ld_compiler::front::ShaderError::Unsupported { message }) => {
                     let at = format!(" --> {}:", shader.path.display());
                     let caret = message.lines().any(|l| l.trim_start().starts_with("| ") && l.ends_with('^'));
                     let located = message.starts_with("error: ") && message.contains(&at) && caret;

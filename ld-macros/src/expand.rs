@@ -249,7 +249,7 @@ fn elem_info(m: &Module, t: &Type) -> TokenStream {
     let rt = cpu::rust_type(m, t);
     let words = t.words(m);
     let name = t.display(&m.structs);
-    quote!(__ld::ElemInfo { name: #name, words: #words, type_id: || ::core::any::TypeId::of::<#rt>(), place: <#rt as __ld::Words>::place })
+    quote!(__ld::ElemInfo { name: #name, words: #words, type_id: || ::core::any::TypeId::of::<#rt>(), place: &<#rt as __ld::Words>::place })
 }
 
 fn scalar_kind(s: Scalar) -> TokenStream {
@@ -264,7 +264,7 @@ fn scalar_kind(s: Scalar) -> TokenStream {
 fn kernel_impl(m: &Module, f: &syn::ItemFn) -> syn::Result<TokenStream> {
     let compiled = ld_compiler::compile(m).map_err(|ds| spans::errors(&ds))?;
     let twin = cpu::twin(&compiled.settled);
-    let classes = analysis::targets::params(m);
+    let facts = compiled.facts;
     let (native, native_sites) = compiled.native;
     let (instrumented, instrumented_sites) = compiled.instrumented;
     let (folded, folded_sites) = compiled.folded;
@@ -287,11 +287,10 @@ fn kernel_impl(m: &Module, f: &syn::ItemFn) -> syn::Result<TokenStream> {
         quote!(&[#(#v),*])
     });
     let [native_sites, instrumented_sites, folded_sites, probe_sites] = sites;
-    let shared_targets = analysis::targets::shared(m);
     let k = &m.kernel;
     let name = &f.sig.ident;
     let name_str = name.to_string();
-    let params = k.params.iter().zip(&classes).map(|(p, class)| {
+    let params = k.params.iter().zip(&facts.classes).map(|(p, class)| {
         let pname = &p.name;
         let check = match class {
             analysis::targets::Class::ReadOnly => quote!(__ld::CheckClass::ReadOnly),
@@ -315,22 +314,21 @@ fn kernel_impl(m: &Module, f: &syn::ItemFn) -> syn::Result<TokenStream> {
         };
         quote!(__ld::ParamInfo { name: #pname, kind: #kind, check: #check })
     });
-    let shared = k.shared.iter().zip(&shared_targets).map(|(s, target)| {
+    let shared = k.shared.iter().zip(&facts.shared_targets).map(|(s, target)| {
         let n = &s.name;
         let w = s.elem.words(m);
         let len = s.len;
         let rt = cpu::rust_type(m, &s.elem);
-        quote!(__ld::SharedInfo { name: #n, elem_words: #w, len: #len, place: <#rt as __ld::Words>::place, target: #target })
+        quote!(__ld::SharedInfo { name: #n, elem_words: #w, len: #len, place: &<#rt as __ld::Words>::place, target: #target })
     });
-    let targets = analysis::targets::list(m).into_iter().map(|mem| match mem {
-        MemRef::Param(i) => quote!(__ld::TargetPlace::Param(#i)),
-        MemRef::Shared(a) => quote!(__ld::TargetPlace::Shared(#a)),
+    let targets = facts.targets.iter().map(|mem| match mem {
+        &MemRef::Param(i) => quote!(__ld::TargetPlace::Param(#i)),
+        &MemRef::Shared(a) => quote!(__ld::TargetPlace::Shared(#a)),
         MemRef::FnSlice(_) => unreachable!("targets are kernel memories"),
     });
-    let lane_safe = analysis::targets::lane_safe(m);
-    let one_value = analysis::targets::one_value(m);
-    let analysis::in_place::InPlace { row, plane, stride } = analysis::in_place::in_place(m);
-    let barriers = wgsl::barriers(m).into_iter().enumerate().map(|(index, (kind, span))| {
+    let (lane_safe, one_value) = (facts.lane_safe, facts.one_value);
+    let analysis::in_place::InPlace { row, plane, stride } = facts.in_place;
+    let barriers = facts.barriers.iter().enumerate().map(|(index, &(kind, span))| {
         let id = index as u32;
         let kind = match kind {
             BarrierKind::Workgroup => quote!(__ld::BarrierKind::Workgroup),
@@ -366,7 +364,7 @@ fn kernel_impl(m: &Module, f: &syn::ItemFn) -> syn::Result<TokenStream> {
             wgsl_folded: #folded,
             wgsl_probe: #probe,
             sites: [#native_sites, #instrumented_sites, #folded_sites, #probe_sites],
-            new_invocation: ld_new_invocation,
+            new_invocation: &ld_new_invocation,
             source: __ld::Source { file: #body_file, first_line: #body_line, text: #body_text },
         };
         impl ::ld::Kernel for #name {

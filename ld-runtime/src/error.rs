@@ -74,6 +74,26 @@ pub enum Error {
         problem: String,
     },
 
+    /// A shader cannot be read, naga rejects it, or it uses a construct
+    /// ld cannot check: the message shows each problem at its line.
+    #[error("{0}")]
+    Shader(#[from] ld_compiler::front::ShaderError),
+
+    /// A loaded shader's binding does not fit what the shader declares.
+    #[error("`{kernel}`'s @group({group}) @binding({binding}) (`{variable}`): {problem}")]
+    Binding {
+        /// The entry point.
+        kernel: &'static str,
+        /// The bind group.
+        group: u32,
+        /// The binding.
+        binding: u32,
+        /// The shader's variable there (empty if it declares none).
+        variable: String,
+        /// What is wrong, with both sides.
+        problem: String,
+    },
+
     /// The grid cannot be dispatched.
     #[error("grid {grid:?} for `{kernel}`: {problem}")]
     Grid {

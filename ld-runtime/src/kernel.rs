@@ -69,11 +69,22 @@ pub struct KernelInfo {
     /// the site number the guard records, one table per WGSL text (native,
     /// instrumented, folded, probe: `ld_shaders::abi::guard`'s variants).
     pub sites: [&'static [Site]; ld_shaders::abi::guard::VARIANTS],
-    /// A fresh invocation of the CPU twin.
-    pub new_invocation: fn() -> Box<dyn Invocation>,
+    /// A fresh invocation of the CPU twin (or, for a loaded shader, of
+    /// the interpreter running its IR).
+    pub new_invocation: NewInvocation,
     /// Where the kernel is written, for the snippets of reports.
     pub source: Source,
 }
+
+/// Makes a fresh invocation of a kernel's CPU reference: a function
+/// item for the macro's twin, a closure over the program for a loaded
+/// shader.
+pub type NewInvocation = &'static (dyn Fn() -> Box<dyn Invocation> + Send + Sync);
+
+/// Names a word offset within one element (`.mass`, `[1]`, nothing for a
+/// scalar): the element type's `Words::place` for a Rust kernel, a walk
+/// of the shader's type for a loaded one.
+pub type PlaceFn = &'static (dyn Fn(u32, &mut String) + Send + Sync);
 
 /// The targets (a bit each, by number) whose every index is the
 /// invocation's own element of the dispatch: `stride * own + offset`, one
@@ -206,9 +217,8 @@ pub struct ElemInfo {
     pub name: &'static str,
     pub words: u32,
     pub type_id: fn() -> TypeId,
-    /// Names a word offset within one element (`.mass`, `[1]`, nothing
-    /// for a scalar): the element type's `Words::place`.
-    pub place: fn(u32, &mut String),
+    /// Names a word offset within one element.
+    pub place: PlaceFn,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -262,8 +272,8 @@ pub struct SharedInfo {
     pub name: &'static str,
     pub elem_words: u32,
     pub len: u32,
-    /// Names a word offset within one element (`Words::place`).
-    pub place: fn(u32, &mut String),
+    /// Names a word offset within one element.
+    pub place: PlaceFn,
     /// Privatized per warp by check mode (every non-atomic shared array).
     pub target: bool,
 }

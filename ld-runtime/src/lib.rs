@@ -21,6 +21,7 @@ pub(crate) mod launch;
 pub(crate) mod runtime;
 pub(crate) mod session;
 pub(crate) mod settings;
+pub(crate) mod shader;
 
 pub use buffer::{Buffer, Element};
 pub use check::engine::Stats;
@@ -32,9 +33,11 @@ pub use cpu::twin::UVec3;
 pub use error::{Error, FaultKind, Result};
 pub use kernel::Kernel;
 pub use launch::{Arg, BufArg, Grid, IntoArgs, Launch, Mode, Run, MAX_WORKGROUPS_PER_DIMENSION};
+pub use ld_compiler::front::{Shader, ShaderError};
 pub use runtime::{Backend, Runtime};
 pub use session::{report_document, ReportDocument, REPORT_SCHEMA};
 pub use settings::{ForcedBackend, Settings, DEFAULT_EXIT_CODE};
+pub use shader::{Bindings, ShaderKernel};
 
 /// Level 1's sweep against a shader copy, for `benches/check.rs`. Not a
 /// stable API.

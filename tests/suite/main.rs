@@ -19,6 +19,7 @@ mod common;
 
 mod check_catalogue;
 mod classics;
+mod corpus;
 mod deterministic;
 mod em_check;
 mod guards;

@@ -17,6 +17,7 @@
 mod body;
 mod expr;
 mod globals;
+mod shader;
 mod source;
 mod types;
 mod vectors;
@@ -25,6 +26,7 @@ mod vectors;
 mod tests;
 
 pub use globals::ParamSource;
+pub use shader::{Shader, ShaderError};
 pub use source::{line_column, render, Rejected};
 
 use crate::ir;

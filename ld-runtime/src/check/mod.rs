@@ -184,14 +184,20 @@ impl CheckOptions {
 pub const DEFAULT_BUDGET: u64 = 1 << 30;
 
 /// What is privatized: the kernel's targets, in target order.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Target {
     pub name: &'static str,
     pub memory: Memory,
     /// Words per element.
     pub elem_words: u32,
     /// Names a word offset within an element (`Words::place`).
-    pub place: fn(u32, &mut String),
+    pub place: crate::kernel::PlaceFn,
+}
+
+impl std::fmt::Debug for Target {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Target").field("name", &self.name).field("memory", &self.memory).field("elem_words", &self.elem_words).finish()
+    }
 }
 
 impl Target {
@@ -212,7 +218,10 @@ pub fn targets(info: &KernelInfo) -> Vec<Target> {
             TargetPlace::Param(p) => {
                 let (elem_words, place) = match &info.params[p].kind {
                     ParamKind::Storage { elem, .. } | ParamKind::Atomic { elem } => (elem.words, elem.place),
-                    ParamKind::Uniform { .. } => (1, (|_, _| {}) as fn(u32, &mut String)),
+                    ParamKind::Uniform { .. } => {
+                        let none: crate::kernel::PlaceFn = &|_, _| {};
+                        (1, none)
+                    }
                 };
                 Target { name: info.params[p].name, memory: Memory::Storage, elem_words, place }
             }

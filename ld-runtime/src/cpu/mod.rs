@@ -2,5 +2,6 @@
 //! semantics, checking every access, so its answers can judge the GPU's.
 
 pub mod executor;
+pub mod interp;
 pub mod ops;
 pub mod twin;

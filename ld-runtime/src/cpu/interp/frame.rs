@@ -1,0 +1,75 @@
+//! Where values live: every local of a function is a run of 32-bit words
+//! in one flat buffer per frame, at an offset fixed once per program, so
+//! reaching a local (or a field or element of one) is an addition, not a
+//! lookup. Sizes and field offsets follow `Type::words` and
+//! `StructDef::field_offset`, the layout memory uses too, so a value moves
+//! between a local and memory word for word.
+
+use ld_compiler::ir::{Body, LocalId, Module, StructId, Type};
+
+/// The sizes of the module's types in words, structs precomputed: a
+/// struct's size and its fields' offsets are asked at every access to it.
+pub(super) struct Shapes {
+    struct_words: Vec<u32>,
+    field_offsets: Vec<Vec<u32>>,
+}
+
+impl Shapes {
+    pub fn new(m: &Module) -> Self {
+        let struct_words = m.structs.iter().map(|s| s.fields.iter().map(|(_, t)| t.words(m)).sum()).collect();
+        let field_offsets = m.structs.iter().map(|s| (0..s.fields.len()).map(|f| s.field_offset(m, f)).collect()).collect();
+        Shapes { struct_words, field_offsets }
+    }
+
+    /// A value of type `t`, in words (`Unit`: none).
+    pub fn words(&self, t: &Type) -> u32 {
+        match t {
+            Type::Unit => 0,
+            Type::Scalar(_) | Type::Atomic(_) => 1,
+            Type::UVec3 => 3,
+            Type::Array(e, n) => self.words(e) * n,
+            Type::Struct(id) => self.struct_words[*id],
+            Type::Var(_) => unreachable!("unresolved type variable in finished IR"),
+        }
+    }
+
+    /// Where field `field` of struct `s` starts, in words.
+    pub fn field_offset(&self, s: StructId, field: usize) -> u32 {
+        self.field_offsets[s][field]
+    }
+}
+
+/// Whether a value of type `t` is one word computed on the fast path
+/// (a scalar), rather than an aggregate gathered in a buffer.
+pub(super) fn is_scalar(t: &Type) -> bool {
+    matches!(t, Type::Scalar(_) | Type::Atomic(_))
+}
+
+/// A function's locals laid out in one frame of words.
+pub(super) struct Layout {
+    offsets: Vec<u32>,
+    words: u32,
+}
+
+impl Layout {
+    pub fn new(body: &Body, shapes: &Shapes) -> Self {
+        let mut offsets = Vec::with_capacity(body.locals.len());
+        let mut words = 0;
+        for l in &body.locals {
+            offsets.push(words);
+            words += shapes.words(&l.ty);
+        }
+        Layout { offsets, words }
+    }
+
+    /// The first word of local `id` in the frame.
+    pub fn offset(&self, id: LocalId) -> u32 {
+        self.offsets[id]
+    }
+
+    /// A fresh frame's size: every local zeroed, as WGSL zero-initialises
+    /// variables (and the twin's `zeroed()`).
+    pub fn words(&self) -> usize {
+        self.words as usize
+    }
+}

@@ -1,0 +1,171 @@
+//! A loaded entry point's [`KernelInfo`]: the description `#[ld::kernel]`
+//! writes into its expansion at compile time, built here at run time from
+//! the same compiler output (`ld_compiler::Compiled` and its `Facts`), so
+//! every mode, check and report treats both kinds of kernel alike.
+
+use crate::cpu::interp::Program;
+use crate::cpu::twin::BarrierKind as TwinBarrier;
+use crate::kernel::*;
+use ld_compiler::front::{line_column, Shader};
+use ld_compiler::ir::{self, MemRef, Scalar, StructDef, Type};
+use ld_compiler::{analysis::targets::Class, wgsl, Compiled};
+use std::any::TypeId;
+use std::sync::Arc;
+
+/// The element type of every buffer of a loaded kernel: the launch binds
+/// any buffer whose size is a whole number of the shader's elements
+/// (`bind.rs` checks it), so no Rust type stands for them.
+pub(crate) struct ShaderElement;
+
+/// A string that lives as long as the process: a loaded kernel's
+/// description is kept in the loader's cache for the process's life, as
+/// the macro's are in the binary.
+fn leak(s: impl Into<String>) -> &'static str {
+    Box::leak(s.into().into_boxed_str())
+}
+
+/// The description of `kernel` (entry point `entry` of `shader`), compiled
+/// as `compiled`.
+pub(super) fn describe(shader: &Shader, entry: &str, kernel: &ld_compiler::front::Kernel, compiled: Compiled) -> KernelInfo {
+    let source = leak(shader.source.clone());
+    let sites: Vec<(u32, u32)> = kernel.spans.iter().map(|s| line_column(source, *s).unwrap_or((0, 0))).collect();
+    let at = |span: ld_compiler::Span| span.index().and_then(|i| sites.get(i).copied()).unwrap_or((0, 0));
+    let m = &kernel.module;
+    let facts = &compiled.facts;
+    let params = m.kernel.params.iter().zip(&facts.classes).map(|(p, c)| param(m, p, *c)).collect::<Vec<_>>();
+    let shared = m.kernel.shared.iter().zip(&facts.shared_targets).map(|(s, &target)| SharedInfo {
+        name: leak(s.name.clone()),
+        elem_words: s.elem.words(m),
+        len: s.len,
+        place: placer(m, &s.elem),
+        target,
+    });
+    let targets = facts.targets.iter().map(|t| match *t {
+        MemRef::Param(i) => TargetPlace::Param(i),
+        MemRef::Shared(a) => TargetPlace::Shared(a),
+        MemRef::FnSlice(_) => unreachable!("targets are kernel memories"),
+    });
+    let barriers = facts.barriers.iter().enumerate().map(|(i, &(kind, span))| BarrierInfo { id: i as u32, kind: barrier_kind(kind), line: at(span).0 });
+    let site_table = |v: &[wgsl::Site]| -> &'static [Site] {
+        let v: Vec<Site> = v.iter().map(|s| site(s, at(s.span))).collect();
+        Box::leak(v.into_boxed_slice())
+    };
+    let i = &facts.in_place;
+    let sites_tables = [&compiled.native.1, &compiled.instrumented.1, &compiled.folded.1, &compiled.probe.1].map(|v| site_table(v));
+    let program = Arc::new(Program::new(compiled.settled, sites.clone()));
+    let new_invocation: NewInvocation = Box::leak(Box::new(move || program.invocation()));
+    KernelInfo {
+        name: leak(entry),
+        workgroup_size: m.kernel.workgroup_size,
+        params: Box::leak(params.into_boxed_slice()),
+        shared: Box::leak(shared.collect::<Vec<_>>().into_boxed_slice()),
+        targets: Box::leak(targets.collect::<Vec<_>>().into_boxed_slice()),
+        lane_safe: facts.lane_safe,
+        one_value: facts.one_value,
+        in_place: InPlace { row: i.row, plane: i.plane, stride: i.stride },
+        barriers: Box::leak(barriers.collect::<Vec<_>>().into_boxed_slice()),
+        wgsl: leak(compiled.native.0),
+        wgsl_instrumented: leak(compiled.instrumented.0),
+        wgsl_folded: leak(compiled.folded.0),
+        wgsl_probe: leak(compiled.probe.0),
+        sites: sites_tables,
+        new_invocation,
+        source: Source { file: leak(shader.path.display().to_string()), first_line: 1, text: source },
+    }
+}
+
+fn param(m: &ir::Module, p: &ir::Param, class: Class) -> ParamInfo {
+    let check = match class {
+        Class::ReadOnly => CheckClass::ReadOnly,
+        Class::Atomic => CheckClass::Atomic,
+        Class::Target => CheckClass::Target,
+    };
+    let kind = match &p.kind {
+        ir::ParamKind::Storage { elem, access } => ParamKind::Storage { elem: elem_info(m, elem), writable: *access == ir::Access::ReadWrite },
+        ir::ParamKind::Atomic { elem } => ParamKind::Atomic { elem: elem_info(m, &Type::Atomic(*elem)) },
+        ir::ParamKind::Uniform { ty } => ParamKind::Uniform { scalar: scalar_kind(*ty) },
+    };
+    ParamInfo { name: leak(p.name.clone()), kind, check }
+}
+
+fn elem_info(m: &ir::Module, t: &Type) -> ElemInfo {
+    ElemInfo { name: leak(wgsl_name(&m.structs, t)), words: t.words(m), type_id: TypeId::of::<ShaderElement>, place: placer(m, t) }
+}
+
+fn scalar_kind(s: Scalar) -> ScalarKind {
+    match s {
+        Scalar::U32 => ScalarKind::U32,
+        Scalar::I32 => ScalarKind::I32,
+        Scalar::F32 => ScalarKind::F32,
+        // (naga refuses a `bool` in a uniform: not host-shareable.)
+        Scalar::Bool => ScalarKind::U32,
+    }
+}
+
+fn barrier_kind(k: ir::BarrierKind) -> TwinBarrier {
+    match k {
+        ir::BarrierKind::Workgroup => TwinBarrier::Workgroup,
+        ir::BarrierKind::Storage => TwinBarrier::Storage,
+    }
+}
+
+fn site(s: &wgsl::Site, (line, column): (u32, u32)) -> Site {
+    let what = match s.what {
+        wgsl::SiteWhat::Buffer => SiteKind::Buffer,
+        wgsl::SiteWhat::Shared => SiteKind::Shared,
+        wgsl::SiteWhat::Array => SiteKind::Array,
+        wgsl::SiteWhat::Loop => SiteKind::Loop,
+    };
+    Site { what, array: leak(s.array.clone()), len: s.len.unwrap_or(0), line, column }
+}
+
+/// Names a word of a value of type `t` as WGSL spells the path to it
+/// (`.vel.y`, `[3]`): what reports print after the variable and element.
+fn placer(m: &ir::Module, t: &Type) -> PlaceFn {
+    let (structs, t) = (m.structs.clone(), t.clone());
+    Box::leak(Box::new(move |word: u32, out: &mut String| place(&structs, &t, word, out)))
+}
+
+fn place(structs: &[StructDef], t: &Type, word: u32, out: &mut String) {
+    match t {
+        Type::Array(e, _) => {
+            let each = e.words_in(structs).max(1);
+            out.push_str(&format!("[{}]", word / each));
+            place(structs, e, word % each, out);
+        }
+        Type::Struct(id) => {
+            let def = &structs[*id];
+            let mut start = 0;
+            for (name, ft) in &def.fields {
+                let end = start + ft.words_in(structs);
+                if word < end {
+                    out.push('.');
+                    out.push_str(name);
+                    return place(structs, ft, word - start, out);
+                }
+                start = end;
+            }
+        }
+        Type::UVec3 => out.push_str([".x", ".y", ".z"].get(word as usize).copied().unwrap_or("")),
+        _ => {}
+    }
+}
+
+/// A type as WGSL writes it: the front-end's vector structs (`LdVec4F32`)
+/// as `vec4<f32>`.
+pub(crate) fn wgsl_name(structs: &[StructDef], t: &Type) -> String {
+    match t {
+        Type::Scalar(s) => s.rust_name().to_string(),
+        Type::Atomic(s) => format!("atomic<{}>", s.rust_name()),
+        Type::Array(e, n) => format!("array<{}, {n}>", wgsl_name(structs, e)),
+        Type::Struct(id) => {
+            let name = &structs[*id].name;
+            match name.strip_prefix("LdVec").and_then(|r| r.split_at_checked(1)) {
+                Some((n, s)) => format!("vec{n}<{}>", s.to_lowercase()),
+                None => name.clone(),
+            }
+        }
+        Type::UVec3 => "vec3<u32>".into(),
+        Type::Unit | Type::Var(_) => String::new(),
+    }
+}

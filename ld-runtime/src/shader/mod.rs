@@ -1,0 +1,136 @@
+//! Kernels that exist only at run time: a WGSL or GLSL compute shader's
+//! entry point, translated by `ld_compiler::front`, compiled as
+//! `#[ld::kernel]` compiles at build time, described as the macro
+//! describes its kernels (`describe.rs`), and bound by (group, binding)
+//! (`bind.rs`). The CPU reference interprets the kernel's IR
+//! (`cpu::interp`).
+
+mod bind;
+mod describe;
+
+pub use bind::Bindings;
+
+use crate::error::{Error, Result};
+use crate::kernel::{Kernel, KernelInfo};
+use crate::launch::{Grid, Launch};
+use crate::runtime::Runtime;
+use ld_compiler::front::{ParamSource, Shader, ShaderError};
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Mutex, OnceLock};
+
+/// An entry point of a shader, compiled for every mode: launch it with
+/// [`ShaderKernel::launch`], its buffers bound by (group, binding).
+///
+/// ```no_run
+/// # fn main() -> ld::Result<()> {
+/// let shader = ld::Shader::load("shaders/blur.wgsl".as_ref())?;
+/// let blur = ld::ShaderKernel::new(&shader, "main", &[("TILE", 64.0)])?;
+/// let rt = ld::Runtime::new()?;
+/// let input = rt.upload(&vec![1.0f32; 4096])?;
+/// let mut output = rt.zeros::<f32>(4096)?;
+/// let params = 4096u32.to_le_bytes();
+/// let bindings = ld::Bindings::new().uniform(0, 0, &params).buffer(0, 1, &input).buffer(0, 2, &mut output);
+/// let report = blur.launch(&rt, [64, 1, 1], bindings)?.check()?;
+/// println!("{report}");
+/// # Ok(())
+/// # }
+/// ```
+#[derive(Clone, Copy)]
+pub struct ShaderKernel {
+    loaded: &'static Loaded,
+}
+
+/// What loading an entry point keeps: the kernel's description and where
+/// each of its parameters comes from in the shader's bindings.
+struct Loaded {
+    info: KernelInfo,
+    sources: Vec<ParamSource>,
+    /// Every resource the shader declares, by (group, binding): its name.
+    declared: BTreeMap<(u32, u32), String>,
+}
+
+/// What identifies a compiled entry point: the shader (its name and
+/// text), the entry point and the override values.
+type Key = (String, String, String, Vec<(String, u64)>);
+
+/// Each entry point is compiled once per process for its override values;
+/// its description lives as long as the process, as a macro's does.
+fn cache() -> &'static Mutex<HashMap<Key, &'static Loaded>> {
+    static CACHE: OnceLock<Mutex<HashMap<Key, &'static Loaded>>> = OnceLock::new();
+    CACHE.get_or_init(Default::default)
+}
+
+impl ShaderKernel {
+    /// Entry point `entry` of `shader`, with its override constants set to
+    /// `overrides` (name, value; those not named keep their defaults).
+    /// Errors: an entry point or override the shader lacks, an override
+    /// without a default left unset, or a construct ld cannot check, each
+    /// shown at its line.
+    pub fn new(shader: &Shader, entry: &str, overrides: &[(&str, f64)]) -> Result<ShaderKernel> {
+        let overrides: BTreeMap<String, f64> = overrides.iter().map(|(k, v)| (k.to_string(), *v)).collect();
+        let key: Key =
+            (shader.path.display().to_string(), shader.source.clone(), entry.to_string(), overrides.iter().map(|(k, v)| (k.clone(), v.to_bits())).collect());
+        if let Some(loaded) = cache().lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
+            return Ok(ShaderKernel { loaded });
+        }
+        let loaded: &'static Loaded = Box::leak(Box::new(load(shader, entry, &overrides)?));
+        cache().lock().unwrap_or_else(|e| e.into_inner()).insert(key, loaded);
+        Ok(ShaderKernel { loaded })
+    }
+
+    /// The entry point's name.
+    pub fn name(&self) -> &'static str {
+        self.loaded.info.name
+    }
+
+    /// `@workgroup_size`, with overrides applied.
+    pub fn workgroup_size(&self) -> [u32; 3] {
+        self.loaded.info.workgroup_size
+    }
+
+    /// A launch of the kernel on `rt` over `grid`, its buffers and uniforms
+    /// taken from `bindings`. Errors when a binding the entry point uses is
+    /// missing, is not what the shader declares there (a uniform's bytes
+    /// for a uniform, a buffer for a storage variable, `&mut` for a
+    /// writable one), or has a size that is not a whole number of the
+    /// shader's elements; or when `bindings` names a binding the shader
+    /// does not declare.
+    pub fn launch<'a>(&self, rt: &'a Runtime, grid: impl Into<Grid>, bindings: Bindings<'a>) -> Result<Launch<'a>> {
+        let args = bind::args(self.loaded, bindings)?;
+        Ok(rt.launch(*self, grid, args))
+    }
+}
+
+impl Kernel for ShaderKernel {
+    fn info(&self) -> &'static KernelInfo {
+        &self.loaded.info
+    }
+}
+
+impl std::fmt::Debug for ShaderKernel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "ShaderKernel({} of {})", self.loaded.info.name, self.loaded.info.source.file)
+    }
+}
+
+fn load(shader: &Shader, entry: &str, overrides: &BTreeMap<String, f64>) -> Result<Loaded> {
+    let shown = shader.path.display().to_string();
+    if let Some(name) = overrides.keys().find(|k| !shader.module.overrides.iter().any(|(_, o)| o.name.as_deref() == Some(k.as_str()))) {
+        let known: Vec<&str> = shader.module.overrides.iter().filter_map(|(_, o)| o.name.as_deref()).collect();
+        let message = format!("{shown} has no override `{name}` (it has: {})", if known.is_empty() { "none".into() } else { known.join(", ") });
+        return Err(Error::Shader(ShaderError::Invalid { message }));
+    }
+    let kernel = shader.kernel(entry, overrides)?;
+    let compiled = ld_compiler::compile(&kernel.module).map_err(|ds| {
+        let text: Vec<String> = ds.iter().map(|d| ld_compiler::front::render(&shown, &shader.source, span_of(&kernel, d.span), &d.message)).collect();
+        Error::Shader(ShaderError::Unsupported { message: text.concat() })
+    })?;
+    let declared = shader.bindings().into_iter().map(|(gb, h)| (gb, shader.module.global_variables[h].name.clone().unwrap_or_default())).collect();
+    let info = describe::describe(shader, entry, &kernel, compiled);
+    Ok(Loaded { info, sources: kernel.params, declared })
+}
+
+/// The shader span behind an IR span.
+fn span_of(kernel: &ld_compiler::front::Kernel, span: ld_compiler::Span) -> naga::Span {
+    span.index().and_then(|i| kernel.spans.get(i).copied()).unwrap_or_default()
+}
