@@ -48,7 +48,11 @@ impl Resolved {
         for (index, d) in self.dispatches.iter().enumerate() {
             let shader = &self.shaders[d.shader];
             let entry = &shader.module.entry_points[d.entry].name;
-            let failed = |source: ld_runtime::Error| LaunchError::Run { dispatch: index, kernel: format!("{}:{entry}", shader.path.display()), source: Box::new(source) };
+            let failed = |source: ld_runtime::Error| LaunchError::Run {
+                dispatch: index,
+                kernel: format!("{}:{entry}", shader.path.display()),
+                source: Box::new(source),
+            };
             let overrides: Vec<(&str, f64)> = d.overrides.iter().map(|(k, v)| (k.as_str(), *v)).collect();
             let kernel = ShaderKernel::new(shader, entry, &overrides).map_err(failed)?;
             let uniforms = self.uniform_bytes(d, &initial, &buffers).map_err(failed)?;
@@ -77,8 +81,11 @@ impl Resolved {
         }
         let mut out = initial;
         for (name, buf) in &buffers {
-            let words =
-                buf.words().map_err(|source| LaunchError::Run { dispatch: self.dispatches.len(), kernel: "reading the buffers back".into(), source: Box::new(source) })?;
+            let words = buf.words().map_err(|source| LaunchError::Run {
+                dispatch: self.dispatches.len(),
+                kernel: "reading the buffers back".into(),
+                source: Box::new(source),
+            })?;
             let bytes = out.get_mut(name).expect("every buffer has bytes");
             let n = bytes.len();
             bytes.copy_from_slice(&bytemuck::cast_slice::<u32, u8>(&words)[..n]);
@@ -97,7 +104,11 @@ impl Resolved {
             let bytes = &initial[&b.buffer];
             let mut words = vec![0u32; bytes.len().div_ceil(4)];
             bytemuck::cast_slice_mut::<u32, u8>(&mut words)[..bytes.len()].copy_from_slice(bytes);
-            let buf = rt.upload(&words).map_err(|source| LaunchError::Run { dispatch: 0, kernel: format!("creating buffer `{}`", b.buffer), source: Box::new(source) })?;
+            let buf = rt.upload(&words).map_err(|source| LaunchError::Run {
+                dispatch: 0,
+                kernel: format!("creating buffer `{}`", b.buffer),
+                source: Box::new(source),
+            })?;
             out.insert(b.buffer.clone(), buf);
         }
         Ok(out)

@@ -22,14 +22,14 @@ use std::sync::{Mutex, OnceLock};
 /// [`ShaderKernel::launch`], its buffers bound by (group, binding).
 ///
 /// ```no_run
-/// # fn main() -> ld::Result<()> {
-/// let shader = ld::Shader::load("shaders/blur.wgsl".as_ref())?;
-/// let blur = ld::ShaderKernel::new(&shader, "main", &[("TILE", 64.0)])?;
-/// let rt = ld::Runtime::new()?;
+/// # fn main() -> ld_runtime::Result<()> {
+/// let shader = ld_runtime::Shader::load("shaders/blur.wgsl".as_ref())?;
+/// let blur = ld_runtime::ShaderKernel::new(&shader, "main", &[("TILE", 64.0)])?;
+/// let rt = ld_runtime::Runtime::new()?;
 /// let input = rt.upload(&vec![1.0f32; 4096])?;
 /// let mut output = rt.zeros::<f32>(4096)?;
 /// let params = 4096u32.to_le_bytes();
-/// let bindings = ld::Bindings::new().uniform(0, 0, &params).buffer(0, 1, &input).buffer(0, 2, &mut output);
+/// let bindings = ld_runtime::Bindings::new().uniform(0, 0, &params).buffer(0, 1, &input).buffer(0, 2, &mut output);
 /// let report = blur.launch(&rt, [64, 1, 1], bindings)?.check()?;
 /// println!("{report}");
 /// # Ok(())
