@@ -73,7 +73,7 @@ impl Cx<'_> {
                         let lanes = parts.iter().flat_map(|p| self.lanes(p)).collect();
                         Ok(self.gather(&ty, lanes, sp))
                     }
-                    Type::Struct(_) => mk(ExprKind::StructLit(parts), ty),
+                    Type::Struct(id) => mk(self.struct_lit(id, parts, sp), ty),
                     Type::Array(..) => mk(ExprKind::ArrayLit(parts), ty),
                     _ => Err(self.reject(at, "this constructor is not supported")),
                 }
@@ -189,7 +189,11 @@ impl Cx<'_> {
             Type::Struct(id) => {
                 let mut at = first;
                 let mut parts = Vec::new();
-                for (_, t) in &self.structs[*id].fields {
+                for (f, (_, t)) in self.structs[*id].fields.iter().enumerate() {
+                    if self.is_pad(*id, f) {
+                        parts.push(self.zero(t, sp));
+                        continue;
+                    }
                     parts.push(self.uniform_value(at, t, sp));
                     at += self.uniform_scalars(t);
                 }
@@ -245,8 +249,9 @@ impl Cx<'_> {
         }
         match b.ty.clone() {
             Type::Struct(id) => {
-                let ty = self.structs[id].fields[index as usize].1.clone();
-                Ok(Expr { kind: ExprKind::Field(Box::new(b), index as usize), ty, span: sp })
+                let field = self.field_of(id, index);
+                let ty = self.structs[id].fields[field].1.clone();
+                Ok(Expr { kind: ExprKind::Field(Box::new(b), field), ty, span: sp })
             }
             Type::Array(..) => {
                 let k = Expr { kind: ExprKind::Lit(Lit::Int(index as i64)), ty: Type::U32, span: sp };
@@ -297,8 +302,9 @@ impl Cx<'_> {
                 Ptr::Block { mem, elem } => Ok(Ptr::Mem { mem, elem }),
                 Ptr::Words { mem, index: w, ty: Type::Struct(id), whole: false } => {
                     let def = &self.structs[id];
-                    let offset = def.field_offset_in(&self.structs, *index as usize);
-                    let ty = def.fields[*index as usize].1.clone();
+                    let field = self.field_of(id, *index);
+                    let offset = def.field_offset_in(&self.structs, field);
+                    let ty = def.fields[field].1.clone();
                     let w = super::vectors::bin(BinOp::Add, w, *lit(offset), &Type::U32, sp);
                     Ok(self.words_ptr(mem, w, ty))
                 }
@@ -306,7 +312,10 @@ impl Cx<'_> {
                 Ptr::Mem { mem: m, elem } => Ok(Ptr::Place(mem(m, lit(*index)), elem)),
                 Ptr::Place(mut p, ty) => {
                     let (proj, t) = match ty {
-                        Type::Struct(id) => (Proj::Field(*index as usize), self.structs[id].fields[*index as usize].1.clone()),
+                        Type::Struct(id) => {
+                            let field = self.field_of(id, *index);
+                            (Proj::Field(field), self.structs[id].fields[field].1.clone())
+                        }
                         Type::Array(elem, _) => (Proj::Index(lit(*index)), *elem),
                         Type::UVec3 => (Proj::Component(*index), Type::U32),
                         _ => return Err(self.reject(at, "a member of a value that has none")),
@@ -315,9 +324,9 @@ impl Cx<'_> {
                     Ok(Ptr::Place(p, t))
                 }
                 Ptr::Uniform { first, ty: Type::Struct(id) } => {
-                    let fields = &self.structs[id].fields;
-                    let before: usize = fields[..*index as usize].iter().map(|(_, t)| self.uniform_scalars(t)).sum();
-                    Ok(Ptr::Uniform { first: first + before, ty: fields[*index as usize].1.clone() })
+                    let (field, fields) = (self.field_of(id, *index), &self.structs[id].fields);
+                    let before: usize = (0..field).filter(|&f| !self.is_pad(id, f)).map(|f| self.uniform_scalars(&fields[f].1)).sum();
+                    Ok(Ptr::Uniform { first: first + before, ty: fields[field].1.clone() })
                 }
                 Ptr::Uniform { first, ty: Type::Array(elem, _) } => {
                     Ok(Ptr::Uniform { first: first + *index as usize * self.uniform_scalars(&elem), ty: *elem })
@@ -463,7 +472,7 @@ impl Cx<'_> {
                 let ty = self.ty(*ty, at)?;
                 let parts = components.iter().map(|c| self.const_expr(*c, sp)).collect::<R<Vec<_>>>()?;
                 match ty {
-                    Type::Struct(_) => mk(ExprKind::StructLit(parts), ty),
+                    Type::Struct(id) => mk(self.struct_lit(id, parts, sp), ty),
                     Type::Array(..) => mk(ExprKind::ArrayLit(parts), ty),
                     _ => Err(self.reject(at, "a constant vector is not supported yet")),
                 }

@@ -198,7 +198,9 @@ impl Cx<'_> {
     /// How many scalar parameters a uniform value of IR type `t` takes.
     pub(super) fn uniform_scalars(&self, t: &Type) -> usize {
         match t {
-            Type::Struct(id) => self.structs[*id].fields.iter().map(|(_, f)| self.uniform_scalars(f)).sum(),
+            Type::Struct(id) => {
+                self.structs[*id].fields.iter().enumerate().filter(|(i, _)| !self.is_pad(*id, *i)).map(|(_, (_, f))| self.uniform_scalars(f)).sum()
+            }
             Type::Array(e, n) => self.uniform_scalars(e) * *n as usize,
             _ => 1,
         }

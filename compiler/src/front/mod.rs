@@ -85,6 +85,9 @@ struct Cx<'a> {
     vectors: HashMap<(ir::Scalar, u32), ir::StructId>,
     /// The kernel's local for each `var<private>`.
     private_locals: HashMap<Handle<naga::GlobalVariable>, ir::LocalId>,
+    /// For a struct WGSL's layout pads (`types.rs`): the IR field of each
+    /// of its members; the other fields are the padding.
+    members: HashMap<ir::StructId, Vec<usize>>,
 }
 
 impl<'a> Cx<'a> {
@@ -101,6 +104,7 @@ impl<'a> Cx<'a> {
             shared: Vec::new(),
             private_locals: HashMap::new(),
             vectors: HashMap::new(),
+            members: HashMap::new(),
         }
     }
 

@@ -338,6 +338,36 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 }
 
 #[test]
+fn a_struct_that_wgsl_pads_gets_its_padding_as_fields() {
+    // WGSL: `pos` at 0, `vel` at 16 (a vec3 aligns to 16), `mass` at 28,
+    // `id` at 32, the struct 48 bytes (its alignment, 16, rounds 36 up).
+    let src = "\
+struct Particle { pos: vec3<f32>, vel: vec3<f32>, mass: f32, id: u32 }
+@group(0) @binding(0) var<storage, read_write> ps: array<Particle>;
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+    let p = ps[g.x];
+    ps[g.x] = Particle(p.pos + p.vel, p.vel, p.mass, p.id + 1u);
+    ps[g.x].vel.y = ps[g.x].mass;
+}
+";
+    let k = compiles(src, "main");
+    let particle = k.module.structs.iter().find(|s| s.name == "Particle").expect("the struct");
+    let fields: Vec<(&str, u32)> = particle.fields.iter().map(|(n, t)| (n.as_str(), t.words_in(&k.module.structs))).collect();
+    assert_eq!(fields, [("pos", 3), ("ld_pad1", 1), ("vel", 3), ("mass", 1), ("id", 1), ("ld_pad5", 3)]);
+    // The kernel names members, never padding: `ps[i].vel.y` is field 2's.
+    let mut first_fields = Vec::new();
+    crate::ir::walk_stmts(&k.module.kernel.body.block, &mut |s| {
+        if let crate::ir::StmtKind::Assign(p, _, _) = &s.kind {
+            if let (crate::ir::Root::Mem { .. }, Some(crate::ir::Proj::Field(f))) = (&p.root, p.path.first()) {
+                first_fields.push(*f);
+            }
+        }
+    });
+    assert_eq!(first_fields, [2], "`ps[g.x].vel.y = ...` projects onto `vel`");
+}
+
+#[test]
 fn a_constant_table_indexed_at_run_time_is_a_local() {
     let src = "\
 const WEIGHTS = array<f32, 3>(0.25, 0.5, 0.25);

@@ -1,11 +1,14 @@
 //! naga's types as the IR's. The IR lays every type out as consecutive
-//! 32-bit words, so a WGSL type maps only where WGSL's host-shareable
-//! layout is the same: 4-byte scalars, arrays whose stride is their
-//! element's size, structs without padding. Anything else is an error at
-//! the declaration, never a silently different layout.
+//! 32-bit words, so a WGSL type maps where WGSL's host-shareable layout
+//! can be written that way: 4-byte scalars, arrays whose stride is their
+//! element's size, and structs, whose padding (before a member WGSL
+//! aligns, as a `vec3` or a nested struct, and at the end) becomes fields
+//! of `u32` words of the IR's struct that the kernel never names. An
+//! array whose stride pads its elements (`array<vec3<f32>>`) is an error
+//! at the declaration, never a silently different layout.
 
 use super::{Cx, R};
-use crate::ir::{Scalar, StructDef, Type};
+use crate::ir::{Expr, ExprKind, Scalar, StructDef, Type};
 use naga::{Handle, TypeInner};
 
 impl Cx<'_> {
@@ -42,38 +45,15 @@ impl Cx<'_> {
     }
 
     /// Refuses a type of storage or workgroup memory whose WGSL layout
-    /// is not the IR's consecutive words: padding between members, or
-    /// between an array's elements (a `vec3` in an array, a `vec2` after
-    /// one scalar).
+    /// is not the IR's consecutive words: padding between an array's
+    /// elements (a `vec3` in an array). A struct's padding is fields of
+    /// its IR struct (`struct_type`).
     pub(super) fn check_layout(&mut self, h: Handle<naga::Type>, at: naga::Span) -> R<()> {
         let (base, stride) = match &self.naga.types[h].inner {
             TypeInner::Array { base, stride, .. } => (*base, *stride),
-            TypeInner::Struct { members, span } => {
-                let (members, size) = (members.clone(), *span);
-                let mut offset = 0;
-                for m in &members {
-                    if m.offset != offset {
-                        let (name, member) = (self.type_name(h), m.name.clone().unwrap_or_default());
-                        return Err(self.reject(
-                            at,
-                            format!(
-                                "struct `{name}` has padding before member `{member}` (at byte {}): ld supports memory laid out without padding for now",
-                                m.offset
-                            ),
-                        ));
-                    }
-                    if self.is_runtime_array(m.ty) {
-                        // The last member: its elements are checked as
-                        // an array's.
-                        return self.check_layout(m.ty, at);
-                    }
-                    let t = self.ty(m.ty, at)?;
+            TypeInner::Struct { members, .. } => {
+                for m in members.clone() {
                     self.check_layout(m.ty, at)?;
-                    offset += self.words(&t) * 4;
-                }
-                if offset != size {
-                    let name = self.type_name(h);
-                    return Err(self.reject(at, format!("struct `{name}` has padding at its end ({size} bytes for {offset} of members): ld supports memory laid out without padding for now")));
                 }
                 return Ok(());
             }
@@ -127,10 +107,19 @@ impl Cx<'_> {
             return Ok(Type::Struct(id));
         }
         let name = self.type_name(h);
-        let mut fields = Vec::new();
+        let TypeInner::Struct { span, .. } = self.naga.types[h].inner else { unreachable!("a struct") };
+        let (mut fields, mut fields_of) = (Vec::new(), Vec::new());
+        let mut end = 0;
         for m in members {
+            pad(&mut fields, end, m.offset);
             let t = self.ty(m.ty, at)?;
+            end = m.offset + self.words(&t) * 4;
+            fields_of.push(fields.len());
             fields.push((m.name.clone().unwrap_or_default(), t));
+        }
+        pad(&mut fields, end, span);
+        if fields_of.len() != fields.len() {
+            self.members.insert(self.structs.len(), fields_of);
         }
         self.structs.push(StructDef { name, fields });
         let id = self.structs.len() - 1;
@@ -138,10 +127,39 @@ impl Cx<'_> {
         Ok(Type::Struct(id))
     }
 
+    /// The IR field of member `member` of struct `id`.
+    pub(super) fn field_of(&self, id: crate::ir::StructId, member: u32) -> usize {
+        self.members.get(&id).map_or(member as usize, |m| m[member as usize])
+    }
+
+    /// Whether field `field` of struct `id` is padding.
+    pub(super) fn is_pad(&self, id: crate::ir::StructId, field: usize) -> bool {
+        self.members.get(&id).is_some_and(|m| !m.contains(&field))
+    }
+
+    /// A value of struct `id` from its members' values, its padding zero.
+    pub(super) fn struct_lit(&self, id: crate::ir::StructId, members: Vec<Expr>, sp: crate::Span) -> ExprKind {
+        let Some(of) = self.members.get(&id) else { return ExprKind::StructLit(members) };
+        let mut members = members.into_iter();
+        let fields = (0..self.structs[id].fields.len()).map(|f| match of.contains(&f) {
+            true => members.next().expect("a value per member"),
+            false => self.zero(&self.structs[id].fields[f].1, sp),
+        });
+        ExprKind::StructLit(fields.collect())
+    }
+
     /// The type as WGSL writes it.
     pub(super) fn type_name(&self, h: Handle<naga::Type>) -> String {
         use naga::common::wgsl::TypeContext;
         self.naga.to_ctx().type_to_string(h)
+    }
+}
+
+/// Padding from byte `from` to byte `to`, as a field of `u32` words.
+fn pad(fields: &mut Vec<(String, Type)>, from: u32, to: u32) {
+    let words = to.saturating_sub(from) / 4;
+    if words > 0 {
+        fields.push((format!("ld_pad{}", fields.len()), Type::Array(Box::new(Type::U32), words)));
     }
 }
 
