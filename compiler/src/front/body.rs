@@ -121,7 +121,9 @@ impl Cx<'_> {
                 let b = self.block(fr, ls, body);
                 let c = self.block(fr, ls, continuing);
                 fr.loops -= 1;
-                push(out, StmtKind::Loop(ir::Loop { cond: None, body: b?, continuing: c? }));
+                let mut body = b?;
+                let cond = super::loops::condition(&mut body);
+                push(out, StmtKind::Loop(ir::Loop { cond, body, continuing: c? }));
                 // A helper's `return` inside this loop ends the loops around it too.
                 // (The loop around it: the helper's, or the one its body runs in.)
                 if let Some(flag) = fr.ret.as_ref().and_then(|r| r.flag) {

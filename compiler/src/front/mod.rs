@@ -17,6 +17,7 @@
 mod body;
 mod expr;
 mod globals;
+mod loops;
 mod shader;
 mod source;
 mod types;

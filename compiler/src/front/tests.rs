@@ -338,6 +338,34 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 }
 
 #[test]
+fn a_while_loop_tests_its_condition_as_the_loop() {
+    let src = "\
+var<workgroup> tile: array<u32, 64>;
+@group(0) @binding(0) var<storage, read_write> out: array<u32>;
+@compute @workgroup_size(64)
+fn main(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: vec3<u32>) {
+    tile[lid] = lid;
+    workgroupBarrier();
+    var s = 32u;
+    while s > 0u {
+        if lid < s { tile[lid] += tile[lid + s]; }
+        workgroupBarrier();
+        s >>= 1u;
+    }
+    for (var i = 0u; i < 2u; i++) { out[wid.x * 2u + i] = tile[i]; }
+}
+";
+    let k = compiles(src, "main");
+    let loops: Vec<&crate::ir::Loop> = k.module.kernel.body.block.iter().filter_map(|s| if let StmtKind::Loop(l) = &s.kind { Some(l) } else { None }).collect();
+    assert_eq!(loops.len(), 2);
+    for l in loops {
+        assert!(l.cond.is_some(), "the loop's test is its condition: {l:?}");
+        let breaks = l.body.iter().any(|s| matches!(&s.kind, StmtKind::If(_, a, b) if a.iter().chain(b).any(|x| matches!(x.kind, StmtKind::Break))));
+        assert!(!breaks, "no `if .. break` is left in the body: {l:?}");
+    }
+}
+
+#[test]
 fn a_struct_that_wgsl_pads_gets_its_padding_as_fields() {
     // WGSL: `pos` at 0, `vel` at 16 (a vec3 aligns to 16), `mass` at 28,
     // `id` at 32, the struct 48 bytes (its alignment, 16, rounds 36 up).
