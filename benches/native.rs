@@ -2,42 +2,11 @@
 //! the CPU reference executor, side by side in one process.
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use ld::{Grid, Runtime};
+use ld::Grid;
 
-#[ld::kernel(workgroup_size = 256)]
-fn saxpy(x: &[f32], y: &mut [f32], a: f32) {
-    let i = global_id().x;
-    if i < y.len() {
-        y[i] = a * x[i] + y[i];
-    }
-}
-
-#[ld::kernel(workgroup_size = 256)]
-fn block_sum(input: &[u32], out: &mut [u32]) {
-    let tile = shared::<[u32; 256]>();
-    let lid = local_index();
-    tile[lid] = input[global_id().x];
-    barrier();
-    let mut s = 128u32;
-    while s > 0 {
-        if lid < s {
-            tile[lid] += tile[lid + s];
-        }
-        barrier();
-        s >>= 1;
-    }
-    if lid == 0 {
-        out[workgroup_id().x] = tile[0];
-    }
-}
-
-fn runtimes() -> Vec<(&'static str, Runtime)> {
-    let mut v = vec![("cpu", Runtime::cpu())];
-    if let Ok(g) = Runtime::gpu() {
-        v.insert(0, ("gpu", g));
-    }
-    v
-}
+#[path = "common/mod.rs"]
+mod common;
+use common::{block_sum, runtimes, saxpy};
 
 fn bench(c: &mut Criterion) {
     const N: usize = 1 << 20;

@@ -5,34 +5,11 @@
 //! `LD_BENCH_SIZE` scales the inputs (1.0: 2^20 elements).
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use ld::{Bindings, Grid, Mode, Runtime, Shader, ShaderKernel};
+use ld::{Bindings, Grid, Mode, Shader, ShaderKernel};
 
-#[ld::kernel(workgroup_size = 256)]
-fn saxpy(x: &[f32], y: &mut [f32], a: f32) {
-    let i = global_id().x;
-    if i < y.len() {
-        y[i] = a * x[i] + y[i];
-    }
-}
-
-#[ld::kernel(workgroup_size = 256)]
-fn block_sum(input: &[u32], out: &mut [u32]) {
-    let tile = shared::<[u32; 256]>();
-    let lid = local_index();
-    tile[lid] = input[global_id().x];
-    barrier();
-    let mut s = 128u32;
-    while s > 0 {
-        if lid < s {
-            tile[lid] += tile[lid + s];
-        }
-        barrier();
-        s >>= 1;
-    }
-    if lid == 0 {
-        out[workgroup_id().x] = tile[0];
-    }
-}
+#[path = "common/mod.rs"]
+mod common;
+use common::{block_sum, runtimes, saxpy};
 
 /// The same two kernels, as a WGSL programmer writes them.
 const WGSL: &str = "
@@ -71,14 +48,6 @@ fn block_sum(@builtin(local_invocation_index) lid: u32, @builtin(global_invocati
     }
 }
 ";
-
-fn runtimes() -> Vec<(&'static str, Runtime)> {
-    let mut v = vec![("cpu", Runtime::cpu())];
-    if let Ok(g) = Runtime::gpu() {
-        v.insert(0, ("gpu", g));
-    }
-    v
-}
 
 fn bench(c: &mut Criterion) {
     let scale: f64 = std::env::var("LD_BENCH_SIZE").ok().and_then(|s| s.parse().ok()).unwrap_or(1.0);

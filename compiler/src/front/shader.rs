@@ -94,6 +94,10 @@ impl Shader {
     /// A construct ld cannot check is an error at its line and column.
     pub fn kernel(&self, entry: &str, overrides: &BTreeMap<String, f64>) -> Result<super::Kernel, ShaderError> {
         let shown = self.path.display().to_string();
+        if !self.entry_points().contains(&entry) {
+            let message = format!("{shown} has no compute entry point `{entry}` (it has: {})", self.entry_points().join(", "));
+            return Err(ShaderError::Invalid { message });
+        }
         let constants: naga::back::PipelineConstants = overrides.iter().map(|(k, v)| (k.clone(), *v)).collect();
         let stage = Some((naga::ShaderStage::Compute, entry));
         let (module, info) = naga::back::pipeline_constants::process_overrides(&self.module, &self.info, stage, &constants)

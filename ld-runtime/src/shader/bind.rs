@@ -68,7 +68,11 @@ pub(super) fn args<'a>(loaded: &Loaded, mut bindings: Bindings<'a>) -> Result<Ve
         let arg = match (*source, &p.kind) {
             (ParamSource::Buffer { group, binding }, ParamKind::Storage { elem, .. } | ParamKind::Atomic { elem }) => {
                 let gb = (group, binding);
+                let writes = matches!(p.kind, ParamKind::Storage { writable: true, .. } | ParamKind::Atomic { .. });
                 match bindings.bound.remove(&gb) {
+                    Some(Bound::Buffer(b)) if writes && !b.exclusive => {
+                        return Err(err(gb, "the shader writes it (`read_write`), and the buffer is bound as `&buf`: bind it as `&mut buf`".into()))
+                    }
                     Some(Bound::Buffer(b)) => Arg::Buffer(as_elements(b, elem.words, elem.name).map_err(|p| err(gb, p))?),
                     Some(Bound::Uniform(_)) => {
                         return Err(err(gb, "the shader declares a storage buffer here, not a uniform: bind it with `Bindings::buffer`".into()))
@@ -95,6 +99,9 @@ pub(super) fn args<'a>(loaded: &Loaded, mut bindings: Bindings<'a>) -> Result<Ve
 fn as_elements<'a>(mut b: BufArg<'a>, words: u32, name: &'static str) -> std::result::Result<BufArg<'a>, String> {
     let total = b.len as u64 * b.elem_words as u64;
     let each = words.max(1) as u64;
+    if total == 0 {
+        return Err("the buffer is empty; a binding needs at least one element (wgpu cannot bind zero bytes)".into());
+    }
     if !total.is_multiple_of(each) {
         return Err(format!("the buffer holds {} bytes, not a whole number of `{name}` ({} bytes each)", total * 4, each * 4));
     }

@@ -7,6 +7,8 @@
 
 mod bind;
 mod describe;
+#[cfg(test)]
+mod tests;
 
 pub use bind::Bindings;
 
