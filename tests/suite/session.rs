@@ -19,6 +19,15 @@ fn clean(out: &mut [u32]) {
     out[global_id().x] = global_id().x;
 }
 
+/// The racy kernel as a WGSL shader: every invocation writes word 0.
+const RACY_WGSL: &str = "@group(0) @binding(0) var<storage, read_write> out: array<u32>;
+
+@compute @workgroup_size(64)
+fn racy(@builtin(global_invocation_id) g: vec3<u32>) {
+    out[0] = g.x;
+}
+";
+
 const CHILD: &str = "LD_SESSION_CHILD";
 
 /// The child program: launches in native mode, as a program that knows
@@ -52,6 +61,11 @@ fn program(what: &str) -> ld::Result<()> {
             racy.launch(&rt, grid, &mut out).mode(Mode::Native).run()?;
             println!("the program's last words");
             std::process::exit(0);
+        }
+        "wgsl" => {
+            let shader = ld::Shader::parse(RACY_WGSL.to_string(), "session.wgsl".as_ref())?;
+            let kernel = ld::ShaderKernel::new(&shader, "racy", &[])?;
+            kernel.launch(&rt, grid, ld::Bindings::new().buffer(0, 0, &mut out))?.mode(Mode::Native).run()?;
         }
         "asks for check" => {
             let run = racy.launch(&rt, grid, &mut out).mode(Mode::Check).run()?;
@@ -97,6 +111,21 @@ fn ld_mode_check_reports_on_stderr_and_exits_66() {
     assert_eq!(ld::DEFAULT_EXIT_CODE, 66);
     assert!(err.contains("ld check: kernel `racy`") && err.contains("RACES"), "{err}");
     assert!(err.contains("ld: 1 of 1 checked launches had races\n"), "{err}");
+}
+
+#[test]
+fn ld_mode_and_ld_report_cover_programs_that_launch_wgsl_shaders() {
+    let (code, _, err) = child("wgsl", &[("LD_MODE", "check")]);
+    assert_eq!(code, Some(66), "{err}");
+    assert!(err.contains("ld check: kernel `racy`") && err.contains("session.wgsl:5:5") && err.contains("out[0] = g.x;"), "{err}");
+    let dir = scratch("wgsl");
+    let path = dir.join("r.json");
+    let (code, _, err) = child("wgsl", &[("LD_MODE", "check"), ("LD_REPORT", path.to_str().unwrap())]);
+    assert_eq!(code, Some(66), "{err}");
+    let doc: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let race = &doc["launches"][0]["races"][0];
+    assert_eq!((&race["variable"], &race["kind"]), (&serde_json::json!("out"), &serde_json::json!("ww")), "{doc:#}");
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
