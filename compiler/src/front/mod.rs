@@ -18,6 +18,7 @@ mod body;
 mod expr;
 mod globals;
 mod loops;
+mod packing;
 mod shader;
 mod source;
 mod types;

@@ -158,6 +158,9 @@ impl Cx<'_> {
                 let floor = Expr { kind: ExprKind::Intrinsic(Intrinsic::Floor, vec![v[0].clone()]), ty: t.clone(), span: sp };
                 bin(BinOp::Sub, v[0].clone(), floor, t, sp)
             }),
+            M::Unpack2x16float | M::Unpack4x8unorm | M::Unpack4x8snorm | M::Unpack2x16unorm | M::Unpack2x16snorm => {
+                self.unpack(fun, &xs[0], &ty, sp).expect("an unpacking builtin")
+            }
             other => {
                 let Some(i) = intrinsic(other) else {
                     return Err(self.reject(at, format!("the builtin `{other:?}` is not supported yet")));

@@ -133,3 +133,38 @@ fn loading_errors_say_what_and_where() {
     let e = ShaderKernel::new(&shader(PARTICLES), "step", &[("TILE", 4.0)]).unwrap_err().to_string();
     assert!(e.contains("no override `TILE`"), "{e}");
 }
+
+#[test]
+fn unpacking_builtins_give_the_exact_values() {
+    let src = "
+@group(0) @binding(0) var<storage, read> packed: array<u32>;
+@group(0) @binding(1) var<storage, read_write> out: array<vec4<f32>>;
+
+@compute @workgroup_size(1)
+fn main() {
+    for (var i = 0u; i < 4u; i++) {
+        out[i] = vec4<f32>(unpack2x16float(packed[i]), 0.0, 0.0);
+    }
+    out[4] = unpack4x8unorm(packed[4]);
+    out[5] = unpack4x8snorm(packed[5]);
+    out[6] = vec4<f32>(unpack2x16unorm(packed[6]), unpack2x16snorm(packed[6]));
+}
+";
+    let rt = Runtime::cpu();
+    let k = ShaderKernel::new(&shader(src), "main", &[]).unwrap();
+    // Halves (low, high): 1, -2 | inf, 2^-24 | -0, 0.33325195 | NaN, -1023 * 2^-24.
+    let words = [0xc000_3c00u32, 0x0001_7c00, 0x3555_8000, 0x83ff_7e00, 0x00ff_8001, 0x807f_01ff, 0x8000_ffff];
+    let packed = rt.upload(&words).unwrap();
+    let mut out = rt.zeros::<u32>(7 * 4).unwrap();
+    k.launch(&rt, [1, 1, 1], Bindings::new().buffer(0, 0, &packed).buffer(0, 1, &mut out)).unwrap().run().unwrap();
+    let got = out.to_vec().unwrap();
+    // The halves' f32 bits, from Python's own `struct` decoding of `<e`.
+    let halves = [0x3f80_0000, 0xc000_0000, 0x7f80_0000, 0x3380_0000, 0x8000_0000, 0x3eaa_a000, 0x7fc0_0000, 0xb87f_c000];
+    for i in 0..4 {
+        assert_eq!(got[4 * i..4 * i + 2], halves[2 * i..2 * i + 2], "unpack2x16float({:#x})", words[i]);
+    }
+    let f = |x: f32| x.to_bits();
+    assert_eq!(got[16..20], [f(1.0 / 255.0), f(128.0 / 255.0), f(1.0), f(0.0)], "unpack4x8unorm");
+    assert_eq!(got[20..24], [f(-1.0 / 127.0), f(1.0 / 127.0), f(1.0), f(-1.0)], "unpack4x8snorm");
+    assert_eq!(got[24..28], [f(1.0), f(32768.0 / 65535.0), f(-1.0 / 32767.0), f(-1.0)], "unpack2x16unorm, unpack2x16snorm");
+}
