@@ -48,11 +48,8 @@ impl Resolved {
         for (index, d) in self.dispatches.iter().enumerate() {
             let shader = &self.shaders[d.shader];
             let entry = &shader.module.entry_points[d.entry].name;
-            let failed = |source: ld_runtime::Error| LaunchError::Run {
-                dispatch: index,
-                kernel: format!("{}:{entry}", shader.path.display()),
-                source: Box::new(source),
-            };
+            let kernel_name = format!("{}:{entry}", shader.path.display());
+            let failed = |source: ld_runtime::Error| LaunchError::Run { dispatch: index, kernel: kernel_name.clone(), source: Box::new(source) };
             let overrides: Vec<(&str, f64)> = d.overrides.iter().map(|(k, v)| (k.as_str(), *v)).collect();
             let kernel = ShaderKernel::new(shader, entry, &overrides).map_err(failed)?;
             let uniforms = self.uniform_bytes(d, &initial, &buffers).map_err(failed)?;
@@ -77,7 +74,7 @@ impl Resolved {
                 _ => launch.check_options(*options).mode(mode).run(),
             }
             .map_err(failed)?;
-            dispatches.push(DispatchRun { index, kernel: format!("{}:{entry}", shader.path.display()), run });
+            dispatches.push(DispatchRun { index, kernel: kernel_name, run });
         }
         let mut out = initial;
         for (name, buf) in &buffers {

@@ -146,7 +146,7 @@ impl LaunchFile {
 
     fn check_overrides(&self, i: usize, d: &Dispatch, shader: &Shader) -> Result<(), LaunchError> {
         let module = &shader.module;
-        let known: Vec<&str> = module.overrides.iter().filter_map(|(_, o)| o.name.as_deref()).collect();
+        let known = shader.overrides();
         for name in d.overrides.keys() {
             if !known.contains(&name.as_str()) {
                 return Err(self.field_error(

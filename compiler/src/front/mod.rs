@@ -30,6 +30,7 @@ mod tests;
 pub use globals::ParamSource;
 pub use shader::{Shader, ShaderError};
 pub use source::{line_column, render, Rejected};
+pub use vectors::wgsl_name;
 
 use crate::ir;
 use naga::Handle;

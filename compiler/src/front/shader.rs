@@ -88,6 +88,11 @@ impl Shader {
         self.module.entry_points.iter().filter(|e| e.stage == naga::ShaderStage::Compute).map(|e| e.name.as_str()).collect()
     }
 
+    /// The names of its override constants.
+    pub fn overrides(&self) -> Vec<&str> {
+        self.module.overrides.iter().filter_map(|(_, o)| o.name.as_deref()).collect()
+    }
+
     /// Entry point `entry` as a kernel for ld's compiler, with the
     /// override constants `overrides` applied (naga's pipeline-constant
     /// processing, as wgpu applies them when it creates the pipeline).
@@ -96,6 +101,11 @@ impl Shader {
         let shown = self.path.display().to_string();
         if !self.entry_points().contains(&entry) {
             let message = format!("{shown} has no compute entry point `{entry}` (it has: {})", self.entry_points().join(", "));
+            return Err(ShaderError::Invalid { message });
+        }
+        if let Some(name) = overrides.keys().find(|k| !self.overrides().contains(&k.as_str())) {
+            let known = self.overrides();
+            let message = format!("{shown} has no override `{name}` (it has: {})", if known.is_empty() { "none".into() } else { known.join(", ") });
             return Err(ShaderError::Invalid { message });
         }
         let constants: naga::back::PipelineConstants = overrides.iter().map(|(k, v)| (k.clone(), *v)).collect();

@@ -28,7 +28,7 @@ impl Cx<'_> {
             Scalar::Bool => "Bool",
         };
         let fields = NAMES[..n as usize].iter().map(|c| (c.to_string(), Type::Scalar(s))).collect();
-        self.structs.push(StructDef { name: format!("LdVec{n}{suffix}"), fields });
+        self.structs.push(StructDef { name: format!("{VECTOR}{n}{suffix}"), fields });
         let id = self.structs.len() - 1;
         self.vectors.insert((s, n), id);
         Type::Struct(id)
@@ -168,6 +168,29 @@ impl Cx<'_> {
                 self.per_lane(&ty, &xs, sp, |v, t| Expr { kind: ExprKind::Intrinsic(i, v), ty: t.clone(), span: sp })
             }
         })
+    }
+}
+
+/// The name of the struct standing for a vector (`LdVec4F32`): a WGSL
+/// identifier ld's own (`ld`-prefixed names are refused in shaders).
+const VECTOR: &str = "LdVec";
+
+/// An IR type a shader's translation holds, as WGSL spells it: its
+/// vector structs as `vec4<f32>`, for reports.
+pub fn wgsl_name(structs: &[StructDef], t: &Type) -> String {
+    match t {
+        Type::Scalar(s) => s.rust_name().to_string(),
+        Type::Atomic(s) => format!("atomic<{}>", s.rust_name()),
+        Type::Array(e, n) => format!("array<{}, {n}>", wgsl_name(structs, e)),
+        Type::Struct(id) => {
+            let name = &structs[*id].name;
+            match name.strip_prefix(VECTOR).and_then(|r| r.split_at_checked(1)) {
+                Some((n, s)) => format!("vec{n}<{}>", s.to_lowercase()),
+                None => name.clone(),
+            }
+        }
+        Type::UVec3 => "vec3<u32>".into(),
+        Type::Unit | Type::Var(_) => String::new(),
     }
 }
 

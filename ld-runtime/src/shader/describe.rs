@@ -6,7 +6,7 @@
 use crate::cpu::interp::Program;
 use crate::cpu::twin::BarrierKind as TwinBarrier;
 use crate::kernel::*;
-use ld_compiler::front::{line_column, Shader};
+use ld_compiler::front::{line_column, wgsl_name, Shader};
 use ld_compiler::ir::{self, MemRef, Scalar, StructDef, Type};
 use ld_compiler::{analysis::targets::Class, wgsl, Compiled};
 use std::any::TypeId;
@@ -148,24 +148,5 @@ fn place(structs: &[StructDef], t: &Type, word: u32, out: &mut String) {
         }
         Type::UVec3 => out.push_str([".x", ".y", ".z"].get(word as usize).copied().unwrap_or("")),
         _ => {}
-    }
-}
-
-/// A type as WGSL writes it: the front-end's vector structs (`LdVec4F32`)
-/// as `vec4<f32>`.
-pub(crate) fn wgsl_name(structs: &[StructDef], t: &Type) -> String {
-    match t {
-        Type::Scalar(s) => s.rust_name().to_string(),
-        Type::Atomic(s) => format!("atomic<{}>", s.rust_name()),
-        Type::Array(e, n) => format!("array<{}, {n}>", wgsl_name(structs, e)),
-        Type::Struct(id) => {
-            let name = &structs[*id].name;
-            match name.strip_prefix("LdVec").and_then(|r| r.split_at_checked(1)) {
-                Some((n, s)) => format!("vec{n}<{}>", s.to_lowercase()),
-                None => name.clone(),
-            }
-        }
-        Type::UVec3 => "vec3<u32>".into(),
-        Type::Unit | Type::Var(_) => String::new(),
     }
 }

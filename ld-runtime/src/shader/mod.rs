@@ -117,11 +117,6 @@ impl std::fmt::Debug for ShaderKernel {
 
 fn load(shader: &Shader, entry: &str, overrides: &BTreeMap<String, f64>) -> Result<Loaded> {
     let shown = shader.path.display().to_string();
-    if let Some(name) = overrides.keys().find(|k| !shader.module.overrides.iter().any(|(_, o)| o.name.as_deref() == Some(k.as_str()))) {
-        let known: Vec<&str> = shader.module.overrides.iter().filter_map(|(_, o)| o.name.as_deref()).collect();
-        let message = format!("{shown} has no override `{name}` (it has: {})", if known.is_empty() { "none".into() } else { known.join(", ") });
-        return Err(Error::Shader(ShaderError::Invalid { message }));
-    }
     let kernel = shader.kernel(entry, overrides)?;
     let compiled = ld_compiler::compile(&kernel.module).map_err(|ds| {
         let text: Vec<String> = ds.iter().map(|d| ld_compiler::front::render(&shown, &shader.source, span_of(&kernel, d.span), &d.message)).collect();
