@@ -138,6 +138,13 @@ fn run(cli: &Cli) -> Result<Outcome, Box<dyn std::error::Error>> {
     let reports: Vec<ld_runtime::Report> = outcome.dispatches.iter().filter_map(|d| d.run.report.clone()).collect();
     if cli.json {
         println!("{}", serde_json::to_string_pretty(&ld_runtime::report_document(&reports))?);
+        // (A run without a report has its indices out of bounds told on
+        // stderr: the JSON document holds reports.)
+        for d in outcome.dispatches.iter().filter(|d| d.run.report.is_none()) {
+            for o in &d.run.out_of_bounds {
+                eprint!("{}", o.diagnostic());
+            }
+        }
     } else {
         print_text(&outcome);
     }
@@ -154,7 +161,12 @@ fn print_text(outcome: &Outcome) {
     for d in &outcome.dispatches {
         match &d.run.report {
             Some(report) => println!("dispatch {} ({}):\n{report}", d.index, d.kernel),
-            None => println!("dispatch {} ({}): ran in {} on {:?}", d.index, d.kernel, d.run.mode, d.run.backend),
+            None => {
+                println!("dispatch {} ({}): ran in {} on {:?}", d.index, d.kernel, d.run.mode, d.run.backend);
+                for o in &d.run.out_of_bounds {
+                    print!("{}", o.diagnostic());
+                }
+            }
         }
     }
 }

@@ -96,6 +96,37 @@ fn the_same_shader_fixed_exits_0_in_every_mode() {
     }
 }
 
+/// Each element plus its left neighbour, read as WGSL code often reads
+/// it: `select` evaluates both operands, so invocation 0 reads `a[0u - 1u]`.
+const LEFT_SUM: &str = "@group(0) @binding(0) var<storage, read> a: array<u32>;
+@group(0) @binding(1) var<storage, read_write> out: array<u32>;
+
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let i = gid.x;
+    out[i] = a[i] + select(0u, a[i - 1u], i > 0u);
+}
+";
+
+#[test]
+fn an_index_out_of_bounds_goes_on_with_a_warning_in_every_mode() {
+    let d = dir("oob");
+    let shader = write(&d, "left.wgsl", LEFT_SUM);
+    let a = format!("0:0={}", iota(&d).display());
+    for mode in ["--check", "--exact", "--deterministic", "--native"] {
+        let out = d.join(&mode[2..]);
+        let o = ld_check(&[shader.to_str().unwrap(), "--workgroups", "4", "--bind", &a, "--bind", "0:1=zeros:1024", mode, "--out", out.to_str().unwrap()]);
+        let t = text(&o);
+        assert_eq!(o.status.code(), Some(0), "{mode}: {t}");
+        assert!(t.contains("warning: index out of bounds") && t.contains("left.wgsl:7:32"), "{mode}: {t}");
+        assert!(t.contains("index 4294967295 into `a` of length 256"), "{mode}: {t}");
+        // The result is whole: the read past the end was selected away.
+        let npy = std::fs::read(out.join("0_1.npy")).unwrap();
+        let words: Vec<u32> = npy[npy.len() - 1024..].chunks(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect();
+        assert_eq!(words, (0u32..256).map(|i| if i == 0 { 0 } else { 2 * i - 1 }).collect::<Vec<_>>(), "{mode}");
+    }
+}
+
 #[test]
 fn out_writes_every_buffer_as_npy() {
     let d = dir("out");

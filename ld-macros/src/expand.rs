@@ -344,6 +344,10 @@ fn kernel_impl(m: &Module, f: &syn::ItemFn) -> syn::Result<TokenStream> {
     let body_line = quote::quote_spanned!(body=> line!());
     let body_file = quote::quote_spanned!(body=> file!());
     let [x, y, z] = k.workgroup_size;
+    let bounds = match k.bounds {
+        Bounds::Fault => quote!(__ld::Bounds::Fault),
+        Bounds::Clamp => quote!(__ld::Bounds::Clamp),
+    };
     Ok(quote! {
         #twin
         // (The sites' `line!()` and `column!()` carry spans of the kernel's
@@ -366,6 +370,7 @@ fn kernel_impl(m: &Module, f: &syn::ItemFn) -> syn::Result<TokenStream> {
             sites: [#native_sites, #instrumented_sites, #folded_sites, #probe_sites],
             new_invocation: &ld_new_invocation,
             source: __ld::Source { file: #body_file, first_line: #body_line, text: #body_text },
+            bounds: #bounds,
         };
         impl ::ld::Kernel for #name {
             fn info(&self) -> &'static __ld::KernelInfo {

@@ -67,13 +67,6 @@ pub(crate) fn gpu_fuel(fuel: u64) -> u32 {
     fuel.min(u32::MAX as u64) as u32
 }
 
-/// The guard's words before a launch: the fuel, nothing recorded.
-pub(crate) fn initial(fuel: u64) -> [u32; guard::WORDS as usize] {
-    let mut w = [0u32; guard::WORDS as usize];
-    w[guard::FUEL as usize] = gpu_fuel(fuel);
-    w
-}
-
 /// What the guard's words after a launch over `grid` record, if anything
 /// (`lens`: each parameter's length in elements, for an index out of a
 /// buffer's bounds).

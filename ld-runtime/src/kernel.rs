@@ -6,6 +6,7 @@
 #![allow(missing_docs)]
 
 use crate::cpu::twin::Invocation;
+pub use ld_compiler::ir::Bounds;
 use std::any::TypeId;
 
 /// Implemented by the unit struct `#[ld::kernel]` makes of a function;
@@ -74,6 +75,9 @@ pub struct KernelInfo {
     pub new_invocation: NewInvocation,
     /// Where the kernel is written, for the snippets of reports.
     pub source: Source,
+    /// What an index out of bounds does: Rust's rule (a fault) for a Rust
+    /// kernel, WGSL's (the run goes on) for a loaded shader.
+    pub bounds: Bounds,
 }
 
 /// Makes a fresh invocation of a kernel's CPU reference: a function

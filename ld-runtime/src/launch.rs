@@ -3,6 +3,7 @@
 //! anything runs, so a mistake is an error that names the parameter, not a
 //! garbage result.
 
+use crate::bounds::OutOfBounds;
 use crate::buffer::{Buffer, Element, Store};
 use crate::check::{self, engine, layout::Limits, plan::Plan, report::Report, CheckOptions};
 use crate::cpu::executor::{self, CpuLaunch};
@@ -259,6 +260,12 @@ pub struct Run {
     /// What check or deterministic mode cost (dispatches, submissions,
     /// read-backs, bytes allocated).
     pub stats: Option<engine::Stats>,
+    /// Where invocations indexed out of bounds and the run went on: a
+    /// loaded shader follows WGSL's rule (a read gives the array's last
+    /// element, a write or an atomic is skipped), on both backends alike,
+    /// in every mode; one entry per source place, in source order. (In a
+    /// Rust kernel such an index is `Error::Fault`.) Also in the report.
+    pub out_of_bounds: Vec<OutOfBounds>,
 }
 
 /// A kernel with its grid and arguments, ready to run: made by a kernel's
@@ -355,7 +362,7 @@ impl<'a> Launch<'a> {
             return self.run_exact(uniforms);
         }
         let start = Instant::now();
-        let elapsed = match &self.rt.gpu {
+        let (elapsed, out_of_bounds) = match &self.rt.gpu {
             Some(ctx) => {
                 let bindings: Vec<GpuBinding> = self
                     .args
@@ -373,14 +380,14 @@ impl<'a> Launch<'a> {
                 if let Some(e) = self.guarded(&guard) {
                     return Err(e);
                 }
-                elapsed
+                (elapsed, crate::bounds::of_guard(self.info, &self.lens(), &guard))
             }
             None => {
-                self.run_cpu(uniforms)?;
-                start.elapsed()
+                let oob = self.run_cpu(uniforms)?;
+                (start.elapsed(), oob)
             }
         };
-        Ok(Run { backend: self.rt.backend(), mode: self.mode, elapsed, report: None, stats: None })
+        Ok(Run { backend: self.rt.backend(), mode: self.mode, elapsed, report: None, stats: None, out_of_bounds })
     }
 
     /// Check mode's plan for this launch (copies, rounds, batches, bytes,
@@ -441,7 +448,7 @@ impl<'a> Launch<'a> {
         let layout = engine::plan(self.info, self.grid.0, &words, &self.check, limits, deterministic)?;
         // The input, and its scalars, for finding the sources of races.
         let input = (!deterministic && self.check.sources).then(|| (Input::keep(self.info, &self.args), uniforms.clone()));
-        let (checked, stats) = match &self.rt.gpu {
+        let Driven { checked, stats, out_of_bounds } = match &self.rt.gpu {
             Some(ctx) => {
                 let buffers = self
                     .args
@@ -461,6 +468,7 @@ impl<'a> Launch<'a> {
                 self.drive(&mut b, layout, &words, limits)?
             }
         };
+
         let elapsed = start.elapsed();
         let ran = Instant::now();
         let report = checked.map(|c| {
@@ -476,6 +484,7 @@ impl<'a> Launch<'a> {
                 elapsed.as_secs_f64() * 1e3,
             );
             r.stats = Some(stats);
+            r.out_of_bounds = out_of_bounds.clone();
             // The targets come first, in target order.
             for (c, w) in r.checked.iter_mut().zip(&words) {
                 c.words = Some(*w);
@@ -504,7 +513,7 @@ impl<'a> Launch<'a> {
             reported.as_secs_f64() * 1e3,
             (ran.elapsed() - reported).as_secs_f64() * 1e3,
         );
-        Ok(Run { backend: self.rt.backend(), mode: self.mode, elapsed, report, stats: Some(stats) })
+        Ok(Run { backend: self.rt.backend(), mode: self.mode, elapsed, report, stats: Some(stats), out_of_bounds })
     }
 
     /// The source locations of a check's races: its racing workgroups run
@@ -513,7 +522,7 @@ impl<'a> Launch<'a> {
     /// report without them and says so in the log.
     fn locate(&self, r: &mut Report, input: Input, uniforms: Vec<u32>, warp_size: u32) -> Result<()> {
         let words = input.words(&self.args)?;
-        let l = CpuLaunch { info: self.info, grid: self.grid.0, storage: self.views(&words), uniforms, fuel: self.fuel()? };
+        let l = CpuLaunch::new(self.info, self.grid.0, self.views(&words), uniforms, self.fuel()?);
         if let Err(e) = exact::sources::locate(r, &l, &check::targets(self.info), warp_size) {
             log::warn!(
                 "ld: the sources of `{}`'s races could not be found: re-running the racing workgroups on the CPU failed: {}",
@@ -548,7 +557,7 @@ impl<'a> Launch<'a> {
                 words[p] = Some(input::copy(b.store)?);
             }
         }
-        let l = CpuLaunch { info: self.info, grid: self.grid.0, storage: self.views(&words), uniforms, fuel: self.fuel()? };
+        let l = CpuLaunch::new(self.info, self.grid.0, self.views(&words), uniforms, self.fuel()?);
         let seen = exact::run(&l, warp_size, None).map_err(|e| self.fault(e, l.fuel))?;
         for (p, a) in self.args.iter().enumerate() {
             if let (Arg::Buffer(b), Some(w), true) = (a, &words[p], self.writes(p)) {
@@ -571,7 +580,9 @@ impl<'a> Launch<'a> {
         exact::sources::attach(&mut r, &seen.pairs, self.info, self.grid.0, &targets, warp_size);
         r.mode = Mode::Exact;
         r.buffers = check::report::Buffers::AsNativeOnCpu;
-        Ok(Run { backend: self.rt.backend(), mode: self.mode, elapsed, report: Some(r), stats: None })
+        let out_of_bounds = l.oob.take();
+        r.out_of_bounds = out_of_bounds.clone();
+        Ok(Run { backend: self.rt.backend(), mode: self.mode, elapsed, report: Some(r), stats: None, out_of_bounds })
     }
 
     /// Whether the kernel may write parameter `p`.
@@ -580,25 +591,22 @@ impl<'a> Launch<'a> {
     }
 
     /// Check or deterministic mode over a backend.
-    fn drive(
-        &self,
-        b: &mut dyn engine::Backend,
-        layout: check::layout::Layout,
-        words: &[u64],
-        limits: Limits,
-    ) -> Result<(Option<engine::Checked>, engine::Stats)> {
+    fn drive(&self, b: &mut dyn engine::Backend, layout: check::layout::Layout, words: &[u64], limits: Limits) -> Result<Driven> {
         let on_fault = |words: &[u32]| self.guarded(words);
-        if self.mode == Mode::Deterministic {
-            return Ok((None, engine::deterministic(b, layout, words, &self.check, limits, &on_fault)?));
-        }
-        let c = engine::check(b, layout, words, &self.check, limits, &on_fault)?;
-        let stats = c.stats;
-        Ok((Some(c), stats))
+        let (checked, stats) = if self.mode == Mode::Deterministic {
+            (None, engine::deterministic(b, layout, words, &self.check, limits, &on_fault)?)
+        } else {
+            let c = engine::check(b, layout, words, &self.check, limits, &on_fault)?;
+            let stats = c.stats;
+            (Some(c), stats)
+        };
+        Ok(Driven { checked, stats, out_of_bounds: b.out_of_bounds(&self.lens())? })
     }
 
-    fn run_cpu(&self, uniforms: Vec<u32>) -> Result<()> {
+    fn run_cpu(&self, uniforms: Vec<u32>) -> Result<Vec<OutOfBounds>> {
         let l = self.cpu_launch(uniforms)?;
-        executor::run(&l).map_err(|e| self.fault(e, l.fuel))
+        executor::run(&l).map_err(|e| self.fault(e, l.fuel))?;
+        Ok(l.oob.take())
     }
 
     fn cpu_launch(&self, uniforms: Vec<u32>) -> Result<CpuLaunch<'a>> {
@@ -613,7 +621,7 @@ impl<'a> Launch<'a> {
                 _ => None,
             })
             .collect();
-        Ok(CpuLaunch { info: self.info, grid: self.grid.0, storage, uniforms, fuel: self.fuel()? })
+        Ok(CpuLaunch::new(self.info, self.grid.0, storage, uniforms, self.fuel()?))
     }
 
     /// Loop iterations each invocation may start, on either backend.
@@ -624,6 +632,11 @@ impl<'a> Launch<'a> {
         })
     }
 
+    /// Each parameter's length in elements (0 for a scalar).
+    fn lens(&self) -> Vec<u32> {
+        self.args.iter().map(|a| if let Arg::Buffer(b) = a { b.len as u32 } else { 0 }).collect()
+    }
+
     /// A fault the CPU executor found.
     fn fault(&self, e: executor::WorkgroupError, fuel: u64) -> Error {
         self.fault_error(e.invocation(self.info), e.kind(self.info, fuel), e.describe(self.info, fuel))
@@ -631,8 +644,7 @@ impl<'a> Launch<'a> {
 
     /// The fault the kernel's guard recorded on the GPU, if any.
     fn guarded(&self, words: &[u32]) -> Option<Error> {
-        let lens: Vec<u32> = self.args.iter().map(|a| if let Arg::Buffer(b) = a { b.len as u32 } else { 0 }).collect();
-        Some(match crate::guard::read(self.info, self.grid.0, &lens, words)? {
+        Some(match crate::guard::read(self.info, self.grid.0, &self.lens(), words)? {
             Found::Fault { invocation, kind, text } => self.fault_error(invocation, kind, text),
             Found::LoopLimit { line } => {
                 let adapter = self.rt.gpu.as_ref().map_or_else(String::new, |g| g.describe());
@@ -759,6 +771,14 @@ impl<'a> Launch<'a> {
             None => Ok(()),
         }
     }
+}
+
+/// What a check or deterministic run gives: the check (none in
+/// deterministic mode), its cost, and where indices were out of bounds.
+struct Driven {
+    checked: Option<engine::Checked>,
+    stats: engine::Stats,
+    out_of_bounds: Vec<OutOfBounds>,
 }
 
 /// A scalar argument as the word the uniform block holds. A non-negative

@@ -9,6 +9,7 @@
 
 // The modules are the pipeline's stages; what users name is re-exported
 // below, the rest is the crate's own.
+pub(crate) mod bounds;
 pub(crate) mod buffer;
 pub(crate) mod check;
 pub(crate) mod cpu;
@@ -23,6 +24,7 @@ pub(crate) mod session;
 pub(crate) mod settings;
 pub(crate) mod shader;
 
+pub use bounds::OutOfBounds;
 pub use buffer::{Buffer, Element};
 pub use check::engine::Stats;
 pub use check::html::{render as html_report, render_json as html_report_json};
@@ -50,7 +52,7 @@ pub mod __private {
     pub use crate::cpu::ops;
     pub use crate::cpu::twin::{idx, zeroed, AtomicOp, BarrierKind, Cx, Fault, Invocation, Mem, UVec3, Words, Yield};
     pub use crate::kernel::{
-        BarrierInfo, CheckClass, ElemInfo, InPlace, KernelInfo, ParamInfo, ParamKind, ScalarKind, SharedInfo, Site, SiteKind, Source, TargetPlace,
+        BarrierInfo, Bounds, CheckClass, ElemInfo, InPlace, KernelInfo, ParamInfo, ParamKind, ScalarKind, SharedInfo, Site, SiteKind, Source, TargetPlace,
     };
     pub use bytemuck;
 }

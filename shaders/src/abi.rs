@@ -531,13 +531,17 @@ pub mod probe {
 
 /// The guard every kernel variant carries (native, instrumented, folded):
 /// `@group(0) @binding(guard::binding(params))`, one small buffer per
-/// launch (see `wgsl/guard.wgsl`). The host writes the loop budget; the
-/// first invocation that records a fault claims the record.
+/// launch (see `wgsl/guard.wgsl`). The host writes the loop budget and
+/// where each variant's table of out-of-bounds sites starts; the first
+/// invocation that records a fault claims the record.
 pub mod guard {
     /// Loop iterations each invocation may start (host-written).
     pub const FUEL: u32 = 0;
     /// 0 until an invocation claims the record (`atomicMax(.., 1)`).
     pub const CLAIM: u32 = 1;
+    /// Not 0 once an invocation indexed out of bounds (the tables are worth
+    /// reading back).
+    pub const SEEN: u32 = 2;
     /// The record, one `vec4<u32>`: `HEAD` = `site << 8 | variant << 4 |
     /// kind` (the site: an index into the variant's site table,
     /// `KernelInfo::sites`), the index an access was out of bounds with,
@@ -552,9 +556,24 @@ pub mod guard {
     pub const WG: u32 = REC + 2;
     /// The record's local invocation index.
     pub const LOCAL: u32 = REC + 3;
-    /// Words of the guard's buffer: the fuel, the claim, padding, and two
-    /// records' room.
-    pub const WORDS: u32 = REC + 8;
+    /// Four words, one per variant (host-written): where the variant's
+    /// table of sites starts, in words from [`WORDS`].
+    pub const TABLES: u32 = REC + 8;
+    /// Words of the guard's header: the fuel, the claim, the seen flag,
+    /// padding, two records' room and the tables' starts. The tables
+    /// follow.
+    pub const WORDS: u32 = TABLES + 4;
+    /// A table's entry for one site, [`ENTRY`] words: the smallest and the
+    /// largest index out of bounds there (as [`key`] orders them), and the
+    /// kinds seen there (bit `1 << kind`). Only an invocation's first
+    /// out-of-bounds access is entered.
+    pub const ENTRY: u32 = 3;
+    /// An entry's smallest key (host-written `u32::MAX` first).
+    pub const MIN: u32 = 0;
+    /// An entry's largest key.
+    pub const MAX: u32 = 1;
+    /// An entry's kinds.
+    pub const KINDS: u32 = 2;
     /// Kinds: an index past the end (`OOB_SIGNED`: the index is an `i32`),
     /// a loop past the invocation's fuel, a loop the driver ended
     /// (lavapipe's cap on loop iterations).
@@ -580,6 +599,25 @@ pub mod guard {
     /// uniform block.
     pub fn binding(params: usize) -> u32 {
         params as u32 + 1
+    }
+
+    /// An out-of-bounds index as the tables order it: a `u32` as itself,
+    /// an `i32` (`signed`) moved so that unsigned order is signed order.
+    pub fn key(index: u32, signed: bool) -> u32 {
+        if signed {
+            index ^ 0x8000_0000
+        } else {
+            index
+        }
+    }
+
+    /// The index a [`key`] stands for.
+    pub fn index(key: u32, signed: bool) -> i64 {
+        if signed {
+            (key ^ 0x8000_0000) as i32 as i64
+        } else {
+            key as i64
+        }
     }
 }
 
@@ -1013,13 +1051,15 @@ pub fn slot_layout(shapes: &[Shape], roles: Roles, pool_blocks: u32) -> SlotLayo
 
 /// The guard's WGSL for a kernel with `params` parameters, recorded as
 /// `variant`: its struct, binding, constants and functions
-/// (`wgsl/guard.wgsl`). Every kernel variant starts with it.
-pub fn guard_prelude(params: usize, variant: u32) -> String {
+/// (`wgsl/guard.wgsl`). Every kernel variant starts with it. `faults`: an
+/// index out of bounds claims the record, as a fault (Rust's rule); else
+/// it is only entered in the variant's table (WGSL's).
+pub fn guard_prelude(params: usize, variant: u32, faults: bool) -> String {
     use std::fmt::Write;
-    // (The struct's words are `guard`'s: `FUEL`, `CLAIM`, two words of
-    // padding, the two records from `REC`.)
+    // (The struct's words are `guard`'s: `FUEL`, `CLAIM`, `SEEN`, a word
+    // of padding, the two records from `REC`, `TABLES`, then the tables.)
     let mut s = format!(
-        "struct LdGuard {{\n    fuel: u32,\n    claim: atomic<u32>,\n    pad: vec2<u32>,\n    rec: array<vec4<u32>, 2>,\n}}\n\n@group(0) @binding({}) var<storage, read_write> ld_guard: LdGuard;\n",
+        "struct LdGuard {{\n    fuel: u32,\n    claim: atomic<u32>,\n    seen: atomic<u32>,\n    pad: u32,\n    rec: array<vec4<u32>, 2>,\n    tables: vec4<u32>,\n    oob: array<atomic<u32>>,\n}}\n\n@group(0) @binding({}) var<storage, read_write> ld_guard: LdGuard;\n",
         guard::binding(params)
     );
     let consts: &[(&str, u32)] = &[
@@ -1028,10 +1068,15 @@ pub fn guard_prelude(params: usize, variant: u32) -> String {
         ("LD_G_FUEL", guard::FUEL_OUT),
         ("LD_G_CUT", guard::CUT),
         ("LD_G_VARIANT", variant),
+        ("LD_G_ENTRY", guard::ENTRY),
+        ("LD_G_MIN", guard::MIN),
+        ("LD_G_MAX", guard::MAX),
+        ("LD_G_KINDS", guard::KINDS),
     ];
     for (name, v) in consts {
         writeln!(s, "const {name}: u32 = {v}u;").unwrap();
     }
+    writeln!(s, "const LD_G_OOB_FAULTS: bool = {faults};").unwrap();
     s.push_str(crate::GUARD);
     s
 }
@@ -1262,11 +1307,26 @@ mod tests {
     /// WGSL validates.
     #[test]
     fn the_guard_is_its_words() {
-        let src = format!("{}\n@compute @workgroup_size(1) fn main() {{ ld_guard_enter(0u, 0u); _ = ld_idx(3u, 2u, 0u); if ld_ok_i(-1i, 2u, 1u) {{}} ld_stopped(2u); ld_guard_flush(); }}\n", guard_prelude(2, guard::NATIVE));
+        let src = format!("{}\n@compute @workgroup_size(1) fn main() {{ ld_guard_enter(0u, 0u); _ = ld_idx(3u, 2u, 0u); if ld_ok_i(-1i, 2u, 1u) {{}} ld_stopped(2u); ld_guard_flush(); }}\n", guard_prelude(2, guard::NATIVE, true));
         let module = naga::front::wgsl::parse_str(&src).unwrap_or_else(|e| panic!("{}", e.emit_to_string(&src)));
         naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::all()).validate(&module).unwrap();
         let ty = module.global_variables.iter().find(|(_, g)| g.name.as_deref() == Some("ld_guard")).unwrap().1.ty;
-        assert_eq!(module.types[ty].inner.size(module.to_ctx()), 4 * guard::WORDS);
+        let naga::TypeInner::Struct { members, .. } = &module.types[ty].inner else { panic!("the guard is a struct") };
+        let offset = |name: &str| members.iter().find(|m| m.name.as_deref() == Some(name)).unwrap().offset;
+        let words =
+            [("fuel", guard::FUEL), ("claim", guard::CLAIM), ("seen", guard::SEEN), ("rec", guard::REC), ("tables", guard::TABLES), ("oob", guard::WORDS)];
+        for (name, word) in words {
+            assert_eq!(offset(name), 4 * word, "{name}");
+        }
+    }
+
+    /// An index's key orders `u32`s as themselves and `i32`s as signed.
+    #[test]
+    fn keys_order_indices_and_give_them_back() {
+        let signed = [-5i32, -1, 0, 3, i32::MAX].map(|i| guard::key(i as u32, true));
+        assert!(signed.windows(2).all(|w| w[0] < w[1]), "{signed:?}");
+        assert_eq!(signed.map(|k| guard::index(k, true)), [-5, -1, 0, 3, i32::MAX as i64]);
+        assert_eq!(guard::index(guard::key(u32::MAX, false), false), u32::MAX as i64);
     }
 
     #[test]

@@ -123,9 +123,11 @@ fn kinds(r: &Report) -> std::collections::BTreeSet<String> {
     r.races.iter().map(|x| format!("{} {:?} {:?}", x.variable, x.kind, x.level)).collect()
 }
 
-/// What a report says of its races, backend aside.
+/// What a report says of its races and its indices out of bounds,
+/// backend aside.
 fn summary(r: &Report) -> Vec<String> {
-    r.races.iter().map(|x| format!("{} {:?} {:?} {:?} {:?}", x.variable, x.kind, x.level, x.words, x.places)).collect()
+    let races = r.races.iter().map(|x| format!("{} {:?} {:?} {:?} {:?}", x.variable, x.kind, x.level, x.words, x.places));
+    races.chain(r.out_of_bounds.iter().map(|o| format!("{o} at {}:{}", o.line, o.column))).collect()
 }
 
 #[test]
@@ -176,6 +178,11 @@ fn deterministic_mode_leaves_the_same_bits_on_both_backends() {
         compared += 1;
         let c = run(&case, &Runtime::cpu(), Mode::Deterministic);
         let g = run(&case, &gpu, Mode::Deterministic);
+        for (i, (a, b)) in g.dispatches.iter().zip(&c.dispatches).enumerate() {
+            if a.run.out_of_bounds != b.run.out_of_bounds {
+                wrong.push(format!("{} dispatch {i}: indices out of bounds differ: GPU {:?}, CPU {:?}", case.name, a.run.out_of_bounds, b.run.out_of_bounds));
+            }
+        }
         for (name, bytes) in &c.buffers {
             if g.buffers[name] != *bytes {
                 let first = bytes.iter().zip(&g.buffers[name]).position(|(a, b)| a != b).unwrap_or(0) / 4;

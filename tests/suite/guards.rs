@@ -187,6 +187,62 @@ fn an_index_out_of_bounds_is_the_same_fault_on_both_backends() {
     }
 }
 
+// ------------------------------------------------------- WGSL's rule
+
+/// A shader reading its left neighbour as WGSL code often does: `select`
+/// evaluates both operands, so invocation 0 reads `a[0u - 1u]`; and the
+/// last invocation writes one past the end of `out`.
+const SHIFT: &str = "\
+@group(0) @binding(0) var<storage, read> a: array<u32>;
+@group(0) @binding(1) var<storage, read_write> out: array<u32>;
+
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let i = gid.x;
+    let left = select(0u, a[i - 1u], i > 0u);
+    out[i + 1u] = a[i] + left;
+}
+";
+
+/// The line and column of `needle` in [`SHIFT`].
+fn in_shift(needle: &str) -> (u32, u32) {
+    let (n, line) = SHIFT.lines().enumerate().find(|(_, l)| l.contains(needle)).expect(needle);
+    (n as u32 + 1, line.find(needle).unwrap() as u32 + 1)
+}
+
+/// A loaded shader follows WGSL's rule on both backends and in every mode:
+/// the run goes on past an index out of bounds (the read gives the last
+/// element, the write is skipped), its results are whole, and the run and
+/// the report say where it happened.
+#[test]
+fn a_shader_goes_on_past_an_index_out_of_bounds_and_says_where() {
+    const N: u32 = 128;
+    let shader = ld::Shader::parse(SHIFT.to_string(), "shift.wgsl".as_ref()).unwrap();
+    let kernel = ld::ShaderKernel::new(&shader, "main", &[]).unwrap();
+    let input: Vec<u32> = (0..N).map(|i| i * i + 1).collect();
+    let want: Vec<u32> = (0..N).map(|k| if k == 0 { 7 } else { input[k as usize - 1] + if k > 1 { input[k as usize - 2] } else { 0 } }).collect();
+    let (left, store) = (in_shift("a[i - 1u]"), in_shift("out[i + 1u]"));
+    for rt in runtimes() {
+        for mode in [Mode::Native, Mode::Check, Mode::Deterministic, Mode::Exact] {
+            let what = format!("{:?} {mode:?}", rt.backend());
+            let a = rt.upload(&input).unwrap();
+            let mut out = rt.upload(&vec![7u32; N as usize]).unwrap();
+            let launch = kernel.launch(&rt, [N / 64, 1, 1], ld::Bindings::new().buffer(0, 0, &a).buffer(0, 1, &mut out)).unwrap();
+            let run = launch.mode(mode).run().unwrap_or_else(|e| panic!("{what}: {e}"));
+            assert_eq!(out.to_vec().unwrap(), want, "{what}");
+            let got: Vec<_> = run.out_of_bounds.iter().map(|o| (o.array.as_str(), o.len, o.line, o.column, o.min_index, o.max_index)).collect();
+            assert_eq!(got, [("a", N, left.0, left.1, u32::MAX as i64, u32::MAX as i64), ("out", N, store.0, store.1, N as i64, N as i64)], "{what}");
+            if let Some(report) = &run.report {
+                assert!(!report.has_races(), "{what}: {report}");
+                assert_eq!(report.out_of_bounds, run.out_of_bounds, "{what}");
+                let text = report.to_string();
+                assert!(text.contains("index out of bounds") && text.contains(&format!("shift.wgsl:{}:{}", left.0, left.1)), "{what}: {text}");
+                assert!(text.contains("index 4294967295 into `a` of length 128"), "{what}: {text}");
+            }
+        }
+    }
+}
+
 // ------------------------------------------------------------ loops
 
 #[ld::kernel(workgroup_size = 64)]

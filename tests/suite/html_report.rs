@@ -200,6 +200,26 @@ fn the_em_race_in_the_browser() {
     assert!(dom.contains("class=\"none\">no source locations in this report"), "{dom}");
 }
 
+/// A shader's indices out of bounds, under the races: each with its
+/// source line, the access marked, and the indices.
+#[test]
+fn indices_out_of_bounds_in_the_browser() {
+    let src = "@group(0) @binding(0) var<storage, read_write> out: array<u32>;\n\n@compute @workgroup_size(8)\nfn main(@builtin(global_invocation_id) g: vec3<u32>) {\n    out[g.x + 6u] = g.x;\n}\n";
+    let shader = ld::Shader::parse(src.to_string(), "past.wgsl".as_ref()).unwrap();
+    let kernel = ld::ShaderKernel::new(&shader, "main", &[]).unwrap();
+    let rt = Runtime::cpu();
+    let mut out = rt.zeros::<u32>(8).unwrap();
+    let r = kernel.launch(&rt, [1, 1, 1], ld::Bindings::new().buffer(0, 0, &mut out)).unwrap().check().unwrap();
+    assert_eq!(out.to_vec().unwrap(), [0, 0, 0, 0, 0, 0, 0, 1], "writes past the end skipped");
+    let html = ld::html_report(std::slice::from_ref(&r));
+    let Some(b) = browser() else { return };
+    let (dom, err) = dump(&b, &html, "oob");
+    assert_clean(&dom, &err);
+    assert!(dom.contains("Indices out of bounds"), "{dom}");
+    assert!(dom.contains("indices 8 to 13 into out of length 8") && dom.contains("past.wgsl:5:5"), "{dom}");
+    assert!(dom.contains("<mark>out</mark>[g.x + 6u] = g.x;"), "{dom}");
+}
+
 /// The page without a browser: the reports are embedded as JSON that no
 /// string of theirs can end early.
 #[test]

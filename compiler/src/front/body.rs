@@ -446,6 +446,7 @@ impl Cx<'_> {
             params: std::mem::take(&mut self.params),
             shared: std::mem::take(&mut self.shared),
             body: ir::Body { locals: ls.all, block },
+            bounds: ir::Bounds::Clamp,
         })
     }
 

@@ -71,6 +71,26 @@ pub struct Kernel {
     pub shared: Vec<SharedVar>,
     /// The kernel function's body: the only body that may hold barriers.
     pub body: Body,
+    /// What an index out of bounds does: the source language's rule.
+    pub bounds: Bounds,
+}
+
+/// What an index out of bounds does, by the rule of the language the
+/// kernel is written in. Both backends implement both rules alike: the
+/// generated WGSL's guard and the CPU reference (`ld_shaders`'
+/// `guard.wgsl`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Bounds {
+    /// Rust's: the access is not performed, and the launch ends in an
+    /// error naming the invocation, the index and the line.
+    Fault,
+    /// WGSL's, as wgpu gives it: a read gives the last element, a write or
+    /// an atomic is discarded, and the run goes on; the launch reports each
+    /// place where it happened. (WGSL lets a read give any element, or
+    /// zero, and a write go to any element or nowhere; this is the choice
+    /// naga's `Restrict` policy makes for reads, and robust buffer access
+    /// for writes, and the one every backend of ld repeats exactly.)
+    Clamp,
 }
 
 /// A kernel parameter: a storage buffer binding or a scalar uniform.

@@ -250,7 +250,8 @@ impl<'m> Writer<'m> {
             Variant::Folded => ld_shaders::abi::guard::FOLDED,
             Variant::Probe => ld_shaders::abi::guard::PROBE,
         };
-        out.push_str(&ld_shaders::abi::guard_prelude(self.m.kernel.params.len(), variant));
+        let faults = self.m.kernel.bounds == crate::ir::Bounds::Fault;
+        out.push_str(&ld_shaders::abi::guard_prelude(self.m.kernel.params.len(), variant, faults));
         match self.variant {
             Variant::Native => {}
             Variant::Probe => out.push_str(&self.probe_prelude()),

@@ -234,7 +234,7 @@ fn kernel_fn(cx: &mut FnCx, f: &syn::ItemFn, attr: &KernelAttr) -> Result<Kernel
     let block = cx.fn_body(&f.block)?;
     let body = finish(cx, block)?;
     let shared = cx.kernel.take().unwrap().shared;
-    Ok(Kernel { span: crate::spans::intern(f.sig.ident.span()), workgroup_size: attr.workgroup_size, params, shared, body })
+    Ok(Kernel { span: crate::spans::intern(f.sig.ident.span()), workgroup_size: attr.workgroup_size, params, shared, body, bounds: Bounds::Fault })
 }
 
 /// Resolves every type variable and checks literals fit their final type.

@@ -18,7 +18,7 @@ fn snapshot_dir() -> PathBuf {
 /// the same in every kernel (`ld_shaders::abi::guard_prelude`), as one line.
 fn native(src: &str) -> String {
     let one = |m: &ld_compiler::ir::Module| {
-        let prelude = ld_shaders::abi::guard_prelude(m.kernel.params.len(), ld_shaders::abi::guard::NATIVE);
+        let prelude = ld_shaders::abi::guard_prelude(m.kernel.params.len(), ld_shaders::abi::guard::NATIVE, true);
         let got = wgsl::native(m).0;
         assert!(got.contains(&prelude), "the guard is declared");
         got.replace(&prelude, "// (the guard: ld_shaders::abi::guard_prelude)\n")

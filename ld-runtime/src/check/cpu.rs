@@ -8,6 +8,7 @@ use super::engine::{Backend, Stats, Status};
 use super::layout::Layout;
 use super::records::Raw;
 use super::sweep::{self, Entry, Seen};
+use crate::bounds::OutOfBounds;
 use crate::cpu::executor::{CpuLaunch, RegionEnd, SharedSet, Workgroup, WorkgroupError};
 use crate::cpu::twin::{BarrierKind, Mem, Targets};
 use crate::error::{Error, Result};
@@ -327,6 +328,10 @@ impl Backend for CpuBackend<'_, '_> {
 
     fn stats(&self) -> Stats {
         self.stats
+    }
+
+    fn out_of_bounds(&mut self, _lens: &[u32]) -> Result<Vec<OutOfBounds>> {
+        Ok(self.l.oob.take())
     }
 }
 

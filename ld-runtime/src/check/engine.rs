@@ -191,6 +191,9 @@ pub(crate) trait Backend {
     /// them: `Status::records`, `Status::extra`).
     fn records(&mut self, st: &Status) -> Result<Raw>;
     fn stats(&self) -> Stats;
+    /// Where the launch's invocations indexed out of bounds and went on
+    /// (`crate::bounds`; `lens`: each parameter's length in elements).
+    fn out_of_bounds(&mut self, lens: &[u32]) -> Result<Vec<crate::bounds::OutOfBounds>>;
 }
 
 /// Sizes a launch: the first layout to try.

@@ -5,6 +5,7 @@
 use super::engine::{Backend, ProbeRun, Probed, Stats, Status};
 use super::layout::{Layout, Limits};
 use super::records::Raw;
+use crate::bounds::OutOfBounds;
 use crate::error::Result;
 use crate::gpu::pipeline::{self, Variant};
 use crate::gpu::transfer::{read_range, read_ranges_after, wait};
@@ -24,6 +25,9 @@ pub(crate) struct GpuBackend<'a> {
     guard: wgpu::Buffer,
     /// The loop iterations each invocation may start (the guard's start).
     fuel: u64,
+    /// A status or probe read back found the guard's tables of indices out
+    /// of bounds written (`guard::SEEN`).
+    oob_seen: bool,
     layout: Option<Layout>,
     bufs: Option<Bufs>,
     /// The snapshot of the buffers a run writes as it goes (`Backend::snapshot`).
@@ -88,7 +92,7 @@ impl<'a> GpuBackend<'a> {
         });
         let guard = ctx.device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
             label: Some("ld guard"),
-            contents: bytemuck::cast_slice(&crate::guard::initial(fuel)),
+            contents: bytemuck::cast_slice(&crate::bounds::initial_guard(info, fuel)),
             usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
         });
         GpuBackend {
@@ -98,6 +102,7 @@ impl<'a> GpuBackend<'a> {
             uniforms,
             guard,
             fuel,
+            oob_seen: false,
             layout: None,
             bufs: None,
             live: vec![],
@@ -597,6 +602,7 @@ impl Backend for GpuBackend<'_> {
         let (seen, g, h) = (read.pop().unwrap(), read.pop().unwrap(), read.pop().unwrap());
         let bits = h[header::STATUS as usize];
         let faulted = g[guard::CLAIM as usize] != 0;
+        self.oob_seen |= g[guard::SEEN as usize] != 0;
         if bits & status::SHARED == 0 && !faulted {
             // (A run with words deferred took them from the kernel's memory,
             // which holds them already.)
@@ -628,7 +634,9 @@ impl Backend for GpuBackend<'_> {
     }
 
     fn clear_fault(&mut self) -> Result<()> {
-        self.ctx.queue.write_buffer(&self.guard, 0, bytemuck::cast_slice(&crate::guard::initial(self.fuel)));
+        // (The header alone: the tables keep what every run entered.)
+        let header = crate::bounds::initial_guard(self.info, self.fuel);
+        self.ctx.queue.write_buffer(&self.guard, 0, bytemuck::cast_slice(&header[..guard::WORDS as usize]));
         Ok(())
     }
 
@@ -639,6 +647,7 @@ impl Backend for GpuBackend<'_> {
         let mut both = self.read_back(&[(&records, header::WORDS as u64 * 4), (&guard, guard::WORDS as u64 * 4)])?;
         let g = both.pop().unwrap();
         let h = both.pop().unwrap();
+        self.oob_seen |= g[guard::SEEN as usize] != 0;
         if h[header::STATUS as usize] == 0 && g[guard::CLAIM as usize] == 0 {
             self.meta_zeroed = true;
             if cfg!(debug_assertions) {
@@ -672,5 +681,14 @@ impl Backend for GpuBackend<'_> {
 
     fn stats(&self) -> Stats {
         self.stats
+    }
+
+    fn out_of_bounds(&mut self, lens: &[u32]) -> Result<Vec<OutOfBounds>> {
+        if !self.oob_seen {
+            return Ok(vec![]);
+        }
+        let guard = self.guard.clone();
+        let words = self.read(&guard, guard.size() / 4)?;
+        Ok(crate::bounds::of_guard(self.info, lens, &words))
     }
 }

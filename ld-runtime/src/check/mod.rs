@@ -30,7 +30,7 @@ mod progress;
 pub(crate) mod records;
 pub mod report;
 pub(crate) mod sweep;
-mod text;
+pub(crate) mod text;
 
 use crate::kernel::{CheckClass, KernelInfo, ParamKind, TargetPlace};
 use report::{Checked, Memory, Treatment};

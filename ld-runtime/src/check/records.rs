@@ -204,5 +204,6 @@ pub(crate) fn report(
         elapsed_ms,
         plan: plan.cloned(),
         stats: None,
+        out_of_bounds: vec![],
     }
 }

@@ -277,6 +277,9 @@ pub struct Report {
     pub plan: Option<super::plan::Plan>,
     /// What the check cost.
     pub stats: Option<super::engine::Stats>,
+    /// Where invocations indexed out of bounds and the run went on, as
+    /// WGSL allows (a loaded shader; see [`crate::Run::out_of_bounds`]).
+    pub out_of_bounds: Vec<crate::OutOfBounds>,
 }
 
 /// The parts of a [`Report`] that must agree between backends: not timing,
@@ -296,6 +299,8 @@ pub struct Verdict {
     pub words_with_races: u64,
     /// Racing (unit, word) observations.
     pub race_records: u64,
+    /// Where invocations indexed out of bounds.
+    pub out_of_bounds: Vec<crate::OutOfBounds>,
 }
 
 impl Report {
@@ -321,6 +326,7 @@ impl Report {
             units_with_races: self.units_with_races,
             words_with_races: self.words_with_races,
             race_records: self.race_records,
+            out_of_bounds: self.out_of_bounds.clone(),
         }
     }
 

@@ -55,6 +55,12 @@ impl fmt::Display for Report {
                 writeln!(f, "  ({} race records beyond the record buffer were counted but not detailed)", self.records_dropped)?;
             }
         }
+        if !self.out_of_bounds.is_empty() {
+            writeln!(f)?;
+        }
+        for o in &self.out_of_bounds {
+            f.write_str(&o.diagnostic())?;
+        }
         write!(f, "  buffers: {}", self.buffers)
     }
 }
@@ -281,7 +287,7 @@ fn labels(accesses: &[Access], variable: &str, files: &mut SimpleFiles<String, S
 
 /// The byte range of the expression starting at 1-based char `column`: a
 /// path with its index brackets (`s[i + 1].x`), or one character.
-fn expression(line: &str, column: u32) -> (usize, usize) {
+pub(crate) fn expression(line: &str, column: u32) -> (usize, usize) {
     let Some((from, _)) = line.char_indices().nth(column.saturating_sub(1) as usize) else { return (0, 0) };
     let bytes = line.as_bytes();
     let mut end = from;

@@ -9,6 +9,8 @@
 //!   result on every run and every thread count.
 //! - Every access is bounds-checked; the first fault (lowest workgroup) is
 //!   reported with the invocation, the memory, the index and the source line.
+//!   Under WGSL's rule (`Bounds::Clamp`) the run goes on instead, and each
+//!   invocation's first index out of bounds goes to the launch's log.
 //! - Every loop iteration and branch burns fuel; an invocation that runs
 //!   out is reported as not terminating.
 //! - Barrier divergence (invocations of one workgroup at different barriers,
@@ -18,7 +20,7 @@
 //! warp its own memory.
 
 use super::twin::{BarrierKind, Cx, Fault, Ids, Invocation, Mem, Monitor, Routed, SharedMem, StorageView, Targets, UVec3, Yield};
-use crate::kernel::KernelInfo;
+use crate::kernel::{Bounds, KernelInfo};
 use rayon::prelude::*;
 
 pub struct CpuLaunch<'a> {
@@ -29,9 +31,16 @@ pub struct CpuLaunch<'a> {
     pub uniforms: Vec<u32>,
     /// Loop iterations and branches allowed per invocation.
     pub fuel: u64,
+    /// Where invocations indexed out of bounds and went on (a kernel under
+    /// WGSL's rule, `Bounds::Clamp`; under Rust's, such an index faults).
+    pub oob: crate::bounds::Log,
 }
 
-impl CpuLaunch<'_> {
+impl<'a> CpuLaunch<'a> {
+    pub fn new(info: &'static KernelInfo, grid: [u32; 3], storage: Vec<Option<StorageView<'a>>>, uniforms: Vec<u32>, fuel: u64) -> Self {
+        CpuLaunch { info, grid, storage, uniforms, fuel, oob: Default::default() }
+    }
+
     pub fn workgroup_count(&self) -> u64 {
         self.grid.iter().map(|&d| d as u64).product()
     }
@@ -127,6 +136,9 @@ pub struct Workgroup {
     pub invocations: Vec<Box<dyn Invocation>>,
     fuel: Vec<u64>,
     done: Vec<bool>,
+    /// Whether the invocation noted an index out of bounds (its first is
+    /// the one the log keeps, as the generated WGSL's guard keeps it).
+    noted: Vec<bool>,
 }
 
 impl Workgroup {
@@ -137,6 +149,7 @@ impl Workgroup {
             invocations: (0..n).map(|_| (l.info.new_invocation)()).collect(),
             fuel: vec![l.fuel; n],
             done: vec![false; n],
+            noted: vec![false; n],
         }
     }
 
@@ -176,9 +189,14 @@ impl Workgroup {
                     None => None,
                 },
                 routed,
-            );
+            )
+            .bounds(l.info.bounds == Bounds::Clamp, self.noted[i]);
             let r = self.invocations[i].step(&mut cx);
             self.fuel[i] = cx.fuel_left();
+            if let Some(f) = cx.noted.take() {
+                self.noted[i] = true;
+                l.oob.add(crate::bounds::of_fault(l.info, &f).expect("only indices out of bounds are noted"));
+            }
             match r {
                 Ok(Yield::Done) => self.done[i] = true,
                 Ok(Yield::Barrier { kind, id }) => state[i] = Some((kind, id)),

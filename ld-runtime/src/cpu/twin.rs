@@ -174,6 +174,14 @@ pub struct Cx<'a> {
     pub(crate) targets: Option<&'a mut dyn Targets>,
     pub(crate) monitor: Option<&'a mut dyn Monitor>,
     routed: Routed,
+    /// An index out of bounds goes on as WGSL's rule says (`Bounds::Clamp`:
+    /// a read gives the last element, a write or an atomic is skipped)
+    /// instead of faulting.
+    clamp: bool,
+    /// The invocation's first index out of bounds, under `clamp`, where it
+    /// had none in an earlier step (`quiet` says it had).
+    pub(crate) noted: Option<Fault>,
+    quiet: bool,
 }
 
 /// A value that lives in memory as consecutive 32-bit words.
@@ -271,7 +279,37 @@ impl<'a> Cx<'a> {
         monitor: Option<&'a mut dyn Monitor>,
         routed: Routed,
     ) -> Self {
-        Cx { ids, storage, shared, uniforms, fuel, targets, monitor, routed }
+        Cx { ids, storage, shared, uniforms, fuel, targets, monitor, routed, clamp: false, noted: None, quiet: false }
+    }
+
+    /// Indices out of bounds go on under WGSL's rule (`clamp`), and
+    /// whether the invocation already noted one (`quiet`).
+    pub(crate) fn bounds(mut self, clamp: bool, quiet: bool) -> Self {
+        (self.clamp, self.quiet) = (clamp, quiet);
+        self
+    }
+
+    /// Index `i` of an array of `n` elements inside a value (a local, or
+    /// an element of memory): in bounds, itself; past the end, a fault, or
+    /// under WGSL's rule the last element, noted, and `true` (a write
+    /// there is skipped).
+    pub(crate) fn index(&mut self, i: i64, n: u32, site: (u32, u32)) -> Result<(u32, bool), Fault> {
+        match idx(i, n, site) {
+            Ok(k) => Ok((k as u32, false)),
+            Err(f) if self.clamp => {
+                self.note(f);
+                Ok((n.saturating_sub(1), true))
+            }
+            Err(f) => Err(f),
+        }
+    }
+
+    /// Keeps the invocation's first index out of bounds.
+    #[cold]
+    fn note(&mut self, f: Fault) {
+        if self.noted.is_none() && !self.quiet {
+            self.noted = Some(f);
+        }
     }
 
     pub(crate) fn fuel_left(&self) -> u64 {
@@ -308,8 +346,10 @@ impl<'a> Cx<'a> {
     }
 
     /// First word of element `index`, `inner` words in, if in bounds.
+    /// Past the end under WGSL's rule: for a read (`write` false), the
+    /// last element's; for a write or an atomic, `None` (it is skipped).
     #[inline]
-    fn word(&self, mem: Mem, index: i64, inner: u32, site: (u32, u32)) -> Result<usize, Fault> {
+    fn word(&mut self, mem: Mem, index: i64, inner: u32, site: (u32, u32), write: bool) -> Result<Option<usize>, Fault> {
         let (len, ew) = match mem {
             Mem::Storage(i) => {
                 let v = self.view(i);
@@ -317,10 +357,25 @@ impl<'a> Cx<'a> {
             }
             Mem::Shared(i) => (self.shared[i].len, self.shared[i].elem_words),
         };
+        let mut index = index;
         if index < 0 || index >= len as i64 {
-            return Err(Fault::OutOfBounds { mem: Some(mem), index, len, site });
+            let f = Fault::OutOfBounds { mem: Some(mem), index, len, site };
+            if !self.clamp {
+                return Err(f);
+            }
+            self.note(f);
+            if write {
+                return Ok(None);
+            }
+            index = len as i64 - 1;
         }
-        Ok(index as usize * ew as usize + inner as usize)
+        Ok(Some(index as usize * ew as usize + inner as usize))
+    }
+
+    /// Whether a write to element `index` of `mem` goes ahead: in bounds;
+    /// past the end, a fault, or under WGSL's rule noted and skipped.
+    pub(crate) fn lands(&mut self, mem: Mem, index: i64, site: (u32, u32)) -> Result<bool, Fault> {
+        Ok(self.word(mem, index, 0, site, true)?.is_some())
     }
 
     #[inline]
@@ -336,7 +391,7 @@ impl<'a> Cx<'a> {
 
     #[inline(always)]
     fn read_as<T: Words>(&mut self, mem: Mem, index: i64, inner: u32, site: (u32, u32), settled: bool) -> Result<T, Fault> {
-        let w = self.word(mem, index, inner, site)?;
+        let w = self.word(mem, index, inner, site, false)?.expect("a read always has a word");
         if self.routed.has(mem) {
             return Ok(self.read_routed(mem, w, site, settled));
         }
@@ -374,7 +429,9 @@ impl<'a> Cx<'a> {
 
     #[inline(always)]
     pub fn write<T: Words>(&mut self, mem: Mem, index: i64, inner: u32, value: T, site: (u32, u32)) -> Result<(), Fault> {
-        let w = self.word(mem, index, inner, site)?;
+        let Some(w) = self.word(mem, index, inner, site, true)? else {
+            return Ok(());
+        };
         if self.routed.has(mem) {
             self.write_routed(mem, w, value, site);
             return Ok(());
@@ -415,7 +472,9 @@ impl<'a> Cx<'a> {
     /// Atomics are never privatized: every mode runs each one once.
     #[allow(clippy::too_many_arguments)]
     pub fn atomic(&mut self, mem: Mem, index: i64, inner: u32, op: AtomicOp, signed: bool, a: u32, b: u32, site: (u32, u32)) -> Result<u32, Fault> {
-        let w = self.word(mem, index, inner, site)?;
+        let Some(w) = self.word(mem, index, inner, site, true)? else {
+            return Ok(0);
+        };
         let apply = |old: u32| -> u32 {
             match op {
                 AtomicOp::Load => old,

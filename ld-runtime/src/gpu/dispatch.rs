@@ -43,7 +43,7 @@ pub fn dispatch(
     }
     let guard = ctx.device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
         label: Some("ld guard"),
-        contents: bytemuck::cast_slice(&crate::guard::initial(fuel)),
+        contents: bytemuck::cast_slice(&crate::bounds::initial_guard(info, fuel)),
         usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
     });
     entries.push(wgpu::BindGroupEntry { binding: guard::binding(info.params.len()), resource: guard.as_entire_binding() });

@@ -71,6 +71,7 @@ pub(super) fn describe(shader: &Shader, entry: &str, kernel: &ld_compiler::front
         sites: sites_tables,
         new_invocation,
         source: Source { file: leak(shader.path.display().to_string()), first_line: 1, text: source },
+        bounds: m.kernel.bounds,
     }
 }
 

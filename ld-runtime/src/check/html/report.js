@@ -176,6 +176,19 @@
       races.forEach((x, k) => s.appendChild(race(x, k + 1, n)));
       if (r.records_dropped > 0) s.appendChild(el("p", { class: "meta" }, fmt(r.records_dropped) + " race records beyond the record buffer were counted but not detailed"));
     }
+    const oob = r.out_of_bounds || [];
+    if (oob.length > 0) {
+      s.appendChild(el("h3", {}, "Indices out of bounds"));
+      s.appendChild(
+        el("p", { class: "note" }, "The run went on as WGSL allows: a read there gave the array's last element, a write or an atomic there did nothing. Each invocation's first index out of bounds is counted.")
+      );
+      for (const o of oob) {
+        const index = o.min_index === o.max_index ? "index " + o.min_index : "indices " + o.min_index + " to " + o.max_index;
+        const box = access({ kind: index + " into " + (o.array ? o.array : "an array") + " of length " + o.len, file: o.file, line: o.line, column: o.column, source: o.source });
+        box.classList.add("oob");
+        s.appendChild(box);
+      }
+    }
     if (r.buffers) s.appendChild(el("p", { class: "meta" }, "buffers: " + r.buffers));
     return s;
   }

@@ -23,7 +23,7 @@ impl Eval<'_, '_> {
         self.bind(func, layout, &words, &mut frame);
         let scope = Scope { locals: &func.body.locals, layout, params: &func.params, kernel: false };
         let ret = self.buf();
-        let mut callee = Eval { prog, scope, frame: &mut frame, slices: &slices, cx: &mut *self.cx, pool: &mut *self.pool, ret };
+        let mut callee = Eval { prog, scope, frame: &mut frame, slices: &slices, cx: &mut *self.cx, pool: &mut *self.pool, ret, clamped: false };
         let flow = callee.block(&func.body.block)?;
         assert!(flow == Flow::Return || func.ret == Type::Unit, "helper `{}` fell off its end", func.name);
         let ret = std::mem::take(&mut callee.ret);

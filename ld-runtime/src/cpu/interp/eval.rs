@@ -38,6 +38,10 @@ pub(super) struct Eval<'e, 'cx> {
     pub pool: &'e mut Vec<Vec<u32>>,
     /// A helper's return value, once its `return` has run.
     pub ret: Vec<u32>,
+    /// The last place found had an index out of bounds inside its value,
+    /// clamped under WGSL's rule (`Cx::index`): a write there is skipped.
+    /// (Every write follows its place at once: the value comes first.)
+    pub clamped: bool,
 }
 
 impl<'e> Eval<'e, '_> {

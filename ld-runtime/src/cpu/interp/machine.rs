@@ -33,7 +33,7 @@ impl Invocation for Interp {
     fn step(&mut self, cx: &mut Cx<'_>) -> Result<Yield, Fault> {
         let Interp { prog, pc, frame, pool } = self;
         let prog: &Program = prog;
-        let mut ev = Eval { prog, scope: prog.kernel_scope(), frame, slices: &[], cx, pool, ret: Vec::new() };
+        let mut ev = Eval { prog, scope: prog.kernel_scope(), frame, slices: &[], cx, pool, ret: Vec::new(), clamped: false };
         loop {
             let Some(block) = prog.machine.blocks.get(*pc as usize) else { return Ok(Yield::Done) };
             if ev.block(&block.stmts)? == Flow::Return {

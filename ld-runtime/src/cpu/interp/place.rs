@@ -2,10 +2,11 @@
 //! word offset in the frame, a memory element to `(mem, index, inner)`
 //! for `Cx`. Index expressions run in the twin's order (a memory root's
 //! index, then the path's, left to right), each array index
-//! bounds-checked by `twin::idx` at the access's site.
+//! bounds-checked by `Cx::index` at the access's site (a fault, or under
+//! WGSL's rule the last element, and a write there skipped).
 
 use super::eval::{Eval, Site, R};
-use crate::cpu::twin::{idx, Mem};
+use crate::cpu::twin::Mem;
 use ld_compiler::ir::{Expr, Place, Proj, Root, Type};
 use ld_compiler::Span;
 
@@ -24,6 +25,7 @@ static U32: Type = Type::U32;
 impl<'e> Eval<'e, '_> {
     /// The place's location and type; `site` is the access's, for faults.
     pub fn place(&mut self, p: &Place, site: Site) -> R<(Loc, &'e Type)> {
+        self.clamped = false;
         match &p.root {
             Root::Local(id) => {
                 let (mut off, mut ty) = (self.scope.layout.offset(*id), &self.scope.locals[*id].ty);
@@ -53,7 +55,8 @@ impl<'e> Eval<'e, '_> {
         match (pr, ty) {
             (Proj::Index(i), Type::Array(e, n)) => {
                 let i = self.index(i)?;
-                let k = idx(i, *n, site)? as u32;
+                let (k, clamped) = self.cx.index(i, *n, site)?;
+                self.clamped |= clamped;
                 Ok((k.wrapping_mul(prog.shapes.words(e)), e))
             }
             (Proj::Field(f), Type::Struct(s)) => Ok((prog.shapes.field_offset(*s, *f), &prog.module.structs[*s].fields[*f].1)),
@@ -103,8 +106,20 @@ impl<'e> Eval<'e, '_> {
         }
     }
 
-    /// Writes `words` at `loc`.
+    /// Whether a write at `loc`, just placed, goes ahead (see `Cx::lands`).
+    pub fn lands(&mut self, loc: Loc, site: Site) -> R<bool> {
+        Ok(!self.clamped
+            && match loc {
+                Loc::Local(_) => true,
+                Loc::Mem { mem, index, .. } => self.cx.lands(mem, index, site)?,
+            })
+    }
+
+    /// Writes `words` at `loc` (nowhere where its place was clamped).
     pub fn write(&mut self, loc: Loc, words: &[u32], site: Site) -> R<()> {
+        if self.clamped {
+            return Ok(());
+        }
         match loc {
             Loc::Local(o) => self.frame[o as usize..o as usize + words.len()].copy_from_slice(words),
             Loc::Mem { mem, index, inner } => {

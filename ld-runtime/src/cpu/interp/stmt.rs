@@ -79,6 +79,9 @@ impl Eval<'_, '_> {
         let x = self.scalar(v)?;
         let (loc, ty) = self.place(p, site)?;
         let new = match op {
+            // A compound assignment out of bounds neither reads nor writes
+            // (the generated WGSL's guard skips the whole statement).
+            Some(_) if !self.lands(loc, site)? => return Ok(()),
             Some(op) => binary(op, ty, self.read(loc, false, site)?, x),
             None => x,
         };

@@ -11,7 +11,7 @@ mod shaders;
 use super::Program;
 use crate::cpu::executor::unlinear;
 use crate::cpu::twin::{Cx, Fault, Ids, Invocation, Routed, SharedMem, StorageView, UVec3, Yield};
-use ld_compiler::ir::{Module, ParamKind};
+use ld_compiler::ir::{Bounds, Module, ParamKind};
 use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 use std::sync::Arc;
 
@@ -25,10 +25,18 @@ struct Kernel {
 /// naga's (line, column) of each span.
 #[track_caller]
 fn shader(src: &str) -> Kernel {
+    shader_under(src, Bounds::Clamp)
+}
+
+/// [`shader`], with indices out of bounds under `bounds` (a shader's own
+/// rule is WGSL's, `Clamp`; `Fault` is a Rust kernel's).
+#[track_caller]
+fn shader_under(src: &str, bounds: Bounds) -> Kernel {
     let module = naga::front::wgsl::parse_str(src).unwrap_or_else(|e| panic!("{}", e.emit_to_string(src)));
     let mut v = naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::all());
     let info = v.validate(&module).unwrap_or_else(|e| panic!("{}", e.emit_to_string(src)));
-    let kernel = ld_compiler::front::translate(&module, &info, "main").unwrap_or_else(|r| panic!("{}", r.render("t.wgsl", src)));
+    let mut kernel = ld_compiler::front::translate(&module, &info, "main").unwrap_or_else(|r| panic!("{}", r.render("t.wgsl", src)));
+    kernel.module.kernel.bounds = bounds;
     let compiled = ld_compiler::compile(&kernel.module).unwrap_or_else(|d| panic!("does not compile: {d:?}"));
     let sites = kernel.spans.iter().map(|s| s.location(src)).map(|l| (l.line_number, l.line_position)).collect();
     let module = compiled.settled;
@@ -48,6 +56,10 @@ fn at(src: &str, needle: &str) -> (u32, u32) {
 /// A fault, and the invocation it stopped: (workgroup, local index).
 type Stopped = (UVec3, u32, Fault);
 
+/// Each invocation's first index out of bounds under WGSL's rule, and the
+/// invocation: (workgroup, local index), in the order they ran.
+type Noted = Vec<(UVec3, u32, Fault)>;
+
 /// A dispatch of `grid` workgroups over named storage buffers (the
 /// kernel's parameters, by name; written back afterwards) and the uniform
 /// block's words.
@@ -60,14 +72,15 @@ struct Dispatch<'a> {
 
 impl Kernel {
     /// Runs every workgroup in linear order; the first fault stops it.
-    fn run(&self, d: Dispatch) -> Result<(), Stopped> {
+    fn run(&self, d: Dispatch) -> Result<Noted, Stopped> {
         let words = self.bind(d.buffers);
         let views = self.views(&words);
         let count = d.grid.iter().product::<u32>() as u64;
+        let mut noted = Vec::new();
         let mut result = Ok(());
         for wg in 0..count {
             let wid = unlinear(wg, d.grid);
-            result = self.workgroup(&d, wid, &views);
+            result = self.workgroup(&d, wid, &views, &mut noted);
             if result.is_err() {
                 break;
             }
@@ -77,7 +90,7 @@ impl Kernel {
                 *buf = w.iter().map(|x| x.load(Relaxed)).collect();
             }
         }
-        result
+        result.map(|()| noted)
     }
 
     /// Each parameter's words (`None` for a uniform), in parameter order.
@@ -108,7 +121,7 @@ impl Kernel {
 
     /// One workgroup, region by region, each invocation to its next
     /// barrier in local-index order; all must wait at the same one.
-    fn workgroup(&self, d: &Dispatch, wid: UVec3, views: &[Option<StorageView>]) -> Result<(), Stopped> {
+    fn workgroup(&self, d: &Dispatch, wid: UVec3, views: &[Option<StorageView>], noted: &mut Noted) -> Result<(), Stopped> {
         let k = &self.module.kernel;
         let n = k.workgroup_size.iter().product::<u32>();
         let mut shared: Vec<SharedMem> = k
@@ -119,6 +132,8 @@ impl Kernel {
         let mut invocations: Vec<Box<dyn Invocation>> = (0..n).map(|_| self.program.invocation()).collect();
         let mut fuel = vec![d.fuel; n as usize];
         let mut done = vec![false; n as usize];
+        let mut quiet = vec![false; n as usize];
+        let clamp = k.bounds == Bounds::Clamp;
         while !done.iter().all(|&x| x) {
             let mut waits = Vec::new();
             for li in 0..n {
@@ -127,9 +142,13 @@ impl Kernel {
                     continue;
                 }
                 let ids = ids(k.workgroup_size, d.grid, wid, li);
-                let mut cx = Cx::new(ids, views, &mut shared, d.uniforms, fuel[i], None, None, Routed::default());
+                let mut cx = Cx::new(ids, views, &mut shared, d.uniforms, fuel[i], None, None, Routed::default()).bounds(clamp, quiet[i]);
                 let r = invocations[i].step(&mut cx);
                 fuel[i] = cx.fuel_left();
+                if let Some(f) = cx.noted.take() {
+                    quiet[i] = true;
+                    noted.push((wid, li, f));
+                }
                 match r.map_err(|f| (wid, li, f))? {
                     Yield::Done => done[i] = true,
                     Yield::Barrier { kind, id } => waits.push((kind, id)),

@@ -72,7 +72,7 @@ fn storage(name: &str, elem: Type) -> Param {
 }
 
 fn kernel(params: Vec<Param>, size: u32, locals: Vec<Local>, block: Block) -> Kernel {
-    Kernel { span: Span::DETACHED, workgroup_size: [size, 1, 1], params, shared: vec![], body: Body { locals, block } }
+    Kernel { span: Span::DETACHED, workgroup_size: [size, 1, 1], params, shared: vec![], body: Body { locals, block }, bounds: Bounds::Fault }
 }
 
 fn pair_struct() -> StructDef {

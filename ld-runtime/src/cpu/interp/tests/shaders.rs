@@ -1,7 +1,8 @@
 //! WGSL shaders through the interpreter, each result computed here.
 
-use super::{at, shader, Dispatch, FUEL};
+use super::{at, shader, shader_under, Dispatch, FUEL};
 use crate::cpu::twin::{Fault, Mem, UVec3};
+use ld_compiler::ir::Bounds;
 
 /// A little generator for inputs (xorshift), so sums wrap and signs vary.
 fn noise(n: usize, mut s: u32) -> Vec<u32> {
@@ -314,12 +315,12 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
 }
 ";
 
-/// Out-of-bounds indices fault at the access's line and column: a
-/// buffer's, and a local array's (an `i32` index sign-extended, so -2 is
-/// -2, not 2^32 - 2).
+/// Under Rust's rule, out-of-bounds indices fault at the access's line
+/// and column: a buffer's, and a local array's (an `i32` index
+/// sign-extended, so -2 is -2, not 2^32 - 2).
 #[test]
-fn out_of_bounds_accesses_fault_at_their_site() {
-    let k = shader(OUT_OF_BOUNDS);
+fn out_of_bounds_accesses_fault_at_their_site_under_rusts_rule() {
+    let k = shader_under(OUT_OF_BOUNDS, Bounds::Fault);
     let run = |input: Vec<u32>| {
         let mut bufs = [("input", input), ("out", vec![0; 4])];
         let r = k.run(Dispatch { grid: [1, 1, 1], buffers: &mut bufs, uniforms: &[], fuel: FUEL });
@@ -339,6 +340,46 @@ fn out_of_bounds_accesses_fault_at_their_site() {
     let site = at(OUT_OF_BOUNDS, "input[gid.x + 2u]");
     assert_eq!(r, Err((UVec3::new(0, 0, 0), 3, Fault::OutOfBounds { mem: Some(Mem::Storage(0)), index: 5, len: 5, site })));
     assert_eq!(out, [31, 42, 3, 0]);
+}
+
+const GOES_ON: &str = "\
+@group(0) @binding(0) var<storage, read> input: array<u32>;
+@group(0) @binding(1) var<storage, read_write> out: array<u32>;
+@group(0) @binding(2) var<storage, read_write> count: array<atomic<u32>>;
+
+@compute @workgroup_size(4)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+    var table = array<u32, 4>(1u, 2u, 3u, 4u);
+    let t = table[i32(gid.x) - 2];
+    out[gid.x] = t + input[gid.x + 2u];
+    out[gid.x + 3u] = 100u;
+    out[gid.x * 2u] += 1000u;
+    let old = atomicAdd(&count[gid.x], 1u);
+    out[gid.x] += old;
+}
+";
+
+/// Under WGSL's rule (a shader's), the run goes on past every index out
+/// of bounds: a read gives the last element (of a local array too, for a
+/// negative index), a write, a compound assignment and an atomic are
+/// skipped (the atomic giving 0), and each invocation's first is noted.
+#[test]
+fn out_of_bounds_accesses_go_on_under_wgsls_rule() {
+    let k = shader(GOES_ON);
+    let mut bufs = [("input", vec![10, 20, 30, 40]), ("out", vec![0; 4]), ("count", vec![5, 7])];
+    let noted = k.run(Dispatch { grid: [1, 1, 1], buffers: &mut bufs, uniforms: &[], fuel: FUEL }).unwrap();
+    // Invocation 0: 4 + 30, then 100 at out[3], out[0] += 1000, += 5.
+    // Invocation 1: 4 + 40, out[4] skipped, out[2] += 1000, += 7.
+    // Invocations 2 and 3: 1 + input[3] and 2 + input[3] (indices 4 and
+    // 5), overwriting out[2] and out[3]; the rest skipped, atomics give 0.
+    assert_eq!(bufs[1].1, [1039, 51, 41, 42]);
+    assert_eq!(bufs[2].1, [6, 8]);
+    let (table, input) = (at(GOES_ON, "table[i32(gid.x) - 2]"), at(GOES_ON, "input[gid.x + 2u]"));
+    let wg = UVec3::new(0, 0, 0);
+    let local = |index| Fault::OutOfBounds { mem: None, index, len: 4, site: table };
+    let buffer = |index| Fault::OutOfBounds { mem: Some(Mem::Storage(0)), index, len: 4, site: input };
+    // Each invocation's first only: invocation 1's write to out[4] is not.
+    assert_eq!(noted, [(wg, 0, local(-2)), (wg, 1, local(-1)), (wg, 2, buffer(4)), (wg, 3, buffer(5))]);
 }
 
 const ENDLESS: &str = "\
@@ -369,7 +410,7 @@ fn loops_spend_fuel_and_endless_ones_run_out() {
         (r, bufs[0].1[1])
     };
     // 11 for the `for` (10 iterations and the test that ends it), 1 for `loop`.
-    assert_eq!(run(7, 12), (Ok(()), 45));
+    assert_eq!(run(7, 12), (Ok(vec![]), 45));
     let (for_site, loop_site) = (at(ENDLESS, "for"), at(ENDLESS, "loop"));
     assert_eq!(run(7, 11).0, Err((UVec3::new(0, 0, 0), 0, Fault::OutOfFuel { site: loop_site })));
     assert_eq!(run(7, 10), (Err((UVec3::new(0, 0, 0), 0, Fault::OutOfFuel { site: for_site })), 45));
