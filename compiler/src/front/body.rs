@@ -250,6 +250,37 @@ impl Cx<'_> {
         Ok(out)
     }
 
+    /// `v[i]`, a vector value's component chosen at run time: the last
+    /// component, unless `i` names another (so an index past the end
+    /// gives the last, as wgpu's clamping would).
+    fn vector_component(
+        &mut self,
+        fr: &mut Frame,
+        ls: &mut Locals,
+        h: Handle<Expression>,
+        base: Handle<Expression>,
+        index: Handle<Expression>,
+        out: &mut Block,
+    ) -> R<()> {
+        let at = fr.func.expressions.get_span(h);
+        let sp = self.span(at);
+        let (v, i) = (self.expr(fr, ls, base)?, self.expr(fr, ls, index)?);
+        let it = i.ty.clone();
+        let i_id = ls.add(&format!("{}_index", self.name_of(fr, h)), it.clone());
+        out.push(Stmt::new(StmtKind::Let(i_id, Some(i)), sp));
+        let mut lanes = self.lanes(&v);
+        let last = lanes.pop().expect("a vector has components");
+        let id = ls.add(&self.name_of(fr, h), last.ty.clone());
+        out.push(Stmt::new(StmtKind::Let(id, Some(last)), sp));
+        for (k, lane) in lanes.into_iter().enumerate() {
+            let k = Expr { kind: ExprKind::Lit(Lit::Int(k as i64)), ty: it.clone(), span: sp };
+            let is_k = super::vectors::bin(ir::BinOp::Eq, load_local(i_id, it.clone(), sp), k, &Type::BOOL, sp);
+            out.push(Stmt::new(StmtKind::If(is_k, vec![Stmt::new(StmtKind::Assign(local_place(id), None, lane), sp)], Vec::new()), sp));
+        }
+        fr.values.insert(h, id);
+        Ok(())
+    }
+
     /// An emitted expression: evaluated into a local where its value
     /// must be fixed here (see the module's comment).
     fn emit(&mut self, fr: &mut Frame, ls: &mut Locals, h: Handle<Expression>, out: &mut Block) -> R<()> {
@@ -275,6 +306,11 @@ impl Cx<'_> {
             }
             fr.values.insert(h, id);
             return Ok(());
+        }
+        if let Expression::Access { base, index } = *expr {
+            if !self.is_pointer(fr, base) && matches!(fr.finfo[base].ty.inner_with(&self.naga.types), naga::TypeInner::Vector { .. }) {
+                return self.vector_component(fr, ls, h, base, index, out);
+            }
         }
         // An array value indexed at run time (a `const` table, a `let`
         // array): the IR indexes places, so the array goes to a local.

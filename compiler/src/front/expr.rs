@@ -37,6 +37,10 @@ impl Cx<'_> {
                 let s = super::types::scalar(*scalar, at)?;
                 Ok(self.vector_type(s, *size as u32))
             }
+            naga::proc::TypeResolution::Value(TypeInner::Matrix { columns, rows, scalar }) => {
+                let s = super::types::scalar(*scalar, at)?;
+                self.matrix_type(*columns as u32, *rows as u32, s, at)
+            }
             other => {
                 use naga::common::wgsl::TypeContext;
                 let name = self.naga.to_ctx().type_resolution_to_string(other);
@@ -74,7 +78,10 @@ impl Cx<'_> {
                         Ok(self.gather(&ty, lanes, sp))
                     }
                     Type::Struct(id) => mk(self.struct_lit(id, parts, sp), ty),
-                    Type::Array(..) => mk(ExprKind::ArrayLit(parts), ty),
+                    Type::Array(..) => {
+                        let parts = self.matrix_parts(&ty, parts.clone(), sp).unwrap_or(parts);
+                        mk(ExprKind::ArrayLit(parts), ty)
+                    }
                     _ => Err(self.reject(at, "this constructor is not supported")),
                 }
             }
@@ -104,6 +111,9 @@ impl Cx<'_> {
                 let ty = self.value_ty(fr, h, at)?;
                 let (l, r) = (self.expr(fr, ls, *left)?, self.expr(fr, ls, *right)?);
                 let op = bin_op(*op);
+                if let Some(m) = self.matrix_binary(op, &l, &r, &ty, sp, at)? {
+                    return Ok(m);
+                }
                 Ok(self.per_lane(&ty, &[l, r], sp, |v, t| super::vectors::bin(op, v[0].clone(), v[1].clone(), t, sp)))
             }
             Expression::Math { fun, arg, arg1, arg2, arg3 } => {
@@ -253,6 +263,12 @@ impl Cx<'_> {
                 let ty = self.structs[id].fields[field].1.clone();
                 Ok(Expr { kind: ExprKind::Field(Box::new(b), field), ty, span: sp })
             }
+            // A constructed array's (or matrix's) element, as written.
+            Type::Array(..) if matches!(b.kind, ExprKind::ArrayLit(_) | ExprKind::ArrayRepeat(..)) => match b.kind {
+                ExprKind::ArrayLit(mut parts) => Ok(parts.swap_remove(index as usize)),
+                ExprKind::ArrayRepeat(x, _) => Ok(*x),
+                _ => unreachable!("matched above"),
+            },
             Type::Array(..) => {
                 let k = Expr { kind: ExprKind::Lit(Lit::Int(index as i64)), ty: Type::U32, span: sp };
                 self.value_index(fr, ls, base, Proj::Index(Box::new(k)), at)
@@ -473,7 +489,10 @@ impl Cx<'_> {
                 let parts = components.iter().map(|c| self.const_expr(*c, sp)).collect::<R<Vec<_>>>()?;
                 match ty {
                     Type::Struct(id) => mk(self.struct_lit(id, parts, sp), ty),
-                    Type::Array(..) => mk(ExprKind::ArrayLit(parts), ty),
+                    Type::Array(..) => {
+                        let parts = self.matrix_parts(&ty, parts.clone(), sp).unwrap_or(parts);
+                        mk(ExprKind::ArrayLit(parts), ty)
+                    }
                     _ => Err(self.reject(at, "a constant vector is not supported yet")),
                 }
             }

@@ -18,6 +18,7 @@ mod body;
 mod expr;
 mod globals;
 mod loops;
+mod matrices;
 mod packing;
 mod shader;
 mod source;

@@ -24,7 +24,10 @@ impl Cx<'_> {
                 let s = scalar(*s, at)?;
                 Ok(self.vector_type(s, *size as u32))
             }
-            TypeInner::Matrix { .. } => Err(self.reject(at, format!("matrix types such as `{}` are not supported yet", self.type_name(h)))),
+            TypeInner::Matrix { columns, rows, scalar: s } => {
+                let s = scalar(*s, at)?;
+                self.matrix_type(*columns as u32, *rows as u32, s, at)
+            }
             TypeInner::Array { base, size, .. } => {
                 let n = match size {
                     naga::ArraySize::Constant(n) => n.get(),

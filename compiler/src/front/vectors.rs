@@ -84,7 +84,7 @@ impl Cx<'_> {
     }
 
     /// The sum of the products of `a`'s and `b`'s components.
-    fn dot(&self, a: &Expr, b: &Expr, span: crate::Span) -> Expr {
+    pub(super) fn dot(&self, a: &Expr, b: &Expr, span: crate::Span) -> Expr {
         let (a, b) = (self.lanes(a), self.lanes(b));
         let s = a[0].ty.clone();
         let mut terms = a.into_iter().zip(b).map(|(x, y)| bin(BinOp::Mul, x, y, &s, span));
@@ -100,6 +100,7 @@ impl Cx<'_> {
         let sqrt = |x: Expr| Expr { kind: ExprKind::Intrinsic(Intrinsic::Sqrt, vec![x]), ty: Type::F32, span: sp };
         Ok(match fun {
             M::Dot => self.dot(&xs[0], &xs[1], sp),
+            M::Transpose => self.transpose(&xs[0], &ty, sp, at)?,
             M::Length => match self.vector_of(&xs[0].ty) {
                 Some(_) => sqrt(self.dot(&xs[0], &xs[0], sp)),
                 None => Expr { kind: ExprKind::Intrinsic(Intrinsic::Abs, vec![xs[0].clone()]), ty, span: sp },

@@ -303,6 +303,59 @@ fn uniform_structs_read_their_scalars_in_order() {
     assert_eq!(bufs[0].1, [7, 2.5f32.to_bits(), (-5i32) as u32, 53]);
 }
 
+const MATRICES: &str = "\
+@group(0) @binding(0) var<storage, read> ms: array<mat4x4<f32>>;
+@group(0) @binding(1) var<storage, read_write> out: array<vec4<f32>>;
+@group(0) @binding(2) var<storage, read_write> twos: array<mat2x2<f32>>;
+
+@compute @workgroup_size(1)
+fn main() {
+    let v = vec4<f32>(1.0, 2.0, 3.0, 4.0);
+    let sum = ms[0] * 0.5 + ms[1] - ms[0];
+    out[0] = sum * v;
+    out[1] = v * ms[1];
+    out[2] = (ms[0] * ms[1])[2];
+    out[3] = transpose(ms[1])[1] + (-1.0 * ms[0])[3];
+    let a = mat2x2<f32>(1.0, 2.0, 3.0, 4.0);
+    let b = mat2x2<f32>(vec2<f32>(0.0, 1.0), vec2<f32>(1.0, 0.0));
+    twos[0] = a * b;
+    twos[1][1].x = a[0].y;
+    let k = u32(v.y);
+    twos[1][0].y = v[k];
+    twos[1][1].y = v[k + 5u];
+}
+";
+
+/// Matrices are arrays of columns: sums, scalar, vector and matrix
+/// products, `transpose`, constructors from components and
+/// from columns, and a column's component written in place; every figure
+/// as linear algebra (column-major, as WGSL) has it. A vector indexed at
+/// run time gives its component, or past the end its last.
+#[test]
+fn matrices_multiply_as_columns() {
+    let k = shader(MATRICES);
+    // A = ms[0]: column c, row r holds c * 4 + r; B = ms[1]: 10 + that.
+    let a = |c: usize, r: usize| (c * 4 + r) as f32;
+    let b = |c: usize, r: usize| 10.0 + (c * 4 + r) as f32;
+    let words: Vec<u32> = (0..2).flat_map(|m| (0..16).map(move |i| (i as f32 + if m == 1 { 10.0 } else { 0.0 }).to_bits())).collect();
+    let mut bufs = [("ms", words), ("out", vec![0; 16]), ("twos", vec![0; 8])];
+    k.run(Dispatch { grid: [1, 1, 1], buffers: &mut bufs, uniforms: &[], fuel: FUEL }).unwrap();
+    let out: Vec<f32> = bufs[1].1.iter().map(|w| f32::from_bits(*w)).collect();
+    let v = [1.0f32, 2.0, 3.0, 4.0];
+    for r in 0..4 {
+        let sum: f32 = (0..4).map(|c| (a(c, r) * 0.5 + b(c, r) - a(c, r)) * v[c]).sum();
+        assert_eq!(out[r], sum, "(A/2 + B - A) v, row {r}");
+        let row: f32 = (0..4).map(|k| v[k] * b(r, k)).sum();
+        assert_eq!(out[4 + r], row, "v B, component {r}");
+        let ab: f32 = (0..4).map(|k| a(k, r) * b(2, k)).sum();
+        assert_eq!(out[8 + r], ab, "(A B) column 2, row {r}");
+        assert_eq!(out[12 + r], b(r, 1) - a(3, r), "B^T column 1 - A column 3, row {r}");
+    }
+    let twos: Vec<f32> = bufs[2].1.iter().map(|w| f32::from_bits(*w)).collect();
+    // a = [[1, 2], [3, 4]] by columns, b swaps them: a b = [[3, 4], [1, 2]].
+    assert_eq!(twos, [3.0, 4.0, 1.0, 2.0, 0.0, 3.0, 2.0, 4.0]);
+}
+
 const OUT_OF_BOUNDS: &str = "\
 @group(0) @binding(0) var<storage, read> input: array<u32>;
 @group(0) @binding(1) var<storage, read_write> out: array<u32>;
