@@ -100,6 +100,13 @@ for m in "${shards[@]}"; do
     job_names+=("suite:${m%::}")
     job_cmds+=("$(printf '%q ' "$suite" "$m")")
 done
+# The round trip: every Rust kernel the suite launches on the CPU
+# reference also runs its plain WGSL read back through the shader
+# front-end, and the two must agree (launch/round_trip.rs). The GPU is
+# hidden from this run (no adapter has that name): its halves of the
+# tests run in the jobs above.
+job_names+=(round-trip)
+job_cmds+=("$(printf '%q ' env LD_ROUND_TRIP=1 LD_BACKEND=cpu LD_REQUIRE_GPU=0 LD_ADAPTER=ld-round-trip-on-the-cpu "$suite" --skip corpus:: --skip html_report::)")
 # Every crate's unit tests, each bench once, trybuild's cases (all of the
 # workspace in one selection: a narrower one resolves other features and
 # rebuilds dependencies).

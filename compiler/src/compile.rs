@@ -15,6 +15,8 @@ pub struct Compiled {
     pub settled: Module,
     /// The kernel as written (native mode).
     pub native: (String, Vec<Site>),
+    /// The kernel as plain WGSL, without ld's guard (`wgsl::plain`).
+    pub plain: String,
     /// Check mode's kernel.
     pub instrumented: (String, Vec<Site>),
     /// Deterministic mode's kernel.
@@ -71,6 +73,7 @@ pub fn compile(m: &Module) -> Result<Compiled, Diagnostics> {
         Err(d) => Err(vec![d]),
     };
     let native = validate(wgsl::native(m), "native")?;
+    let plain = validate((wgsl::plain(m), vec![]), "plain")?.0;
     // Check and deterministic modes read settled reads without tags; the
     // native kernel does not look.
     let mut settled = m.clone();
@@ -78,5 +81,5 @@ pub fn compile(m: &Module) -> Result<Compiled, Diagnostics> {
     let instrumented = validate(wgsl::instrumented(&settled), "instrumented (check mode)")?;
     let folded = validate(wgsl::folded(&settled), "folded (deterministic mode)")?;
     let probe = validate(wgsl::probe(&settled), "probe (check and deterministic modes)")?;
-    Ok(Compiled { settled, native, instrumented, folded, probe, facts: Facts::of(m) })
+    Ok(Compiled { settled, native, plain, instrumented, folded, probe, facts: Facts::of(m) })
 }

@@ -266,6 +266,7 @@ fn kernel_impl(m: &Module, f: &syn::ItemFn) -> syn::Result<TokenStream> {
     let twin = cpu::twin(&compiled.settled);
     let facts = compiled.facts;
     let (native, native_sites) = compiled.native;
+    let plain = compiled.plain;
     let (instrumented, instrumented_sites) = compiled.instrumented;
     let (folded, folded_sites) = compiled.folded;
     let (probe, probe_sites) = compiled.probe;
@@ -364,6 +365,7 @@ fn kernel_impl(m: &Module, f: &syn::ItemFn) -> syn::Result<TokenStream> {
             in_place: __ld::InPlace { row: #row, plane: #plane, stride: #stride },
             barriers: &[#(#barriers),*],
             wgsl: #native,
+            wgsl_plain: #plain,
             wgsl_instrumented: #instrumented,
             wgsl_folded: #folded,
             wgsl_probe: #probe,

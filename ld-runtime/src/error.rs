@@ -143,6 +143,18 @@ pub enum Error {
         message: String,
     },
 
+    /// `LD_ROUND_TRIP=1`: the kernel's plain WGSL, read back through the
+    /// shader front-end, did not do what the Rust kernel did.
+    #[error("round trip of kernel `{kernel}` in {mode}: its plain WGSL, read back through the shader front-end, {difference}")]
+    RoundTrip {
+        /// The Rust kernel.
+        kernel: &'static str,
+        /// The mode both ran in.
+        mode: Mode,
+        /// What differed, in words.
+        difference: String,
+    },
+
     /// The device did not finish in time.
     #[error("kernel `{kernel}` did not finish within {timeout:?} on {adapter}: the launch is more work than the device does in that time (raise LD_GPU_TIMEOUT_SECS, or launch fewer workgroups at a time; a loop that never ends is reported as such once it spends its fuel, see Launch::max_loop_iterations). The device may still be running it, so this runtime's GPU is unusable now: every later call on it fails; create a new Runtime")]
     Timeout {

@@ -55,6 +55,10 @@ pub struct KernelInfo {
     /// Native WGSL. Bindings: storage/atomic parameter `i` at `@binding(i)`,
     /// scalar parameters packed as 32-bit words at `@binding(params.len())`.
     pub wgsl: &'static str,
+    /// The native kernel as plain WGSL, without ld's guard (indices
+    /// unchecked, loops without fuel): what the round trip reads back
+    /// through the shader front-end (`LD_ROUND_TRIP`).
+    pub wgsl_plain: &'static str,
     /// The instrumented kernel of check mode: the same `@group(0)` (targets
     /// bound as their words), and the engine's buffers in `@group(1)` (see
     /// `ld_shaders::abi`).

@@ -45,6 +45,11 @@ pub struct Settings {
     /// `LD_EXIT_CODE=1..255`: the exit status of a process that ran with
     /// `LD_MODE=check` (or `exact`) and found races (default 66).
     pub exit_code: i32,
+    /// `LD_ROUND_TRIP=1`: every launch of a Rust kernel also runs the
+    /// kernel's plain WGSL, read back through the shader front-end, on a
+    /// copy of its input, and the two must agree (ld's own test of its
+    /// front-end: `launch/round_trip.rs`).
+    pub round_trip: bool,
 }
 
 /// The exit status of a process that `LD_MODE=check` found racy, unless
@@ -62,6 +67,7 @@ impl Default for Settings {
             mode: None,
             report: None,
             exit_code: DEFAULT_EXIT_CODE,
+            round_trip: false,
         }
     }
 }
@@ -98,13 +104,14 @@ impl Settings {
                 _ => return Err(bad("LD_BACKEND", v, "`gpu` or `cpu`")),
             });
         }
-        if let Some(v) = get("LD_REQUIRE_GPU") {
-            s.require_gpu = match v.to_ascii_lowercase().as_str() {
-                "1" | "true" | "yes" => true,
-                "0" | "false" | "no" => false,
-                _ => return Err(bad("LD_REQUIRE_GPU", v, "`1` or `0`")),
-            };
-        }
+        let flag = |var: &'static str| match get(var).map(|v| v.to_ascii_lowercase()) {
+            None => Ok(false),
+            Some(v) if matches!(v.as_str(), "1" | "true" | "yes") => Ok(true),
+            Some(v) if matches!(v.as_str(), "0" | "false" | "no") => Ok(false),
+            Some(v) => Err(bad(var, v, "`1` or `0`")),
+        };
+        s.require_gpu = flag("LD_REQUIRE_GPU")?;
+        s.round_trip = flag("LD_ROUND_TRIP")?;
         s.adapter = get("LD_ADAPTER");
         if let Some(v) = get("LD_GPU_TIMEOUT_SECS") {
             s.gpu_timeout = match v.parse::<f64>() {
@@ -173,6 +180,7 @@ mod tests {
             ("LD_MODE", "Check"),
             ("LD_REPORT", "out/r.json"),
             ("LD_EXIT_CODE", "5"),
+            ("LD_ROUND_TRIP", "yes"),
         ])
         .unwrap();
         assert_eq!(
@@ -186,6 +194,7 @@ mod tests {
                 mode: Some(Mode::Check),
                 report: Some(PathBuf::from("out/r.json")),
                 exit_code: 5,
+                round_trip: true,
             }
         );
         for (v, m) in [("deterministic", Mode::Deterministic), ("native", Mode::Native), (" check ", Mode::Check)] {
@@ -199,6 +208,7 @@ mod tests {
         for (var, value) in [
             ("LD_BACKEND", "vulkan"),
             ("LD_REQUIRE_GPU", "maybe"),
+            ("LD_ROUND_TRIP", "sometimes"),
             ("LD_GPU_TIMEOUT_SECS", "abc"),
             ("LD_GPU_TIMEOUT_SECS", "-1"),
             ("LD_CPU_FUEL", "-5"),

@@ -2884,6 +2884,8 @@ fn racy_count_leading_out_of_bounds_points_to_exact_mode() {
             }
         }
     }
-    let half = messages.len() / 2;
-    assert_eq!(messages[..half], messages[half..], "the faults differ between backends");
+    // Two modes per backend: the GPU's, where one ran, after the CPU's.
+    if messages.len() == 4 {
+        assert_eq!(messages[..2], messages[2..], "the faults differ between backends");
+    }
 }

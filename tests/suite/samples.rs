@@ -62,9 +62,11 @@ fn sample<A: App>(size: f64) {
     for (c, e) in checked.iter().zip(&exact) {
         testing::contained_in_exact(c, e).unwrap_or_else(|m| panic!("{}: {m}", A::NAME));
     }
-    let half = verdicts.len() / 2;
-    for i in half..verdicts.len() {
-        assert_eq!(verdicts[i], verdicts[i - half], "{}: GPU and CPU reports differ", A::NAME);
+    // Two variants per backend: the GPU's, where one ran, after the CPU's.
+    if verdicts.len() == 4 {
+        for i in 2..4 {
+            assert_eq!(verdicts[i], verdicts[i - 2], "{}: GPU and CPU reports differ", A::NAME);
+        }
     }
     // Deterministic mode on the variant the paper ran: one output on every
     // backend and run (on a GPU the first run probes and defers what the

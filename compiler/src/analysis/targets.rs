@@ -182,7 +182,7 @@ pub(super) fn bound_once(m: &Module) -> Vec<(LocalId, &Expr)> {
 }
 
 /// [`bound_once`] of a function's body.
-pub(super) fn bound_once_in(block: &[Stmt]) -> Vec<(LocalId, &Expr)> {
+pub(crate) fn bound_once_in(block: &[Stmt]) -> Vec<(LocalId, &Expr)> {
     let mut lets: Vec<(LocalId, &Expr)> = Vec::new();
     walk_stmts(block, &mut |s| {
         if let StmtKind::Let(id, Some(e)) = &s.kind {

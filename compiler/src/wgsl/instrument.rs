@@ -398,7 +398,16 @@ impl Writer<'_> {
         let site = self.mem_site(m, span);
         let ok = self.index_ok(&index.ty, "ld_i", &len, site);
         let it = self.ty(&index.ty);
-        let body = if op == AtomicOp::CompareExchange {
+        let body = if self.variant == super::writer::Variant::Plain {
+            // No guard; a compare-exchange retried as a shader writes it.
+            match (op, ty) {
+                (AtomicOp::CompareExchange, _) => format!(
+                    "    var ld_old: {et};\n    loop {{\n        let ld_r = atomicCompareExchangeWeak(&{target}, ld_x, ld_y);\n        ld_old = ld_r.old_value;\n        if ld_r.exchanged || ld_old != ld_x {{\n            break;\n        }}\n    }}\n    return ld_old;\n"
+                ),
+                (_, Type::Unit) => format!("    {call};\n"),
+                _ => format!("    return {call};\n"),
+            }
+        } else if op == AtomicOp::CompareExchange {
             // WGSL's compare-exchange is weak: it may fail without storing
             // while the element holds `current`, which the old value alone
             // cannot tell from success. Retried until it stores or sees

@@ -28,6 +28,13 @@ pub fn native(m: &Module) -> (String, Vec<Site>) {
     writer::Writer::new(m, writer::Variant::Native).module()
 }
 
+/// The native kernel as plain WGSL, without ld's guard (indices
+/// unchecked, loops without fuel, no guard binding): what a user would
+/// write, which the shader front-end reads back.
+pub fn plain(m: &Module) -> String {
+    writer::Writer::new(m, writer::Variant::Plain).module().0
+}
+
 /// The instrumented kernel: the same `@group(0)` as the native one (targets
 /// bound as their 32-bit words), the engine's buffers in `@group(1)`.
 pub fn instrumented(m: &Module) -> (String, Vec<Site>) {

@@ -20,6 +20,10 @@ type Instance = (FnId, Vec<Option<MemRef>>);
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub enum Variant {
     Native,
+    /// The native kernel without ld's guard: indices unchecked, loops
+    /// without fuel, no guard binding. Plain WGSL as a user would write
+    /// it, which the shader front-end reads back (the round trip).
+    Plain,
     /// Check mode: each region runs once on the warps' copies of every
     /// target, every access tagged, and is checked at its closing barrier
     /// (see `instrument`).
@@ -31,6 +35,13 @@ pub enum Variant {
     /// The probe of check and deterministic modes: the body on the user's buffers and in
     /// workgroup memory, every access to a target tagged (see `probe`).
     Probe,
+}
+
+impl Variant {
+    /// The kernel as written (native or plain), not one of the engine's.
+    pub(super) fn as_written(self) -> bool {
+        matches!(self, Variant::Native | Variant::Plain)
+    }
 }
 
 pub struct Writer<'m> {
@@ -47,6 +58,8 @@ pub struct Writer<'m> {
     pub(super) field_names: Vec<Vec<String>>,
     pub(super) param_names: Vec<String>,
     pub(super) shared_names: Vec<String>,
+    /// The uniform block's global.
+    pub(super) uniforms_name: String,
     /// Every helper instance the kernel reaches, named before any local is.
     instances: HashMap<Instance, String>,
     queued: HashSet<Instance>,
@@ -121,6 +134,10 @@ pub(super) struct Func<'a> {
     /// loop ends by its own hand (see `ld_shaders`' `guard.wgsl`).
     pub loops: Vec<String>,
     pub next_loop: usize,
+    /// The plain kernel: scalar locals bound once (`bound_once`), written
+    /// as WGSL `let`s where the IR binds them, as a shader would write
+    /// them (the front-end's analyses then see them bound once too).
+    pub lets: HashSet<LocalId>,
 }
 
 fn uniform_field(name: &str) -> String {
@@ -152,6 +169,9 @@ impl<'m> Writer<'m> {
             (inst, name)
         });
         let instances = instances.collect();
+        // (Shaders may not name a global `ld_*`: the plain kernel's
+        // uniform block is a name of its own.)
+        let uniforms_name = if variant == Variant::Plain { globals.fresh("uniforms") } else { "ld_uniforms".to_string() };
         let mut w = Writer {
             m,
             variant,
@@ -163,6 +183,7 @@ impl<'m> Writer<'m> {
             field_names,
             param_names,
             shared_names,
+            uniforms_name,
             instances,
             queued: HashSet::new(),
             queue: vec![],
@@ -174,12 +195,12 @@ impl<'m> Writer<'m> {
             atomic_sites: vec![],
             next_barrier: 0,
             sites: vec![],
-            may_halt: may_halt(m),
+            may_halt: if variant == Variant::Plain { HashSet::new() } else { may_halt(m) },
             clears: (variant == Variant::Probe).then(|| crate::analysis::settled::clears(m)),
             clear_sets: vec![],
             barrier_stmts: vec![],
         };
-        if variant != Variant::Native {
+        if !variant.as_written() {
             w.targets = crate::analysis::targets::list(m).into_iter().enumerate().map(|(t, mem)| (mem, t)).collect();
         }
         w
@@ -188,7 +209,7 @@ impl<'m> Writer<'m> {
     /// The module's WGSL, and the guard's sites in it.
     pub fn module(mut self) -> (String, Vec<Site>) {
         let entry = match self.variant {
-            Variant::Native => self.entry(),
+            Variant::Native | Variant::Plain => self.entry(),
             Variant::Instrumented => self.entry_structured("ld_check_region"),
             Variant::Folded => self.entry_structured("ld_fold_region"),
             Variant::Probe => self.entry_probe(),
@@ -235,7 +256,7 @@ impl<'m> Writer<'m> {
             }
         }
         if !uniforms.is_empty() {
-            writeln!(out, "@group(0) @binding({}) var<uniform> ld_uniforms: LdUniforms;", self.m.kernel.params.len()).unwrap();
+            writeln!(out, "@group(0) @binding({}) var<uniform> {}: LdUniforms;", self.m.kernel.params.len(), self.uniforms_name).unwrap();
         }
         for (a, (sh, name)) in self.m.kernel.shared.iter().zip(&self.shared_names).enumerate() {
             // Targets live in the engine's copies (the probe's in words of
@@ -245,15 +266,17 @@ impl<'m> Writer<'m> {
             }
         }
         let variant = match self.variant {
-            Variant::Native => ld_shaders::abi::guard::NATIVE,
+            Variant::Native | Variant::Plain => ld_shaders::abi::guard::NATIVE,
             Variant::Instrumented => ld_shaders::abi::guard::INSTRUMENTED,
             Variant::Folded => ld_shaders::abi::guard::FOLDED,
             Variant::Probe => ld_shaders::abi::guard::PROBE,
         };
         let faults = self.m.kernel.bounds == crate::ir::Bounds::Fault;
-        out.push_str(&ld_shaders::abi::guard_prelude(self.m.kernel.params.len(), variant, faults));
+        if self.variant != Variant::Plain {
+            out.push_str(&ld_shaders::abi::guard_prelude(self.m.kernel.params.len(), variant, faults));
+        }
         match self.variant {
-            Variant::Native => {}
+            Variant::Native | Variant::Plain => {}
             Variant::Probe => out.push_str(&self.probe_prelude()),
             _ => out.push_str(&self.instrumented_prelude()),
         }
@@ -319,12 +342,18 @@ impl<'m> Writer<'m> {
     /// `i` checked against `len` (see `ld_idx`): in bounds, itself; past
     /// the end, noted, and the last element.
     pub(super) fn checked_index(&mut self, i: &Expr, text: String, len: &str, site: u32) -> String {
+        if self.variant == Variant::Plain {
+            return text;
+        }
         let f = if i.ty == Type::I32 { "ld_idx_i" } else { "ld_idx" };
         format!("{f}({text}, {len}, {site}u)")
     }
 
     /// Whether a write at index `i` (a let) may go ahead (see `ld_ok`).
     pub(super) fn index_ok(&self, ty: &Type, i: &str, len: &str, site: u32) -> String {
+        if self.variant == Variant::Plain {
+            return "true".to_string();
+        }
         let f = if *ty == Type::I32 { "ld_ok_i" } else { "ld_ok" };
         format!("{f}({i}, {len}, {site}u)")
     }
@@ -362,7 +391,7 @@ impl<'m> Writer<'m> {
     pub(super) fn func<'a>(&self, locals: &'a [Local], slices: Vec<Option<MemRef>>) -> Func<'a> {
         let mut names = self.globals.clone();
         let names = locals.iter().map(|l| names.fresh(&l.name)).collect();
-        Func { locals, names, slices, indent: 1, out: String::new(), halt: "return;".into(), loops: vec![], next_loop: 0 }
+        Func { locals, names, slices, indent: 1, out: String::new(), halt: "return;".into(), loops: vec![], next_loop: 0, lets: HashSet::new() }
     }
 
     pub(super) fn declare_locals(&self, f: &mut Func, skip: &[LocalId]) {
@@ -374,15 +403,34 @@ impl<'m> Writer<'m> {
         }
     }
 
+    /// The scalar locals of `block` bound once, for the plain kernel.
+    fn plain_lets(&self, locals: &[Local], block: &[Stmt]) -> HashSet<LocalId> {
+        if self.variant != Variant::Plain {
+            return HashSet::new();
+        }
+        let once = crate::analysis::targets::bound_once_in(block);
+        once.into_iter().map(|(id, _)| id).filter(|&id| matches!(locals[id].ty, Type::Scalar(_))).collect()
+    }
+
     fn entry(&mut self) -> String {
         let k = &self.m.kernel;
         let mut f = self.func(&k.body.locals, vec![]);
-        self.declare_locals(&mut f, &[]);
+        f.lets = self.plain_lets(&k.body.locals, &k.body.block);
+        let skip: Vec<LocalId> = f.lets.iter().copied().collect();
+        self.declare_locals(&mut f, &skip);
         self.block(&mut f, &k.body.block);
         // The body is a function of its own, so that every way out of it
         // (its end, a `return`, the guard stopping it) passes the guard's
         // one recording of the invocation's fault.
         let [x, y, z] = k.workgroup_size;
+        if self.variant == Variant::Plain {
+            // (The body in the entry point itself: no guard to pass on
+            // the way out, and the builtins are the entry point's own.)
+            return format!(
+                "@compute @workgroup_size({x}, {y}, {z})\nfn main(\n    @builtin(global_invocation_id) ld_gid: vec3<u32>,\n    @builtin(local_invocation_id) ld_lid: vec3<u32>,\n    @builtin(workgroup_id) ld_wid: vec3<u32>,\n    @builtin(num_workgroups) ld_nwg: vec3<u32>,\n    @builtin(local_invocation_index) ld_lidx: u32,\n) {{\n{}}}\n",
+                f.out
+            );
+        }
         format!(
             "fn ld_kernel(ld_gid: vec3<u32>, ld_lid: vec3<u32>, ld_wid: vec3<u32>, ld_nwg: vec3<u32>, ld_lidx: u32) {{\n{}}}\n\n\
              @compute @workgroup_size({x}, {y}, {z})\nfn main(\n    @builtin(global_invocation_id) ld_gid: vec3<u32>,\n    @builtin(local_invocation_id) ld_lid: vec3<u32>,\n    @builtin(workgroup_id) ld_wid: vec3<u32>,\n    @builtin(num_workgroups) ld_nwg: vec3<u32>,\n    @builtin(local_invocation_index) ld_lidx: u32,\n) {{\n    ld_guard_enter(ld_wid.x + ld_nwg.x * (ld_wid.y + ld_nwg.y * ld_wid.z), ld_lidx);\n    ld_kernel(ld_gid, ld_lid, ld_wid, ld_nwg, ld_lidx);\n    ld_guard_flush();\n}}\n",
@@ -403,6 +451,7 @@ impl<'m> Writer<'m> {
         let fun = &self.m.functions[inst.0];
         let name = self.instances[inst].clone();
         let mut f = self.func(&fun.body.locals, inst.1.clone());
+        f.lets = self.plain_lets(&fun.body.locals, &fun.body.block);
         if fun.ret != Type::Unit {
             f.halt = format!("return {}();", self.ty(&fun.ret));
         }
@@ -417,7 +466,8 @@ impl<'m> Writer<'m> {
             params.push(format!("{pname}: {}", self.ty(&ty)));
             copies.push(format!("{} = {pname};", f.names[local]));
         }
-        self.declare_locals(&mut f, &[]);
+        let skip: Vec<LocalId> = f.lets.iter().copied().collect();
+        self.declare_locals(&mut f, &skip);
         for c in copies {
             line_to(&mut f, &c);
         }

@@ -27,6 +27,7 @@ mod in_place;
 mod lowering;
 mod names;
 mod residue;
+mod round_trip;
 mod settled;
 mod snapshots;
 mod targets;

@@ -11,6 +11,7 @@ mod exact;
 mod faults;
 mod grid;
 mod native;
+mod round_trip;
 mod validate;
 
 pub use args::{Arg, BufArg, IntoArgs};
@@ -109,11 +110,14 @@ pub struct Launch<'a> {
     mode: Mode,
     fuel: Option<u64>,
     check: CheckOptions,
+    /// Checked against its round trip where `LD_ROUND_TRIP` asks (not
+    /// the round trip's own launch).
+    round_trip: bool,
 }
 
 impl<'a> Launch<'a> {
     pub(crate) fn new(rt: &'a Runtime, info: &'static KernelInfo, grid: Grid, args: Vec<Arg<'a>>) -> Self {
-        Launch { rt, info, grid, args, mode: Mode::Native, fuel: None, check: CheckOptions::default() }
+        Launch { rt, info, grid, args, mode: Mode::Native, fuel: None, check: CheckOptions::default(), round_trip: true }
     }
 
     /// The mode to run in (default [`Mode::Native`]). `LD_MODE` overrides
@@ -171,7 +175,7 @@ impl<'a> Launch<'a> {
     /// (`LD_MODE=check`, `LD_REPORT`).
     fn run_as(mut self, mode: Mode) -> Result<Run> {
         self.mode = mode;
-        let run = self.run_in_mode()?;
+        let run = if self.round_trips()? { self.run_round_trip()? } else { self.run_in_mode()? };
         crate::session::finished(run.report.as_ref())?;
         Ok(run)
     }

@@ -65,6 +65,7 @@ pub(super) fn describe(shader: &Shader, entry: &str, kernel: &ld_compiler::front
         in_place: InPlace { row: i.row, plane: i.plane, stride: i.stride },
         barriers: Box::leak(barriers.collect::<Vec<_>>().into_boxed_slice()),
         wgsl: leak(compiled.native.0),
+        wgsl_plain: leak(compiled.plain),
         wgsl_instrumented: leak(compiled.instrumented.0),
         wgsl_folded: leak(compiled.folded.0),
         wgsl_probe: leak(compiled.probe.0),

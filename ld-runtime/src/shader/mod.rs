@@ -13,7 +13,7 @@ mod tests;
 pub use bind::Bindings;
 
 use crate::error::{Error, Result};
-use crate::kernel::{Kernel, KernelInfo};
+use crate::kernel::{Bounds, Kernel, KernelInfo};
 use crate::launch::{Grid, Launch};
 use crate::runtime::Runtime;
 use ld_compiler::front::{ParamSource, Shader, ShaderError};
@@ -52,8 +52,9 @@ struct Loaded {
 }
 
 /// What identifies a compiled entry point: the shader (its name and
-/// text), the entry point and the override values.
-type Key = (String, String, String, Vec<(String, u64)>);
+/// text), the entry point, the override values and whether indices out
+/// of bounds fault.
+type Key = (String, String, String, Vec<(String, u64)>, bool);
 
 /// Each entry point is compiled once per process for its override values;
 /// its description lives as long as the process, as a macro's does.
@@ -69,13 +70,28 @@ impl ShaderKernel {
     /// without a default left unset, or a construct ld cannot check, each
     /// shown at its line.
     pub fn new(shader: &Shader, entry: &str, overrides: &[(&str, f64)]) -> Result<ShaderKernel> {
+        Self::with(shader, entry, overrides, Bounds::Clamp)
+    }
+
+    /// Entry point `entry` of `shader` with indices out of bounds under
+    /// `bounds` (the round trip reads a Rust kernel back under Rust's).
+    pub(crate) fn under(shader: &Shader, entry: &str, bounds: Bounds) -> Result<ShaderKernel> {
+        Self::with(shader, entry, &[], bounds)
+    }
+
+    fn with(shader: &Shader, entry: &str, overrides: &[(&str, f64)], bounds: Bounds) -> Result<ShaderKernel> {
         let overrides: BTreeMap<String, f64> = overrides.iter().map(|(k, v)| (k.to_string(), *v)).collect();
-        let key: Key =
-            (shader.path.display().to_string(), shader.source.clone(), entry.to_string(), overrides.iter().map(|(k, v)| (k.clone(), v.to_bits())).collect());
+        let key: Key = (
+            shader.path.display().to_string(),
+            shader.source.clone(),
+            entry.to_string(),
+            overrides.iter().map(|(k, v)| (k.clone(), v.to_bits())).collect(),
+            bounds == Bounds::Fault,
+        );
         if let Some(loaded) = cache().lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
             return Ok(ShaderKernel { loaded });
         }
-        let loaded: &'static Loaded = Box::leak(Box::new(load(shader, entry, &overrides)?));
+        let loaded: &'static Loaded = Box::leak(Box::new(load(shader, entry, &overrides, bounds)?));
         cache().lock().unwrap_or_else(|e| e.into_inner()).insert(key, loaded);
         Ok(ShaderKernel { loaded })
     }
@@ -115,9 +131,10 @@ impl std::fmt::Debug for ShaderKernel {
     }
 }
 
-fn load(shader: &Shader, entry: &str, overrides: &BTreeMap<String, f64>) -> Result<Loaded> {
+fn load(shader: &Shader, entry: &str, overrides: &BTreeMap<String, f64>, bounds: Bounds) -> Result<Loaded> {
     let shown = shader.path.display().to_string();
-    let kernel = shader.kernel(entry, overrides)?;
+    let mut kernel = shader.kernel(entry, overrides)?;
+    kernel.module.kernel.bounds = bounds;
     let compiled = ld_compiler::compile(&kernel.module).map_err(|ds| {
         let text: Vec<String> = ds.iter().map(|d| ld_compiler::front::render(&shown, &shader.source, span_of(&kernel, d.span), &d.message)).collect();
         Error::Shader(ShaderError::Unsupported { message: text.concat() })

@@ -20,7 +20,7 @@ impl Writer<'_> {
     /// bits on every device, so a check's buffers equal deterministic
     /// mode's and the CPU's wherever they say so.
     fn exact_float_op(&self, op: BinOp, ty: &Type) -> Option<&'static str> {
-        if self.variant == Variant::Native || *ty != Type::F32 {
+        if self.variant.as_written() || *ty != Type::F32 {
             return None;
         }
         match op {
@@ -168,7 +168,7 @@ impl Writer<'_> {
             ExprKind::Lit(l) => lit(*l, &e.ty),
             ExprKind::Load(p) if self.target_place(f, p).is_some() => self.load_target(f, p, e.span),
             ExprKind::Load(p) => self.place(f, p, e.span),
-            ExprKind::Uniform(i) => format!("ld_uniforms.{}", uniform_field(&self.param_names[*i])),
+            ExprKind::Uniform(i) => format!("{}.{}", self.uniforms_name, uniform_field(&self.param_names[*i])),
             ExprKind::Builtin(b) => match b {
                 Builtin::GlobalId => "ld_gid".into(),
                 Builtin::LocalId => "ld_lid".into(),
@@ -305,7 +305,7 @@ impl Writer<'_> {
             Min => call("min"),
             Max => call("max"),
             Clamp => call("clamp"),
-            Sqrt if self.variant != Variant::Native => call("ld_fsqrt"),
+            Sqrt if !self.variant.as_written() => call("ld_fsqrt"),
             Sqrt => call("sqrt"),
             Exp => call("exp"),
             Exp2 => call("exp2"),

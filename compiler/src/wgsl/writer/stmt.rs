@@ -18,7 +18,8 @@ impl Writer<'_> {
         match &s.kind {
             StmtKind::Let(id, Some(e)) => {
                 let v = self.expr(f, e);
-                let line = format!("{} = {v};", f.names[*id]);
+                let keyword = if f.lets.contains(id) { "let " } else { "" };
+                let line = format!("{keyword}{} = {v};", f.names[*id]);
                 line_to(f, &line);
             }
             StmtKind::Let(_, None) => {}
@@ -39,7 +40,7 @@ impl Writer<'_> {
                 };
                 line_to(f, &line);
             }
-            StmtKind::Expr(e @ Expr { kind: ExprKind::Atomic(op, ..), .. }) if self.variant != Variant::Native => {
+            StmtKind::Expr(e @ Expr { kind: ExprKind::Atomic(op, ..), .. }) if !self.variant.as_written() => {
                 let x = self.atomic_site(f, e, if *op == AtomicOp::Store { &Type::Unit } else { &e.ty });
                 line_to(f, &format!("{};", if *op == AtomicOp::Store { x } else { format!("_ = {x}") }));
             }
@@ -56,7 +57,7 @@ impl Writer<'_> {
             // barrier chosen by value: the condition is uniform (the macro
             // proves it), and lavapipe would run both arms' region code,
             // one of them masked.
-            StmtKind::If(c, a, b) if self.variant != Variant::Native && is_one_barrier(a) && is_one_barrier(b) => {
+            StmtKind::If(c, a, b) if !self.variant.as_written() && is_one_barrier(a) && is_one_barrier(b) => {
                 let c = self.expr(f, c);
                 let (then, other) = (self.next_barrier, self.next_barrier + 1);
                 self.next_barrier += 2;
@@ -79,6 +80,28 @@ impl Writer<'_> {
                     f.indent -= 1;
                     line_to(f, "}");
                 }
+            }
+            StmtKind::Loop(l) if self.variant == Variant::Plain => {
+                line_to(f, "loop {");
+                f.indent += 1;
+                if let Some(c) = &l.cond {
+                    let c = self.expr(f, c);
+                    line_to(f, &format!("if !{c} {{ break; }}"));
+                }
+                f.loops.push(String::new());
+                self.block(f, &l.body);
+                f.loops.pop();
+                if !l.continuing.is_empty() {
+                    line_to(f, "continuing {");
+                    f.indent += 1;
+                    for c in &l.continuing {
+                        self.stmt_only(f, c);
+                    }
+                    f.indent -= 1;
+                    line_to(f, "}");
+                }
+                f.indent -= 1;
+                line_to(f, "}");
             }
             StmtKind::Loop(l) => {
                 // The guard (`ld_shaders`' guard.wgsl): every iteration the
@@ -116,7 +139,7 @@ impl Writer<'_> {
                 let line = format!("if !{flag} {{ ld_stopped({site}u); {} }}", f.halt);
                 line_to(f, &line);
             }
-            StmtKind::Break => match f.loops.last() {
+            StmtKind::Break => match f.loops.last().filter(|flag| !flag.is_empty()) {
                 Some(flag) => {
                     let line = format!("{flag} = true; break;");
                     line_to(f, &line);
@@ -131,7 +154,7 @@ impl Writer<'_> {
             }
             // The instrumented kernels' barriers end a region: the engine
             // checks it, or folds it.
-            StmtKind::Barrier(_) if self.variant != Variant::Native => {
+            StmtKind::Barrier(_) if !self.variant.as_written() => {
                 let probe = self.probe_args(&[s], Some(self.next_barrier));
                 let line = format!("{}({}u{probe});", self.region_call(), self.next_barrier);
                 self.next_barrier += 1;
