@@ -94,7 +94,9 @@ impl Resolved {
     /// storage (its bytes padded with zeros to a whole word).
     fn storage_buffers(&self, rt: &Runtime, initial: &BTreeMap<String, Vec<u8>>) -> Result<BTreeMap<String, Buffer<u32>>, LaunchError> {
         let mut out = BTreeMap::new();
-        for b in self.dispatches.iter().flat_map(|d| &d.bindings).filter(|b| !b.uniform) {
+        // (Each named for the first dispatch that binds it.)
+        let bound = self.dispatches.iter().enumerate().flat_map(|(i, d)| d.bindings.iter().map(move |b| (i, b)));
+        for (dispatch, b) in bound.filter(|(_, b)| !b.uniform) {
             if out.contains_key(&b.buffer) {
                 continue;
             }
@@ -102,7 +104,7 @@ impl Resolved {
             let mut words = vec![0u32; bytes.len().div_ceil(4)];
             bytemuck::cast_slice_mut::<u32, u8>(&mut words)[..bytes.len()].copy_from_slice(bytes);
             let buf = rt.upload(&words).map_err(|source| LaunchError::Run {
-                dispatch: 0,
+                dispatch,
                 kernel: format!("creating buffer `{}`", b.buffer),
                 source: Box::new(source),
             })?;
