@@ -81,45 +81,33 @@ impl Writer<'_> {
                     line_to(f, "}");
                 }
             }
-            StmtKind::Loop(l) if self.variant == Variant::Plain => {
-                line_to(f, "loop {");
-                f.indent += 1;
-                if let Some(c) = &l.cond {
-                    let c = self.expr(f, c);
-                    line_to(f, &format!("if !{c} {{ break; }}"));
-                }
-                f.loops.push(String::new());
-                self.block(f, &l.body);
-                f.loops.pop();
-                if !l.continuing.is_empty() {
-                    line_to(f, "continuing {");
-                    f.indent += 1;
-                    for c in &l.continuing {
-                        self.stmt_only(f, c);
-                    }
-                    f.indent -= 1;
-                    line_to(f, "}");
-                }
-                f.indent -= 1;
-                line_to(f, "}");
-            }
             StmtKind::Loop(l) => {
                 // The guard (`ld_shaders`' guard.wgsl): every iteration the
                 // loop starts spends fuel; the flag says the loop ended by
                 // its own hand (its condition, a `break`). Without it, the
                 // loop ran out of fuel or the driver ended it: the
-                // invocation stops.
-                let site = self.site(SiteWhat::Loop, "", None, s.span);
-                let flag = format!("ld_e{}", f.next_loop);
-                f.next_loop += 1;
-                line_to(f, &format!("var {flag} = false;"));
+                // invocation stops. The plain kernel has no guard (and no
+                // flag: an empty one).
+                let guarded = self.variant != Variant::Plain;
+                let (site, flag) = if guarded {
+                    let site = self.site(SiteWhat::Loop, "", None, s.span);
+                    let flag = format!("ld_e{}", f.next_loop);
+                    f.next_loop += 1;
+                    line_to(f, &format!("var {flag} = false;"));
+                    (site, flag)
+                } else {
+                    (0, String::new())
+                };
                 line_to(f, "loop {");
                 f.indent += 1;
-                line_to(f, "if ld_fuel == 0u { break; }");
-                line_to(f, "ld_fuel -= 1u;");
+                if guarded {
+                    line_to(f, "if ld_fuel == 0u { break; }");
+                    line_to(f, "ld_fuel -= 1u;");
+                }
                 if let Some(c) = &l.cond {
                     let c = self.expr(f, c);
-                    line_to(f, &format!("if !{c} {{ {flag} = true; break; }}"));
+                    let ends = if guarded { format!("{flag} = true; ") } else { String::new() };
+                    line_to(f, &format!("if !{c} {{ {ends}break; }}"));
                 }
                 f.loops.push(flag.clone());
                 self.block(f, &l.body);
@@ -136,8 +124,10 @@ impl Writer<'_> {
                 }
                 f.indent -= 1;
                 line_to(f, "}");
-                let line = format!("if !{flag} {{ ld_stopped({site}u); {} }}", f.halt);
-                line_to(f, &line);
+                if guarded {
+                    let line = format!("if !{flag} {{ ld_stopped({site}u); {} }}", f.halt);
+                    line_to(f, &line);
+                }
             }
             StmtKind::Break => match f.loops.last().filter(|flag| !flag.is_empty()) {
                 Some(flag) => {
