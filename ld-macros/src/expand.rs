@@ -249,7 +249,7 @@ fn elem_info(m: &Module, t: &Type) -> TokenStream {
     let rt = cpu::rust_type(m, t);
     let words = t.words(m);
     let name = t.display(&m.structs);
-    quote!(__ld::ElemInfo { name: #name, words: #words, type_id: || ::core::any::TypeId::of::<#rt>(), place: &<#rt as __ld::Words>::place })
+    quote!(__ld::ElemInfo { name: #name, words: #words, type_id: || ::core::any::TypeId::of::<#rt>(), place: &<#rt as __ld::Words>::place, whole: false })
 }
 
 fn scalar_kind(s: Scalar) -> TokenStream {

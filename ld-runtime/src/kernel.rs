@@ -227,6 +227,11 @@ pub struct ElemInfo {
     pub type_id: fn() -> TypeId,
     /// Names a word offset within one element.
     pub place: PlaceFn,
+    /// `place` names a word of the whole buffer by its path from the
+    /// variable (`.items[3].vel.y`) rather than within an element: a
+    /// loaded shader's buffer read word by word, whose elements are its
+    /// `u32` words.
+    pub whole: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -41,5 +41,6 @@ mod runtime_errors;
 mod samples;
 mod semantics;
 mod session;
+mod shader_memory;
 mod smoke;
 mod stats;

@@ -154,8 +154,7 @@ impl Cx<'_> {
             }
             Statement::Store { pointer, value } => {
                 let v = self.expr(fr, ls, *value)?;
-                let kind = self.store(fr, ls, *pointer, v, at)?;
-                push(out, kind);
+                self.store(fr, ls, *pointer, v, at, out)?;
             }
             Statement::Atomic { pointer, fun, value, result } => self.atomic(fr, ls, *pointer, fun, *value, *result, at, out)?,
             Statement::WorkGroupUniformLoad { pointer, result } => {

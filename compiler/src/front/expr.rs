@@ -16,10 +16,13 @@ pub(super) enum Ptr {
     Place(Place, Type),
     /// A uniform's scalars, as parameters from `first`.
     Uniform { first: usize, ty: Type },
-    /// Inside a buffer of atomics seen as words (`Global::AtomicWords`):
-    /// a value of `ty` starting at word `index`; `whole`: the
-    /// runtime-sized array itself, not yet indexed.
-    Words { mem: MemRef, index: Expr, ty: Type, whole: bool },
+    /// Inside memory read word by word (`words.rs`), of words of type
+    /// `word`: a value of `ty` starting at word `index`; `whole`: the
+    /// runtime-sized array itself, not yet indexed; `tail`: the
+    /// runtime-sized member of the value, where it has one.
+    Words { mem: MemRef, index: Expr, ty: Type, whole: bool, word: Type, tail: Option<Box<super::words::Tail>> },
+    /// One word of such memory, holding a scalar of type `ty`.
+    Word { place: Place, ty: ir::Scalar, word: Type },
 }
 
 impl Cx<'_> {
@@ -159,11 +162,7 @@ impl Cx<'_> {
             }
             Expression::ArrayLength(p) => match self.ptr(fr, ls, *p)? {
                 Ptr::Mem { mem: mem @ MemRef::Param(_), .. } => mk(ExprKind::Len(mem, None), Type::U32),
-                Ptr::Words { mem, ty, whole: true, .. } => {
-                    let words = Expr { kind: ExprKind::Len(mem, None), ty: Type::U32, span: sp };
-                    let per = Expr { kind: ExprKind::Lit(Lit::Int(self.words(&ty) as i64)), ty: Type::U32, span: sp };
-                    Ok(super::vectors::bin(BinOp::Div, words, per, &Type::U32, sp))
-                }
+                Ptr::Words { mem, index, ty, whole: true, .. } => Ok(self.words_len(mem, index, &ty, sp)),
                 _ => Err(self.reject(at, "`arrayLength` of a struct's runtime-sized member is not supported yet")),
             },
             Expression::Select { .. } => Err(self.reject(at, "`select` in a constant expression is not supported")),
@@ -293,7 +292,7 @@ impl Cx<'_> {
                     Some(Global::Shared { index, ty, single: true }) => Ok(Ptr::Place(mem(MemRef::Shared(index), lit(0)), ty)),
                     Some(Global::Shared { index, ty: Type::Array(elem, _), single: false }) => Ok(Ptr::Mem { mem: MemRef::Shared(index), elem: *elem }),
                     Some(Global::Uniform { first, ty }) => Ok(Ptr::Uniform { first, ty }),
-                    Some(Global::AtomicWords { mem, ty, array }) => Ok(Ptr::Words { mem, index: *lit(0), ty, whole: array }),
+                    Some(Global::Words { mem, layout, word }) => Ok(self.words_root(mem, &layout, word, sp)),
                     Some(Global::Private { ty }) => Ok(Ptr::Place(super::body::local_place(self.private_locals[g]), ty)),
                     _ => Err(self.reject(at, "a global this entry point does not use")),
                 }
@@ -305,7 +304,7 @@ impl Cx<'_> {
             Expression::Access { base, index } => {
                 let i = Box::new(self.expr(fr, ls, *index)?);
                 match self.ptr(fr, ls, *base)? {
-                    Ptr::Words { mem, index: w, ty, whole } => Ok(self.words_step(mem, w, ty, whole, *i, sp, at)?),
+                    Ptr::Words { mem, index: w, ty, whole, word, .. } => self.words_step(mem, w, ty, word, whole, *i, sp, at),
                     Ptr::Mem { mem: m, elem } => Ok(Ptr::Place(mem(m, i), elem)),
                     Ptr::Place(mut p, Type::Array(elem, _)) => {
                         p.path.push(Proj::Index(i));
@@ -316,15 +315,8 @@ impl Cx<'_> {
             }
             Expression::AccessIndex { base, index } => match self.ptr(fr, ls, *base)? {
                 Ptr::Block { mem, elem } => Ok(Ptr::Mem { mem, elem }),
-                Ptr::Words { mem, index: w, ty: Type::Struct(id), whole: false } => {
-                    let def = &self.structs[id];
-                    let field = self.field_of(id, *index);
-                    let offset = def.field_offset_in(&self.structs, field);
-                    let ty = def.fields[field].1.clone();
-                    let w = super::vectors::bin(BinOp::Add, w, *lit(offset), &Type::U32, sp);
-                    Ok(self.words_ptr(mem, w, ty))
-                }
-                Ptr::Words { mem, index: w, ty, whole } => Ok(self.words_step(mem, w, ty, whole, *lit(*index), sp, at)?),
+                Ptr::Words { mem, index: w, ty, whole: true, word, .. } => self.words_step(mem, w, ty, word, true, *lit(*index), sp, at),
+                Ptr::Words { mem, index: w, ty, word, tail, .. } => self.words_member(mem, w, ty, word, tail, *index, sp, at),
                 Ptr::Mem { mem: m, elem } => Ok(Ptr::Place(mem(m, lit(*index)), elem)),
                 Ptr::Place(mut p, ty) => {
                     let (proj, t) = match ty {
@@ -348,39 +340,13 @@ impl Cx<'_> {
                     Ok(Ptr::Uniform { first: first + *index as usize * self.uniform_scalars(&elem), ty: *elem })
                 }
                 Ptr::Uniform { .. } => Err(self.reject(at, "a member of a uniform scalar")),
+                Ptr::Word { .. } => Err(self.reject(at, "a member of a scalar")),
             },
             Expression::FunctionArgument(i) => match &fr.args[*i as usize] {
                 Arg::Ptr(p) => Ok(p.clone()),
                 _ => Err(self.reject(at, "a value where ld expects a pointer")),
             },
             _ => Err(self.reject(at, "this pointer is not supported")),
-        }
-    }
-
-    /// One element further into a buffer of atomic words: element `i`
-    /// of the runtime-sized array, or of a fixed-size array.
-    #[allow(clippy::too_many_arguments)]
-    fn words_step(&mut self, mem: MemRef, w: Expr, ty: Type, whole: bool, i: Expr, sp: crate::Span, at: naga::Span) -> R<Ptr> {
-        let (elem, base) = match ty {
-            elem if whole => (elem, None),
-            Type::Array(elem, _) => (*elem, Some(w)),
-            _ => return Err(self.reject(at, "an index into a value that is not an array")),
-        };
-        let i = if i.ty == Type::U32 { i } else { Expr { kind: ExprKind::Cast(ir::Scalar::U32, Box::new(i)), ty: Type::U32, span: sp } };
-        let size = Expr { kind: ExprKind::Lit(Lit::Int(self.words(&elem) as i64)), ty: Type::U32, span: sp };
-        let mut index = super::vectors::bin(BinOp::Mul, i, size, &Type::U32, sp);
-        if let Some(b) = base {
-            index = super::vectors::bin(BinOp::Add, b, index, &Type::U32, sp);
-        }
-        Ok(self.words_ptr(mem, index, elem))
-    }
-
-    /// A pointer into a buffer of atomic words: the atomic's place once
-    /// `ty` is one.
-    fn words_ptr(&self, mem: MemRef, index: Expr, ty: Type) -> Ptr {
-        match ty {
-            Type::Atomic(_) => Ptr::Place(Place { root: Root::Mem { mem, index: Box::new(index), settled: false, own: false }, path: Vec::new() }, ty),
-            ty => Ptr::Words { mem, index, ty, whole: false },
         }
     }
 
@@ -391,19 +357,29 @@ impl Cx<'_> {
             Ptr::Place(place, Type::Atomic(s)) => Ok(Expr { kind: ExprKind::Atomic(AtomicOp::Load, place, Vec::new()), ty: Type::Scalar(s), span: sp }),
             Ptr::Place(place, ty) => Ok(Expr { kind: ExprKind::Load(place), ty, span: sp }),
             Ptr::Uniform { first, ty } => Ok(self.uniform_value(first, &ty, sp)),
+            Ptr::Word { place, ty, word } => Ok(self.word_load(place, ty, &word, sp)),
+            Ptr::Words { mem, index, ty, whole: false, word, .. } => self.words_load(mem, &index, &ty, &word, sp, at),
             _ => Err(self.reject(at, "loading a whole runtime-sized array or uniform")),
         }
     }
 
-    /// The statement storing `v` through pointer `p`.
-    pub(super) fn store(&mut self, fr: &mut Frame, ls: &mut Locals, p: Handle<Expression>, v: Expr, at: naga::Span) -> R<StmtKind> {
-        match self.ptr(fr, ls, p)? {
-            Ptr::Place(place, Type::Atomic(_)) => {
-                Ok(StmtKind::Expr(Expr { kind: ExprKind::Atomic(AtomicOp::Store, place, vec![v]), ty: Type::Unit, span: self.span(at) }))
+    /// The statements storing `v` through pointer `p`, into `out`.
+    pub(super) fn store(&mut self, fr: &mut Frame, ls: &mut Locals, p: Handle<Expression>, v: Expr, at: naga::Span, out: &mut Vec<Stmt>) -> R<()> {
+        let sp = self.span(at);
+        let kind = match self.ptr(fr, ls, p)? {
+            Ptr::Place(place, Type::Atomic(_)) => StmtKind::Expr(Expr { kind: ExprKind::Atomic(AtomicOp::Store, place, vec![v]), ty: Type::Unit, span: sp }),
+            Ptr::Place(place, _) => StmtKind::Assign(place, None, v),
+            Ptr::Word { place, word, .. } => self.word_store(place, v, &word, at, sp),
+            Ptr::Words { mem, index, ty, whole: false, word, .. } => {
+                // The value once, in a local, then word by word.
+                let id = ls.add("stored", ty.clone());
+                out.push(Stmt::new(StmtKind::Let(id, Some(v)), sp));
+                return self.words_store(mem, &index, &ty, &word, super::body::local_place(id), out, at, sp);
             }
-            Ptr::Place(place, _) => Ok(StmtKind::Assign(place, None, v)),
-            _ => Err(self.reject(at, "storing a whole runtime-sized array, or to a uniform")),
-        }
+            _ => return Err(self.reject(at, "storing a whole runtime-sized array, or to a uniform")),
+        };
+        out.push(Stmt::new(kind, sp));
+        Ok(())
     }
 
     /// An atomic read-modify-write, its result (if used) into a local.

@@ -13,6 +13,7 @@
 //!   x: T` one of a single element;
 //! - `var<private>` globals are the kernel's locals (helpers are inlined).
 
+use super::words::{Layout, Tail};
 use super::{Cx, R};
 use crate::ir::{Access, MemRef, Param, ParamKind, SharedVar, Type};
 use naga::{AddressSpace, Handle, TypeInner};
@@ -51,10 +52,9 @@ pub(super) enum Global {
     Single { param: usize, ty: Type },
     /// A workgroup array (`single`: the global is its element 0).
     Shared { index: usize, ty: Type, single: bool },
-    /// A buffer of structs or arrays of atomics of one type: an atomic
-    /// buffer parameter, addressed word by word (`array`: the global is
-    /// a runtime-sized array of `ty`, else one `ty`).
-    AtomicWords { mem: MemRef, ty: Type, array: bool },
+    /// Memory read word by word (`words.rs`): laid out as `layout`, of
+    /// words of type `word` (`u32`, or an atomic).
+    Words { mem: MemRef, layout: Layout, word: Type },
     /// A uniform's scalars, as consecutive parameters from `first`.
     Uniform { first: usize, ty: Type },
     /// A `var<private>`: the kernel's local (allocated by the body).
@@ -87,6 +87,12 @@ impl Cx<'_> {
                 let writable = access.contains(naga::StorageAccess::STORE);
                 let param = self.params.len();
                 let source = ParamSource::Buffer { group, binding };
+                if let Some(layout) = self.headed(var.ty, at)? {
+                    let word = self.atomic_words(&name, &layout, "buffers", at)?.map_or(Type::U32, Type::Atomic);
+                    self.buffer_param(name, &word, writable, source);
+                    self.layouts.insert(param, layout.clone());
+                    return Ok(Global::Words { mem: MemRef::Param(param), layout, word });
+                }
                 // GLSL's buffer block: a struct whose one member is the array.
                 let block = match &self.naga.types[var.ty].inner {
                     TypeInner::Struct { members, .. } if members.len() == 1 => Some(members[0].ty).filter(|&t| self.is_runtime_array(t)),
@@ -96,9 +102,16 @@ impl Cx<'_> {
                     Some(elem) => (elem, true),
                     None => (self.ty(var.ty, at)?, false),
                 };
-                if let Some(s) = self.atomic_words(&name, &ty, "buffers", at)? {
-                    self.buffer_param(name, &Type::Atomic(s), writable, source);
-                    return Ok(Global::AtomicWords { mem: MemRef::Param(param), ty, array });
+                let layout = match array {
+                    true => Layout { head: None, tail: Some(Tail { name: String::new(), member: 0, offset: 0, elem: ty.clone() }) },
+                    false => Layout { head: Some(ty.clone()), tail: None },
+                };
+                if !matches!(ty, Type::Atomic(_)) {
+                    if let Some(s) = self.atomic_words(&name, &layout, "buffers", at)? {
+                        self.buffer_param(name, &Type::Atomic(s), writable, source);
+                        self.layouts.insert(param, layout.clone());
+                        return Ok(Global::Words { mem: MemRef::Param(param), layout, word: Type::Atomic(s) });
+                    }
                 }
                 self.buffer_param(name, &ty, writable, source);
                 Ok(match (array, block) {
@@ -116,10 +129,13 @@ impl Cx<'_> {
             AddressSpace::WorkGroup => {
                 self.check_layout(var.ty, at)?;
                 let ty = self.ty(var.ty, at)?;
-                if let Some(s) = self.atomic_words(&name, &ty, "workgroup memory", at)? {
-                    let len = self.words(&ty);
-                    self.shared.push(SharedVar { name, elem: Type::Atomic(s), len });
-                    return Ok(Global::AtomicWords { mem: MemRef::Shared(self.shared.len() - 1), ty, array: false });
+                let layout = Layout { head: Some(ty.clone()), tail: None };
+                if !matches!(ty, Type::Atomic(_)) {
+                    if let Some(s) = self.atomic_words(&name, &layout, "workgroup memory", at)? {
+                        let len = self.words(&ty);
+                        self.shared.push(SharedVar { name, elem: Type::Atomic(s), len });
+                        return Ok(Global::Words { mem: MemRef::Shared(self.shared.len() - 1), layout, word: Type::Atomic(s) });
+                    }
                 }
                 let (elem, len, single) = match &ty {
                     Type::Array(e, n) => ((**e).clone(), *n, false),
@@ -136,18 +152,38 @@ impl Cx<'_> {
         }
     }
 
-    /// The scalar of memory of type `ty` to address as atomic words: a
-    /// struct or array holding atomics of that one type only (`None` for
-    /// an atomic itself, or no atomics). Atomics mixed with plain values
-    /// are refused: `memory` says which kind.
-    fn atomic_words(&self, name: &str, ty: &Type, memory: &str, at: naga::Span) -> R<Option<crate::ir::Scalar>> {
-        if matches!(ty, Type::Atomic(_)) || !contains_atomic(ty, &self.structs) {
-            return Ok(None);
+    /// The scalar of the atomics of memory laid out as `layout`, read
+    /// word by word as atomic words where it holds atomics (`None`: no
+    /// atomics). Atomics of two scalars in one memory are refused:
+    /// `memory` says which kind.
+    fn atomic_words(&self, name: &str, layout: &Layout, memory: &str, at: naga::Span) -> R<Option<crate::ir::Scalar>> {
+        let mut scalars = Vec::new();
+        for t in layout.head.iter().chain(layout.tail.as_ref().map(|t| &t.elem)) {
+            atomic_scalars(t, &self.structs, &mut scalars);
         }
-        match atomic_scalar(ty, &self.structs) {
-            Some(s) => Ok(Some(s)),
-            None => Err(self.reject(at, format!("`{name}` mixes atomic and plain members: ld supports {memory} of atomics or of plain values for now"))),
+        scalars.dedup();
+        match scalars[..] {
+            [] => Ok(None),
+            [s] => Ok(Some(s)),
+            _ => {
+                Err(self
+                    .reject(at, format!("`{name}` holds atomics of two types: ld supports {memory} whose atomics are all `atomic<u32>` or all `atomic<i32>`")))
+            }
         }
+    }
+
+    /// The layout of a struct whose runtime-sized last member follows
+    /// other members (`None` for any other type): the members before it
+    /// as a struct of their own, padded to the array's offset, and the
+    /// array.
+    fn headed(&mut self, h: naga::Handle<naga::Type>, at: naga::Span) -> R<Option<Layout>> {
+        let TypeInner::Struct { members, .. } = &self.naga.types[h].inner else { return Ok(None) };
+        let Some((last, before)) = members.split_last().filter(|(m, b)| !b.is_empty() && self.is_runtime_array(m.ty)) else { return Ok(None) };
+        let (last, before) = (last.clone(), before.to_vec());
+        let elem = self.runtime_array_elem(last.ty, at)?.expect("a runtime-sized array");
+        let head = self.struct_of(self.type_name(h), &before, last.offset, at)?;
+        let tail = Tail { name: last.name.unwrap_or_default(), member: before.len() as u32, offset: last.offset / 4, elem };
+        Ok(Some(Layout { head: Some(head), tail: Some(tail) }))
     }
 
     fn buffer_param(&mut self, name: String, elem: &Type, writable: bool, source: ParamSource) {
@@ -207,26 +243,12 @@ impl Cx<'_> {
     }
 }
 
-fn contains_atomic(t: &Type, structs: &[crate::ir::StructDef]) -> bool {
+/// The scalar of every atomic in `t`, in order, into `out`.
+fn atomic_scalars(t: &Type, structs: &[crate::ir::StructDef], out: &mut Vec<crate::ir::Scalar>) {
     match t {
-        Type::Atomic(_) => true,
-        Type::Array(e, _) => contains_atomic(e, structs),
-        Type::Struct(id) => structs[*id].fields.iter().any(|(_, f)| contains_atomic(f, structs)),
-        _ => false,
-    }
-}
-
-/// The one scalar type of every atomic in `t`, when `t` holds atomics
-/// only.
-fn atomic_scalar(t: &Type, structs: &[crate::ir::StructDef]) -> Option<crate::ir::Scalar> {
-    match t {
-        Type::Atomic(s) => Some(*s),
-        Type::Array(e, _) => atomic_scalar(e, structs),
-        Type::Struct(id) => {
-            let mut all = structs[*id].fields.iter().map(|(_, f)| atomic_scalar(f, structs));
-            let first = all.next()??;
-            all.all(|s| s == Some(first)).then_some(first)
-        }
-        _ => None,
+        Type::Atomic(s) if !out.contains(s) => out.push(*s),
+        Type::Array(e, _) => atomic_scalars(e, structs, out),
+        Type::Struct(id) => structs[*id].fields.iter().for_each(|(_, f)| atomic_scalars(f, structs, out)),
+        _ => {}
     }
 }

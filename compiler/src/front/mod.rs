@@ -24,6 +24,7 @@ mod shader;
 mod source;
 mod types;
 mod vectors;
+pub mod words;
 
 #[cfg(test)]
 mod tests;
@@ -47,6 +48,13 @@ pub struct Kernel {
     pub params: Vec<ParamSource>,
     /// naga's span behind each of the IR's [`Span`](crate::Span)s.
     pub spans: Vec<naga::Span>,
+    /// By parameter index: the layout of a buffer read word by word
+    /// (`words.rs`), which names its words.
+    pub layouts: Vec<Option<words::Layout>>,
+    /// The kernel's plain stores into memory of atomic words, which no
+    /// check watches: a launch of more than one invocation is refused
+    /// (`words.rs` says why).
+    pub atomic_memory_stores: Vec<naga::Span>,
 }
 
 type R<T> = Result<T, Rejected>;
@@ -69,8 +77,9 @@ pub fn translate(module: &naga::Module, info: &naga::valid::ModuleInfo, entry: &
     let ep_info = info.get_entry_point(index);
     cx.globals(ep_info)?;
     let kernel = cx.kernel(ep, ep_info)?;
-    let Cx { structs, spans, sources, .. } = cx;
-    Ok(Kernel { module: ir::Module { structs, functions: Vec::new(), kernel }, params: sources, spans })
+    let Cx { structs, spans, sources, mut layouts, atomic_memory_stores, .. } = cx;
+    let layouts = (0..sources.len()).map(|p| layouts.remove(&p)).collect();
+    Ok(Kernel { module: ir::Module { structs, functions: Vec::new(), kernel }, params: sources, spans, layouts, atomic_memory_stores })
 }
 
 /// The translation's state: the naga module, and the IR's tables as they
@@ -92,6 +101,10 @@ struct Cx<'a> {
     /// For a struct WGSL's layout pads (`types.rs`): the IR field of each
     /// of its members; the other fields are the padding.
     members: HashMap<ir::StructId, Vec<usize>>,
+    /// The layout of each buffer parameter read word by word.
+    layouts: HashMap<usize, words::Layout>,
+    /// Plain stores into memory of atomic words (`Kernel`'s field).
+    atomic_memory_stores: Vec<naga::Span>,
 }
 
 impl<'a> Cx<'a> {
@@ -109,6 +122,8 @@ impl<'a> Cx<'a> {
             private_locals: HashMap::new(),
             vectors: HashMap::new(),
             members: HashMap::new(),
+            layouts: HashMap::new(),
+            atomic_memory_stores: Vec::new(),
         }
     }
 

@@ -425,16 +425,66 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 ";
     let k = compiles(src, "main");
     assert!(k.module.kernel.params.iter().all(|p| matches!(p.kind, ParamKind::Atomic { .. })));
+    // An indirect draw's arguments: atomic words, the plain members read
+    // and written with atomic loads and stores, the stores listed.
     let mixed = "\
-struct Args { count: u32, instances: atomic<u32> }
+struct Args { count: u32, instances: atomic<u32>, scale: f32 }
 @group(0) @binding(0) var<storage, read_write> args: Args;
+@group(0) @binding(1) var<storage, read_write> out: array<f32>;
 @compute @workgroup_size(64)
 fn main(@builtin(global_invocation_id) g: vec3<u32>) {
     atomicAdd(&args.instances, 1u);
+    out[g.x] = args.scale * f32(args.count);
+}
+@compute @workgroup_size(1)
+fn reset() {
+    args.count = 3u;
+    args.scale = 0.5;
 }
 ";
-    let err = load(mixed, "main").unwrap_err();
-    assert!(err.starts_with("error: `args` mixes atomic and plain members"), "{err}");
+    let k = compiles(mixed, "main");
+    assert!(matches!(k.module.kernel.params[0].kind, ParamKind::Atomic { elem: crate::ir::Scalar::U32 }));
+    assert!(k.atomic_memory_stores.is_empty());
+    assert_eq!(compiles(mixed, "reset").atomic_memory_stores.len(), 2);
+    let two = "\
+struct Args { count: atomic<u32>, low: atomic<i32> }
+@group(0) @binding(0) var<storage, read_write> args: Args;
+@compute @workgroup_size(64)
+fn main() {
+    atomicAdd(&args.count, 1u);
+}
+";
+    let err = load(two, "main").unwrap_err();
+    assert!(err.starts_with("error: `args` holds atomics of two types"), "{err}");
+}
+
+#[test]
+fn a_header_before_a_runtime_sized_array_is_read_word_by_word() {
+    // A particle buffer's count before its particles, as real shaders
+    // keep it: the buffer's words are `u32`s, each access at its offset.
+    let src = "\
+struct Particle { pos: vec4<f32>, vel: vec2<f32> }
+struct Particles { count: u32, scale: f32, items: array<Particle> }
+@group(0) @binding(0) var<storage, read_write> ps: Particles;
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+    if g.x < min(ps.count, arrayLength(&ps.items)) {
+        ps.items[g.x].vel = ps.items[g.x].vel * ps.scale;
+    }
+}
+";
+    let k = compiles(src, "main");
+    assert!(matches!(&k.module.kernel.params[0].kind, ParamKind::Storage { elem: crate::ir::Type::Scalar(crate::ir::Scalar::U32), .. }));
+    let layout = k.layouts[0].as_ref().expect("a layout names its words");
+    let tail = layout.tail.as_ref().unwrap();
+    assert_eq!((tail.name.as_str(), tail.offset), ("items", 4));
+    let name = |w: u32| {
+        let mut s = String::from("ps");
+        layout.place(&k.module.structs, w, &mut s);
+        s
+    };
+    assert_eq!(name(1), "ps.scale");
+    assert_eq!(name(4 + 8 * 3 + 5), "ps.items[3].vel.y");
 }
 
 #[test]

@@ -109,8 +109,17 @@ impl Cx<'_> {
         if let Some(&id) = self.struct_ids.get(&h) {
             return Ok(Type::Struct(id));
         }
-        let name = self.type_name(h);
         let TypeInner::Struct { span, .. } = self.naga.types[h].inner else { unreachable!("a struct") };
+        let t = self.struct_of(self.type_name(h), members, span, at)?;
+        if let Type::Struct(id) = t {
+            self.struct_ids.insert(h, id);
+        }
+        Ok(t)
+    }
+
+    /// The IR struct named `name` of `members`, padded as WGSL lays them
+    /// out up to byte `size`.
+    pub(super) fn struct_of(&mut self, name: String, members: &[naga::StructMember], size: u32, at: naga::Span) -> R<Type> {
         let (mut fields, mut fields_of) = (Vec::new(), Vec::new());
         let mut end = 0;
         for m in members {
@@ -120,14 +129,12 @@ impl Cx<'_> {
             fields_of.push(fields.len());
             fields.push((m.name.clone().unwrap_or_default(), t));
         }
-        pad(&mut fields, end, span);
+        pad(&mut fields, end, size);
         if fields_of.len() != fields.len() {
             self.members.insert(self.structs.len(), fields_of);
         }
         self.structs.push(StructDef { name, fields });
-        let id = self.structs.len() - 1;
-        self.struct_ids.insert(h, id);
-        Ok(Type::Struct(id))
+        Ok(Type::Struct(self.structs.len() - 1))
     }
 
     /// The IR field of member `member` of struct `id`.

@@ -159,6 +159,7 @@ impl Cx<'_> {
                 let floor = Expr { kind: ExprKind::Intrinsic(Intrinsic::Floor, vec![v[0].clone()]), ty: t.clone(), span: sp };
                 bin(BinOp::Sub, v[0].clone(), floor, t, sp)
             }),
+            M::Tanh | M::Sinh | M::Cosh | M::Atan | M::Asin | M::Acos => self.per_lane(&ty, &xs, sp, |v, t| transcendental(fun, v[0].clone(), t, sp)),
             M::Unpack2x16float | M::Unpack4x8unorm | M::Unpack4x8snorm | M::Unpack2x16unorm | M::Unpack2x16snorm => {
                 self.unpack(fun, &xs[0], &ty, sp).expect("an unpacking builtin")
             }
@@ -198,6 +199,30 @@ pub fn wgsl_name(structs: &[StructDef], t: &Type) -> String {
 /// `a op b`, typed `ty`.
 pub(super) fn bin(op: BinOp, a: Expr, b: Expr, ty: &Type, span: crate::Span) -> Expr {
     Expr { kind: ExprKind::Binary(op, Box::new(a), Box::new(b)), ty: ty.clone(), span }
+}
+
+/// A builtin the IR has no intrinsic for, from those it has, by its
+/// definition: `tanh(x) = 1 - 2 / (exp(2x) + 1)` (exact at both ends,
+/// where `exp` overflows or vanishes), `sinh` and `cosh` from `exp`,
+/// `atan(x) = atan2(x, 1)`, `asin(x) = atan2(x, sqrt(1 - x²))`,
+/// `acos(x) = atan2(sqrt(1 - x²), x)`. WGSL leaves their precision to
+/// the device, as it does `exp`'s and `atan2`'s.
+fn transcendental(fun: naga::MathFunction, x: Expr, t: &Type, sp: crate::Span) -> Expr {
+    use naga::MathFunction as M;
+    let f = |v: f32| Expr { kind: ExprKind::Lit(Lit::Float(v)), ty: t.clone(), span: sp };
+    let call = |i: Intrinsic, args: Vec<Expr>| Expr { kind: ExprKind::Intrinsic(i, args), ty: t.clone(), span: sp };
+    let op = |o: BinOp, a: Expr, b: Expr| bin(o, a, b, t, sp);
+    let exp = |a: Expr| call(Intrinsic::Exp, vec![a]);
+    let rest = || call(Intrinsic::Sqrt, vec![op(BinOp::Sub, f(1.0), op(BinOp::Mul, x.clone(), x.clone()))]);
+    match fun {
+        M::Tanh => op(BinOp::Sub, f(1.0), op(BinOp::Div, f(2.0), op(BinOp::Add, exp(op(BinOp::Mul, f(2.0), x.clone())), f(1.0)))),
+        M::Sinh => op(BinOp::Mul, f(0.5), op(BinOp::Sub, exp(x.clone()), exp(op(BinOp::Sub, f(0.0), x.clone())))),
+        M::Cosh => op(BinOp::Mul, f(0.5), op(BinOp::Add, exp(x.clone()), exp(op(BinOp::Sub, f(0.0), x.clone())))),
+        M::Atan => call(Intrinsic::Atan2, vec![x, f(1.0)]),
+        M::Asin => call(Intrinsic::Atan2, vec![x.clone(), rest()]),
+        M::Acos => call(Intrinsic::Atan2, vec![rest(), x]),
+        _ => unreachable!("a builtin `math_lanes` expands"),
+    }
 }
 
 /// The IR intrinsic of a builtin that maps one to one (WGSL's `round`

@@ -192,6 +192,8 @@ pub struct Target {
     pub elem_words: u32,
     /// Names a word offset within an element (`Words::place`).
     pub place: crate::kernel::PlaceFn,
+    /// `place` names a word of the whole variable (`ElemInfo::whole`).
+    pub whole: bool,
 }
 
 impl std::fmt::Debug for Target {
@@ -204,8 +206,13 @@ impl Target {
     /// Word `word` of the variable by element and field: `bodies[65].mass`,
     /// `particles[3].pos[1]`, `hist[17]`.
     pub fn place(&self, word: u32) -> String {
+        let mut out = self.name.to_string();
+        if self.whole {
+            (self.place)(word, &mut out);
+            return out;
+        }
         let each = self.elem_words.max(1);
-        let mut out = format!("{}[{}]", self.name, word / each);
+        out.push_str(&format!("[{}]", word / each));
         (self.place)(word % each, &mut out);
         out
     }
@@ -216,18 +223,18 @@ pub fn targets(info: &KernelInfo) -> Vec<Target> {
         .iter()
         .map(|&place| match place {
             TargetPlace::Param(p) => {
-                let (elem_words, place) = match &info.params[p].kind {
-                    ParamKind::Storage { elem, .. } | ParamKind::Atomic { elem } => (elem.words, elem.place),
+                let (elem_words, place, whole) = match &info.params[p].kind {
+                    ParamKind::Storage { elem, .. } | ParamKind::Atomic { elem } => (elem.words, elem.place, elem.whole),
                     ParamKind::Uniform { .. } => {
                         let none: crate::kernel::PlaceFn = &|_, _| {};
-                        (1, none)
+                        (1, none, false)
                     }
                 };
-                Target { name: info.params[p].name, memory: Memory::Storage, elem_words, place }
+                Target { name: info.params[p].name, memory: Memory::Storage, elem_words, place, whole }
             }
             TargetPlace::Shared(a) => {
                 let s = &info.shared[a];
-                Target { name: s.name, memory: Memory::Workgroup, elem_words: s.elem_words, place: s.place }
+                Target { name: s.name, memory: Memory::Workgroup, elem_words: s.elem_words, place: s.place, whole: false }
             }
         })
         .collect()

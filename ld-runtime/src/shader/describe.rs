@@ -6,8 +6,9 @@
 use crate::cpu::interp::Program;
 use crate::cpu::twin::BarrierKind as TwinBarrier;
 use crate::kernel::*;
+use ld_compiler::front::words::{place, Layout};
 use ld_compiler::front::{line_column, wgsl_name, Shader};
-use ld_compiler::ir::{self, MemRef, Scalar, StructDef, Type};
+use ld_compiler::ir::{self, MemRef, Scalar, Type};
 use ld_compiler::{analysis::targets::Class, wgsl, Compiled};
 use std::any::TypeId;
 use std::sync::Arc;
@@ -32,7 +33,7 @@ pub(super) fn describe(shader: &Shader, entry: &str, kernel: &ld_compiler::front
     let at = |span: ld_compiler::Span| span.index().and_then(|i| sites.get(i).copied()).unwrap_or((0, 0));
     let m = &kernel.module;
     let facts = &compiled.facts;
-    let params = m.kernel.params.iter().zip(&facts.classes).map(|(p, c)| param(m, p, *c)).collect::<Vec<_>>();
+    let params = m.kernel.params.iter().zip(&facts.classes).zip(&kernel.layouts).map(|((p, c), l)| param(m, p, *c, l.as_ref())).collect::<Vec<_>>();
     let shared = m.kernel.shared.iter().zip(&facts.shared_targets).map(|(s, &target)| SharedInfo {
         name: leak(s.name.clone()),
         elem_words: s.elem.words(m),
@@ -76,22 +77,34 @@ pub(super) fn describe(shader: &Shader, entry: &str, kernel: &ld_compiler::front
     }
 }
 
-fn param(m: &ir::Module, p: &ir::Param, class: Class) -> ParamInfo {
+fn param(m: &ir::Module, p: &ir::Param, class: Class, layout: Option<&Layout>) -> ParamInfo {
     let check = match class {
         Class::ReadOnly => CheckClass::ReadOnly,
         Class::Atomic => CheckClass::Atomic,
         Class::Target => CheckClass::Target,
     };
+    let elem = |t: &Type| match layout {
+        Some(l) => layout_info(m, t, l),
+        None => elem_info(m, t),
+    };
     let kind = match &p.kind {
-        ir::ParamKind::Storage { elem, access } => ParamKind::Storage { elem: elem_info(m, elem), writable: *access == ir::Access::ReadWrite },
-        ir::ParamKind::Atomic { elem } => ParamKind::Atomic { elem: elem_info(m, &Type::Atomic(*elem)) },
+        ir::ParamKind::Storage { elem: t, access } => ParamKind::Storage { elem: elem(t), writable: *access == ir::Access::ReadWrite },
+        ir::ParamKind::Atomic { elem: s } => ParamKind::Atomic { elem: elem(&Type::Atomic(*s)) },
         ir::ParamKind::Uniform { ty } => ParamKind::Uniform { scalar: scalar_kind(*ty) },
     };
     ParamInfo { name: leak(p.name.clone()), kind, check }
 }
 
 fn elem_info(m: &ir::Module, t: &Type) -> ElemInfo {
-    ElemInfo { name: leak(wgsl_name(&m.structs, t)), words: t.words(m), type_id: TypeId::of::<ShaderElement>, place: placer(m, t) }
+    ElemInfo { name: leak(wgsl_name(&m.structs, t)), words: t.words(m), type_id: TypeId::of::<ShaderElement>, place: placer(m, t), whole: false }
+}
+
+/// A buffer read word by word: its elements are words (`word`), named by
+/// their path in its layout.
+fn layout_info(m: &ir::Module, word: &Type, layout: &Layout) -> ElemInfo {
+    let (structs, layout) = (m.structs.clone(), layout.clone());
+    let place: PlaceFn = Box::leak(Box::new(move |w: u32, out: &mut String| layout.place(&structs, w, out)));
+    ElemInfo { name: leak(wgsl_name(&m.structs, word)), words: 1, type_id: TypeId::of::<ShaderElement>, place, whole: true }
 }
 
 fn scalar_kind(s: Scalar) -> ScalarKind {
@@ -126,29 +139,4 @@ fn site(s: &wgsl::Site, (line, column): (u32, u32)) -> Site {
 fn placer(m: &ir::Module, t: &Type) -> PlaceFn {
     let (structs, t) = (m.structs.clone(), t.clone());
     Box::leak(Box::new(move |word: u32, out: &mut String| place(&structs, &t, word, out)))
-}
-
-fn place(structs: &[StructDef], t: &Type, word: u32, out: &mut String) {
-    match t {
-        Type::Array(e, _) => {
-            let each = e.words_in(structs).max(1);
-            out.push_str(&format!("[{}]", word / each));
-            place(structs, e, word % each, out);
-        }
-        Type::Struct(id) => {
-            let def = &structs[*id];
-            let mut start = 0;
-            for (name, ft) in &def.fields {
-                let end = start + ft.words_in(structs);
-                if word < end {
-                    out.push('.');
-                    out.push_str(name);
-                    return place(structs, ft, word - start, out);
-                }
-                start = end;
-            }
-        }
-        Type::UVec3 => out.push_str([".x", ".y", ".z"].get(word as usize).copied().unwrap_or("")),
-        _ => {}
-    }
 }

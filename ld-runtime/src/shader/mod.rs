@@ -49,6 +49,10 @@ struct Loaded {
     sources: Vec<ParamSource>,
     /// Every resource the shader declares, by (group, binding): its name.
     declared: BTreeMap<(u32, u32), String>,
+    /// The error a launch of more than one invocation gets: the kernel
+    /// stores plain values into memory of atomic words, which no check
+    /// watches (`ld_compiler::front::words`).
+    unchecked_stores: Option<String>,
 }
 
 /// What identifies a compiled entry point: the shader (its name and
@@ -114,6 +118,13 @@ impl ShaderKernel {
     /// shader's elements; or when `bindings` names a binding the shader
     /// does not declare.
     pub fn launch<'a>(&self, rt: &'a Runtime, grid: impl Into<Grid>, bindings: Bindings<'a>) -> Result<Launch<'a>> {
+        let grid = grid.into();
+        let [x, y, z] = self.loaded.info.workgroup_size;
+        if let Some(message) = &self.loaded.unchecked_stores {
+            if grid.workgroups() * (x * y * z) as u64 > 1 {
+                return Err(Error::Shader(ShaderError::Unsupported { message: message.clone() }));
+            }
+        }
         let args = bind::args(self.loaded, bindings)?;
         Ok(rt.launch(*self, grid, args))
     }
@@ -141,7 +152,11 @@ fn load(shader: &Shader, entry: &str, overrides: &BTreeMap<String, f64>, bounds:
     })?;
     let declared = shader.bindings().into_iter().map(|(gb, h)| (gb, shader.module.global_variables[h].name.clone().unwrap_or_default())).collect();
     let info = describe::describe(shader, entry, &kernel, compiled);
-    Ok(Loaded { info, sources: kernel.params, declared })
+    let unchecked_stores = kernel.atomic_memory_stores.first().map(|&at| {
+        let message = "a plain store into a struct that holds atomics, in a dispatch of more than one invocation: ld checks no word of such memory for races, so it checks this kernel only when one invocation runs it. Move the plain members to a buffer of their own, or dispatch one invocation";
+        ld_compiler::front::render(&shown, &shader.source, at, message)
+    });
+    Ok(Loaded { info, sources: kernel.params, declared, unchecked_stores })
 }
 
 /// The shader span behind an IR span.

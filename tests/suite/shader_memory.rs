@@ -1,0 +1,194 @@
+//! Shader memory the IR reads word by word, as real shaders declare it:
+//! a struct whose runtime-sized array follows a header (a particle
+//! buffer's count before its particles), and a struct mixing atomics with
+//! plain members (an indirect draw's atomic instance count beside its
+//! vertex count). Both compute what WGSL says on both backends in every
+//! mode; racing words are named by their WGSL path; a plain store into
+//! atomic memory, which no check watches, is refused in a dispatch of
+//! more than one invocation.
+
+use crate::support::runtimes;
+use ld::{Mode, Runtime};
+
+const MODES: [Mode; 4] = [Mode::Native, Mode::Check, Mode::Deterministic, Mode::Exact];
+
+/// Particles behind a header: `items` starts at byte 16 (a `Particle` is
+/// aligned to 16 by its `vec4`), after `count`, `scale` and 8 bytes of
+/// padding; each `Particle` is 32 bytes, its last 8 padding.
+const PARTICLES: &str = "\
+struct Particle { pos: vec4<f32>, vel: vec2<f32> }
+struct Particles { count: u32, scale: f32, items: array<Particle> }
+@group(0) @binding(0) var<storage, read_write> ps: Particles;
+@group(0) @binding(1) var<storage, read_write> lens: array<u32>;
+
+@compute @workgroup_size(64)
+fn step(@builtin(global_invocation_id) g: vec3<u32>) {
+    let i = g.x;
+    if i == 0u {
+        lens[0] = arrayLength(&ps.items);
+    }
+    if i < ps.count {
+        var p = ps.items[i];
+        p.pos = p.pos + vec4<f32>(p.vel * ps.scale, 0.0, 1.0);
+        ps.items[i] = p;
+    }
+}
+
+@compute @workgroup_size(64)
+fn drift(@builtin(global_invocation_id) g: vec3<u32>) {
+    let i = g.x;
+    ps.items[i].vel.y = ps.items[(i + 1u) % ps.count].vel.y + 1.0;
+}
+";
+
+const N: usize = 128;
+const WORDS: usize = 4 + 8 * N;
+
+/// The buffer: the header, then each particle's words.
+fn particles() -> Vec<u32> {
+    let mut w = vec![N as u32, 0.5f32.to_bits(), 0, 0];
+    for i in 0..N {
+        let f = i as f32;
+        w.extend([f, -f, 2.0 * f, 0.0, 1.0, f * 0.25].map(f32::to_bits));
+        w.extend([0, 0]);
+    }
+    w
+}
+
+fn launch_particles(rt: &Runtime, entry: &str, mode: Mode, words: &[u32]) -> (ld::Result<ld::Run>, Vec<u32>, Vec<u32>) {
+    let shader = ld::Shader::parse(PARTICLES.to_string(), "particles.wgsl".as_ref()).unwrap();
+    let kernel = ld::ShaderKernel::new(&shader, entry, &[]).unwrap();
+    let mut ps = rt.upload(words).unwrap();
+    let mut lens = rt.zeros::<u32>(1).unwrap();
+    let launch = kernel.launch(rt, [N as u32 / 64, 1, 1], ld::Bindings::new().buffer(0, 0, &mut ps).buffer(0, 1, &mut lens)).unwrap();
+    let run = launch.mode(mode).run();
+    (run, ps.to_vec().unwrap(), lens.to_vec().unwrap())
+}
+
+#[test]
+fn a_header_before_a_runtime_sized_array_is_read_at_its_offsets() {
+    let input = particles();
+    let mut want = input.clone();
+    for i in 0..N {
+        let at = 4 + 8 * i;
+        let (vx, vy) = (f32::from_bits(input[at + 4]), f32::from_bits(input[at + 5]));
+        want[at] = (f32::from_bits(input[at]) + vx * 0.5).to_bits();
+        want[at + 1] = (f32::from_bits(input[at + 1]) + vy * 0.5).to_bits();
+        want[at + 3] = 1.0f32.to_bits();
+    }
+    for rt in runtimes() {
+        for mode in MODES {
+            let what = format!("{:?} {mode:?}", rt.backend());
+            let (run, words, lens) = launch_particles(&rt, "step", mode, &input);
+            let run = run.unwrap_or_else(|e| panic!("{what}: {e}"));
+            assert_eq!(words, want, "{what}");
+            assert_eq!(lens, [N as u32], "{what}: arrayLength(&ps.items)");
+            if let Some(r) = &run.report {
+                assert!(!r.has_races(), "{what}: {r}");
+            }
+        }
+    }
+}
+
+#[test]
+fn a_race_in_a_runtime_sized_member_is_named_by_its_wgsl_path() {
+    let input = particles();
+    assert_eq!(input.len(), WORDS);
+    let mut reports = Vec::new();
+    for rt in runtimes() {
+        for mode in [Mode::Check, Mode::Exact] {
+            let what = format!("{:?} {mode:?}", rt.backend());
+            let (run, _, _) = launch_particles(&rt, "drift", mode, &input);
+            let report = run.unwrap_or_else(|e| panic!("{what}: {e}")).report.expect("a checking mode reports");
+            assert!(report.has_races(), "{what}: {report}");
+            for race in &report.races {
+                assert_eq!(race.variable, "ps", "{what}: {report}");
+                assert!(race.places.iter().all(|p| p.starts_with("ps.items[") && p.ends_with("].vel.y")), "{what}: {:?}", race.places);
+            }
+            // The race across the two workgroups' boundary, on the word
+            // invocation 64 writes and invocation 63 reads.
+            let places: Vec<&String> = report.races.iter().flat_map(|r| &r.places).collect();
+            assert!(places.iter().any(|p| *p == "ps.items[64].vel.y"), "{what}: {places:?}");
+            reports.push((mode, report.to_string()));
+        }
+    }
+    // The GPU's reports are the CPU's.
+    for (mode, text) in &reports {
+        let first = reports.iter().find(|(m, _)| m == mode).unwrap();
+        assert_eq!(text.lines().skip(1).collect::<Vec<_>>(), first.1.lines().skip(1).collect::<Vec<_>>(), "{mode:?}");
+    }
+}
+
+/// An indirect draw's arguments: a plain vertex count beside an atomic
+/// instance count.
+const DRAW: &str = "\
+struct Draw { vertex_count: u32, instance_count: atomic<u32>, first_vertex: u32, scale: f32 }
+@group(0) @binding(0) var<storage, read_write> draw: Draw;
+@group(0) @binding(1) var<storage, read_write> out: array<f32>;
+
+@compute @workgroup_size(1)
+fn reset() {
+    draw.vertex_count = 36u;
+    atomicStore(&draw.instance_count, 0u);
+    draw.first_vertex = 0u;
+    draw.scale = 0.5;
+}
+
+@compute @workgroup_size(64)
+fn count(@builtin(global_invocation_id) g: vec3<u32>) {
+    if g.x % 3u == 0u {
+        atomicAdd(&draw.instance_count, 1u);
+    }
+    out[g.x] = f32(draw.vertex_count) * draw.scale;
+}
+
+@compute @workgroup_size(64)
+fn stamp(@builtin(global_invocation_id) g: vec3<u32>) {
+    draw.first_vertex = g.x;
+}
+";
+
+fn draw_kernel(entry: &str) -> ld::ShaderKernel {
+    let shader = ld::Shader::parse(DRAW.to_string(), "draw.wgsl".as_ref()).unwrap();
+    ld::ShaderKernel::new(&shader, entry, &[]).unwrap()
+}
+
+#[test]
+fn a_struct_mixing_atomics_and_plain_members_is_read_and_counted() {
+    let (reset, count) = (draw_kernel("reset"), draw_kernel("count"));
+    for rt in runtimes() {
+        for mode in MODES {
+            let what = format!("{:?} {mode:?}", rt.backend());
+            let mut draw = rt.upload(&[7u32, 7, 7, 7]).unwrap();
+            let mut out = rt.zeros::<f32>(128).unwrap();
+            let run = reset.launch(&rt, [1, 1, 1], ld::Bindings::new().buffer(0, 0, &mut draw)).unwrap().mode(mode).run();
+            run.unwrap_or_else(|e| panic!("{what}: {e}"));
+            assert_eq!(draw.to_vec().unwrap(), [36, 0, 0, 0.5f32.to_bits()], "{what}");
+            let run = count.launch(&rt, [2, 1, 1], ld::Bindings::new().buffer(0, 0, &mut draw).buffer(0, 1, &mut out)).unwrap().mode(mode).run();
+            let run = run.unwrap_or_else(|e| panic!("{what}: {e}"));
+            // Invocations 0, 3, ..., 126 count themselves: 43.
+            assert_eq!(draw.to_vec().unwrap(), [36, 43, 0, 0.5f32.to_bits()], "{what}");
+            assert_eq!(out.to_vec().unwrap(), vec![18.0f32; 128], "{what}");
+            if let Some(r) = &run.report {
+                assert!(!r.has_races(), "{what}: {r}");
+            }
+        }
+    }
+}
+
+/// A plain store into atomic memory is unchecked: more than one
+/// invocation may not make it (one may: `reset` above), and the error
+/// shows the store.
+#[test]
+fn a_plain_store_into_atomic_memory_is_refused_beyond_one_invocation() {
+    let rt = Runtime::cpu();
+    let line = DRAW.lines().position(|l| l.contains("draw.first_vertex = g.x")).unwrap() + 1;
+    let mut draw = rt.zeros::<u32>(4).unwrap();
+    for (entry, grid) in [("stamp", [1, 1, 1]), ("reset", [2, 1, 1])] {
+        let err = draw_kernel(entry).launch(&rt, grid, ld::Bindings::new().buffer(0, 0, &mut draw)).err().map(|e| e.to_string()).unwrap_or_default();
+        assert!(err.contains("a plain store into a struct that holds atomics"), "{entry}: {err}");
+        if entry == "stamp" {
+            assert!(err.contains(&format!("draw.wgsl:{line}:")), "{err}");
+        }
+    }
+}
