@@ -94,19 +94,20 @@ fi
 shards=(numerics:: check_catalogue:: idioms:: classics:: patterns:: corpus::)
 rest=()
 for m in "${shards[@]}"; do rest+=(--skip "$m"); done
+# The round trip (launch/round_trip.rs): every Rust kernel the suite
+# launches also runs its plain WGSL read back through the shader
+# front-end, and the two must agree. These jobs do it for the launches
+# on the GPU...
 job_names=(suite:rest)
-job_cmds=("$(printf '%q ' "$suite" "${rest[@]}")")
+job_cmds=("$(printf '%q ' env LD_ROUND_TRIP=gpu "$suite" "${rest[@]}")")
 for m in "${shards[@]}"; do
     job_names+=("suite:${m%::}")
-    job_cmds+=("$(printf '%q ' "$suite" "$m")")
+    job_cmds+=("$(printf '%q ' env LD_ROUND_TRIP=gpu "$suite" "$m")")
 done
-# The round trip: every Rust kernel the suite launches on the CPU
-# reference also runs its plain WGSL read back through the shader
-# front-end, and the two must agree (launch/round_trip.rs). The GPU is
-# hidden from this run (no adapter has that name): its halves of the
-# tests run in the jobs above.
+# ...and this one runs the suite again on the CPU reference, the GPU
+# hidden (no adapter has that name), with the round trip there.
 job_names+=(round-trip)
-job_cmds+=("$(printf '%q ' env LD_ROUND_TRIP=1 LD_BACKEND=cpu LD_REQUIRE_GPU=0 LD_ADAPTER=ld-round-trip-on-the-cpu "$suite" --skip corpus:: --skip html_report::)")
+job_cmds+=("$(printf '%q ' env LD_ROUND_TRIP=cpu LD_BACKEND=cpu LD_REQUIRE_GPU=0 LD_ADAPTER=ld-round-trip-on-the-cpu "$suite" --skip corpus:: --skip html_report::)")
 # Every crate's unit tests, each bench once, trybuild's cases (all of the
 # workspace in one selection: a narrower one resolves other features and
 # rebuilds dependencies).

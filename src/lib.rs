@@ -106,7 +106,7 @@ pub use ld_macros::{kernel, kernels};
 pub use ld_runtime::{
     html_report, html_report_json, report_document, Access, AccessKind, Arg, Backend, BarrierLine, Bindings, BufArg, Buffer, Buffers, CheckOptions, Checked,
     Element, Error, Evidence, FaultKind, ForcedBackend, Grid, IntoArgs, Kernel, Launch, Level, LevelPlan, Memory, Mode, Plan, Race, RaceKind, Region, Report,
-    ReportDocument, Result, Run, Runtime, Settings, Shader, ShaderError, ShaderKernel, Stats, Treatment, UVec3, Unit, Verdict, DEFAULT_EXIT_CODE,
+    ReportDocument, Result, RoundTrip, Run, Runtime, Settings, Shader, ShaderError, ShaderKernel, Stats, Treatment, UVec3, Unit, Verdict, DEFAULT_EXIT_CODE,
     REPORT_SCHEMA,
 };
 

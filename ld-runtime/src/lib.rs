@@ -38,7 +38,7 @@ pub use launch::{Arg, BufArg, Grid, IntoArgs, Launch, Mode, Run, MAX_WORKGROUPS_
 pub use ld_compiler::front::{Shader, ShaderError};
 pub use runtime::{Backend, Runtime};
 pub use session::{report_document, ReportDocument, REPORT_SCHEMA};
-pub use settings::{ForcedBackend, Settings, DEFAULT_EXIT_CODE};
+pub use settings::{ForcedBackend, RoundTrip, Settings, DEFAULT_EXIT_CODE};
 pub use shader::{Bindings, ShaderKernel};
 
 /// Level 1's sweep against a shader copy, for `benches/check.rs`. Not a

@@ -19,6 +19,16 @@ pub enum ForcedBackend {
     Cpu,
 }
 
+/// Which launches `LD_ROUND_TRIP` checks against their round trip
+/// (`launch/round_trip.rs`): those on the CPU reference, those on a GPU.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RoundTrip {
+    /// Launches on the CPU reference (`LD_ROUND_TRIP=cpu`, or `1`).
+    pub cpu: bool,
+    /// Launches on a GPU (`LD_ROUND_TRIP=gpu`, or `1`).
+    pub gpu: bool,
+}
+
 /// ld's environment, validated.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Settings {
@@ -49,7 +59,8 @@ pub struct Settings {
     /// kernel's plain WGSL, read back through the shader front-end, on a
     /// copy of its input, and the two must agree (ld's own test of its
     /// front-end: `launch/round_trip.rs`).
-    pub round_trip: bool,
+    /// `=cpu` or `=gpu`: only the launches on that backend.
+    pub round_trip: RoundTrip,
 }
 
 /// The exit status of a process that `LD_MODE=check` found racy, unless
@@ -67,7 +78,7 @@ impl Default for Settings {
             mode: None,
             report: None,
             exit_code: DEFAULT_EXIT_CODE,
-            round_trip: false,
+            round_trip: RoundTrip::default(),
         }
     }
 }
@@ -111,7 +122,14 @@ impl Settings {
             Some(v) => Err(bad(var, v, "`1` or `0`")),
         };
         s.require_gpu = flag("LD_REQUIRE_GPU")?;
-        s.round_trip = flag("LD_ROUND_TRIP")?;
+        s.round_trip = match get("LD_ROUND_TRIP").map(|v| v.to_ascii_lowercase()).as_deref() {
+            Some("cpu") => RoundTrip { cpu: true, gpu: false },
+            Some("gpu") => RoundTrip { cpu: false, gpu: true },
+            _ => match flag("LD_ROUND_TRIP") {
+                Ok(on) => RoundTrip { cpu: on, gpu: on },
+                Err(e) => return Err(BadVar { expected: "`1`, `0`, `cpu` or `gpu`".into(), ..e }),
+            },
+        };
         s.adapter = get("LD_ADAPTER");
         if let Some(v) = get("LD_GPU_TIMEOUT_SECS") {
             s.gpu_timeout = match v.parse::<f64>() {
@@ -194,9 +212,12 @@ mod tests {
                 mode: Some(Mode::Check),
                 report: Some(PathBuf::from("out/r.json")),
                 exit_code: 5,
-                round_trip: true,
+                round_trip: RoundTrip { cpu: true, gpu: true },
             }
         );
+        assert_eq!(parse(&[("LD_ROUND_TRIP", "GPU")]).unwrap().round_trip, RoundTrip { cpu: false, gpu: true });
+        assert_eq!(parse(&[("LD_ROUND_TRIP", "cpu")]).unwrap().round_trip, RoundTrip { cpu: true, gpu: false });
+        assert_eq!(parse(&[("LD_ROUND_TRIP", "0")]).unwrap().round_trip, RoundTrip::default());
         for (v, m) in [("deterministic", Mode::Deterministic), ("native", Mode::Native), (" check ", Mode::Check)] {
             assert_eq!(parse(&[("LD_MODE", v)]).unwrap().mode, Some(m), "{v}");
         }

@@ -6,15 +6,22 @@
 //! The two must leave the same words in every buffer and report the same
 //! races (variable, kind, level, units, words, places, region) or the same
 //! fault; source lines differ by nature (a `.rs` file and a `.wgsl` one)
-//! and are not compared. The schedule must be deterministic for buffers to
-//! agree in every mode: only launches on the CPU reference round-trip, and
-//! both runs take a thread of their own, workgroups in order.
+//! and are not compared.
+//!
+//! On the CPU reference both run on a thread of their own, workgroups in
+//! order: the same schedule, so everything is compared. A GPU schedules
+//! invocations as it likes, and what a racy kernel, or one with atomics,
+//! leaves may differ from run to run (and differs between two programs
+//! that time differently): there the round trip compares what no schedule
+//! can change ([`Compared`]).
 
-use super::{Arg, Launch, Run};
+use super::{Arg, Grid, Launch, Mode, Run};
 use crate::buffer::{Buffer, Store};
 use crate::check::report::{Race, Report};
+use crate::check::CheckOptions;
 use crate::error::{Error, FaultKind, Result};
 use crate::kernel::{Bounds, Kernel, KernelInfo, ParamKind};
+use crate::runtime::Runtime;
 use crate::shader::{Bindings, ShaderKernel};
 use ld_compiler::front::Shader;
 use std::collections::HashMap;
@@ -28,58 +35,141 @@ struct Ran {
 
 impl Launch<'_> {
     /// Whether this launch is checked against its round trip: a Rust
-    /// kernel's (loaded shaders follow WGSL's rule) on the CPU reference
-    /// (a GPU's schedule differs from run to run), under the setting.
+    /// kernel's (loaded shaders follow WGSL's rule), on a backend the
+    /// setting names.
     pub(super) fn round_trips(&self) -> Result<bool> {
-        Ok(self.round_trip && self.info.bounds == Bounds::Fault && self.rt.gpu.is_none() && crate::settings::Settings::get()?.round_trip)
+        let on = crate::settings::Settings::get()?.round_trip;
+        Ok(self.round_trip && self.info.bounds == Bounds::Fault && if self.rt.gpu.is_some() { on.gpu } else { on.cpu })
     }
 
     /// Runs the launch and its round trip; the launch's own outcome when
     /// they agree (or when the launch failed before running).
     pub(super) fn run_round_trip(self) -> Result<Run> {
-        let (rt, info) = (self.rt, self.info);
         let stores: Vec<Option<&Store>> = self.args.iter().map(|a| if let Arg::Buffer(b) = a { Some(b.store) } else { None }).collect();
-        let input = snapshot(&stores)?;
-        let scalars: Vec<u8> = self.args.iter().filter_map(scalar_word).flat_map(u32::to_le_bytes).collect();
-        // Both run on one thread of their own, workgroups strictly in
-        // order: the same schedule, whatever else the process runs.
-        let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build().map_err(|e| Error::Unsupported(format!("the round trip's thread: {e}")))?;
-        let (grid, mode, check, fuel) = (self.grid, self.mode, self.check, self.fuel);
-        let ours = Ran { outcome: pool.install(|| self.run_in_mode()), words: snapshot(&stores)? };
-        if let Err(e) = &ours.outcome {
+        let again = Again::new(&self, snapshot(&stores)?)?;
+        let outcome = again.pool.install(|| self.run_in_mode());
+        if let Err(e) = &outcome {
             if !matches!(e, Error::Fault { .. }) {
-                return ours.outcome;
+                return outcome;
             }
         }
-        // The plain WGSL, under Rust's rule, on copies of the input.
-        let shader = Shader::parse(info.wgsl_plain.to_string(), format!("{}.wgsl", info.name).as_ref())?;
-        let twin = ShaderKernel::under(&shader, "main", Bounds::Fault)?;
-        let mut copies: Vec<Option<Buffer<u32>>> = input.iter().map(|w| w.as_ref().map(|w| rt.upload(w)).transpose()).collect::<Result<_>>()?;
+        let mut ours = Ran { outcome, words: snapshot(&stores)? };
+        let twin = ShaderKernel::under(&again.shader, "main", Bounds::Fault)?;
+        let mut theirs = again.twin(twin)?;
+        let names = names(again.info, twin.info());
+        // Rust's `powi` is WGSL's `pow` in the plain kernel (`ld_powi`),
+        // which the interpreter computes as `powf`: a float word may differ
+        // in its last bits there (2 ulp), nowhere else.
+        let ulps = if again.info.wgsl_plain.contains("fn ld_powi(") { 2 } else { 0 };
+        let found = match compared(again.info, again.mode, &ours.outcome, again.rt.gpu.is_some()) {
+            Compared::All => difference(&ours, &theirs, &names, ulps),
+            Compared::Outcome => {
+                ours.words.clear();
+                theirs.words.clear();
+                difference(&ours, &theirs, &names, ulps)
+            }
+            Compared::Completion => completion(&ours.outcome, &theirs.outcome),
+        };
+        let Some(difference) = found else {
+            return ours.outcome;
+        };
+        Err(Error::RoundTrip { kernel: again.info.name, mode: again.mode, difference })
+    }
+}
+
+/// What running the launch's plain WGSL takes: the kernel, the launch's
+/// settings, its scalars and its input.
+struct Again<'a> {
+    rt: &'a Runtime,
+    info: &'static KernelInfo,
+    grid: Grid,
+    mode: Mode,
+    check: CheckOptions,
+    fuel: Option<u64>,
+    /// The scalar arguments' words, as the plain WGSL's uniform block
+    /// holds them.
+    scalars: Vec<u8>,
+    input: Vec<Option<Vec<u32>>>,
+    shader: Shader,
+    /// One thread on the CPU reference (workgroups in order); the
+    /// default elsewhere.
+    pool: rayon::ThreadPool,
+}
+
+impl<'a> Again<'a> {
+    fn new(l: &Launch<'a>, input: Vec<Option<Vec<u32>>>) -> Result<Self> {
+        let scalars = l.args.iter().filter_map(scalar_word).flat_map(u32::to_le_bytes).collect();
+        let threads = if l.rt.gpu.is_none() { 1 } else { 0 };
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().map_err(|e| Error::Unsupported(format!("the round trip's threads: {e}")))?;
+        let shader = Shader::parse(l.info.wgsl_plain.to_string(), format!("{}.wgsl", l.info.name).as_ref())?;
+        Ok(Again { rt: l.rt, info: l.info, grid: l.grid, mode: l.mode, check: l.check, fuel: l.fuel, scalars, input, shader, pool })
+    }
+
+    /// Fresh copies of the input.
+    fn copies(&self) -> Result<Vec<Option<Buffer<u32>>>> {
+        self.input.iter().map(|w| w.as_ref().map(|w| self.rt.upload(w)).transpose()).collect()
+    }
+
+    /// The plain WGSL, under Rust's rule, on copies of the input: its
+    /// buffers bound in parameter order, its scalars as one uniform
+    /// block after them.
+    fn twin(&self, twin: ShaderKernel) -> Result<Ran> {
+        let mut copies = self.copies()?;
         let mut bindings = Bindings::new();
         for (i, b) in copies.iter_mut().enumerate() {
             if let Some(b) = b {
                 bindings = bindings.buffer(0, i as u32, b);
             }
         }
-        if !scalars.is_empty() {
-            bindings = bindings.uniform(0, info.params.len() as u32, &scalars);
+        if !self.scalars.is_empty() {
+            bindings = bindings.uniform(0, self.info.params.len() as u32, &self.scalars);
         }
-        let mut launch = twin.launch(rt, grid, bindings)?.mode(mode).check_options(check);
-        (launch.fuel, launch.round_trip) = (fuel, false);
-        let outcome = pool.install(|| launch.run_in_mode());
+        let mut launch = twin.launch(self.rt, self.grid, bindings)?;
+        (launch.mode, launch.check, launch.fuel, launch.round_trip) = (self.mode, self.check, self.fuel, false);
+        let outcome = self.pool.install(|| launch.run_in_mode());
         let words = copies.iter().map(|b| b.as_ref().map(|b| b.to_vec()).transpose()).collect::<Result<_>>()?;
-        let theirs = Ran { outcome, words };
-        // Rust's `powi` is WGSL's `pow` in the plain kernel (`ld_powi`),
-        // which the interpreter computes as `powf`: a float word may differ
-        // in its last bits there (2 ulp), nowhere else.
-        let ulps = if info.wgsl_plain.contains("fn ld_powi(") { 2 } else { 0 };
-        match difference(&ours, &theirs, &names(info, twin.info()), ulps) {
-            Some(difference) => Err(Error::RoundTrip { kernel: info.name, mode, difference }),
-            None => {
-                log::debug!("ld: round trip of `{}` in {mode}: the same", info.name);
-                ours.outcome
-            }
-        }
+        Ok(Ran { outcome, words })
+    }
+}
+
+/// What of a launch's results the round trip compares: what no schedule
+/// can change.
+#[derive(Debug, PartialEq, Eq)]
+enum Compared {
+    /// The buffers and the outcome: on the CPU reference (one schedule
+    /// for both runs); on a GPU, a kernel without atomic memory in
+    /// deterministic mode (which orders its plain accesses), or in check
+    /// or exact mode where the report finds no race.
+    All,
+    /// The outcome, the report or the fault: a GPU's native run, or a
+    /// racy one, of a kernel without atomic memory (a check runs each
+    /// unit on its region's input, whatever the schedule).
+    Outcome,
+    /// Whether both ran or both faulted: a kernel with atomic memory on a
+    /// GPU, whose atomics run live, in the order the GPU gives them (a
+    /// ticket that elects the last workgroup, a slot from a counter).
+    Completion,
+}
+
+fn compared(info: &KernelInfo, mode: Mode, outcome: &Result<Run>, gpu: bool) -> Compared {
+    let atomics = info.params.iter().any(|p| matches!(p.kind, ParamKind::Atomic { .. })) || info.shared.iter().any(|s| !s.target);
+    let races = matches!(outcome, Ok(Run { report: Some(r), .. }) if r.has_races());
+    match mode {
+        _ if !gpu => Compared::All,
+        _ if atomics => Compared::Completion,
+        Mode::Deterministic => Compared::All,
+        Mode::Native => Compared::Outcome,
+        _ if races => Compared::Outcome,
+        _ => Compared::All,
+    }
+}
+
+/// Whether one run completed where the other faulted.
+fn completion(ours: &Result<Run>, theirs: &Result<Run>) -> Option<String> {
+    match (ours, theirs) {
+        (Ok(_), Err(e)) => Some(format!("failed: {e}")),
+        (Err(e), Ok(_)) => Some(format!("ran where the Rust kernel failed: {e}")),
+        _ => None,
     }
 }
 
@@ -127,10 +217,15 @@ fn difference(ours: &Ran, theirs: &Ran, names: &HashMap<String, String>, ulps: u
                     &a[w..(w + 4).min(a.len())]
                 ));
             }
-            match (&a.report, &b.report) {
-                (Some(x), Some(y)) if verdict(x, &HashMap::new()) != verdict(y, names) => Some(format!("reported\n{y}\nwhere the Rust kernel reported\n{x}")),
-                _ => None,
-            }
+            let (x, y) = (a.report.as_ref().map(|x| verdict(x, &HashMap::new())), b.report.as_ref().map(|y| verdict(y, names)));
+            let (Some(x), Some(y)) = (x, y) else { return None };
+            let first = x.iter().zip(&y).find(|(p, q)| p != q).map_or_else(
+                || format!("{} races where the Rust kernel has {}", y.len() - 1, x.len() - 1),
+                |(p, q)| format!("{q}\nwhere the Rust kernel's is\n{p}"),
+            );
+            (x != y).then(|| {
+                format!("reported otherwise: {first}\n\nits report:\n{}\nthe Rust kernel's:\n{}", b.report.as_ref().unwrap(), a.report.as_ref().unwrap())
+            })
         }
         (Err(Error::Fault { kind: a, invocation: i, .. }), Err(Error::Fault { kind: b, invocation: j, .. })) => {
             (fault(a) != fault(b) || i != j).then(|| format!("faulted in {j} ({b:?}) where the Rust kernel faulted in {i} ({a:?})"))
