@@ -192,3 +192,59 @@ fn a_plain_store_into_atomic_memory_is_refused_beyond_one_invocation() {
         }
     }
 }
+
+/// Positions as `vec3<f32>`, 16 bytes apart (WGSL aligns a `vec3` to 16).
+const POSITIONS: &str = "\
+@group(0) @binding(0) var<storage, read_write> pos: array<vec3<f32>>;
+@group(0) @binding(1) var<storage, read_write> lens: array<u32>;
+
+@compute @workgroup_size(64)
+fn scale(@builtin(global_invocation_id) g: vec3<u32>) {
+    if g.x == 0u {
+        lens[0] = arrayLength(&pos);
+    }
+    pos[g.x] = pos[g.x] * 2.0 + vec3(0.0, 1.0, 0.0);
+}
+
+@compute @workgroup_size(64)
+fn shift(@builtin(global_invocation_id) g: vec3<u32>) {
+    pos[g.x].y = pos[(g.x + 1u) % arrayLength(&pos)].y;
+}
+";
+
+fn launch_positions(rt: &Runtime, entry: &str, mode: Mode, words: &[u32]) -> (ld::Result<ld::Run>, Vec<u32>, Vec<u32>) {
+    let shader = ld::Shader::parse(POSITIONS.to_string(), "positions.wgsl".as_ref()).unwrap();
+    let kernel = ld::ShaderKernel::new(&shader, entry, &[]).unwrap();
+    let mut pos = rt.upload(words).unwrap();
+    let mut lens = rt.zeros::<u32>(1).unwrap();
+    let launch = kernel.launch(rt, [N as u32 / 64, 1, 1], ld::Bindings::new().buffer(0, 0, &mut pos).buffer(0, 1, &mut lens)).unwrap();
+    let run = launch.mode(mode).run();
+    (run, pos.to_vec().unwrap(), lens.to_vec().unwrap())
+}
+
+#[test]
+fn an_array_of_vec3_is_read_sixteen_bytes_apart_and_its_padding_kept() {
+    const PAD: u32 = 0xdead_beef;
+    let input: Vec<u32> = (0..N).flat_map(|i| [i as f32, -(i as f32), 0.5].map(f32::to_bits).into_iter().chain([PAD])).collect();
+    let want: Vec<u32> = (0..N).flat_map(|i| [2.0 * i as f32, 1.0 - 2.0 * i as f32, 1.0].map(f32::to_bits).into_iter().chain([PAD])).collect();
+    for rt in runtimes() {
+        for mode in MODES {
+            let what = format!("{:?} {mode:?}", rt.backend());
+            let (run, words, lens) = launch_positions(&rt, "scale", mode, &input);
+            let run = run.unwrap_or_else(|e| panic!("{what}: {e}"));
+            assert_eq!(words, want, "{what}");
+            assert_eq!(lens, [N as u32], "{what}: arrayLength(&pos)");
+            if let Some(r) = &run.report {
+                assert!(!r.has_races(), "{what}: {r}");
+            }
+        }
+        for mode in [Mode::Check, Mode::Exact] {
+            let what = format!("{:?} {mode:?}", rt.backend());
+            let (run, _, _) = launch_positions(&rt, "shift", mode, &input);
+            let report = run.unwrap_or_else(|e| panic!("{what}: {e}")).report.expect("a checking mode reports");
+            let places: Vec<&String> = report.races.iter().flat_map(|r| &r.places).collect();
+            assert!(!places.is_empty() && places.iter().all(|p| p.starts_with("pos[") && p.ends_with("].y")), "{what}: {places:?}");
+            assert!(places.iter().any(|p| *p == "pos[64].y"), "{what}: {places:?}");
+        }
+    }
+}

@@ -18,9 +18,10 @@ pub(super) enum Ptr {
     Uniform { first: usize, ty: Type },
     /// Inside memory read word by word (`words.rs`), of words of type
     /// `word`: a value of `ty` starting at word `index`; `whole`: the
-    /// runtime-sized array itself, not yet indexed; `tail`: the
+    /// runtime-sized array of `ty` itself, not yet indexed, with its
+    /// stride in words (which may pad `ty`, as a `vec3`'s); `tail`: the
     /// runtime-sized member of the value, where it has one.
-    Words { mem: MemRef, index: Expr, ty: Type, whole: bool, word: Type, tail: Option<Box<super::words::Tail>> },
+    Words { mem: MemRef, index: Expr, ty: Type, whole: Option<u32>, word: Type, tail: Option<Box<super::words::Tail>> },
     /// One word of such memory, holding a scalar of type `ty`.
     Word { place: Place, ty: ir::Scalar, word: Type },
 }
@@ -162,7 +163,7 @@ impl Cx<'_> {
             }
             Expression::ArrayLength(p) => match self.ptr(fr, ls, *p)? {
                 Ptr::Mem { mem: mem @ MemRef::Param(_), .. } => mk(ExprKind::Len(mem, None), Type::U32),
-                Ptr::Words { mem, index, ty, whole: true, .. } => Ok(self.words_len(mem, index, &ty, sp)),
+                Ptr::Words { mem, index, whole: Some(stride), .. } => Ok(self.words_len(mem, index, stride, sp)),
                 _ => Err(self.reject(at, "`arrayLength` of a struct's runtime-sized member is not supported yet")),
             },
             Expression::Select { .. } => Err(self.reject(at, "`select` in a constant expression is not supported")),
@@ -315,7 +316,7 @@ impl Cx<'_> {
             }
             Expression::AccessIndex { base, index } => match self.ptr(fr, ls, *base)? {
                 Ptr::Block { mem, elem } => Ok(Ptr::Mem { mem, elem }),
-                Ptr::Words { mem, index: w, ty, whole: true, word, .. } => self.words_step(mem, w, ty, word, true, *lit(*index), sp, at),
+                Ptr::Words { mem, index: w, ty, whole: whole @ Some(_), word, .. } => self.words_step(mem, w, ty, word, whole, *lit(*index), sp, at),
                 Ptr::Words { mem, index: w, ty, word, tail, .. } => self.words_member(mem, w, ty, word, tail, *index, sp, at),
                 Ptr::Mem { mem: m, elem } => Ok(Ptr::Place(mem(m, lit(*index)), elem)),
                 Ptr::Place(mut p, ty) => {
@@ -358,7 +359,7 @@ impl Cx<'_> {
             Ptr::Place(place, ty) => Ok(Expr { kind: ExprKind::Load(place), ty, span: sp }),
             Ptr::Uniform { first, ty } => Ok(self.uniform_value(first, &ty, sp)),
             Ptr::Word { place, ty, word } => Ok(self.word_load(place, ty, &word, sp)),
-            Ptr::Words { mem, index, ty, whole: false, word, .. } => self.words_load(mem, &index, &ty, &word, sp, at),
+            Ptr::Words { mem, index, ty, whole: None, word, .. } => self.words_load(mem, &index, &ty, &word, sp, at),
             _ => Err(self.reject(at, "loading a whole runtime-sized array or uniform")),
         }
     }
@@ -370,7 +371,7 @@ impl Cx<'_> {
             Ptr::Place(place, Type::Atomic(_)) => StmtKind::Expr(Expr { kind: ExprKind::Atomic(AtomicOp::Store, place, vec![v]), ty: Type::Unit, span: sp }),
             Ptr::Place(place, _) => StmtKind::Assign(place, None, v),
             Ptr::Word { place, word, .. } => self.word_store(place, v, &word, at, sp),
-            Ptr::Words { mem, index, ty, whole: false, word, .. } => {
+            Ptr::Words { mem, index, ty, whole: None, word, .. } => {
                 // The value once, in a local, then word by word.
                 let id = ls.add("stored", ty.clone());
                 out.push(Stmt::new(StmtKind::Let(id, Some(v)), sp));

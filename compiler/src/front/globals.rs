@@ -83,11 +83,19 @@ impl Cx<'_> {
         let (group, binding) = var.binding.as_ref().map_or((0, 0), |b| (b.group, b.binding));
         match var.space {
             AddressSpace::Storage { access } => {
-                self.check_layout(var.ty, at)?;
+                // A header before a runtime-sized array, or a runtime-sized
+                // array whose stride pads its element: read word by word.
+                let words = match self.headed(var.ty, at)? {
+                    Some(layout) => Some(layout),
+                    None => self.padded(var.ty, at)?,
+                };
+                if words.is_none() {
+                    self.check_layout(var.ty, at)?;
+                }
                 let writable = access.contains(naga::StorageAccess::STORE);
                 let param = self.params.len();
                 let source = ParamSource::Buffer { group, binding };
-                if let Some(layout) = self.headed(var.ty, at)? {
+                if let Some(layout) = words {
                     let word = self.atomic_words(&name, &layout, "buffers", at)?.map_or(Type::U32, Type::Atomic);
                     self.buffer_param(name, &word, writable, source);
                     self.layouts.insert(param, layout.clone());
@@ -103,7 +111,7 @@ impl Cx<'_> {
                     None => (self.ty(var.ty, at)?, false),
                 };
                 let layout = match array {
-                    true => Layout { head: None, tail: Some(Tail { name: String::new(), member: 0, offset: 0, elem: ty.clone() }) },
+                    true => Layout { head: None, tail: Some(Tail { name: String::new(), member: 0, offset: 0, elem: ty.clone(), stride: self.words(&ty) }) },
                     false => Layout { head: Some(ty.clone()), tail: None },
                 };
                 if !matches!(ty, Type::Atomic(_)) {
@@ -180,10 +188,33 @@ impl Cx<'_> {
         let TypeInner::Struct { members, .. } = &self.naga.types[h].inner else { return Ok(None) };
         let Some((last, before)) = members.split_last().filter(|(m, b)| !b.is_empty() && self.is_runtime_array(m.ty)) else { return Ok(None) };
         let (last, before) = (last.clone(), before.to_vec());
-        let elem = self.runtime_array_elem(last.ty, at)?.expect("a runtime-sized array");
+        for m in &before {
+            self.check_layout(m.ty, at)?;
+        }
+        let Some(Layout { tail: Some(array), .. }) = self.padded(last.ty, at)?.or(self.unpadded(last.ty, at)?) else { unreachable!("a runtime-sized array") };
         let head = self.struct_of(self.type_name(h), &before, last.offset, at)?;
-        let tail = Tail { name: last.name.unwrap_or_default(), member: before.len() as u32, offset: last.offset / 4, elem };
+        let tail = Tail { name: last.name.unwrap_or_default(), member: before.len() as u32, offset: last.offset / 4, ..array };
         Ok(Some(Layout { head: Some(head), tail: Some(tail) }))
+    }
+
+    /// The layout of a runtime-sized array whose stride pads its element
+    /// (`array<vec3<f32>>`, 16 bytes apart; `None` for any other type).
+    fn padded(&mut self, h: naga::Handle<naga::Type>, at: naga::Span) -> R<Option<Layout>> {
+        let TypeInner::Array { base, size: naga::ArraySize::Dynamic, stride } = self.naga.types[h].inner else { return Ok(None) };
+        self.check_layout(base, at)?;
+        let elem = self.ty(base, at)?;
+        if self.words(&elem) * 4 == stride {
+            return Ok(None);
+        }
+        Ok(Some(Layout { head: None, tail: Some(Tail { name: String::new(), member: 0, offset: 0, elem, stride: stride / 4 }) }))
+    }
+
+    /// The layout of a runtime-sized array whose elements are not padded.
+    fn unpadded(&mut self, h: naga::Handle<naga::Type>, at: naga::Span) -> R<Option<Layout>> {
+        let Some(elem) = self.runtime_array_elem(h, at)? else { return Ok(None) };
+        self.check_layout(h, at)?;
+        let stride = self.words(&elem);
+        Ok(Some(Layout { head: None, tail: Some(Tail { name: String::new(), member: 0, offset: 0, elem, stride }) }))
     }
 
     fn buffer_param(&mut self, name: String, elem: &Type, writable: bool, source: ParamSource) {

@@ -315,16 +315,31 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 
 #[test]
 fn memory_that_wgsl_pads_is_refused_at_its_declaration() {
+    // A fixed-size array whose stride pads its elements.
     let src = "\
+var<workgroup> pos: array<vec3<f32>, 64>;
+@group(0) @binding(0) var<storage, read_write> out: array<f32>;
+@compute @workgroup_size(64)
+fn main(@builtin(local_invocation_index) i: u32) {
+    pos[i] = vec3(f32(i));
+    workgroupBarrier();
+    out[i] = pos[63u - i].y;
+}
+";
+    let err = load(src, "main").unwrap_err();
+    assert!(err.starts_with("error: `array<vec3<f32>, 64>` has padding between its elements (a stride of 16 bytes for 12 of data)"), "{err}");
+    assert!(err.contains(" --> s.wgsl:1:1\n"), "{err}");
+    // A runtime-sized one is read word by word, 4 words apart.
+    let runtime = "\
 @group(0) @binding(0) var<storage, read_write> pos: array<vec3<f32>>;
 @compute @workgroup_size(64)
 fn main(@builtin(global_invocation_id) g: vec3<u32>) {
     pos[g.x] = pos[g.x] * 2.0;
 }
 ";
-    let err = load(src, "main").unwrap_err();
-    assert!(err.starts_with("error: `array<vec3<f32>>` has padding between its elements (a stride of 16 bytes for 12 of data)"), "{err}");
-    assert!(err.contains(" --> s.wgsl:1:23\n"), "{err}");
+    let k = compiles(runtime, "main");
+    let tail = k.layouts[0].as_ref().and_then(|l| l.tail.as_ref()).expect("a layout");
+    assert_eq!((tail.offset, tail.stride), (0, 4));
     // A vec3 followed by a scalar packs into 16 bytes: no padding.
     let packed = "\
 struct Body { pos: vec3<f32>, mass: f32 }

@@ -3,9 +3,10 @@
 //! can be written that way: 4-byte scalars, arrays whose stride is their
 //! element's size, and structs, whose padding (before a member WGSL
 //! aligns, as a `vec3` or a nested struct, and at the end) becomes fields
-//! of `u32` words of the IR's struct that the kernel never names. An
-//! array whose stride pads its elements (`array<vec3<f32>>`) is an error
-//! at the declaration, never a silently different layout.
+//! of `u32` words of the IR's struct that the kernel never names. A
+//! fixed-size array whose stride pads its elements (`array<vec3<f32>, 8>`)
+//! is an error at the declaration, never a silently different layout; a
+//! runtime-sized one is read word by word (`words.rs`).
 
 use super::{Cx, R};
 use crate::ir::{Expr, ExprKind, Scalar, StructDef, Type};

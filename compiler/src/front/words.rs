@@ -3,9 +3,11 @@
 //! memory are so:
 //!
 //! - a struct whose runtime-sized last member follows other members
-//!   (`struct Particles { count: u32, items: array<Particle> }`): its
-//!   words are a `u32` buffer, each value's words gathered (a load) or
-//!   scattered (a store) at their WGSL offsets and bitcast;
+//!   (`struct Particles { count: u32, items: array<Particle> }`), or a
+//!   runtime-sized array whose stride pads its element
+//!   (`array<vec3<f32>>`, 16 bytes apart): its words are a `u32` buffer,
+//!   each value's words gathered (a load) or scattered (a store) at their
+//!   WGSL offsets and bitcast, the padding never touched;
 //! - memory holding atomics beside plain values (an indirect draw's
 //!   `instance_count: atomic<u32>` beside its `vertex_count: u32`): its
 //!   words are atomic ones, a plain member read with `atomicLoad` and
@@ -45,6 +47,9 @@ pub struct Tail {
     pub offset: u32,
     /// Its element type.
     pub elem: Type,
+    /// The words from one element to the next: the element's, or more
+    /// where WGSL's alignment pads it (`array<vec3<f32>>`: 4).
+    pub stride: u32,
 }
 
 impl Layout {
@@ -54,7 +59,7 @@ impl Layout {
         match (&self.head, &self.tail) {
             (Some(h), _) if word < head_words => place(structs, h, word, out),
             (_, Some(t)) => {
-                let each = t.elem.words_in(structs).max(1);
+                let each = t.stride.max(1);
                 let w = word.saturating_sub(t.offset);
                 if !t.name.is_empty() {
                     out.push('.');
@@ -127,8 +132,8 @@ impl Cx<'_> {
     pub(super) fn words_root(&self, mem: MemRef, layout: &Layout, word: Type, sp: crate::Span) -> Ptr {
         let zero = Expr { kind: ExprKind::Lit(Lit::Int(0)), ty: Type::U32, span: sp };
         match (&layout.head, &layout.tail) {
-            (Some(head), tail) => Ptr::Words { mem, index: zero, ty: head.clone(), whole: false, word, tail: tail.clone().map(Box::new) },
-            (None, Some(t)) => Ptr::Words { mem, index: offset(&zero, t.offset, sp), ty: t.elem.clone(), whole: true, word, tail: None },
+            (Some(head), tail) => Ptr::Words { mem, index: zero, ty: head.clone(), whole: None, word, tail: tail.clone().map(Box::new) },
+            (None, Some(t)) => Ptr::Words { mem, index: offset(&zero, t.offset, sp), ty: t.elem.clone(), whole: Some(t.stride), word, tail: None },
             (None, None) => unreachable!("a layout has a head or a tail"),
         }
     }
@@ -148,7 +153,7 @@ impl Cx<'_> {
         at: naga::Span,
     ) -> R<Ptr> {
         if let Some(t) = tail.filter(|t| t.member == member) {
-            return Ok(Ptr::Words { mem, index: offset(&w, t.offset, sp), ty: t.elem, whole: true, word, tail: None });
+            return Ok(Ptr::Words { mem, index: offset(&w, t.offset, sp), ty: t.elem, whole: Some(t.stride), word, tail: None });
         }
         match ty {
             Type::Struct(id) => {
@@ -157,22 +162,26 @@ impl Cx<'_> {
                 let at_word = def.field_offset_in(&self.structs, field);
                 Ok(self.words_ptr(mem, offset(&w, at_word, sp), def.fields[field].1.clone(), word))
             }
-            ty => self.words_step(mem, w, ty, word, false, Expr { kind: ExprKind::Lit(Lit::Int(member as i64)), ty: Type::U32, span: sp }, sp, at),
+            ty => self.words_step(mem, w, ty, word, None, Expr { kind: ExprKind::Lit(Lit::Int(member as i64)), ty: Type::U32, span: sp }, sp, at),
         }
     }
 
     /// One element further: element `i` of the runtime-sized array
-    /// (`whole`), of a fixed-size array, or a vector's component `i`.
+    /// (`whole`: its stride), of a fixed-size array, or a vector's
+    /// component `i`.
     #[allow(clippy::too_many_arguments)]
-    pub(super) fn words_step(&self, mem: MemRef, w: Expr, ty: Type, word: Type, whole: bool, i: Expr, sp: crate::Span, at: naga::Span) -> R<Ptr> {
-        let elem = match ty {
-            elem if whole => elem,
-            Type::Array(elem, _) => *elem,
-            Type::Struct(id) if self.vector_of(&ty).is_some() => self.structs[id].fields[0].1.clone(),
+    pub(super) fn words_step(&self, mem: MemRef, w: Expr, ty: Type, word: Type, whole: Option<u32>, i: Expr, sp: crate::Span, at: naga::Span) -> R<Ptr> {
+        let (elem, stride) = match (ty, whole) {
+            (elem, Some(stride)) => (elem, stride),
+            (Type::Array(elem, _), None) => {
+                let each = self.words(&elem);
+                (*elem, each)
+            }
+            (ty @ Type::Struct(id), None) if self.vector_of(&ty).is_some() => (self.structs[id].fields[0].1.clone(), 1),
             _ => return Err(self.reject(at, "an index into a value that is not an array")),
         };
         let i = if i.ty == Type::U32 { i } else { Expr { kind: ExprKind::Cast(Scalar::U32, Box::new(i)), ty: Type::U32, span: sp } };
-        let size = Expr { kind: ExprKind::Lit(Lit::Int(self.words(&elem) as i64)), ty: Type::U32, span: sp };
+        let size = Expr { kind: ExprKind::Lit(Lit::Int(stride as i64)), ty: Type::U32, span: sp };
         let index = match (&w.kind, &i.kind) {
             (ExprKind::Lit(Lit::Int(0)), _) => bin(BinOp::Mul, i, size, &Type::U32, sp),
             _ => bin(BinOp::Add, w, bin(BinOp::Mul, i, size, &Type::U32, sp), &Type::U32, sp),
@@ -186,18 +195,19 @@ impl Cx<'_> {
         match ty {
             Type::Atomic(_) => Ptr::Place(word_place(mem, index), ty),
             Type::Scalar(s) => Ptr::Word { place: word_place(mem, index), ty: s, word },
-            ty => Ptr::Words { mem, index, ty, whole: false, word, tail: None },
+            ty => Ptr::Words { mem, index, ty, whole: None, word, tail: None },
         }
     }
 
-    /// `arrayLength` of the runtime-sized array starting at word `w`.
-    pub(super) fn words_len(&self, mem: MemRef, w: Expr, elem: &Type, sp: crate::Span) -> Expr {
+    /// `arrayLength` of the runtime-sized array starting at word `w`, of
+    /// `stride` words per element.
+    pub(super) fn words_len(&self, mem: MemRef, w: Expr, stride: u32, sp: crate::Span) -> Expr {
         let words = Expr { kind: ExprKind::Len(mem, None), ty: Type::U32, span: sp };
         let after = match w.kind {
             ExprKind::Lit(Lit::Int(0)) => words,
             _ => bin(BinOp::Sub, words, w, &Type::U32, sp),
         };
-        let per = Expr { kind: ExprKind::Lit(Lit::Int(self.words(elem) as i64)), ty: Type::U32, span: sp };
+        let per = Expr { kind: ExprKind::Lit(Lit::Int(stride as i64)), ty: Type::U32, span: sp };
         bin(BinOp::Div, after, per, &Type::U32, sp)
     }
 
