@@ -55,14 +55,17 @@ fn particles() -> Vec<u32> {
     w
 }
 
-fn launch_particles(rt: &Runtime, entry: &str, mode: Mode, words: &[u32]) -> (ld::Result<ld::Run>, Vec<u32>, Vec<u32>) {
-    let shader = ld::Shader::parse(PARTICLES.to_string(), "particles.wgsl".as_ref()).unwrap();
+/// Runs entry point `entry` of `source` (the file `name`) over `N`
+/// invocations, its binding 0 holding `words` and binding 1 one word:
+/// the run, and both buffers after it.
+fn launch(rt: &Runtime, (name, source): (&str, &str), entry: &str, mode: Mode, words: &[u32]) -> (ld::Result<ld::Run>, Vec<u32>, Vec<u32>) {
+    let shader = ld::Shader::parse(source.to_string(), name.as_ref()).unwrap();
     let kernel = ld::ShaderKernel::new(&shader, entry, &[]).unwrap();
-    let mut ps = rt.upload(words).unwrap();
+    let mut data = rt.upload(words).unwrap();
     let mut lens = rt.zeros::<u32>(1).unwrap();
-    let launch = kernel.launch(rt, [N as u32 / 64, 1, 1], ld::Bindings::new().buffer(0, 0, &mut ps).buffer(0, 1, &mut lens)).unwrap();
+    let launch = kernel.launch(rt, [N as u32 / 64, 1, 1], ld::Bindings::new().buffer(0, 0, &mut data).buffer(0, 1, &mut lens)).unwrap();
     let run = launch.mode(mode).run();
-    (run, ps.to_vec().unwrap(), lens.to_vec().unwrap())
+    (run, data.to_vec().unwrap(), lens.to_vec().unwrap())
 }
 
 #[test]
@@ -79,7 +82,7 @@ fn a_header_before_a_runtime_sized_array_is_read_at_its_offsets() {
     for rt in runtimes() {
         for mode in MODES {
             let what = format!("{:?} {mode:?}", rt.backend());
-            let (run, words, lens) = launch_particles(&rt, "step", mode, &input);
+            let (run, words, lens) = launch(&rt, ("particles.wgsl", PARTICLES), "step", mode, &input);
             let run = run.unwrap_or_else(|e| panic!("{what}: {e}"));
             assert_eq!(words, want, "{what}");
             assert_eq!(lens, [N as u32], "{what}: arrayLength(&ps.items)");
@@ -98,7 +101,7 @@ fn a_race_in_a_runtime_sized_member_is_named_by_its_wgsl_path() {
     for rt in runtimes() {
         for mode in [Mode::Check, Mode::Exact] {
             let what = format!("{:?} {mode:?}", rt.backend());
-            let (run, _, _) = launch_particles(&rt, "drift", mode, &input);
+            let (run, _, _) = launch(&rt, ("particles.wgsl", PARTICLES), "drift", mode, &input);
             let report = run.unwrap_or_else(|e| panic!("{what}: {e}")).report.expect("a checking mode reports");
             assert!(report.has_races(), "{what}: {report}");
             for race in &report.races {
@@ -212,16 +215,6 @@ fn shift(@builtin(global_invocation_id) g: vec3<u32>) {
 }
 ";
 
-fn launch_positions(rt: &Runtime, entry: &str, mode: Mode, words: &[u32]) -> (ld::Result<ld::Run>, Vec<u32>, Vec<u32>) {
-    let shader = ld::Shader::parse(POSITIONS.to_string(), "positions.wgsl".as_ref()).unwrap();
-    let kernel = ld::ShaderKernel::new(&shader, entry, &[]).unwrap();
-    let mut pos = rt.upload(words).unwrap();
-    let mut lens = rt.zeros::<u32>(1).unwrap();
-    let launch = kernel.launch(rt, [N as u32 / 64, 1, 1], ld::Bindings::new().buffer(0, 0, &mut pos).buffer(0, 1, &mut lens)).unwrap();
-    let run = launch.mode(mode).run();
-    (run, pos.to_vec().unwrap(), lens.to_vec().unwrap())
-}
-
 #[test]
 fn an_array_of_vec3_is_read_sixteen_bytes_apart_and_its_padding_kept() {
     const PAD: u32 = 0xdead_beef;
@@ -230,7 +223,7 @@ fn an_array_of_vec3_is_read_sixteen_bytes_apart_and_its_padding_kept() {
     for rt in runtimes() {
         for mode in MODES {
             let what = format!("{:?} {mode:?}", rt.backend());
-            let (run, words, lens) = launch_positions(&rt, "scale", mode, &input);
+            let (run, words, lens) = launch(&rt, ("positions.wgsl", POSITIONS), "scale", mode, &input);
             let run = run.unwrap_or_else(|e| panic!("{what}: {e}"));
             assert_eq!(words, want, "{what}");
             assert_eq!(lens, [N as u32], "{what}: arrayLength(&pos)");
@@ -240,7 +233,7 @@ fn an_array_of_vec3_is_read_sixteen_bytes_apart_and_its_padding_kept() {
         }
         for mode in [Mode::Check, Mode::Exact] {
             let what = format!("{:?} {mode:?}", rt.backend());
-            let (run, _, _) = launch_positions(&rt, "shift", mode, &input);
+            let (run, _, _) = launch(&rt, ("positions.wgsl", POSITIONS), "shift", mode, &input);
             let report = run.unwrap_or_else(|e| panic!("{what}: {e}")).report.expect("a checking mode reports");
             let places: Vec<&String> = report.races.iter().flat_map(|r| &r.places).collect();
             assert!(!places.is_empty() && places.iter().all(|p| p.starts_with("pos[") && p.ends_with("].y")), "{what}: {places:?}");
