@@ -68,6 +68,12 @@ impl Launch<'_> {
                 theirs.words.clear();
                 difference(&ours, &theirs, &names, ulps)
             }
+            Compared::Counts => {
+                let counts =
+                    |r: &Ran| r.outcome.as_ref().ok().and_then(|r| r.report.as_ref()).map(|r| (r.regions_analyzed, r.regions_with_races, r.race_records));
+                (counts(&ours) != counts(&theirs))
+                    .then(|| format!("counted otherwise: {:?} where the Rust kernel counted {:?}", counts(&theirs), counts(&ours)))
+            }
             Compared::Completion => completion(&ours.outcome, &theirs.outcome),
         };
         let Some(difference) = found else {
@@ -145,6 +151,11 @@ enum Compared {
     /// racy one, of a kernel without atomic memory (a check runs each
     /// unit on its region's input, whatever the schedule).
     Outcome,
+    /// The report's exact counts (regions, regions with races, race
+    /// records): a GPU's check whose records overflowed the record
+    /// buffer, where the schedule decides which records are kept in
+    /// detail (and so the units and words a race names).
+    Counts,
     /// Whether both ran or both faulted: a kernel with atomic memory on a
     /// GPU, whose atomics run live, in the order the GPU gives them (a
     /// ticket that elects the last workgroup, a slot from a counter).
@@ -154,9 +165,11 @@ enum Compared {
 fn compared(info: &KernelInfo, mode: Mode, outcome: &Result<Run>, gpu: bool) -> Compared {
     let atomics = info.params.iter().any(|p| matches!(p.kind, ParamKind::Atomic { .. })) || info.shared.iter().any(|s| !s.target);
     let races = matches!(outcome, Ok(Run { report: Some(r), .. }) if r.has_races());
+    let dropped = matches!(outcome, Ok(Run { report: Some(r), .. }) if r.records_dropped > 0);
     match mode {
         _ if !gpu => Compared::All,
         _ if atomics => Compared::Completion,
+        _ if dropped => Compared::Counts,
         Mode::Deterministic => Compared::All,
         Mode::Native => Compared::Outcome,
         _ if races => Compared::Outcome,
