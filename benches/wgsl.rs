@@ -61,7 +61,7 @@ fn bench(c: &mut Criterion) {
         let input = rt.upload(&vec![1u32; n]).unwrap();
         let mut out = rt.zeros::<u32>(n / 256).unwrap();
         let grid = Grid::cover(n as u64, 256);
-        for mode in [Mode::Native, Mode::Check, Mode::Deterministic] {
+        for mode in [Mode::Native, Mode::Check, Mode::Deterministic, Mode::Exact] {
             let m = mode.name();
             c.bench_function(&format!("saxpy/{name}/{m}/rust"), |b| b.iter(|| saxpy.launch(&rt, grid, &x, &mut y, 2.0f32).mode(mode).run().unwrap()));
             c.bench_function(&format!("saxpy/{name}/{m}/wgsl"), |b| {

@@ -11,7 +11,6 @@ use ld_compiler::front::{line_column, wgsl_name, Shader};
 use ld_compiler::ir::{self, MemRef, Scalar, Type};
 use ld_compiler::{analysis::targets::Class, wgsl, Compiled};
 use std::any::TypeId;
-use std::sync::Arc;
 
 /// The element type of every buffer of a loaded kernel: the launch binds
 /// any buffer whose size is a whole number of the shader's elements
@@ -53,7 +52,10 @@ pub(super) fn describe(shader: &Shader, entry: &str, kernel: &ld_compiler::front
     };
     let i = &facts.in_place;
     let sites_tables = [&compiled.native.1, &compiled.instrumented.1, &compiled.folded.1, &compiled.probe.1].map(|v| site_table(v));
-    let program = Arc::new(Program::new(compiled.settled, sites.clone()));
+    // Leaked as the description is: invocations then borrow it without
+    // counting references (a shared count, bumped by every invocation of
+    // every thread, would cost more than the invocation's work).
+    let program: &'static Program = Box::leak(Box::new(Program::new(compiled.settled, sites.clone())));
     let new_invocation: NewInvocation = Box::leak(Box::new(move || program.invocation()));
     KernelInfo {
         name: leak(entry),

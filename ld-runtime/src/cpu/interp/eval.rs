@@ -9,7 +9,10 @@ use crate::cpu::twin::{self, Cx, Fault, Mem};
 use ld_compiler::ir::{self, FnParam, Local, MemRef, Type};
 use ld_compiler::Span;
 
-pub(super) type R<T> = Result<T, Fault>;
+/// A fault travels boxed: a result is then two words, returned in
+/// registers by every recursive call of the evaluator (a bare `Fault`
+/// would make every `R<u32>` go through memory).
+pub(super) type R<T> = Result<T, Box<Fault>>;
 
 /// A source site, `(line, column)`, as `Fault`s carry it.
 pub(super) type Site = (u32, u32);

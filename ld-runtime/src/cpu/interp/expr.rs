@@ -9,19 +9,33 @@ use super::eval::{atomic_op, Eval, R};
 use super::frame::is_scalar;
 use super::place::Loc;
 use crate::cpu::twin::UVec3;
-use ld_compiler::ir::{AtomicOp, BinOp, Builtin, Expr, ExprKind, Intrinsic, MemRef, Place, Scalar, Type};
+use ld_compiler::ir::{AtomicOp, BinOp, Builtin, Expr, ExprKind, Intrinsic, MemRef, Place, Root, Scalar, Type};
 use ld_compiler::Span;
 
 impl Eval<'_, '_> {
     /// A scalar expression's word (for an atomic that yields `()`, 0).
+    ///
+    /// The commonest expressions are evaluated here, the rest in
+    /// `scalar_other`: this function recurses at every node, and kept
+    /// small it saves few registers and a small frame.
     pub fn scalar(&mut self, e: &Expr) -> R<u32> {
         match &e.kind {
             ExprKind::Lit(l) => Ok(lit(*l, &e.ty)),
+            // A local read whole: no place to find.
+            ExprKind::Load(Place { root: Root::Local(id), path }) if path.is_empty() => Ok(self.frame[self.scope.layout.offset(*id) as usize]),
+            ExprKind::Binary(op, a, b) => self.binary(*op, a, b),
+            _ => self.scalar_other(e),
+        }
+    }
+
+    /// The scalar expressions `scalar` leaves: kept out of its frame.
+    #[inline(never)]
+    fn scalar_other(&mut self, e: &Expr) -> R<u32> {
+        match &e.kind {
             ExprKind::Load(p) => self.load_word(p, e.span),
             ExprKind::Uniform(i) => Ok(self.cx.uniform(self.prog.uniform_words[*i])),
             ExprKind::Builtin(Builtin::LocalIndex) => Ok(self.cx.ids.local_index),
             ExprKind::Unary(op, a) => Ok(unary(*op, &e.ty, self.scalar(a)?)),
-            ExprKind::Binary(op, a, b) => self.binary(*op, a, b),
             ExprKind::Cast(to, a) => Ok(cast(a.ty.scalar().expect("scalar cast"), *to, self.scalar(a)?)),
             ExprKind::Intrinsic(i, args) => self.intrinsic(*i, args),
             ExprKind::Atomic(op, p, args) => self.atomic(*op, p, args, e.span),
@@ -101,7 +115,7 @@ impl Eval<'_, '_> {
         for (x, a) in xs.iter_mut().zip(args) {
             *x = self.scalar(a)?;
         }
-        self.cx.atomic(mem, index, inner, atomic_op(op), signed, xs[0], xs[1], site)
+        Ok(self.cx.atomic(mem, index, inner, atomic_op(op), signed, xs[0], xs[1], site)?)
     }
 
     /// `.x/.y/.z`: an id builtin's straight from `Cx`, anything else's

@@ -8,7 +8,6 @@ use super::stmt::Flow;
 use super::Program;
 use crate::cpu::twin::{Cx, Fault, Invocation, Yield};
 use ld_compiler::lower::Term;
-use std::sync::Arc;
 
 /// The `pc` of a finished invocation: past every block.
 const DONE: u32 = u32::MAX;
@@ -16,14 +15,14 @@ const DONE: u32 = u32::MAX;
 /// One invocation suspended between steps: its block, its locals, and the
 /// buffers its aggregates and helper frames reuse.
 pub(super) struct Interp {
-    prog: Arc<Program>,
+    prog: &'static Program,
     pc: u32,
     frame: Vec<u32>,
     pool: Vec<Vec<u32>>,
 }
 
 impl Interp {
-    pub fn new(prog: Arc<Program>) -> Self {
+    pub fn new(prog: &'static Program) -> Self {
         let frame = vec![0; prog.kernel.words()];
         Interp { prog, pc: 0, frame, pool: Vec::new() }
     }
@@ -31,6 +30,13 @@ impl Interp {
 
 impl Invocation for Interp {
     fn step(&mut self, cx: &mut Cx<'_>) -> Result<Yield, Fault> {
+        self.run(cx).map_err(|f| *f)
+    }
+}
+
+impl Interp {
+    /// From block `pc` to the next suspension.
+    fn run(&mut self, cx: &mut Cx<'_>) -> R<Yield> {
         let Interp { prog, pc, frame, pool } = self;
         let prog: &Program = prog;
         let mut ev = Eval { prog, scope: prog.kernel_scope(), frame, slices: &[], cx, pool, ret: Vec::new(), clamped: false };

@@ -31,7 +31,6 @@ use frame::{Layout, Shapes};
 use ld_compiler::ir::{Module, ParamKind, Type};
 use ld_compiler::lower::{self, Machine};
 use ld_compiler::Span;
-use std::sync::Arc;
 
 /// A kernel's IR prepared for interpretation: shared by every invocation.
 pub struct Program {
@@ -69,8 +68,8 @@ impl Program {
 
     /// A fresh invocation (pc 0, every local zeroed), as the twin's
     /// `ld_new_invocation`.
-    pub fn invocation(self: &Arc<Self>) -> Box<dyn Invocation> {
-        Box::new(machine::Interp::new(Arc::clone(self)))
+    pub fn invocation(&'static self) -> Box<dyn Invocation> {
+        Box::new(machine::Interp::new(self))
     }
 
     /// Where `span` stands in the source; (0, 0) where no one knows.

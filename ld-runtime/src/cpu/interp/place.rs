@@ -75,6 +75,11 @@ impl<'e> Eval<'e, '_> {
     /// A scalar place's word, read at the load's span.
     pub fn load_word(&mut self, p: &Place, span: Span) -> R<u32> {
         let site = self.site(span);
+        if let (Root::Mem { mem, index, settled, .. }, true) = (&p.root, p.path.is_empty()) {
+            // A scalar element, the commonest memory load: no path to follow.
+            let (mem, index) = (self.mem(*mem), self.index(index)?);
+            return self.read(Loc::Mem { mem, index, inner: 0 }, *settled, site);
+        }
         let (loc, _) = self.place(p, site)?;
         self.read(loc, settled(p), site)
     }
@@ -101,8 +106,8 @@ impl<'e> Eval<'e, '_> {
     pub fn read(&mut self, loc: Loc, settled: bool, site: Site) -> R<u32> {
         match loc {
             Loc::Local(o) => Ok(self.frame[o as usize]),
-            Loc::Mem { mem, index, inner } if settled => self.cx.read_settled::<u32>(mem, index, inner, site),
-            Loc::Mem { mem, index, inner } => self.cx.read::<u32>(mem, index, inner, site),
+            Loc::Mem { mem, index, inner } if settled => Ok(self.cx.read_settled::<u32>(mem, index, inner, site)?),
+            Loc::Mem { mem, index, inner } => Ok(self.cx.read::<u32>(mem, index, inner, site)?),
         }
     }
 

@@ -6,7 +6,7 @@
 use super::arith::binary;
 use super::eval::{Eval, R};
 use super::frame::is_scalar;
-use ld_compiler::ir::{BinOp, Expr, LocalId, Loop, Place, Stmt, StmtKind};
+use ld_compiler::ir::{BinOp, Expr, LocalId, Loop, Place, Root, Stmt, StmtKind};
 use ld_compiler::Span;
 
 /// How a statement ends: control goes on, or leaves what encloses it.
@@ -77,6 +77,15 @@ impl Eval<'_, '_> {
             return Ok(());
         }
         let x = self.scalar(v)?;
+        if let (Root::Local(id), true) = (&p.root, p.path.is_empty()) {
+            // A whole scalar local: no place to find, nothing to check.
+            let off = self.scope.layout.offset(*id) as usize;
+            self.frame[off] = match op {
+                Some(op) => binary(op, &self.scope.locals[*id].ty, self.frame[off], x),
+                None => x,
+            };
+            return Ok(());
+        }
         let (loc, ty) = self.place(p, site)?;
         let new = match op {
             // A compound assignment out of bounds neither reads nor writes

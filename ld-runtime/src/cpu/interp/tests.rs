@@ -13,12 +13,19 @@ use crate::cpu::executor::unlinear;
 use crate::cpu::twin::{Cx, Fault, Ids, Invocation, Routed, SharedMem, StorageView, UVec3, Yield};
 use ld_compiler::ir::{Bounds, Module, ParamKind};
 use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
-use std::sync::Arc;
 
 /// A kernel ready to run, with its IR for the driver's bindings.
 struct Kernel {
-    program: Arc<Program>,
+    program: &'static Program,
     module: Module,
+}
+
+impl Kernel {
+    /// The program leaks, as a loaded shader's does (it lives as long as
+    /// the process).
+    fn new(module: Module, sites: Vec<(u32, u32)>) -> Kernel {
+        Kernel { program: Box::leak(Box::new(Program::new(module.clone(), sites))), module }
+    }
 }
 
 /// A shader's entry point `main`, translated and compiled; its sites are
@@ -39,8 +46,7 @@ fn shader_under(src: &str, bounds: Bounds) -> Kernel {
     kernel.module.kernel.bounds = bounds;
     let compiled = ld_compiler::compile(&kernel.module).unwrap_or_else(|d| panic!("does not compile: {d:?}"));
     let sites = kernel.spans.iter().map(|s| s.location(src)).map(|l| (l.line_number, l.line_position)).collect();
-    let module = compiled.settled;
-    Kernel { program: Arc::new(Program::new(module.clone(), sites)), module }
+    Kernel::new(compiled.settled, sites)
 }
 
 /// The (line, column) where `needle` first stands in `src`.

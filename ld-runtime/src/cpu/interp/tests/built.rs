@@ -3,14 +3,12 @@
 //! the exact sequence of calls into `Cx` (reads, settled reads, writes,
 //! their words and sites) that the twin's code makes.
 
-use super::super::Program;
 use super::{Dispatch, FUEL};
 use crate::cpu::twin::{BarrierKind, Cx, Fault, Ids, Mem, Monitor, Routed, SharedMem, StorageView, Targets, Yield};
 use ld_compiler::ir::{self, *};
 use ld_compiler::Span;
 use std::collections::HashMap;
 use std::sync::atomic::AtomicU32;
-use std::sync::Arc;
 
 // --- a small builder: span `i` stands at (100 + i, i) in `SITES` ---
 
@@ -85,7 +83,7 @@ fn quad_struct() -> StructDef {
 }
 
 fn program(m: &Module) -> super::Kernel {
-    super::Kernel { program: Arc::new(Program::new(m.clone(), sites())), module: m.clone() }
+    super::Kernel::new(m.clone(), sites())
 }
 
 // --- helpers and slices ---
