@@ -23,14 +23,40 @@ pub(super) fn lit(l: Lit, ty: &Type) -> u32 {
 }
 
 /// `x op y` with operands of type `ty` (the left operand's, as the twin
-/// dispatches; a shift's amount is a word either way). Expressions
-/// short-circuit `&&` and `||` before they get here.
-pub(super) fn binary(op: BinOp, ty: &Type, x: u32, y: u32) -> u32 {
+/// dispatches; a shift's amount is a word either way), as a function
+/// chosen once per operator of the program. Expressions short-circuit
+/// `&&` and `||` before they get here.
+pub(super) fn binary_fn(op: BinOp, ty: &Type) -> fn(u32, u32) -> u32 {
+    // Each arm a function of its own, `op` a constant in it.
+    macro_rules! per_op {
+        ($f:expr) => {
+            match op {
+                BinOp::Add => |x, y| $f(BinOp::Add, x, y),
+                BinOp::Sub => |x, y| $f(BinOp::Sub, x, y),
+                BinOp::Mul => |x, y| $f(BinOp::Mul, x, y),
+                BinOp::Div => |x, y| $f(BinOp::Div, x, y),
+                BinOp::Rem => |x, y| $f(BinOp::Rem, x, y),
+                BinOp::BitAnd => |x, y| $f(BinOp::BitAnd, x, y),
+                BinOp::BitOr => |x, y| $f(BinOp::BitOr, x, y),
+                BinOp::BitXor => |x, y| $f(BinOp::BitXor, x, y),
+                BinOp::Shl => |x, y| $f(BinOp::Shl, x, y),
+                BinOp::Shr => |x, y| $f(BinOp::Shr, x, y),
+                BinOp::Eq => |x, y| $f(BinOp::Eq, x, y),
+                BinOp::Ne => |x, y| $f(BinOp::Ne, x, y),
+                BinOp::Lt => |x, y| $f(BinOp::Lt, x, y),
+                BinOp::Le => |x, y| $f(BinOp::Le, x, y),
+                BinOp::Gt => |x, y| $f(BinOp::Gt, x, y),
+                BinOp::Ge => |x, y| $f(BinOp::Ge, x, y),
+                BinOp::And => |x, y| $f(BinOp::And, x, y),
+                BinOp::Or => |x, y| $f(BinOp::Or, x, y),
+            }
+        };
+    }
     match ty {
-        Type::Scalar(Scalar::U32) => unsigned(op, x, y),
-        Type::Scalar(Scalar::I32) => signed(op, x as i32, y),
-        Type::Scalar(Scalar::F32) => float(op, f(x), f(y)),
-        Type::Scalar(Scalar::Bool) => logical(op, x != 0, y != 0),
+        Type::Scalar(Scalar::U32) => per_op!(unsigned),
+        Type::Scalar(Scalar::I32) => per_op!(|op, x: u32, y| signed(op, x as i32, y)),
+        Type::Scalar(Scalar::F32) => per_op!(|op, x, y| float(op, f(x), f(y))),
+        Type::Scalar(Scalar::Bool) => per_op!(|op, x, y| logical(op, x != 0, y != 0)),
         other => unreachable!("`{}` on a value of type {other:?}", op.symbol()),
     }
 }

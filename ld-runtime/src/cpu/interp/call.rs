@@ -4,65 +4,86 @@
 //! offset local assigned, then the body, structured (helpers hold no
 //! barrier). The frame comes from the pool and goes back to it.
 
-use super::eval::{Eval, Scope, R};
-use super::stmt::Flow;
-use crate::cpu::twin::Mem;
-use ld_compiler::ir::{CallArg, FnId, FnParam, Function, Type};
+use super::eval::{Compiler, Eval, MemAt, Scalar, Value};
+use super::stmt::{run, Block, Flow};
+use ld_compiler::ir::{CallArg, FnId, FnParam, Type};
 
-impl Eval<'_, '_> {
-    /// Calls helper `f`, appending its return value's words to `out`.
-    pub fn call(&mut self, f: FnId, args: &[CallArg], out: &mut Vec<u32>) -> R<()> {
-        let prog = self.prog;
-        let func = &prog.module.functions[f];
-        let mut words = self.buf();
-        let mut slices = Vec::new();
-        self.args(args, &mut words, &mut slices)?;
-        let layout = &prog.helpers[f];
-        let mut frame = self.buf();
-        frame.resize(layout.words(), 0);
-        self.bind(func, layout, &words, &mut frame);
-        let scope = Scope { locals: &func.body.locals, layout, params: &func.params, kernel: false };
-        let ret = self.buf();
-        let mut callee = Eval { prog, scope, frame: &mut frame, slices: &slices, cx: &mut *self.cx, pool: &mut *self.pool, ret, clamped: false };
-        let flow = callee.block(&func.body.block)?;
-        assert!(flow == Flow::Return || func.ret == Type::Unit, "helper `{}` fell off its end", func.name);
-        let ret = std::mem::take(&mut callee.ret);
-        out.extend_from_slice(&ret);
-        for b in [ret, frame, words] {
-            self.give(b);
-        }
-        Ok(())
+/// A helper, compiled once for every call of it.
+pub(super) struct Helper {
+    pub name: String,
+    pub body: Block,
+    /// Its frame's size in words.
+    pub words: usize,
+    /// Each parameter's local in the frame: (offset, words), in order.
+    pub params: Vec<(usize, usize)>,
+    /// It returns nothing, so it may end without `return`.
+    pub unit: bool,
+}
+
+/// One argument: a value's words, or a slice's memory and offset.
+enum Arg {
+    Value(Value),
+    Slice(MemAt, Scalar),
+}
+
+impl Compiler<'_> {
+    /// Helper `f`'s body and frame, compiled in `self`'s scope (the helper's).
+    pub fn helper(&self, f: FnId) -> Helper {
+        let func = &self.module.functions[f];
+        let params = func
+            .params
+            .iter()
+            .map(|p| match p {
+                FnParam::Value(l) => (self.scope.layout.offset(*l) as usize, self.shapes.words(&func.body.locals[*l].ty) as usize),
+                FnParam::Slice { offset, .. } => (self.scope.layout.offset(*offset) as usize, 1),
+            })
+            .collect();
+        Helper { name: func.name.clone(), body: self.block(&func.body.block), words: self.scope.layout.words(), params, unit: func.ret == Type::Unit }
     }
 
-    /// The arguments' words in order (a slice's offset is one), and the
-    /// memory each slice parameter is bound to.
-    fn args(&mut self, args: &[CallArg], words: &mut Vec<u32>, slices: &mut Vec<Option<Mem>>) -> R<()> {
-        for (i, a) in args.iter().enumerate() {
-            match a {
-                CallArg::Value(v) => self.value(v, words)?,
-                CallArg::Slice { mem, offset } => {
-                    if slices.is_empty() {
-                        slices.resize(args.len(), None);
+    /// A call of helper `f`, appending its return value's words.
+    pub fn call(&self, f: FnId, args: &[CallArg]) -> Value {
+        let args: Vec<Arg> = args
+            .iter()
+            .map(|a| match a {
+                CallArg::Value(v) => Arg::Value(self.value(v)),
+                CallArg::Slice { mem, offset } => Arg::Slice(self.mem(*mem), self.scalar(offset)),
+            })
+            .collect();
+        let any_slice = args.iter().any(|a| matches!(a, Arg::Slice(..)));
+        Box::new(move |ev, out| {
+            let prog = ev.prog;
+            let helper = &prog.helpers[f];
+            // The arguments' words in order (a slice's offset is one), and
+            // the memory each slice parameter is bound to.
+            let mut words = ev.buf();
+            let mut slices = if any_slice { vec![None; args.len()] } else { Vec::new() };
+            for (i, a) in args.iter().enumerate() {
+                match a {
+                    Arg::Value(v) => v(ev, &mut words)?,
+                    Arg::Slice(mem, offset) => {
+                        slices[i] = Some(mem.get(ev));
+                        words.push(offset(ev)?);
                     }
-                    slices[i] = Some(self.mem(*mem));
-                    words.push(self.scalar(offset)?);
                 }
             }
-        }
-        Ok(())
-    }
-
-    /// The parameters' locals in the callee's frame, from the arguments' words.
-    fn bind(&self, func: &Function, layout: &super::frame::Layout, words: &[u32], frame: &mut [u32]) {
-        let mut at = 0;
-        for p in &func.params {
-            let (local, k) = match p {
-                FnParam::Value(l) => (*l, self.prog.shapes.words(&func.body.locals[*l].ty) as usize),
-                FnParam::Slice { offset, .. } => (*offset, 1),
-            };
-            let off = layout.offset(local) as usize;
-            frame[off..off + k].copy_from_slice(&words[at..at + k]);
-            at += k;
-        }
+            let mut frame = ev.buf();
+            frame.resize(helper.words, 0);
+            let mut at = 0;
+            for &(off, k) in &helper.params {
+                frame[off..off + k].copy_from_slice(&words[at..at + k]);
+                at += k;
+            }
+            let ret = ev.buf();
+            let mut callee = Eval { prog, frame: &mut frame, slices: &slices, cx: &mut *ev.cx, pool: &mut *ev.pool, ret, clamped: false };
+            let flow = run(&helper.body, &mut callee)?;
+            assert!(flow == Flow::Return || helper.unit, "helper `{}` fell off its end", helper.name);
+            let ret = std::mem::take(&mut callee.ret);
+            out.extend_from_slice(&ret);
+            for b in [ret, frame, words] {
+                ev.give(b);
+            }
+            Ok(())
+        })
     }
 }

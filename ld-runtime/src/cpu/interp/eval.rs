@@ -1,23 +1,35 @@
-//! The evaluation context: one function's frame being run, with the
-//! memories its slices are bound to, the invocation's `Cx`, and a pool of
-//! word buffers that aggregates and helper frames borrow, so that a
-//! kernel's steady state allocates nothing.
+//! The two halves of interpretation. `Compiler` reads a function's IR
+//! once, when the program is made, and resolves everything that does not
+//! change between invocations (locals' offsets, field offsets, types,
+//! source sites, which memory a name means) into closures. `Eval` is
+//! what those closures run against: one function's frame, the memories
+//! its slices are bound to, the invocation's `Cx`, and a pool of word
+//! buffers that aggregates and helper frames borrow, so that a kernel's
+//! steady state allocates nothing.
 
-use super::frame::Layout;
+use super::frame::{Layout, Shapes};
+use super::stmt::Flow;
 use super::Program;
 use crate::cpu::twin::{self, Cx, Fault, Mem};
-use ld_compiler::ir::{self, FnParam, Local, MemRef, Type};
+use ld_compiler::ir::{self, FnParam, Local, LocalId, MemRef, Module, Type};
 use ld_compiler::Span;
 
 /// A fault travels boxed: a result is then two words, returned in
-/// registers by every recursive call of the evaluator (a bare `Fault`
-/// would make every `R<u32>` go through memory).
+/// registers by every closure (a bare `Fault` would make every `R<u32>`
+/// go through memory).
 pub(super) type R<T> = Result<T, Box<Fault>>;
 
 /// A source site, `(line, column)`, as `Fault`s carry it.
 pub(super) type Site = (u32, u32);
 
-/// The function being run: the kernel, or a helper.
+/// A scalar expression: its word.
+pub(super) type Scalar = Box<dyn Fn(&mut Eval<'_, '_>) -> R<u32> + Send + Sync>;
+/// Any expression: its words, appended to the buffer.
+pub(super) type Value = Box<dyn Fn(&mut Eval<'_, '_>, &mut Vec<u32>) -> R<()> + Send + Sync>;
+/// A statement: how control leaves it.
+pub(super) type Exec = Box<dyn Fn(&mut Eval<'_, '_>) -> R<Flow> + Send + Sync>;
+
+/// The function being compiled: the kernel, or a helper.
 #[derive(Clone, Copy)]
 pub(super) struct Scope<'p> {
     pub locals: &'p [Local],
@@ -30,10 +42,70 @@ pub(super) struct Scope<'p> {
     pub kernel: bool,
 }
 
+/// What compiling one function reads: the module, and the function.
+pub(super) struct Compiler<'p> {
+    pub module: &'p Module,
+    pub shapes: &'p Shapes,
+    /// Each kernel parameter's element type as places see it.
+    pub param_elems: &'p [Type],
+    /// Each kernel parameter's word in the uniform block.
+    pub uniform_words: &'p [usize],
+    pub sites: &'p [Site],
+    pub scope: Scope<'p>,
+}
+
+/// The memory a place's root names: fixed for the kernel's memories, the
+/// one the call bound for a helper's slice.
+#[derive(Clone, Copy)]
+pub(super) enum MemAt {
+    Fixed(Mem),
+    Slice(usize),
+}
+
+impl MemAt {
+    pub fn get(self, ev: &Eval) -> Mem {
+        match self {
+            MemAt::Fixed(m) => m,
+            MemAt::Slice(i) => ev.slices.get(i).copied().flatten().expect("slice parameter bound by the call"),
+        }
+    }
+}
+
+impl<'p> Compiler<'p> {
+    /// Where `span` stands in the source; (0, 0) where no one knows.
+    pub fn site(&self, span: Span) -> Site {
+        span.index().and_then(|i| self.sites.get(i)).copied().unwrap_or((0, 0))
+    }
+
+    /// The first word of local `id` in the frame, and its type.
+    pub fn local(&self, id: LocalId) -> (usize, &'p Type) {
+        (self.scope.layout.offset(id) as usize, &self.scope.locals[id].ty)
+    }
+
+    pub fn mem(&self, m: MemRef) -> MemAt {
+        match m {
+            MemRef::Param(i) => MemAt::Fixed(Mem::Storage(i)),
+            MemRef::Shared(i) => MemAt::Fixed(Mem::Shared(i)),
+            MemRef::FnSlice(i) => MemAt::Slice(i),
+        }
+    }
+
+    /// The element type of memory `m` (the twin's `mem_elem`).
+    pub fn mem_elem(&self, m: MemRef) -> &'p Type {
+        match m {
+            MemRef::Param(i) => &self.param_elems[i],
+            MemRef::Shared(i) => &self.module.kernel.shared[i].elem,
+            MemRef::FnSlice(i) => match &self.scope.params[i] {
+                FnParam::Slice { elem, .. } => elem,
+                FnParam::Value(_) => unreachable!("parameter {i} is not a slice"),
+            },
+        }
+    }
+}
+
 /// One function's evaluation.
 pub(super) struct Eval<'e, 'cx> {
     pub prog: &'e Program,
-    pub scope: Scope<'e>,
     pub frame: &'e mut [u32],
     /// The memory each slice parameter is bound to, by parameter index.
     pub slices: &'e [Option<Mem>],
@@ -47,32 +119,7 @@ pub(super) struct Eval<'e, 'cx> {
     pub clamped: bool,
 }
 
-impl<'e> Eval<'e, '_> {
-    pub fn site(&self, span: Span) -> Site {
-        self.prog.site(span)
-    }
-
-    /// The memory a place's root names; a slice's is the one its call bound.
-    pub fn mem(&self, m: MemRef) -> Mem {
-        match m {
-            MemRef::Param(i) => Mem::Storage(i),
-            MemRef::Shared(i) => Mem::Shared(i),
-            MemRef::FnSlice(i) => self.slices.get(i).copied().flatten().expect("slice parameter bound by the call"),
-        }
-    }
-
-    /// The element type of memory `m` (the twin's `mem_elem`).
-    pub fn mem_elem(&self, m: MemRef) -> &'e Type {
-        match m {
-            MemRef::Param(i) => &self.prog.param_elems[i],
-            MemRef::Shared(i) => &self.prog.module.kernel.shared[i].elem,
-            MemRef::FnSlice(i) => match &self.scope.params[i] {
-                FnParam::Slice { elem, .. } => elem,
-                FnParam::Value(_) => unreachable!("parameter {i} is not a slice"),
-            },
-        }
-    }
-
+impl Eval<'_, '_> {
     /// An empty word buffer, from the pool.
     pub fn buf(&mut self) -> Vec<u32> {
         self.pool.pop().unwrap_or_default()

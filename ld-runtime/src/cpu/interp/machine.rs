@@ -3,14 +3,45 @@
 //! terminator, until a barrier suspends the invocation (resuming at the
 //! block after it) or the body ends.
 
-use super::eval::{barrier_kind, Eval, R};
-use super::stmt::Flow;
+use super::eval::{barrier_kind, Compiler, Eval, Scalar, Site, R};
+use super::stmt::{run, Block, Flow};
 use super::Program;
-use crate::cpu::twin::{Cx, Fault, Invocation, Yield};
-use ld_compiler::lower::Term;
+use crate::cpu::twin::{BarrierKind, Cx, Fault, Invocation, Yield};
+use ld_compiler::lower::{MBlock, Term};
 
 /// The `pc` of a finished invocation: past every block.
 const DONE: u32 = u32::MAX;
+
+/// One of the kernel's blocks, compiled.
+pub(super) struct KBlock {
+    stmts: Block,
+    term: KTerm,
+}
+
+/// How a block is left (`lower::Term`, its condition compiled).
+enum KTerm {
+    Return,
+    Goto(u32),
+    /// A loop's head carries its site: reaching it starts an iteration.
+    Branch(Scalar, u32, u32, Option<Site>),
+    Barrier {
+        kind: BarrierKind,
+        next: u32,
+        id: u32,
+    },
+}
+
+impl Compiler<'_> {
+    pub fn kernel_block(&self, b: &MBlock) -> KBlock {
+        let term = match &b.term {
+            Term::Return => KTerm::Return,
+            Term::Goto(t) => KTerm::Goto(*t as u32),
+            Term::Branch(c, a, b, tick) => KTerm::Branch(self.scalar(c), *a as u32, *b as u32, tick.map(|s| self.site(s))),
+            Term::Barrier(kind, next, index, _) => KTerm::Barrier { kind: barrier_kind(*kind), next: *next as u32, id: *index as u32 },
+        };
+        KBlock { stmts: self.block(&b.stmts), term }
+    }
+}
 
 /// One invocation suspended between steps: its block, its locals, and the
 /// buffers its aggregates and helper frames reuse.
@@ -23,7 +54,7 @@ pub(super) struct Interp {
 
 impl Interp {
     pub fn new(prog: &'static Program) -> Self {
-        let frame = vec![0; prog.kernel.words()];
+        let frame = vec![0; prog.kernel_words];
         Interp { prog, pc: 0, frame, pool: Vec::new() }
     }
 }
@@ -39,42 +70,40 @@ impl Interp {
     fn run(&mut self, cx: &mut Cx<'_>) -> R<Yield> {
         let Interp { prog, pc, frame, pool } = self;
         let prog: &Program = prog;
-        let mut ev = Eval { prog, scope: prog.kernel_scope(), frame, slices: &[], cx, pool, ret: Vec::new(), clamped: false };
+        let mut ev = Eval { prog, frame, slices: &[], cx, pool, ret: Vec::new(), clamped: false };
         loop {
-            let Some(block) = prog.machine.blocks.get(*pc as usize) else { return Ok(Yield::Done) };
-            if ev.block(&block.stmts)? == Flow::Return {
+            let Some(block) = prog.blocks.get(*pc as usize) else { return Ok(Yield::Done) };
+            if run(&block.stmts, &mut ev)? == Flow::Return {
                 *pc = DONE;
                 return Ok(Yield::Done);
             }
-            if let Some(y) = ev.term(&block.term, pc)? {
+            if let Some(y) = term(&block.term, &mut ev, pc)? {
                 return Ok(y);
             }
         }
     }
 }
 
-impl Eval<'_, '_> {
-    /// Leaves a block: sets `pc` to the next one, and yields where the
-    /// invocation suspends or ends.
-    fn term(&mut self, term: &Term, pc: &mut u32) -> R<Option<Yield>> {
-        match term {
-            Term::Return => {
-                *pc = DONE;
-                return Ok(Some(Yield::Done));
-            }
-            Term::Goto(t) => *pc = *t as u32,
-            Term::Branch(c, a, b, tick) => {
-                // A loop's head: the loop starts an iteration.
-                if let Some(span) = tick {
-                    self.cx.tick(self.site(*span))?;
-                }
-                *pc = if self.scalar(c)? != 0 { *a } else { *b } as u32;
-            }
-            Term::Barrier(kind, next, index, _) => {
-                *pc = *next as u32;
-                return Ok(Some(Yield::Barrier { kind: barrier_kind(*kind), id: *index as u32 }));
-            }
+/// Leaves a block: sets `pc` to the next one, and yields where the
+/// invocation suspends or ends.
+fn term(term: &KTerm, ev: &mut Eval, pc: &mut u32) -> R<Option<Yield>> {
+    match term {
+        KTerm::Return => {
+            *pc = DONE;
+            return Ok(Some(Yield::Done));
         }
-        Ok(None)
+        KTerm::Goto(t) => *pc = *t,
+        KTerm::Branch(c, a, b, tick) => {
+            // A loop's head: the loop starts an iteration.
+            if let Some(site) = tick {
+                ev.cx.tick(*site)?;
+            }
+            *pc = if c(ev)? != 0 { *a } else { *b };
+        }
+        KTerm::Barrier { kind, next, id } => {
+            *pc = *next;
+            return Ok(Some(Yield::Barrier { kind: *kind, id: *id }));
+        }
     }
+    Ok(None)
 }

@@ -8,10 +8,12 @@
 //! every executor mode (native, check, deterministic, exact) drives an
 //! interpreted invocation as it drives a twin's.
 //!
-//! Values are 32-bit words (`frame.rs`); `arith.rs` is WGSL's arithmetic
-//! on them, `expr.rs`, `place.rs`, `stmt.rs` and `call.rs` the IR's
-//! expressions, places, statements and helper calls, `machine.rs` the
-//! kernel's blocks.
+//! The IR is compiled once per program into closures (`eval.rs`): every
+//! offset, type, site and memory the IR names is resolved then, and an
+//! invocation only calls closures over its frame of 32-bit words
+//! (`frame.rs`). `arith.rs` is WGSL's arithmetic on words; `expr.rs`,
+//! `place.rs`, `stmt.rs` and `call.rs` compile the IR's expressions,
+//! places, statements and helper calls, `machine.rs` the kernel's blocks.
 
 mod arith;
 mod call;
@@ -26,29 +28,19 @@ mod stmt;
 mod tests;
 
 use super::twin::Invocation;
-use eval::Scope;
+use eval::{Compiler, Scope};
 use frame::{Layout, Shapes};
-use ld_compiler::ir::{Module, ParamKind, Type};
-use ld_compiler::lower::{self, Machine};
-use ld_compiler::Span;
+use ld_compiler::ir::{Body, FnParam, Module, ParamKind, Type};
+use ld_compiler::lower;
 
-/// A kernel's IR prepared for interpretation: shared by every invocation.
+/// A kernel's IR compiled for interpretation: shared by every invocation.
 pub struct Program {
-    module: Module,
     /// The kernel body's blocks.
-    machine: Machine,
-    shapes: Shapes,
-    /// The kernel's locals in its frame.
-    kernel: Layout,
-    /// Each helper's locals in its frames, by `FnId`.
-    helpers: Vec<Layout>,
-    /// Each kernel parameter's element type as places see it (`Unit` for
-    /// a uniform, which has none).
-    param_elems: Vec<Type>,
-    /// Each kernel parameter's word in the uniform block (the twin's
-    /// `uniform_word`: the uniforms before it).
-    uniform_words: Vec<usize>,
-    sites: Vec<(u32, u32)>,
+    blocks: Vec<machine::KBlock>,
+    /// The kernel's frame, in words.
+    kernel_words: usize,
+    /// Each helper, by `FnId`.
+    helpers: Vec<call::Helper>,
 }
 
 impl Program {
@@ -58,12 +50,14 @@ impl Program {
     /// table is (0, 0).
     pub fn new(module: Module, sites: Vec<(u32, u32)>) -> Program {
         let shapes = Shapes::new(&module);
-        let machine = lower::machine(&module.kernel.body.block);
-        let kernel = Layout::new(&module.kernel.body, &shapes);
-        let helpers = module.functions.iter().map(|f| Layout::new(&f.body, &shapes)).collect();
-        let param_elems = module.kernel.params.iter().map(|p| param_elem(&p.kind)).collect();
+        let param_elems: Vec<Type> = module.kernel.params.iter().map(|p| param_elem(&p.kind)).collect();
         let uniform_words = uniform_words(&module.kernel.params);
-        Program { module, machine, shapes, kernel, helpers, param_elems, uniform_words, sites }
+        let whole = Whole { module: &module, shapes: &shapes, param_elems: &param_elems, uniform_words: &uniform_words, sites: &sites };
+        let helpers = module.functions.iter().enumerate().map(|(f, func)| whole.compile(&func.body, &func.params, false, |c| c.helper(f))).collect();
+        let machine = lower::machine(&module.kernel.body.block);
+        let kernel_words = Layout::new(&module.kernel.body, &shapes).words();
+        let blocks = whole.compile(&module.kernel.body, &[], true, |c| machine.blocks.iter().map(|b| c.kernel_block(b)).collect());
+        Program { blocks, kernel_words, helpers }
     }
 
     /// A fresh invocation (pc 0, every local zeroed), as the twin's
@@ -71,14 +65,23 @@ impl Program {
     pub fn invocation(&'static self) -> Box<dyn Invocation> {
         Box::new(machine::Interp::new(self))
     }
+}
 
-    /// Where `span` stands in the source; (0, 0) where no one knows.
-    fn site(&self, span: Span) -> (u32, u32) {
-        span.index().and_then(|i| self.sites.get(i)).copied().unwrap_or((0, 0))
-    }
+/// What every function's compilation reads of the module.
+struct Whole<'p> {
+    module: &'p Module,
+    shapes: &'p Shapes,
+    param_elems: &'p [Type],
+    uniform_words: &'p [usize],
+    sites: &'p [(u32, u32)],
+}
 
-    fn kernel_scope(&self) -> Scope<'_> {
-        Scope { locals: &self.module.kernel.body.locals, layout: &self.kernel, params: &[], kernel: true }
+impl Whole<'_> {
+    /// `f` run on a compiler of the function with `body` and `params`.
+    fn compile<T>(&self, body: &Body, params: &[FnParam], kernel: bool, f: impl FnOnce(&Compiler) -> T) -> T {
+        let layout = Layout::new(body, self.shapes);
+        let scope = Scope { locals: &body.locals, layout: &layout, params, kernel };
+        f(&Compiler { module: self.module, shapes: self.shapes, param_elems: self.param_elems, uniform_words: self.uniform_words, sites: self.sites, scope })
     }
 }
 

@@ -1,11 +1,12 @@
 //! Places as the twin addresses them (its `place`): a local projects to a
 //! word offset in the frame, a memory element to `(mem, index, inner)`
-//! for `Cx`. Index expressions run in the twin's order (a memory root's
+//! for `Cx`. Fields and components are offsets known when the program is
+//! made; index expressions run in the twin's order (a memory root's
 //! index, then the path's, left to right), each array index
 //! bounds-checked by `Cx::index` at the access's site (a fault, or under
 //! WGSL's rule the last element, and a write there skipped).
 
-use super::eval::{Eval, Site, R};
+use super::eval::{Compiler, Eval, Scalar, Site, Value, R};
 use crate::cpu::twin::Mem;
 use ld_compiler::ir::{Expr, Place, Proj, Root, Type};
 use ld_compiler::Span;
@@ -19,89 +20,159 @@ pub(super) enum Loc {
     Mem { mem: Mem, index: i64, inner: u32 },
 }
 
+/// A place, found at run time.
+pub(super) type PlaceFn = Box<dyn Fn(&mut Eval<'_, '_>) -> R<Loc> + Send + Sync>;
+
 /// A `UVec3` component's type, borrowed like every other place type.
 static U32: Type = Type::U32;
 
-impl<'e> Eval<'e, '_> {
-    /// The place's location and type; `site` is the access's, for faults.
-    pub fn place(&mut self, p: &Place, site: Site) -> R<(Loc, &'e Type)> {
-        self.clamped = false;
+/// One step of a path at run time: words to skip, or an array index.
+enum Step {
+    Skip(u32),
+    Index { index: Index, len: u32, stride: u32 },
+}
+
+/// An index expression, widened as the twin widens it (`(i) as i64`): an
+/// `i32` sign-extended, a `u32` not, so a negative index is out of
+/// bounds, not huge.
+pub(super) struct Index {
+    word: Scalar,
+    signed: bool,
+}
+
+impl Index {
+    pub fn get(&self, ev: &mut Eval) -> R<i64> {
+        let w = (self.word)(ev)?;
+        Ok(if self.signed { w as i32 as i64 } else { w as i64 })
+    }
+}
+
+impl<'p> Compiler<'p> {
+    pub fn index(&self, e: &Expr) -> Index {
+        Index { word: self.scalar(e), signed: e.ty == Type::I32 }
+    }
+
+    /// The place's location, and its type; `site` is the access's, for faults.
+    pub fn place(&self, p: &Place, site: Site) -> (PlaceFn, &'p Type) {
         match &p.root {
             Root::Local(id) => {
-                let (mut off, mut ty) = (self.scope.layout.offset(*id), &self.scope.locals[*id].ty);
-                for pr in &p.path {
-                    let (o, t) = self.project(pr, ty, site)?;
-                    (off, ty) = (off + o, t);
-                }
-                Ok((Loc::Local(off), ty))
+                let (base, ty) = self.local(*id);
+                let (steps, ty) = self.path(&p.path, ty);
+                let base = base as u32;
+                let f: PlaceFn = Box::new(move |ev| {
+                    ev.clamped = false;
+                    Ok(Loc::Local(base.wrapping_add(walk(&steps, ev, site)?)))
+                });
+                (f, ty)
             }
             Root::Mem { mem, index, .. } => {
-                let (mut ty, mem) = (self.mem_elem(*mem), self.mem(*mem));
-                let index = self.index(index)?;
-                let mut inner = 0u32;
-                for pr in &p.path {
-                    let (o, t) = self.project(pr, ty, site)?;
-                    (inner, ty) = (inner.wrapping_add(o), t);
+                let (elem, mem) = (self.mem_elem(*mem), self.mem(*mem));
+                let index = self.index(index);
+                let (steps, ty) = self.path(&p.path, elem);
+                let f: PlaceFn = Box::new(move |ev| {
+                    ev.clamped = false;
+                    let mem = mem.get(ev);
+                    let index = index.get(ev)?;
+                    Ok(Loc::Mem { mem, index, inner: walk(&steps, ev, site)? })
+                });
+                (f, ty)
+            }
+        }
+    }
+
+    /// A path's steps from a value of type `ty` (runs of fields and
+    /// components folded into one skip), and the type it reaches.
+    fn path(&self, path: &[Proj], mut ty: &'p Type) -> (Vec<Step>, &'p Type) {
+        let mut steps = Vec::new();
+        for pr in path {
+            let (skip, next) = match (pr, ty) {
+                (Proj::Index(i), Type::Array(e, n)) => {
+                    steps.push(Step::Index { index: self.index(i), len: *n, stride: self.shapes.words(e) });
+                    (None, &**e)
                 }
-                Ok((Loc::Mem { mem, index, inner }, ty))
+                (Proj::Field(f), Type::Struct(s)) => (Some(self.shapes.field_offset(*s, *f)), &self.module.structs[*s].fields[*f].1),
+                (Proj::Component(c), _) => (Some(*c), &U32),
+                _ => unreachable!("ill-typed projection {pr:?} of {ty:?}"),
+            };
+            match (skip, steps.last_mut()) {
+                (Some(k), Some(Step::Skip(s))) => *s = s.wrapping_add(k),
+                (Some(k), _) => steps.push(Step::Skip(k)),
+                (None, _) => {}
             }
+            ty = next;
         }
-    }
-
-    /// One step of a path: its offset in words within a value of type
-    /// `ty`, and the type it reaches.
-    fn project(&mut self, pr: &Proj, ty: &'e Type, site: Site) -> R<(u32, &'e Type)> {
-        let prog = self.prog;
-        match (pr, ty) {
-            (Proj::Index(i), Type::Array(e, n)) => {
-                let i = self.index(i)?;
-                let (k, clamped) = self.cx.index(i, *n, site)?;
-                self.clamped |= clamped;
-                Ok((k.wrapping_mul(prog.shapes.words(e)), e))
-            }
-            (Proj::Field(f), Type::Struct(s)) => Ok((prog.shapes.field_offset(*s, *f), &prog.module.structs[*s].fields[*f].1)),
-            (Proj::Component(c), _) => Ok((*c, &U32)),
-            _ => unreachable!("ill-typed projection {pr:?} of {ty:?}"),
-        }
-    }
-
-    /// An index as the twin widens it (`(i) as i64`): an `i32` sign-extended,
-    /// a `u32` not, so a negative index is out of bounds, not huge.
-    fn index(&mut self, e: &Expr) -> R<i64> {
-        let w = self.scalar(e)?;
-        Ok(if e.ty == Type::I32 { w as i32 as i64 } else { w as i64 })
+        (steps, ty)
     }
 
     /// A scalar place's word, read at the load's span.
-    pub fn load_word(&mut self, p: &Place, span: Span) -> R<u32> {
+    pub fn load_word(&self, p: &Place, span: Span) -> Scalar {
         let site = self.site(span);
-        if let (Root::Mem { mem, index, settled, .. }, true) = (&p.root, p.path.is_empty()) {
-            // A scalar element, the commonest memory load: no path to follow.
-            let (mem, index) = (self.mem(*mem), self.index(index)?);
-            return self.read(Loc::Mem { mem, index, inner: 0 }, *settled, site);
-        }
-        let (loc, _) = self.place(p, site)?;
-        self.read(loc, settled(p), site)
-    }
-
-    /// A place's words, appended to `out`: memory one word at a time
-    /// (every word's access is checked and routed as the twin's one read
-    /// of the whole value checks and routes each word).
-    pub fn load_into(&mut self, p: &Place, span: Span, out: &mut Vec<u32>) -> R<()> {
-        let site = self.site(span);
-        let (loc, ty) = self.place(p, site)?;
-        let k = self.prog.shapes.words(ty);
-        match loc {
-            Loc::Local(o) => out.extend_from_slice(&self.frame[o as usize..(o + k) as usize]),
-            Loc::Mem { mem, index, inner } => {
-                for j in 0..k {
-                    out.push(self.read(Loc::Mem { mem, index, inner: inner + j }, settled(p), site)?);
-                }
+        let settled = settled(p);
+        match (&p.root, p.path.is_empty()) {
+            // A whole local: no place to find.
+            (Root::Local(id), true) => {
+                let (off, _) = self.local(*id);
+                Box::new(move |ev| Ok(ev.frame[off]))
+            }
+            // A scalar element: no path to follow.
+            (Root::Mem { mem, index, .. }, true) => {
+                let (mem, index) = (self.mem(*mem), self.index(index));
+                Box::new(move |ev| {
+                    let mem = mem.get(ev);
+                    let index = index.get(ev)?;
+                    ev.read(Loc::Mem { mem, index, inner: 0 }, settled, site)
+                })
+            }
+            _ => {
+                let (place, _) = self.place(p, site);
+                Box::new(move |ev| {
+                    let loc = place(ev)?;
+                    ev.read(loc, settled, site)
+                })
             }
         }
-        Ok(())
     }
 
+    /// A place's words: memory one word at a time (every word's access is
+    /// checked and routed as the twin's one read of the whole value checks
+    /// and routes each word).
+    pub fn load_into(&self, p: &Place, span: Span) -> Value {
+        let site = self.site(span);
+        let settled = settled(p);
+        let (place, ty) = self.place(p, site);
+        let k = self.shapes.words(ty);
+        Box::new(move |ev, out| {
+            match place(ev)? {
+                Loc::Local(o) => out.extend_from_slice(&ev.frame[o as usize..(o + k) as usize]),
+                Loc::Mem { mem, index, inner } => {
+                    for j in 0..k {
+                        out.push(ev.read(Loc::Mem { mem, index, inner: inner + j }, settled, site)?);
+                    }
+                }
+            }
+            Ok(())
+        })
+    }
+}
+
+/// The path's offset in words, its indices evaluated and bounds-checked.
+fn walk(steps: &[Step], ev: &mut Eval, site: Site) -> R<u32> {
+    let mut off = 0u32;
+    for s in steps {
+        off = off.wrapping_add(match s {
+            Step::Skip(k) => *k,
+            Step::Index { index, len, stride } => {
+                let i = index.get(ev)?;
+                let (k, clamped) = ev.cx.index(i, *len, site)?;
+                ev.clamped |= clamped;
+                k.wrapping_mul(*stride)
+            }
+        });
+    }
+    Ok(off)
+}
+
+impl Eval<'_, '_> {
     /// One word; a settled read goes through `Cx::read_settled`.
     pub fn read(&mut self, loc: Loc, settled: bool, site: Site) -> R<u32> {
         match loc {

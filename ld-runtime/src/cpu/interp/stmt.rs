@@ -3,8 +3,8 @@
 //! blocks. Every loop iteration first spends fuel at the loop's site, so
 //! a kernel that never ends faults instead of hanging.
 
-use super::arith::binary;
-use super::eval::{Eval, R};
+use super::arith::binary_fn;
+use super::eval::{Compiler, Eval, Exec, R};
 use super::frame::is_scalar;
 use ld_compiler::ir::{BinOp, Expr, LocalId, Loop, Place, Root, Stmt, StmtKind};
 use ld_compiler::Span;
@@ -21,115 +21,166 @@ pub(super) enum Flow {
     Return,
 }
 
-impl Eval<'_, '_> {
-    pub fn block(&mut self, stmts: &[Stmt]) -> R<Flow> {
-        for s in stmts {
-            let f = self.stmt(s)?;
-            if f != Flow::Next {
-                return Ok(f);
-            }
+/// A block's statements, compiled.
+pub(super) type Block = Vec<Exec>;
+
+/// Runs a block's statements until one leaves it.
+pub(super) fn run(block: &[Exec], ev: &mut Eval) -> R<Flow> {
+    for s in block {
+        let f = s(ev)?;
+        if f != Flow::Next {
+            return Ok(f);
         }
-        Ok(Flow::Next)
+    }
+    Ok(Flow::Next)
+}
+
+impl Compiler<'_> {
+    pub fn block(&self, stmts: &[Stmt]) -> Block {
+        // A local declared only keeps what it holds: nothing to run.
+        stmts.iter().filter(|s| !matches!(s.kind, StmtKind::Let(_, None))).map(|s| self.stmt(s)).collect()
     }
 
-    fn stmt(&mut self, s: &Stmt) -> R<Flow> {
+    fn stmt(&self, s: &Stmt) -> Exec {
+        let flow = |f: Flow| -> Exec { Box::new(move |_| Ok(f)) };
         match &s.kind {
-            StmtKind::Let(id, Some(e)) => self.set_local(*id, e)?,
-            // Declared only: the local keeps what it holds.
-            StmtKind::Let(_, None) => {}
-            StmtKind::Assign(p, op, v) => self.assign(p, *op, v, s.span)?,
-            StmtKind::Expr(e) => self.discard(e)?,
-            StmtKind::If(c, a, b) => return if self.scalar(c)? != 0 { self.block(a) } else { self.block(b) },
-            StmtKind::Loop(l) => return self.run_loop(l, s.span),
-            StmtKind::Break => return Ok(Flow::Break),
-            StmtKind::Continue => return Ok(Flow::Continue),
-            StmtKind::Return(v) => return self.ret(v.as_ref()),
-            StmtKind::Barrier(_) => unreachable!("barriers are block terminators after lowering"),
+            StmtKind::Let(id, Some(e)) => self.set_local(*id, e),
+            StmtKind::Let(_, None) => flow(Flow::Next),
+            StmtKind::Assign(p, op, v) => self.assign(p, *op, v, s.span),
+            StmtKind::Expr(e) => self.discard(e),
+            StmtKind::If(c, a, b) => {
+                let (c, a, b) = (self.scalar(c), self.block(a), self.block(b));
+                Box::new(move |ev| if c(ev)? != 0 { run(&a, ev) } else { run(&b, ev) })
+            }
+            StmtKind::Loop(l) => self.run_loop(l, s.span),
+            StmtKind::Break => flow(Flow::Break),
+            StmtKind::Continue => flow(Flow::Continue),
+            StmtKind::Return(v) => self.ret(v.as_ref()),
+            StmtKind::Barrier(_) => Box::new(|_| unreachable!("barriers are block terminators after lowering")),
         }
-        Ok(Flow::Next)
     }
 
     /// `let l = e;`: the value, then the whole local.
-    fn set_local(&mut self, id: LocalId, e: &Expr) -> R<()> {
-        let off = self.scope.layout.offset(id) as usize;
+    fn set_local(&self, id: LocalId, e: &Expr) -> Exec {
+        let (off, _) = self.local(id);
         if is_scalar(&e.ty) {
-            self.frame[off] = self.scalar(e)?;
-            return Ok(());
+            let s = self.scalar(e);
+            return Box::new(move |ev| {
+                ev.frame[off] = s(ev)?;
+                Ok(Flow::Next)
+            });
         }
-        let mut b = self.buf();
-        self.value(e, &mut b)?;
-        self.frame[off..off + b.len()].copy_from_slice(&b);
-        self.give(b);
-        Ok(())
+        let v = self.value(e);
+        Box::new(move |ev| {
+            let mut b = ev.buf();
+            v(ev, &mut b)?;
+            ev.frame[off..off + b.len()].copy_from_slice(&b);
+            ev.give(b);
+            Ok(Flow::Next)
+        })
+    }
+
+    /// An expression evaluated for its effect (`let _ = e;`).
+    fn discard(&self, e: &Expr) -> Exec {
+        if is_scalar(&e.ty) || matches!(e.kind, ld_compiler::ir::ExprKind::Atomic(..)) {
+            let s = self.scalar(e);
+            return Box::new(move |ev| s(ev).map(|_| Flow::Next));
+        }
+        let v = self.value(e);
+        Box::new(move |ev| {
+            let mut b = ev.buf();
+            v(ev, &mut b)?;
+            ev.give(b);
+            Ok(Flow::Next)
+        })
     }
 
     /// `p = v` or `p op= v`: the value first, then the place (its index,
     /// then its path), then (compound) the current value, read unsettled,
     /// then the write; every access at the statement's site.
-    fn assign(&mut self, p: &Place, op: Option<BinOp>, v: &Expr, span: Span) -> R<()> {
+    fn assign(&self, p: &Place, op: Option<BinOp>, v: &Expr, span: Span) -> Exec {
         let site = self.site(span);
         if !is_scalar(&v.ty) {
-            let mut b = self.buf();
-            self.value(v, &mut b)?;
-            let (loc, _) = self.place(p, site)?;
-            self.write(loc, &b, site)?;
-            self.give(b);
-            return Ok(());
+            let (v, (place, _)) = (self.value(v), self.place(p, site));
+            return Box::new(move |ev| {
+                let mut b = ev.buf();
+                v(ev, &mut b)?;
+                let loc = place(ev)?;
+                ev.write(loc, &b, site)?;
+                ev.give(b);
+                Ok(Flow::Next)
+            });
         }
-        let x = self.scalar(v)?;
+        let x = self.scalar(v);
         if let (Root::Local(id), true) = (&p.root, p.path.is_empty()) {
             // A whole scalar local: no place to find, nothing to check.
-            let off = self.scope.layout.offset(*id) as usize;
-            self.frame[off] = match op {
-                Some(op) => binary(op, &self.scope.locals[*id].ty, self.frame[off], x),
+            let (off, ty) = self.local(*id);
+            return match op.map(|op| binary_fn(op, ty)) {
+                Some(f) => Box::new(move |ev| {
+                    let x = x(ev)?;
+                    ev.frame[off] = f(ev.frame[off], x);
+                    Ok(Flow::Next)
+                }),
+                None => Box::new(move |ev| {
+                    ev.frame[off] = x(ev)?;
+                    Ok(Flow::Next)
+                }),
+            };
+        }
+        let (place, ty) = self.place(p, site);
+        let op = op.map(|op| binary_fn(op, ty));
+        Box::new(move |ev| {
+            let x = x(ev)?;
+            let loc = place(ev)?;
+            let new = match op {
+                // A compound assignment out of bounds neither reads nor
+                // writes (the generated WGSL's guard skips the statement).
+                Some(_) if !ev.lands(loc, site)? => return Ok(Flow::Next),
+                Some(f) => f(ev.read(loc, false, site)?, x),
                 None => x,
             };
-            return Ok(());
-        }
-        let (loc, ty) = self.place(p, site)?;
-        let new = match op {
-            // A compound assignment out of bounds neither reads nor writes
-            // (the generated WGSL's guard skips the whole statement).
-            Some(_) if !self.lands(loc, site)? => return Ok(()),
-            Some(op) => binary(op, ty, self.read(loc, false, site)?, x),
-            None => x,
-        };
-        self.write(loc, &[new], site)
+            ev.write(loc, &[new], site)?;
+            Ok(Flow::Next)
+        })
     }
 
     /// Each iteration: fuel, the condition, the body, `continuing`. A jump
     /// out of `continuing` (which the IR never holds) would leave this loop
     /// for the one around it, as the twin's labels would.
-    fn run_loop(&mut self, l: &Loop, span: Span) -> R<Flow> {
+    fn run_loop(&self, l: &Loop, span: Span) -> Exec {
         let site = self.site(span);
-        loop {
-            self.cx.tick(site)?;
-            if let Some(c) = &l.cond {
-                if self.scalar(c)? == 0 {
+        let cond = l.cond.as_ref().map(|c| self.scalar(c));
+        let (body, continuing) = (self.block(&l.body), self.block(&l.continuing));
+        Box::new(move |ev| loop {
+            ev.cx.tick(site)?;
+            if let Some(c) = &cond {
+                if c(ev)? == 0 {
                     return Ok(Flow::Next);
                 }
             }
-            match self.block(&l.body)? {
+            match run(&body, ev)? {
                 Flow::Break => return Ok(Flow::Next),
                 Flow::Return => return Ok(Flow::Return),
                 Flow::Next | Flow::Continue => {}
             }
-            let f = self.block(&l.continuing)?;
+            let f = run(&continuing, ev)?;
             if f != Flow::Next {
                 return Ok(f);
             }
-        }
+        })
     }
 
     /// A helper's `return v` keeps `v`'s words; the kernel's evaluates nothing.
-    fn ret(&mut self, v: Option<&Expr>) -> R<Flow> {
-        if let (Some(v), false) = (v, self.scope.kernel) {
-            let mut r = std::mem::take(&mut self.ret);
+    fn ret(&self, v: Option<&Expr>) -> Exec {
+        let Some(v) = v.filter(|_| !self.scope.kernel) else { return Box::new(|_| Ok(Flow::Return)) };
+        let v = self.value(v);
+        Box::new(move |ev| {
+            let mut r = std::mem::take(&mut ev.ret);
             r.clear();
-            let done = self.value(v, &mut r);
-            self.ret = r;
+            let done = v(ev, &mut r);
+            ev.ret = r;
             done?;
-        }
-        Ok(Flow::Return)
+            Ok(Flow::Return)
+        })
     }
 }
