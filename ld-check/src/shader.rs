@@ -96,6 +96,9 @@ impl LaunchFile {
             );
         };
         self.check_overrides(i, d, shader)?;
+        // What ld cannot check (a texture among the bindings, say) is said
+        // first, at its line: no binding would make the shader checkable.
+        shader.kernel(&d.entry, &d.overrides)?;
         let uses = shader.info.get_entry_point(entry);
         let declared = shader.bindings();
         for key in d.bindings.keys() {

@@ -119,7 +119,17 @@ fn a_texture_is_rejected_at_its_line() {
                   @compute @workgroup_size(1) fn main() { out[0] = textureLoad(tex, vec2<i32>(0, 0), 0).x; }\n";
     let launch = "[buffers.out]\nzeros = 4\n[[dispatch]]\nshader = \"s.wgsl\"\nentry = \"main\"\nworkgroups = [1]\nbindings = { \"0:0\" = \"out\" }\n";
     let e = error("texture", launch, shader);
-    assert!(e.contains("s.wgsl:2:") && e.contains("`tex` is not a buffer"), "{e}");
+    assert!(e.contains("s.wgsl:2:") && e.contains("`tex` is a texture"), "{e}");
+}
+
+#[test]
+fn a_texture_is_rejected_before_any_binding_is_asked_for() {
+    let shader = "@group(0) @binding(0) var<storage, read_write> out: array<f32>;\n@group(0) @binding(1) var smp: sampler;\n\
+                  @group(0) @binding(2) var tex: texture_2d<f32>;\n\
+                  @compute @workgroup_size(1) fn main() { out[0] = textureSampleLevel(tex, smp, vec2<f32>(0.0), 0.0).x; }\n";
+    let launch = "[[dispatch]]\nshader = \"s.wgsl\"\nentry = \"main\"\nworkgroups = [1]\n";
+    let e = error("texture_first", launch, shader);
+    assert!(e.contains("s.wgsl:2:") && e.contains("`smp` is a sampler") && !e.contains("bound"), "{e}");
 }
 
 #[test]

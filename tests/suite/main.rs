@@ -42,5 +42,6 @@ mod samples;
 mod semantics;
 mod session;
 mod shader_memory;
+mod shader_types;
 mod smoke;
 mod stats;

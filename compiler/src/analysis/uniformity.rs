@@ -189,13 +189,16 @@ impl Analysis<'_> {
             }
             StmtKind::Barrier(kind) => {
                 if let Some(cause) = flow.cause() {
+                    // Named by its kind, not its spelling: the kernel may
+                    // be Rust (`barrier()`) or WGSL (`workgroupBarrier()`),
+                    // and the caret shows the call.
                     let name = match kind {
-                        BarrierKind::Workgroup => "barrier()",
-                        BarrierKind::Storage => "storage_barrier()",
+                        BarrierKind::Workgroup => "workgroup",
+                        BarrierKind::Storage => "storage",
                     };
                     self.error(
                         s.span,
-                        format!("`{name}` is not reached by every invocation of the workgroup: WGSL requires barriers in uniform control flow (a divergent barrier hangs or corrupts the workgroup)"),
+                        format!("this {name} barrier is not reached by every invocation of the workgroup: WGSL requires barriers in uniform control flow (a divergent barrier hangs or corrupts the workgroup)"),
                     );
                     self.error(
                         cause.span,

@@ -465,8 +465,8 @@ impl Cx<'_> {
     pub(super) fn kernel(&mut self, ep: &naga::EntryPoint, ep_info: &naga::valid::FunctionInfo) -> R<ir::Kernel> {
         let func = &ep.function;
         let mut args = Vec::new();
-        for a in &func.arguments {
-            args.push(self.entry_arg(a)?);
+        for (i, a) in func.arguments.iter().enumerate() {
+            args.push(self.entry_arg(a, argument_span(func, i))?);
         }
         let mut ls = Locals { all: Vec::new() };
         let mut fr = Frame::new(func, ep_info, args, None);
@@ -504,11 +504,11 @@ impl Cx<'_> {
         Ok(out)
     }
 
-    fn entry_arg(&mut self, a: &naga::FunctionArgument) -> R<Arg> {
-        let at = naga::Span::default();
+    /// Entry point argument `a`, declared at `at`.
+    fn entry_arg(&mut self, a: &naga::FunctionArgument, at: naga::Span) -> R<Arg> {
         match &a.binding {
             Some(naga::Binding::BuiltIn(b)) => {
-                let (bi, ty) = builtin(*b).ok_or_else(|| Rejected::one(at, format!("the builtin {b:?} is not supported in kernels ld checks")))?;
+                let (bi, ty) = builtin(*b).ok_or_else(|| Rejected::one(at, unsupported_builtin(*b)))?;
                 Ok(Arg::Builtin(bi, ty))
             }
             None => {
@@ -519,7 +519,7 @@ impl Cx<'_> {
                 for m in members {
                     match &m.binding {
                         Some(naga::Binding::BuiltIn(b)) => {
-                            let bi = builtin(*b).ok_or_else(|| Rejected::one(at, format!("the builtin {b:?} is not supported in kernels ld checks")))?;
+                            let bi = builtin(*b).ok_or_else(|| Rejected::one(at, unsupported_builtin(*b)))?;
                             out.push(Some(bi));
                         }
                         _ => out.push(None),
@@ -607,4 +607,27 @@ fn switch_break(body: &naga::Block, n: usize) -> bool {
         }
     }
     body.iter().enumerate().any(|(i, s)| !(i + 1 == n && matches!(s, Statement::Break)) && inner(s))
+}
+
+/// Where argument `i` of `func` is declared: the span naga gives the
+/// expression that reads it (none where naga kept no such expression).
+fn argument_span(func: &naga::Function, i: usize) -> naga::Span {
+    let reads = func.expressions.iter().find(|(_, e)| matches!(e, naga::Expression::FunctionArgument(j) if *j as usize == i));
+    reads.map_or(naga::Span::default(), |(h, _)| func.expressions.get_span(h))
+}
+
+/// A builtin ld does not take, named as WGSL spells it
+/// (`subgroup_invocation_id`: naga's variant name in snake case).
+fn unsupported_builtin(b: naga::BuiltIn) -> String {
+    let debug = format!("{b:?}");
+    let variant = debug.split(|c: char| !c.is_alphanumeric()).next().unwrap_or_default();
+    let mut name = String::new();
+    for (i, c) in variant.chars().enumerate() {
+        if c.is_uppercase() && i > 0 {
+            name.push('_');
+        }
+        name.push(c.to_ascii_lowercase());
+    }
+    let subgroup = if name.contains("subgroup") { ": ld checks shaders without subgroup operations" } else { "" };
+    format!("`@builtin({name})` is not supported in the kernels ld checks{subgroup}")
 }

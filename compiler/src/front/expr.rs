@@ -43,7 +43,7 @@ impl Cx<'_> {
             }
             naga::proc::TypeResolution::Value(TypeInner::Matrix { columns, rows, scalar }) => {
                 let s = super::types::scalar(*scalar, at)?;
-                self.matrix_type(*columns as u32, *rows as u32, s, at)
+                Ok(self.matrix_type(*columns as u32, *rows as u32, s))
             }
             other => {
                 use naga::common::wgsl::TypeContext;

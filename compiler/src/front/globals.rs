@@ -135,7 +135,6 @@ impl Cx<'_> {
                 Ok(Global::Uniform { first, ty })
             }
             AddressSpace::WorkGroup => {
-                self.check_layout(var.ty, at)?;
                 let ty = self.ty(var.ty, at)?;
                 let layout = Layout { head: Some(ty.clone()), tail: None };
                 if !matches!(ty, Type::Atomic(_)) {
@@ -154,7 +153,12 @@ impl Cx<'_> {
             }
             AddressSpace::Private => Ok(Global::Private { ty: self.ty(var.ty, at)? }),
             AddressSpace::Handle => {
-                Err(self.reject(at, "textures and samplers are not supported: ld checks compute shaders over storage, uniform and workgroup memory"))
+                let what = match self.naga.types[var.ty].inner {
+                    TypeInner::Image { .. } => "a texture",
+                    TypeInner::Sampler { .. } => "a sampler",
+                    _ => "not a buffer",
+                };
+                Err(self.reject(at, format!("`{name}` is {what}: ld checks storage, uniform and workgroup memory, not textures or samplers")))
             }
             other => Err(self.reject(at, format!("globals in the {other:?} address space are not supported"))),
         }
@@ -251,6 +255,17 @@ impl Cx<'_> {
                 }
                 Ok(())
             }
+            TypeInner::Matrix { columns, rows, scalar } => {
+                // Columns as vectors, each aligned as WGSL aligns a vector
+                // of `rows` (a `vec3` to 16 bytes).
+                let stride = if *rows == naga::VectorSize::Bi { 2 } else { 4 } * scalar.width as u32;
+                for c in 0..*columns as u32 {
+                    for (i, r) in ["x", "y", "z", "w"][..*rows as usize].iter().enumerate() {
+                        push(self, format!("{name}_{c}_{r}"), *scalar, offset + c * stride + i as u32 * scalar.width as u32)?;
+                    }
+                }
+                Ok(())
+            }
             TypeInner::Array { base, size: naga::ArraySize::Constant(n), stride } => {
                 let (base, n, stride) = (*base, n.get(), *stride);
                 for k in 0..n {
@@ -258,7 +273,10 @@ impl Cx<'_> {
                 }
                 Ok(())
             }
-            _ => Err(self.reject(at, format!("uniform `{name}`: ld supports uniforms of scalars, vectors, fixed-size arrays and structs of them for now"))),
+            _ => {
+                Err(self
+                    .reject(at, format!("uniform `{name}`: ld supports uniforms of scalars, vectors, matrices, fixed-size arrays and structs of them for now")))
+            }
         }
     }
 

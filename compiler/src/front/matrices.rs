@@ -6,7 +6,10 @@
 //! matrix operation is written out per column and component (`vectors.rs`
 //! writes out the vectors), as a GPU compiler scalarizes; the back ends
 //! need nothing new, and a racing word is named `bones[3][1].y`. A matrix
-//! of 3 rows pads each column to 16 bytes: refused at its declaration.
+//! of 3 rows pads each column to 16 bytes: in locals, workgroup memory
+//! (which no host reads) and uniforms (read member by member at WGSL's
+//! offsets) that is nothing to the IR; in a storage buffer it is refused
+//! at the declaration (`check_layout`).
 
 use super::vectors::bin;
 use super::{Cx, R};
@@ -14,11 +17,8 @@ use crate::ir::{BinOp, Expr, ExprKind, Lit, Proj, Scalar, Type};
 
 impl Cx<'_> {
     /// The array standing for `matCxR<s>`.
-    pub(super) fn matrix_type(&mut self, columns: u32, rows: u32, s: Scalar, at: naga::Span) -> R<Type> {
-        if rows == 3 {
-            return Err(self.reject(at, format!("`mat{columns}x3` is not supported yet: WGSL pads each of its columns to four components")));
-        }
-        Ok(Type::Array(Box::new(self.vector_type(s, rows)), columns))
+    pub(super) fn matrix_type(&mut self, columns: u32, rows: u32, s: Scalar) -> Type {
+        Type::Array(Box::new(self.vector_type(s, rows)), columns)
     }
 
     /// `Some((columns, rows))` where `t` stands for a matrix: an array of

@@ -3,10 +3,12 @@
 //! can be written that way: 4-byte scalars, arrays whose stride is their
 //! element's size, and structs, whose padding (before a member WGSL
 //! aligns, as a `vec3` or a nested struct, and at the end) becomes fields
-//! of `u32` words of the IR's struct that the kernel never names. A
-//! fixed-size array whose stride pads its elements (`array<vec3<f32>, 8>`)
-//! is an error at the declaration, never a silently different layout; a
-//! runtime-sized one is read word by word (`words.rs`).
+//! of `u32` words of the IR's struct that the kernel never names. In a
+//! storage buffer, a fixed-size array whose stride pads its elements
+//! (`array<vec3<f32>, 8>`) is an error at the declaration, never a
+//! silently different layout; a runtime-sized one is read word by word
+//! (`words.rs`). Workgroup memory, which no host reads, takes the IR's
+//! layout whatever WGSL's.
 
 use super::{Cx, R};
 use crate::ir::{Expr, ExprKind, Scalar, StructDef, Type};
@@ -27,7 +29,7 @@ impl Cx<'_> {
             }
             TypeInner::Matrix { columns, rows, scalar: s } => {
                 let s = scalar(*s, at)?;
-                self.matrix_type(*columns as u32, *rows as u32, s, at)
+                Ok(self.matrix_type(*columns as u32, *rows as u32, s))
             }
             TypeInner::Array { base, size, .. } => {
                 let n = match size {
@@ -48,13 +50,24 @@ impl Cx<'_> {
         }
     }
 
-    /// Refuses a type of storage or workgroup memory whose WGSL layout
-    /// is not the IR's consecutive words: padding between an array's
-    /// elements (a `vec3` in an array). A struct's padding is fields of
-    /// its IR struct (`struct_type`).
+    /// Refuses a type of storage memory whose WGSL layout is not the
+    /// IR's consecutive words: padding between an array's elements (a
+    /// `vec3` in an array) or a matrix's columns (`mat3x3`). A struct's
+    /// padding is fields of its IR struct (`struct_type`). Workgroup
+    /// memory needs no check: no host reads its bytes, and the IR lays it
+    /// out as it likes.
     pub(super) fn check_layout(&mut self, h: Handle<naga::Type>, at: naga::Span) -> R<()> {
         let (base, stride) = match &self.naga.types[h].inner {
             TypeInner::Array { base, stride, .. } => (*base, *stride),
+            TypeInner::Matrix { columns, rows: naga::VectorSize::Tri, .. } => {
+                let columns = *columns as u32;
+                return Err(self.reject(
+                    at,
+                    format!(
+                        "`mat{columns}x3` in a buffer is not supported yet: WGSL pads each of its columns to 16 bytes (a `mat{columns}x4` has the same layout)"
+                    ),
+                ));
+            }
             TypeInner::Struct { members, .. } => {
                 for m in members.clone() {
                     self.check_layout(m.ty, at)?;

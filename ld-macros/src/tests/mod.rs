@@ -9,10 +9,10 @@
 
 /// The first error of every rejected `barrier()`.
 const BARRIER: &str =
-    "`barrier()` is not reached by every invocation of the workgroup: WGSL requires barriers in uniform control flow (a divergent barrier hangs or corrupts the workgroup)";
+    "this workgroup barrier is not reached by every invocation of the workgroup: WGSL requires barriers in uniform control flow (a divergent barrier hangs or corrupts the workgroup)";
 /// The first error of every rejected `storage_barrier()`.
 const STORAGE_BARRIER: &str =
-    "`storage_barrier()` is not reached by every invocation of the workgroup: WGSL requires barriers in uniform control flow (a divergent barrier hangs or corrupts the workgroup)";
+    "this storage barrier is not reached by every invocation of the workgroup: WGSL requires barriers in uniform control flow (a divergent barrier hangs or corrupts the workgroup)";
 
 /// The second error of a rejected barrier: why its control flow diverges,
 /// and the advice every such error ends with.
