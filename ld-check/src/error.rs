@@ -33,6 +33,15 @@ pub enum LaunchError {
         /// What is wrong and what to do.
         message: String,
     },
+    /// A flag's value does not fit the shader (a launch made from the
+    /// command line's flags).
+    #[error("{flag}: {message}")]
+    Flag {
+        /// The flag: `--bind`, `--override`, ...
+        flag: &'static str,
+        /// What is wrong and what to do.
+        message: String,
+    },
     /// naga rejects a shader: its message, with the source line.
     #[error("{message}")]
     Shader {

@@ -278,7 +278,11 @@ impl LaunchFile {
     }
 
     pub(crate) fn field_error(&self, field: impl Into<String>, message: impl Into<String>) -> LaunchError {
-        LaunchError::Field { path: self.path.clone(), field: field.into(), message: message.into() }
+        let (field, message) = (field.into(), message.into());
+        match self.path == Path::new(COMMAND_LINE) {
+            true => LaunchError::Flag { flag: flag_of(&field), message },
+            false => LaunchError::Field { path: self.path.clone(), field, message },
+        }
     }
 
     fn check_self(&self) -> Result<(), LaunchError> {
@@ -322,6 +326,22 @@ impl LaunchFile {
 }
 
 /// `"group:binding"` as numbers.
+/// The path of a launch made from the command line's flags: its fields
+/// are named by the flags that set them.
+const COMMAND_LINE: &str = "<command line>";
+
+/// The flag that sets `field` of a launch made from the command line.
+fn flag_of(field: &str) -> &'static str {
+    let field = field.strip_prefix("dispatch[0].").unwrap_or(field);
+    match field.split(['.', '[']).next().unwrap_or_default() {
+        "overrides" => "--override",
+        "bindings" | "buffers" => "--bind",
+        "workgroups" => "--workgroups",
+        "entry" => "--entry",
+        _ => "SHADER",
+    }
+}
+
 pub(crate) fn parse_binding(key: &str) -> Option<(u32, u32)> {
     let (g, b) = key.split_once(':')?;
     Some((g.trim().parse().ok()?, b.trim().parse().ok()?))
@@ -346,7 +366,7 @@ impl LaunchFile {
         }
         let dispatch = Dispatch { shader, entry, workgroups, overrides, bindings: bound };
         // Shaders are found beside the file: the working directory here.
-        let file = LaunchFile { case: None, buffers, dispatches: vec![dispatch], path: PathBuf::from("--bind") };
+        let file = LaunchFile { case: None, buffers, dispatches: vec![dispatch], path: PathBuf::from(COMMAND_LINE) };
         file.check_self()?;
         Ok(file)
     }

@@ -124,7 +124,13 @@ fn main() -> ExitCode {
         Ok(outcome) if outcome.racy() => ExitCode::from(3),
         Ok(_) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("error: {e}");
+            // A shader's errors come rendered already (`error: ...`, the
+            // line, a caret).
+            let text = e.to_string();
+            match text.starts_with("error: ") {
+                true => eprintln!("{}", text.trim_end()),
+                false => eprintln!("error: {text}"),
+            }
             ExitCode::from(1)
         }
     }

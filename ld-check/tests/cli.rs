@@ -175,7 +175,22 @@ fn a_texture_binding_is_rejected_at_its_line() {
     let o = ld_check(&[shader.to_str().unwrap(), "--bind", "0:1=zeros:4"]);
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
-    assert!(err.contains("img.wgsl:1:") && err.contains("`img`") && err.contains("texture"), "{err}");
+    assert!(err.contains("img.wgsl:1:") && err.contains("`img` is a texture") && !err.contains("error: error"), "{err}");
+}
+
+#[test]
+fn a_flag_that_does_not_fit_the_shader_is_named() {
+    let d = dir("flags");
+    let src = "override N: u32;\n@group(0) @binding(0) var<storage, read_write> out: array<u32>;\n\
+               @compute @workgroup_size(64) fn main(@builtin(global_invocation_id) g: vec3<u32>) { out[g.x] = N; }\n";
+    let shader = write(&d, "sized.wgsl", src);
+    let o = ld_check(&[shader.to_str().unwrap(), "--bind", "0:0=zeros:256"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(err.starts_with("error: --override: override `N` has no default"), "{err}");
+    let o = ld_check(&[shader.to_str().unwrap(), "--override", "N=3"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.starts_with("error: --bind: ") && err.contains("\"0:0\""), "{err}");
 }
 
 #[test]

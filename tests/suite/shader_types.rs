@@ -1,9 +1,12 @@
-//! WGSL types whose padding no host reads: a `mat3x3` and a `mat2x2` in a
-//! uniform (read member by member at WGSL's offsets, each `mat3x3`
-//! column 16 bytes apart), a `mat3x3` local, and an array of `vec3` in
-//! workgroup memory (laid out as the IR likes). Each computes what WGSL
-//! says on both backends in every mode; a `mat3x3` in a storage buffer,
-//! whose padding a host does read, is refused at its declaration.
+//! WGSL types as shaders use them beyond plain words: a `mat3x3` and a
+//! `mat2x2` in a uniform (read member by member at WGSL's offsets, each
+//! `mat3x3` column 16 bytes apart), a `mat3x3` local, an array of `vec3`
+//! in workgroup memory (laid out as the IR likes, as no host reads it),
+//! and vectors indexed at run time through a pointer (`taps[j] = ...`,
+//! `packed[i / 4u][i % 4u] = ...`), which touch only the lane chosen.
+//! Each computes what WGSL says on both backends in every mode; a
+//! `mat3x3` in a storage buffer, whose padding a host does read, is
+//! refused at its declaration.
 
 use crate::support::runtimes;
 use ld::{Mode, Runtime};
@@ -94,4 +97,57 @@ fn a_three_row_matrix_in_a_buffer_is_refused_at_its_declaration() {
     let shader = ld::Shader::parse(src.to_string(), "frames.wgsl".as_ref()).unwrap();
     let err = ld::ShaderKernel::new(&shader, "main", &[]).map(drop).unwrap_err().to_string();
     assert!(err.contains("`mat3x3` in a buffer is not supported yet") && err.contains("frames.wgsl:1:"), "{err}");
+}
+
+/// A local `vec3` filled and read at indices known at run time, as
+/// ratchet's scalar convolution gathers its taps, and four invocations
+/// writing the four lanes of one `vec4` each.
+const LANES: &str = "\
+@group(0) @binding(0) var<storage, read> input: array<vec4<f32>>;
+@group(0) @binding(1) var<storage, read_write> packed: array<vec4<f32>>;
+@group(0) @binding(2) var<storage, read_write> out: array<f32>;
+
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+    var taps: vec3<f32>;
+    for (var j = 0u; j < 3u; j++) {
+        taps[j] = input[g.x][j] * f32(j + 1u);
+    }
+    packed[g.x / 4u][g.x % 4u] = taps[g.x % 3u] + taps[(g.x + 1u) % 3u];
+    out[g.x] = input[g.x][g.x % 4u];
+}
+";
+
+fn lane_input(i: usize) -> [f32; 4] {
+    let f = i as f32;
+    [f, f + 0.5, -f, 2.0 * f]
+}
+
+#[test]
+fn vectors_indexed_at_run_time_touch_only_the_lane_chosen() {
+    let shader = ld::Shader::parse(LANES.to_string(), "lanes.wgsl".as_ref()).unwrap();
+    let kernel = ld::ShaderKernel::new(&shader, "main", &[]).unwrap();
+    let taps = |i: usize| -> [f32; 3] {
+        let v = lane_input(i);
+        [v[0], v[1] * 2.0, v[2] * 3.0]
+    };
+    let want_packed: Vec<f32> = (0..N).map(|i| taps(i)[i % 3] + taps(i)[(i + 1) % 3]).collect();
+    let want_out: Vec<f32> = (0..N).map(|i| lane_input(i)[i % 4]).collect();
+    for rt in runtimes() {
+        for mode in [Mode::Native, Mode::Check, Mode::Deterministic, Mode::Exact] {
+            let what = format!("{:?} {mode:?}", rt.backend());
+            let data: Vec<f32> = (0..N).flat_map(lane_input).collect();
+            let input = rt.upload(&data).unwrap();
+            let mut packed = rt.zeros::<f32>(N).unwrap();
+            let mut out = rt.zeros::<f32>(N).unwrap();
+            let bindings = ld::Bindings::new().buffer(0, 0, &input).buffer(0, 1, &mut packed).buffer(0, 2, &mut out);
+            let run = kernel.launch(&rt, [N as u32 / 64, 1, 1], bindings).unwrap().mode(mode).run();
+            let run = run.unwrap_or_else(|e| panic!("{what}: {e}"));
+            assert_eq!(packed.to_vec().unwrap(), want_packed, "{what}");
+            assert_eq!(out.to_vec().unwrap(), want_out, "{what}");
+            if let Some(r) = &run.report {
+                assert!(!r.has_races(), "{what}: four invocations write four lanes of one vec4: {r}");
+            }
+        }
+    }
 }

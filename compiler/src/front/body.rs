@@ -280,6 +280,105 @@ impl Cx<'_> {
         Ok(())
     }
 
+    /// `(vector pointer, index)` where pointer `p` is `&v[i]`: a vector's
+    /// component chosen at run time.
+    pub(super) fn dynamic_lane(&self, fr: &Frame, p: Handle<Expression>) -> Option<(Handle<Expression>, Handle<Expression>)> {
+        let Expression::Access { base, index } = fr.func.expressions[p] else { return None };
+        let to_vector = match fr.finfo[base].ty.inner_with(&self.naga.types) {
+            naga::TypeInner::Pointer { base: t, .. } => matches!(self.naga.types[*t].inner, naga::TypeInner::Vector { .. }),
+            naga::TypeInner::ValuePointer { size, .. } => size.is_some(),
+            _ => false,
+        };
+        to_vector.then_some((base, index))
+    }
+
+    /// The index of `&v[i]` into a local, and `v`'s place and lanes.
+    fn lane_place(
+        &mut self,
+        fr: &mut Frame,
+        ls: &mut Locals,
+        base: Handle<Expression>,
+        index: Handle<Expression>,
+        at: naga::Span,
+        out: &mut Block,
+    ) -> R<(LocalId, Type, Place, u32)> {
+        let sp = self.span(at);
+        let i = self.expr(fr, ls, index)?;
+        let it = i.ty.clone();
+        let i_id = ls.add("lane_index", it.clone());
+        out.push(Stmt::new(StmtKind::Let(i_id, Some(i)), sp));
+        match self.ptr(fr, ls, base)? {
+            super::expr::Ptr::Place(place, ty) => {
+                let (_, n) = self.vector_of(&ty).expect("a pointer to a vector");
+                Ok((i_id, it, place, n))
+            }
+            _ => Err(self.reject(at, "a vector in this memory indexed at run time is not supported yet: use `.x`, `.y`, ...")),
+        }
+    }
+
+    /// `branch(k)` for the lane `i` names, as a chain of `if`s: the last
+    /// lane unless `i` names another (an index past the end is the last,
+    /// as wgpu's clamping makes it). Exactly one lane is touched.
+    fn lane_chain(&self, i_id: LocalId, it: &Type, n: u32, sp: crate::Span, branch: impl Fn(u32) -> Stmt) -> Stmt {
+        let last = vec![branch(n - 1)];
+        let chain = (0..n - 1).rev().fold(last, |els, k| {
+            let k_lit = Expr { kind: ExprKind::Lit(Lit::Int(k as i64)), ty: it.clone(), span: sp };
+            let is_k = super::vectors::bin(ir::BinOp::Eq, load_local(i_id, it.clone(), sp), k_lit, &Type::BOOL, sp);
+            vec![Stmt::new(StmtKind::If(is_k, vec![branch(k)], els), sp)]
+        });
+        chain.into_iter().next().expect("a vector has lanes")
+    }
+
+    /// `let x = v[i];` through a pointer: only the chosen lane is read.
+    fn load_lane(
+        &mut self,
+        fr: &mut Frame,
+        ls: &mut Locals,
+        h: Handle<Expression>,
+        base: Handle<Expression>,
+        index: Handle<Expression>,
+        out: &mut Block,
+    ) -> R<()> {
+        let at = fr.func.expressions.get_span(h);
+        let sp = self.span(at);
+        let ty = self.value_ty(fr, h, at)?;
+        let (i_id, it, place, n) = self.lane_place(fr, ls, base, index, at, out)?;
+        let id = ls.add(&self.name_of(fr, h), ty.clone());
+        let read = |k: u32| {
+            let mut p = place.clone();
+            p.path.push(ir::Proj::Field(k as usize));
+            Stmt::new(StmtKind::Assign(local_place(id), None, Expr { kind: ExprKind::Load(p), ty: ty.clone(), span: sp }), sp)
+        };
+        out.push(self.lane_chain(i_id, &it, n, sp, read));
+        fr.values.insert(h, id);
+        Ok(())
+    }
+
+    /// `v[i] = x;`: the value once, then only the chosen lane written.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn store_lane(
+        &mut self,
+        fr: &mut Frame,
+        ls: &mut Locals,
+        base: Handle<Expression>,
+        index: Handle<Expression>,
+        v: Expr,
+        at: naga::Span,
+        out: &mut Block,
+    ) -> R<()> {
+        let sp = self.span(at);
+        let (ty, v_id) = (v.ty.clone(), ls.add("lane_value", v.ty.clone()));
+        out.push(Stmt::new(StmtKind::Let(v_id, Some(v)), sp));
+        let (i_id, it, place, n) = self.lane_place(fr, ls, base, index, at, out)?;
+        let write = |k: u32| {
+            let mut p = place.clone();
+            p.path.push(ir::Proj::Field(k as usize));
+            Stmt::new(StmtKind::Assign(p, None, load_local(v_id, ty.clone(), sp)), sp)
+        };
+        out.push(self.lane_chain(i_id, &it, n, sp, write));
+        Ok(())
+    }
+
     /// An emitted expression: evaluated into a local where its value
     /// must be fixed here (see the module's comment).
     fn emit(&mut self, fr: &mut Frame, ls: &mut Locals, h: Handle<Expression>, out: &mut Block) -> R<()> {
@@ -319,6 +418,11 @@ impl Cx<'_> {
                 let id = ls.add(&self.name_of(fr, base), b.ty.clone());
                 out.push(Stmt::new(StmtKind::Let(id, Some(b)), sp));
                 fr.values.insert(base, id);
+            }
+        }
+        if let Expression::Load { pointer } = *expr {
+            if let Some((base, index)) = self.dynamic_lane(fr, pointer) {
+                return self.load_lane(fr, ls, h, base, index, out);
             }
         }
         let is_load = matches!(expr, Expression::Load { .. });

@@ -366,6 +366,9 @@ impl Cx<'_> {
 
     /// The statements storing `v` through pointer `p`, into `out`.
     pub(super) fn store(&mut self, fr: &mut Frame, ls: &mut Locals, p: Handle<Expression>, v: Expr, at: naga::Span, out: &mut Vec<Stmt>) -> R<()> {
+        if let Some((base, index)) = self.dynamic_lane(fr, p) {
+            return self.store_lane(fr, ls, base, index, v, at, out);
+        }
         let sp = self.span(at);
         let kind = match self.ptr(fr, ls, p)? {
             Ptr::Place(place, Type::Atomic(_)) => StmtKind::Expr(Expr { kind: ExprKind::Atomic(AtomicOp::Store, place, vec![v]), ty: Type::Unit, span: sp }),
