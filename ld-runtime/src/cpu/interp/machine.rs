@@ -48,13 +48,34 @@ impl Compiler<'_> {
 pub(super) struct Interp {
     prog: &'static Program,
     pc: u32,
-    frame: Vec<u32>,
+    frame: Frame,
     pool: Vec<Vec<u32>>,
+}
+
+/// Locals of a frame this small live in the invocation itself: a kernel
+/// as small as saxpy's would otherwise spend a good part of its time
+/// allocating its frame.
+const INLINE_WORDS: usize = 32;
+
+/// The kernel's frame: inline, or on the heap where it is larger.
+enum Frame {
+    Inline([u32; INLINE_WORDS]),
+    Heap(Vec<u32>),
+}
+
+impl Frame {
+    fn words(&mut self, n: usize) -> &mut [u32] {
+        match self {
+            Frame::Inline(w) => &mut w[..n],
+            Frame::Heap(v) => v,
+        }
+    }
 }
 
 impl Interp {
     pub fn new(prog: &'static Program) -> Self {
-        let frame = vec![0; prog.kernel_words];
+        let n = prog.kernel_words;
+        let frame = if n <= INLINE_WORDS { Frame::Inline([0; INLINE_WORDS]) } else { Frame::Heap(vec![0; n]) };
         Interp { prog, pc: 0, frame, pool: Vec::new() }
     }
 }
@@ -70,6 +91,7 @@ impl Interp {
     fn run(&mut self, cx: &mut Cx<'_>) -> R<Yield> {
         let Interp { prog, pc, frame, pool } = self;
         let prog: &Program = prog;
+        let frame = frame.words(prog.kernel_words);
         let mut ev = Eval { prog, frame, slices: &[], cx, pool, ret: Vec::new(), clamped: false };
         loop {
             let Some(block) = prog.blocks.get(*pc as usize) else { return Ok(Yield::Done) };
