@@ -29,6 +29,26 @@ pub(super) type Value = Box<dyn Fn(&mut Eval<'_, '_>, &mut Vec<u32>) -> R<()> + 
 /// A statement: how control leaves it.
 pub(super) type Exec = Box<dyn Fn(&mut Eval<'_, '_>) -> R<Flow> + Send + Sync>;
 
+/// A scalar operand: a whole local or a literal read in place, anything
+/// else through its closure. Most operands are the first two, and a
+/// match on them costs less than a call.
+pub(super) enum Operand {
+    Local(usize),
+    Word(u32),
+    Other(Scalar),
+}
+
+impl Operand {
+    #[inline]
+    pub fn get(&self, ev: &mut Eval) -> R<u32> {
+        match self {
+            Operand::Local(off) => Ok(ev.frame[*off]),
+            Operand::Word(w) => Ok(*w),
+            Operand::Other(f) => f(ev),
+        }
+    }
+}
+
 /// The function being compiled: the kernel, or a helper.
 #[derive(Clone, Copy)]
 pub(super) struct Scope<'p> {

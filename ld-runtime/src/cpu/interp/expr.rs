@@ -5,14 +5,24 @@
 //! returning them, builtins) are gathered word by word by `value`.
 
 use super::arith::{binary_fn, cast, intrinsic, lit, unary};
-use super::eval::{atomic_op, Compiler, Scalar, Value};
+use super::eval::{atomic_op, Compiler, Operand, Scalar, Value};
 use super::frame::is_scalar;
 use super::place::Loc;
 use crate::cpu::twin::{Ids, UVec3};
-use ld_compiler::ir::{AtomicOp, BinOp, Builtin, Expr, ExprKind, Intrinsic, MemRef, Place, Scalar as S, Type};
+use ld_compiler::ir::{AtomicOp, BinOp, Builtin, Expr, ExprKind, Intrinsic, MemRef, Place, Root, Scalar as S, Type};
 use ld_compiler::Span;
 
 impl Compiler<'_> {
+    /// A scalar expression as an operand: read in place where it is a
+    /// whole local or a literal.
+    pub fn operand(&self, e: &Expr) -> Operand {
+        match &e.kind {
+            ExprKind::Lit(l) => Operand::Word(lit(*l, &e.ty)),
+            ExprKind::Load(Place { root: Root::Local(id), path }) if path.is_empty() => Operand::Local(self.local(*id).0),
+            _ => Operand::Other(self.scalar(e)),
+        }
+    }
+
     /// A scalar expression's word (for an atomic that yields `()`, 0).
     pub fn scalar(&self, e: &Expr) -> Scalar {
         match &e.kind {
@@ -87,15 +97,15 @@ impl Compiler<'_> {
     }
 
     fn binary(&self, op: BinOp, a: &Expr, b: &Expr) -> Scalar {
-        let (x, y) = (self.scalar(a), self.scalar(b));
+        let (x, y) = (self.operand(a), self.operand(b));
         match op {
-            BinOp::And => Box::new(move |ev| Ok((x(ev)? != 0 && y(ev)? != 0) as u32)),
-            BinOp::Or => Box::new(move |ev| Ok((x(ev)? != 0 || y(ev)? != 0) as u32)),
+            BinOp::And => Box::new(move |ev| Ok((x.get(ev)? != 0 && y.get(ev)? != 0) as u32)),
+            BinOp::Or => Box::new(move |ev| Ok((x.get(ev)? != 0 || y.get(ev)? != 0) as u32)),
             _ => {
                 let f = binary_fn(op, &a.ty);
                 Box::new(move |ev| {
-                    let l = x(ev)?;
-                    let r = y(ev)?;
+                    let l = x.get(ev)?;
+                    let r = y.get(ev)?;
                     Ok(f(l, r))
                 })
             }

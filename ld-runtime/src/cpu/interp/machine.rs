@@ -3,7 +3,7 @@
 //! terminator, until a barrier suspends the invocation (resuming at the
 //! block after it) or the body ends.
 
-use super::eval::{barrier_kind, Compiler, Eval, Scalar, Site, R};
+use super::eval::{barrier_kind, Compiler, Eval, Operand, Site, R};
 use super::stmt::{run, Block, Flow};
 use super::Program;
 use crate::cpu::twin::{BarrierKind, Cx, Fault, Invocation, Yield};
@@ -23,7 +23,7 @@ enum KTerm {
     Return,
     Goto(u32),
     /// A loop's head carries its site: reaching it starts an iteration.
-    Branch(Scalar, u32, u32, Option<Site>),
+    Branch(Operand, u32, u32, Option<Site>),
     Barrier {
         kind: BarrierKind,
         next: u32,
@@ -36,7 +36,7 @@ impl Compiler<'_> {
         let term = match &b.term {
             Term::Return => KTerm::Return,
             Term::Goto(t) => KTerm::Goto(*t as u32),
-            Term::Branch(c, a, b, tick) => KTerm::Branch(self.scalar(c), *a as u32, *b as u32, tick.map(|s| self.site(s))),
+            Term::Branch(c, a, b, tick) => KTerm::Branch(self.operand(c), *a as u32, *b as u32, tick.map(|s| self.site(s))),
             Term::Barrier(kind, next, index, _) => KTerm::Barrier { kind: barrier_kind(*kind), next: *next as u32, id: *index as u32 },
         };
         KBlock { stmts: self.block(&b.stmts), term }
@@ -120,7 +120,7 @@ fn term(term: &KTerm, ev: &mut Eval, pc: &mut u32) -> R<Option<Yield>> {
             if let Some(site) = tick {
                 ev.cx.tick(*site)?;
             }
-            *pc = if c(ev)? != 0 { *a } else { *b };
+            *pc = if c.get(ev)? != 0 { *a } else { *b };
         }
         KTerm::Barrier { kind, next, id } => {
             *pc = *next;

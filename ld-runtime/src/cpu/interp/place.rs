@@ -6,7 +6,7 @@
 //! bounds-checked by `Cx::index` at the access's site (a fault, or under
 //! WGSL's rule the last element, and a write there skipped).
 
-use super::eval::{Compiler, Eval, Scalar, Site, Value, R};
+use super::eval::{Compiler, Eval, Operand, Scalar, Site, Value, R};
 use crate::cpu::twin::Mem;
 use ld_compiler::ir::{Expr, Place, Proj, Root, Type};
 use ld_compiler::Span;
@@ -36,20 +36,20 @@ enum Step {
 /// `i32` sign-extended, a `u32` not, so a negative index is out of
 /// bounds, not huge.
 pub(super) struct Index {
-    word: Scalar,
+    word: Operand,
     signed: bool,
 }
 
 impl Index {
     pub fn get(&self, ev: &mut Eval) -> R<i64> {
-        let w = (self.word)(ev)?;
+        let w = self.word.get(ev)?;
         Ok(if self.signed { w as i32 as i64 } else { w as i64 })
     }
 }
 
 impl<'p> Compiler<'p> {
     pub fn index(&self, e: &Expr) -> Index {
-        Index { word: self.scalar(e), signed: e.ty == Type::I32 }
+        Index { word: self.operand(e), signed: e.ty == Type::I32 }
     }
 
     /// The place's location, and its type; `site` is the access's, for faults.

@@ -49,8 +49,8 @@ impl Compiler<'_> {
             StmtKind::Assign(p, op, v) => self.assign(p, *op, v, s.span),
             StmtKind::Expr(e) => self.discard(e),
             StmtKind::If(c, a, b) => {
-                let (c, a, b) = (self.scalar(c), self.block(a), self.block(b));
-                Box::new(move |ev| if c(ev)? != 0 { run(&a, ev) } else { run(&b, ev) })
+                let (c, a, b) = (self.operand(c), self.block(a), self.block(b));
+                Box::new(move |ev| if c.get(ev)? != 0 { run(&a, ev) } else { run(&b, ev) })
             }
             StmtKind::Loop(l) => self.run_loop(l, s.span),
             StmtKind::Break => flow(Flow::Break),
@@ -64,9 +64,9 @@ impl Compiler<'_> {
     fn set_local(&self, id: LocalId, e: &Expr) -> Exec {
         let (off, _) = self.local(id);
         if is_scalar(&e.ty) {
-            let s = self.scalar(e);
+            let s = self.operand(e);
             return Box::new(move |ev| {
-                ev.frame[off] = s(ev)?;
+                ev.frame[off] = s.get(ev)?;
                 Ok(Flow::Next)
             });
         }
@@ -111,18 +111,18 @@ impl Compiler<'_> {
                 Ok(Flow::Next)
             });
         }
-        let x = self.scalar(v);
+        let x = self.operand(v);
         if let (Root::Local(id), true) = (&p.root, p.path.is_empty()) {
             // A whole scalar local: no place to find, nothing to check.
             let (off, ty) = self.local(*id);
             return match op.map(|op| binary_fn(op, ty)) {
                 Some(f) => Box::new(move |ev| {
-                    let x = x(ev)?;
+                    let x = x.get(ev)?;
                     ev.frame[off] = f(ev.frame[off], x);
                     Ok(Flow::Next)
                 }),
                 None => Box::new(move |ev| {
-                    ev.frame[off] = x(ev)?;
+                    ev.frame[off] = x.get(ev)?;
                     Ok(Flow::Next)
                 }),
             };
@@ -130,7 +130,7 @@ impl Compiler<'_> {
         let (place, ty) = self.place(p, site);
         let op = op.map(|op| binary_fn(op, ty));
         Box::new(move |ev| {
-            let x = x(ev)?;
+            let x = x.get(ev)?;
             let loc = place(ev)?;
             let new = match op {
                 // A compound assignment out of bounds neither reads nor
