@@ -6,7 +6,9 @@
 //! `packed[i / 4u][i % 4u] = ...`), which touch only the lane chosen.
 //! Each computes what WGSL says on both backends in every mode; a
 //! `mat3x3` in a storage buffer, whose padding a host does read, is
-//! refused at its declaration.
+//! refused at its declaration. Uniform arrays and vectors indexed at run
+//! time read what the host wrote; `break if` ends a loop after its
+//! `continuing` block.
 
 use crate::support::runtimes;
 use ld::{Mode, Runtime};
@@ -150,4 +152,123 @@ fn vectors_indexed_at_run_time_touch_only_the_lane_chosen() {
             }
         }
     }
+}
+
+/// Weights in a uniform read at indices known only at run time, as a
+/// convolution reads its taps (`params.taps[k][c]`, `params.dir[i % 4u]`),
+/// and the lanes of a padded runtime-sized `array<vec3<f32>>` read and
+/// written at a lane chosen at run time.
+const UNIFORM_TAPS: &str = "\
+struct Params { n: u32, taps: array<vec4<f32>, 3>, dir: vec4<f32> }
+@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(1) var<storage, read_write> points: array<vec3<f32>>;
+@group(0) @binding(2) var<storage, read_write> out: array<f32>;
+
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+    let i = g.x;
+    if (i >= params.n) { return; }
+    var s = params.dir[i % 4u];
+    for (var k = 0u; k < 3u; k++) {
+        s += params.taps[k][(i + k) % 4u] * f32(k + 1u);
+    }
+    out[i] = s;
+    points[i][i % 3u] = points[i][(i + 1u) % 3u] + s;
+}
+";
+
+#[test]
+fn uniform_arrays_and_vector_lanes_indexed_at_run_time_read_what_the_host_wrote() {
+    let shader = ld::Shader::parse(UNIFORM_TAPS.to_string(), "taps.wgsl".as_ref()).unwrap();
+    let kernel = ld::ShaderKernel::new(&shader, "main", &[]).unwrap();
+    // `Params`: n at 0, taps at 16, 32, 48, dir at 64; 80 bytes.
+    let n = 100u32;
+    let taps: [[f32; 4]; 3] = [[1.0, 2.0, 3.0, 4.0], [10.0, 20.0, 30.0, 40.0], [100.0, 200.0, 300.0, 400.0]];
+    let dir = [0.5, 0.25, 0.125, 0.0625];
+    let mut uniform = [n, 0, 0, 0].iter().flat_map(|w| w.to_le_bytes()).collect::<Vec<u8>>();
+    uniform.extend(taps.iter().flatten().chain(&dir).flat_map(|f| f.to_le_bytes()));
+    let want_out: Vec<f32> =
+        (0..N).map(|i| if i >= n as usize { 0.0 } else { dir[i % 4] + (0..3).map(|k| taps[k][(i + k) % 4] * (k + 1) as f32).sum::<f32>() }).collect();
+    // `points`: 16 bytes a `vec3`, the fourth word padding (a marker).
+    let point = |i: usize| [i as f32, 1.0 + i as f32, 2.0 + i as f32, -1.0];
+    let want_points: Vec<f32> = (0..N)
+        .flat_map(|i| {
+            let mut p = point(i);
+            if i < n as usize {
+                p[i % 3] = p[(i + 1) % 3] + want_out[i];
+            }
+            p
+        })
+        .collect();
+    for rt in runtimes() {
+        for mode in [Mode::Native, Mode::Check, Mode::Deterministic, Mode::Exact] {
+            let what = format!("{:?} {mode:?}", rt.backend());
+            let mut points = rt.upload(&(0..N).flat_map(point).collect::<Vec<f32>>()).unwrap();
+            let mut out = rt.zeros::<f32>(N).unwrap();
+            let bindings = ld::Bindings::new().uniform(0, 0, &uniform).buffer(0, 1, &mut points).buffer(0, 2, &mut out);
+            let run = kernel.launch(&rt, [N as u32 / 64, 1, 1], bindings).unwrap().mode(mode).run();
+            let run = run.unwrap_or_else(|e| panic!("{what}: {e}"));
+            assert_eq!(out.to_vec().unwrap(), want_out, "{what}");
+            assert_eq!(points.to_vec().unwrap(), want_points, "{what}");
+            if let Some(r) = &run.report {
+                assert!(!r.has_races(), "{what}: {r}");
+            }
+        }
+    }
+}
+
+/// Collatz steps counted by a `loop` whose `continuing` block ends with
+/// `break if`, as naga's SPIR-V reader writes a `do { } while` loop.
+const BREAK_IF: &str = "\
+@group(0) @binding(0) var<storage, read_write> steps: array<u32>;
+
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+    var x = g.x + 1u;
+    var n = 0u;
+    loop {
+        if (x % 2u == 0u) { x = x / 2u; } else { x = 3u * x + 1u; }
+        continuing {
+            n += 1u;
+            break if x == 1u;
+        }
+    }
+    steps[g.x] = n;
+}
+";
+
+#[test]
+fn a_loop_ending_with_break_if_runs_its_body_then_tests() {
+    let shader = ld::Shader::parse(BREAK_IF.to_string(), "collatz.wgsl".as_ref()).unwrap();
+    let kernel = ld::ShaderKernel::new(&shader, "main", &[]).unwrap();
+    // The body runs before the first test: x = 1 takes 1 -> 4 -> 2 -> 1.
+    let collatz = |mut x: u32| {
+        let mut n = 0;
+        loop {
+            x = if x % 2 == 0 { x / 2 } else { 3 * x + 1 };
+            n += 1;
+            if x == 1 {
+                return n;
+            }
+        }
+    };
+    let want: Vec<u32> = (0..N as u32).map(|i| collatz(i + 1)).collect();
+    assert_eq!(want[0], 3);
+    for rt in runtimes() {
+        for mode in [Mode::Native, Mode::Check, Mode::Deterministic, Mode::Exact] {
+            let what = format!("{:?} {mode:?}", rt.backend());
+            let mut steps = rt.zeros::<u32>(N).unwrap();
+            let run = kernel.launch(&rt, [N as u32 / 64, 1, 1], ld::Bindings::new().buffer(0, 0, &mut steps)).unwrap().mode(mode).run();
+            run.unwrap_or_else(|e| panic!("{what}: {e}"));
+            assert_eq!(steps.to_vec().unwrap(), want, "{what}");
+        }
+    }
+}
+
+#[test]
+fn a_continue_in_a_loop_ending_with_break_if_is_refused_at_the_loop() {
+    let src = BREAK_IF.replace("if (x % 2u == 0u) { x = x / 2u; } else {", "if (x % 2u == 0u) { x = x / 2u; continue; } else {");
+    let shader = ld::Shader::parse(src, "collatz.wgsl".as_ref()).unwrap();
+    let err = ld::ShaderKernel::new(&shader, "main", &[]).map(drop).unwrap_err().to_string();
+    assert!(err.contains("a `continue` in a loop whose `continuing` ends with `break if`") && err.contains("collatz.wgsl:7:5"), "{err}");
 }

@@ -7,6 +7,7 @@
 //! assigned at the emit; everything else is inlined where it is used, which
 //! gives the same values: what it reads has been fixed in locals.
 
+use super::expr::Ptr;
 use super::{Cx, Rejected, R};
 use crate::ir::{self, BarrierKind, Block, Builtin, Expr, ExprKind, Lit, LocalId, Place, Root, Stmt, StmtKind, Type};
 use naga::{Expression, Handle, Statement};
@@ -114,16 +115,27 @@ impl Cx<'_> {
                 out.extend(chain);
             }
             Statement::Loop { body, continuing, break_if } => {
-                if break_if.is_some() {
-                    return Err(self.reject(at, "`break if` is not supported yet: end the loop with `if cond { break; }` in its body"));
+                if break_if.is_some() && super::loops::continues(body) {
+                    return Err(self.reject(
+                        at,
+                        "a `continue` in a loop whose `continuing` ends with `break if` is not supported yet: test the condition with `if cond { break; }` at the body's end",
+                    ));
                 }
                 fr.loops += 1;
                 let b = self.block(fr, ls, body);
                 let c = self.block(fr, ls, continuing);
+                let e = break_if.map(|e| self.expr(fr, ls, e)).transpose();
                 fr.loops -= 1;
-                let mut body = b?;
+                let (mut body, mut c) = (b?, c?);
+                if let Some(e) = e? {
+                    // Nothing jumps to `continuing`: the body runs into
+                    // it, so it and the test can end the body, where the
+                    // IR allows a `break`.
+                    body.append(&mut c);
+                    body.push(Stmt::new(StmtKind::If(e, vec![Stmt::new(StmtKind::Break, sp)], Vec::new()), sp));
+                }
                 let cond = super::loops::condition(&mut body);
-                push(out, StmtKind::Loop(ir::Loop { cond, body, continuing: c? }));
+                push(out, StmtKind::Loop(ir::Loop { cond, body, continuing: c }));
                 // A helper's `return` inside this loop ends the loops around it too.
                 // (The loop around it: the helper's, or the one its body runs in.)
                 if let Some(flag) = fr.ret.as_ref().and_then(|r| r.flag) {
@@ -292,8 +304,9 @@ impl Cx<'_> {
         to_vector.then_some((base, index))
     }
 
-    /// The index of `&v[i]` into a local, and `v`'s place and lanes.
-    fn lane_place(
+    /// The index of `&v[i]` into a local, and a pointer to each of `v`'s
+    /// lanes. A uniform vector is read from its copy (`uniform_copy`).
+    fn lane_ptrs(
         &mut self,
         fr: &mut Frame,
         ls: &mut Locals,
@@ -301,32 +314,35 @@ impl Cx<'_> {
         index: Handle<Expression>,
         at: naga::Span,
         out: &mut Block,
-    ) -> R<(LocalId, Type, Place, u32)> {
+    ) -> R<(LocalId, Type, Vec<Ptr>)> {
         let sp = self.span(at);
         let i = self.expr(fr, ls, index)?;
         let it = i.ty.clone();
         let i_id = ls.add("lane_index", it.clone());
         out.push(Stmt::new(StmtKind::Let(i_id, Some(i)), sp));
-        match self.ptr(fr, ls, base)? {
-            super::expr::Ptr::Place(place, ty) => {
-                let (_, n) = self.vector_of(&ty).expect("a pointer to a vector");
-                Ok((i_id, it, place, n))
-            }
-            _ => Err(self.reject(at, "a vector in this memory indexed at run time is not supported yet: use `.x`, `.y`, ...")),
-        }
+        let v = match self.ptr(fr, ls, base)? {
+            Ptr::Uniform { first, ty } => Ptr::Place(self.uniform_copy(ls, first, ty.clone(), sp), ty),
+            p => p,
+        };
+        let n = match &v {
+            Ptr::Place(_, ty) | Ptr::Words { ty, .. } => self.vector_of(ty).map(|(_, n)| n),
+            _ => None,
+        };
+        let Some(n) = n else { return Err(self.reject(at, "a vector in this memory indexed at run time is not supported yet: use `.x`, `.y`, ...")) };
+        let lanes = (0..n).map(|k| self.member(v.clone(), k, sp, at)).collect::<R<_>>()?;
+        Ok((i_id, it, lanes))
     }
 
-    /// `branch(k)` for the lane `i` names, as a chain of `if`s: the last
+    /// `branches[k]` for the lane `i` names, as a chain of `if`s: the last
     /// lane unless `i` names another (an index past the end is the last,
     /// as wgpu's clamping makes it). Exactly one lane is touched.
-    fn lane_chain(&self, i_id: LocalId, it: &Type, n: u32, sp: crate::Span, branch: impl Fn(u32) -> Stmt) -> Stmt {
-        let last = vec![branch(n - 1)];
-        let chain = (0..n - 1).rev().fold(last, |els, k| {
+    fn lane_chain(&self, i_id: LocalId, it: &Type, mut branches: Vec<Block>, sp: crate::Span) -> Block {
+        let last = branches.pop().expect("a vector has lanes");
+        branches.into_iter().enumerate().rev().fold(last, |els, (k, then)| {
             let k_lit = Expr { kind: ExprKind::Lit(Lit::Int(k as i64)), ty: it.clone(), span: sp };
             let is_k = super::vectors::bin(ir::BinOp::Eq, load_local(i_id, it.clone(), sp), k_lit, &Type::BOOL, sp);
-            vec![Stmt::new(StmtKind::If(is_k, vec![branch(k)], els), sp)]
-        });
-        chain.into_iter().next().expect("a vector has lanes")
+            vec![Stmt::new(StmtKind::If(is_k, then, els), sp)]
+        })
     }
 
     /// `let x = v[i];` through a pointer: only the chosen lane is read.
@@ -342,14 +358,14 @@ impl Cx<'_> {
         let at = fr.func.expressions.get_span(h);
         let sp = self.span(at);
         let ty = self.value_ty(fr, h, at)?;
-        let (i_id, it, place, n) = self.lane_place(fr, ls, base, index, at, out)?;
-        let id = ls.add(&self.name_of(fr, h), ty.clone());
-        let read = |k: u32| {
-            let mut p = place.clone();
-            p.path.push(ir::Proj::Field(k as usize));
-            Stmt::new(StmtKind::Assign(local_place(id), None, Expr { kind: ExprKind::Load(p), ty: ty.clone(), span: sp }), sp)
-        };
-        out.push(self.lane_chain(i_id, &it, n, sp, read));
+        let (i_id, it, lanes) = self.lane_ptrs(fr, ls, base, index, at, out)?;
+        let id = ls.add(&self.name_of(fr, h), ty);
+        let mut reads = Vec::new();
+        for lane in lanes {
+            let value = self.load_ptr(lane, at)?;
+            reads.push(vec![Stmt::new(StmtKind::Assign(local_place(id), None, value), sp)]);
+        }
+        out.extend(self.lane_chain(i_id, &it, reads, sp));
         fr.values.insert(h, id);
         Ok(())
     }
@@ -369,13 +385,14 @@ impl Cx<'_> {
         let sp = self.span(at);
         let (ty, v_id) = (v.ty.clone(), ls.add("lane_value", v.ty.clone()));
         out.push(Stmt::new(StmtKind::Let(v_id, Some(v)), sp));
-        let (i_id, it, place, n) = self.lane_place(fr, ls, base, index, at, out)?;
-        let write = |k: u32| {
-            let mut p = place.clone();
-            p.path.push(ir::Proj::Field(k as usize));
-            Stmt::new(StmtKind::Assign(p, None, load_local(v_id, ty.clone(), sp)), sp)
-        };
-        out.push(self.lane_chain(i_id, &it, n, sp, write));
+        let (i_id, it, lanes) = self.lane_ptrs(fr, ls, base, index, at, out)?;
+        let mut writes = Vec::new();
+        for lane in lanes {
+            let mut w = Vec::new();
+            self.store_ptr(ls, lane, load_local(v_id, ty.clone(), sp), at, &mut w)?;
+            writes.push(w);
+        }
+        out.extend(self.lane_chain(i_id, &it, writes, sp));
         Ok(())
     }
 
@@ -579,6 +596,7 @@ impl Cx<'_> {
         let mut block = self.privates(&mut ls, span)?;
         block.append(&mut self.locals_init(&mut fr, &mut ls)?);
         block.append(&mut self.block(&mut fr, &mut ls, &func.body)?);
+        block.splice(0..0, std::mem::take(&mut self.uniform_copies).into_iter().map(|(_, _, init)| init));
         Ok(ir::Kernel {
             span,
             workgroup_size: ep.workgroup_size,

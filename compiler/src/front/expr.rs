@@ -215,6 +215,23 @@ impl Cx<'_> {
         Expr { kind, ty: ty.clone(), span: sp }
     }
 
+    /// A local holding the uniform value of type `ty` from scalar `first`,
+    /// for an index known only at run time: the IR indexes places, and a
+    /// uniform's scalars are parameters. The copy is made once, at the
+    /// kernel's start (uniforms do not change during a dispatch), and
+    /// shared by every access to the same value.
+    pub(super) fn uniform_copy(&mut self, ls: &mut Locals, first: usize, ty: Type, sp: crate::Span) -> Place {
+        let key = (first, ty);
+        if let Some((_, id, _)) = self.uniform_copies.iter().find(|(k, _, _)| *k == key) {
+            return super::body::local_place(*id);
+        }
+        let name = self.params.get(first).map_or("uniform".to_string(), |p| p.name.clone());
+        let id = ls.add(&format!("{name}_copy"), key.1.clone());
+        let init = Stmt::new(StmtKind::Let(id, Some(self.uniform_value(first, &key.1, sp))), sp);
+        self.uniform_copies.push((key, id, init));
+        super::body::local_place(id)
+    }
+
     /// `base[index]` where `base` is a value: an array held in a local.
     fn value_index(&mut self, fr: &mut Frame, ls: &mut Locals, base: Handle<Expression>, proj: Proj, at: naga::Span) -> R<Expr> {
         let sp = self.span(at);
@@ -311,38 +328,18 @@ impl Cx<'_> {
                         p.path.push(Proj::Index(i));
                         Ok(Ptr::Place(p, *elem))
                     }
-                    _ => Err(self.reject(at, "a dynamic index into a uniform or a vector is not supported yet")),
+                    Ptr::Uniform { first, ty: Type::Array(elem, n) } => {
+                        let mut p = self.uniform_copy(ls, first, Type::Array(elem.clone(), n), sp);
+                        p.path.push(Proj::Index(i));
+                        Ok(Ptr::Place(p, *elem))
+                    }
+                    _ => Err(self.reject(at, "a dynamic index into a vector is not supported yet")),
                 }
             }
-            Expression::AccessIndex { base, index } => match self.ptr(fr, ls, *base)? {
-                Ptr::Block { mem, elem } => Ok(Ptr::Mem { mem, elem }),
-                Ptr::Words { mem, index: w, ty, whole: whole @ Some(_), word, .. } => self.words_step(mem, w, ty, word, whole, *lit(*index), sp, at),
-                Ptr::Words { mem, index: w, ty, word, tail, .. } => self.words_member(mem, w, ty, word, tail, *index, sp, at),
-                Ptr::Mem { mem: m, elem } => Ok(Ptr::Place(mem(m, lit(*index)), elem)),
-                Ptr::Place(mut p, ty) => {
-                    let (proj, t) = match ty {
-                        Type::Struct(id) => {
-                            let field = self.field_of(id, *index);
-                            (Proj::Field(field), self.structs[id].fields[field].1.clone())
-                        }
-                        Type::Array(elem, _) => (Proj::Index(lit(*index)), *elem),
-                        Type::UVec3 => (Proj::Component(*index), Type::U32),
-                        _ => return Err(self.reject(at, "a member of a value that has none")),
-                    };
-                    p.path.push(proj);
-                    Ok(Ptr::Place(p, t))
-                }
-                Ptr::Uniform { first, ty: Type::Struct(id) } => {
-                    let (field, fields) = (self.field_of(id, *index), &self.structs[id].fields);
-                    let before: usize = (0..field).filter(|&f| !self.is_pad(id, f)).map(|f| self.uniform_scalars(&fields[f].1)).sum();
-                    Ok(Ptr::Uniform { first: first + before, ty: fields[field].1.clone() })
-                }
-                Ptr::Uniform { first, ty: Type::Array(elem, _) } => {
-                    Ok(Ptr::Uniform { first: first + *index as usize * self.uniform_scalars(&elem), ty: *elem })
-                }
-                Ptr::Uniform { .. } => Err(self.reject(at, "a member of a uniform scalar")),
-                Ptr::Word { .. } => Err(self.reject(at, "a member of a scalar")),
-            },
+            Expression::AccessIndex { base, index } => {
+                let base = self.ptr(fr, ls, *base)?;
+                self.member(base, *index, sp, at)
+            }
             Expression::FunctionArgument(i) => match &fr.args[*i as usize] {
                 Arg::Ptr(p) => Ok(p.clone()),
                 _ => Err(self.reject(at, "a value where ld expects a pointer")),
@@ -351,10 +348,49 @@ impl Cx<'_> {
         }
     }
 
+    /// Member or element `index` of what `base` points at.
+    pub(super) fn member(&mut self, base: Ptr, index: u32, sp: crate::Span, at: naga::Span) -> R<Ptr> {
+        let lit = |i: u32| Box::new(Expr { kind: ExprKind::Lit(Lit::Int(i as i64)), ty: Type::U32, span: sp });
+        let mem = |mem, index| Place { root: Root::Mem { mem, index, settled: false, own: false }, path: Vec::new() };
+        match base {
+            Ptr::Block { mem, elem } => Ok(Ptr::Mem { mem, elem }),
+            Ptr::Words { mem, index: w, ty, whole: whole @ Some(_), word, .. } => self.words_step(mem, w, ty, word, whole, *lit(index), sp, at),
+            Ptr::Words { mem, index: w, ty, word, tail, .. } => self.words_member(mem, w, ty, word, tail, index, sp, at),
+            Ptr::Mem { mem: m, elem } => Ok(Ptr::Place(mem(m, lit(index)), elem)),
+            Ptr::Place(mut p, ty) => {
+                let (proj, t) = match ty {
+                    Type::Struct(id) => {
+                        let field = self.field_of(id, index);
+                        (Proj::Field(field), self.structs[id].fields[field].1.clone())
+                    }
+                    Type::Array(elem, _) => (Proj::Index(lit(index)), *elem),
+                    Type::UVec3 => (Proj::Component(index), Type::U32),
+                    _ => return Err(self.reject(at, "a member of a value that has none")),
+                };
+                p.path.push(proj);
+                Ok(Ptr::Place(p, t))
+            }
+            Ptr::Uniform { first, ty: Type::Struct(id) } => {
+                let (field, fields) = (self.field_of(id, index), &self.structs[id].fields);
+                let before: usize = (0..field).filter(|&f| !self.is_pad(id, f)).map(|f| self.uniform_scalars(&fields[f].1)).sum();
+                Ok(Ptr::Uniform { first: first + before, ty: fields[field].1.clone() })
+            }
+            Ptr::Uniform { first, ty: Type::Array(elem, _) } => Ok(Ptr::Uniform { first: first + index as usize * self.uniform_scalars(&elem), ty: *elem }),
+            Ptr::Uniform { .. } => Err(self.reject(at, "a member of a uniform scalar")),
+            Ptr::Word { .. } => Err(self.reject(at, "a member of a scalar")),
+        }
+    }
+
     /// The value behind pointer `p`.
     pub(super) fn load(&mut self, fr: &mut Frame, ls: &mut Locals, p: Handle<Expression>, at: naga::Span) -> R<Expr> {
+        let p = self.ptr(fr, ls, p)?;
+        self.load_ptr(p, at)
+    }
+
+    /// The value behind `p`.
+    pub(super) fn load_ptr(&mut self, p: Ptr, at: naga::Span) -> R<Expr> {
         let sp = self.span(at);
-        match self.ptr(fr, ls, p)? {
+        match p {
             Ptr::Place(place, Type::Atomic(s)) => Ok(Expr { kind: ExprKind::Atomic(AtomicOp::Load, place, Vec::new()), ty: Type::Scalar(s), span: sp }),
             Ptr::Place(place, ty) => Ok(Expr { kind: ExprKind::Load(place), ty, span: sp }),
             Ptr::Uniform { first, ty } => Ok(self.uniform_value(first, &ty, sp)),
@@ -369,8 +405,14 @@ impl Cx<'_> {
         if let Some((base, index)) = self.dynamic_lane(fr, p) {
             return self.store_lane(fr, ls, base, index, v, at, out);
         }
+        let p = self.ptr(fr, ls, p)?;
+        self.store_ptr(ls, p, v, at, out)
+    }
+
+    /// The statements storing `v` through `p`, into `out`.
+    pub(super) fn store_ptr(&mut self, ls: &mut Locals, p: Ptr, v: Expr, at: naga::Span, out: &mut Vec<Stmt>) -> R<()> {
         let sp = self.span(at);
-        let kind = match self.ptr(fr, ls, p)? {
+        let kind = match p {
             Ptr::Place(place, Type::Atomic(_)) => StmtKind::Expr(Expr { kind: ExprKind::Atomic(AtomicOp::Store, place, vec![v]), ty: Type::Unit, span: sp }),
             Ptr::Place(place, _) => StmtKind::Assign(place, None, v),
             Ptr::Word { place, word, .. } => self.word_store(place, v, &word, at, sp),

@@ -71,3 +71,16 @@ fn substitute(e: &mut Expr, id: LocalId, value: &Expr) {
         }
     });
 }
+
+/// Whether naga's loop body `b` holds a `continue` of its own loop (one
+/// not inside a loop nested in it).
+pub(super) fn continues(b: &naga::Block) -> bool {
+    use naga::Statement as S;
+    b.iter().any(|s| match s {
+        S::Continue => true,
+        S::Block(b) => continues(b),
+        S::If { accept, reject, .. } => continues(accept) || continues(reject),
+        S::Switch { cases, .. } => cases.iter().any(|c| continues(&c.body)),
+        _ => false,
+    })
+}

@@ -105,6 +105,9 @@ struct Cx<'a> {
     layouts: HashMap<usize, words::Layout>,
     /// Plain stores into memory of atomic words (`Kernel`'s field).
     atomic_memory_stores: Vec<naga::Span>,
+    /// Uniform arrays and vectors indexed at run time, each copied into a
+    /// local at the kernel's start (`expr.rs`): by first scalar and type.
+    uniform_copies: Vec<((usize, ir::Type), ir::LocalId, ir::Stmt)>,
 }
 
 impl<'a> Cx<'a> {
@@ -124,6 +127,7 @@ impl<'a> Cx<'a> {
             members: HashMap::new(),
             layouts: HashMap::new(),
             atomic_memory_stores: Vec::new(),
+            uniform_copies: Vec::new(),
         }
     }
 
