@@ -115,24 +115,23 @@ impl Cx<'_> {
                 out.extend(chain);
             }
             Statement::Loop { body, continuing, break_if } => {
-                if break_if.is_some() && super::loops::continues(body) {
-                    return Err(self.reject(
-                        at,
-                        "a `continue` in a loop whose `continuing` ends with `break if` is not supported yet: test the condition with `if cond { break; }` at the body's end",
-                    ));
-                }
+                let continues = super::loops::continues(body);
                 fr.loops += 1;
                 let b = self.block(fr, ls, body);
                 let c = self.block(fr, ls, continuing);
                 let e = break_if.map(|e| self.expr(fr, ls, e)).transpose();
                 fr.loops -= 1;
                 let (mut body, mut c) = (b?, c?);
-                if let Some(e) = e? {
-                    // Nothing jumps to `continuing`: the body runs into
-                    // it, so it and the test can end the body, where the
-                    // IR allows a `break`.
+                let e = e?;
+                if e.is_some() || !super::loops::plain(&c) {
+                    // The IR's `continuing` holds no barrier and no jump
+                    // (`break if` is one): the body runs into it, so it
+                    // and the test end the body instead.
+                    if continues {
+                        body = self.run_once(ls, body, fr.ret.as_ref().and_then(|r| r.flag), sp);
+                    }
                     body.append(&mut c);
-                    body.push(Stmt::new(StmtKind::If(e, vec![Stmt::new(StmtKind::Break, sp)], Vec::new()), sp));
+                    body.extend(e.map(|e| Stmt::new(StmtKind::If(e, vec![Stmt::new(StmtKind::Break, sp)], Vec::new()), sp)));
                 }
                 let cond = super::loops::condition(&mut body);
                 push(out, StmtKind::Loop(ir::Loop { cond, body, continuing: c }));
@@ -259,6 +258,27 @@ impl Cx<'_> {
         let chain = arms.into_iter().rev().fold(default, |els, (c, then)| vec![Stmt::new(StmtKind::If(c, then, els), sp)]);
         out.extend(chain);
         Ok(out)
+    }
+
+    /// A loop body whose `continue`s must reach the statements put after
+    /// it: the body in a loop run once, where a `continue` of the loop
+    /// leaves that inner loop and a `break` leaves it with a flag set,
+    /// which then breaks the loop. (`ret`: the flag of a helper's
+    /// `return` taken inside, which ends every loop around it.)
+    fn run_once(&mut self, ls: &mut Locals, mut body: Block, ret: Option<LocalId>, sp: crate::Span) -> Block {
+        let broke = ls.add("broke", Type::BOOL);
+        let flag = |b: bool| Expr { kind: ExprKind::Lit(Lit::Bool(b)), ty: Type::BOOL, span: sp };
+        super::loops::retarget(&mut body, &|s: &Stmt| match s.kind {
+            StmtKind::Continue => vec![Stmt::new(StmtKind::Break, s.span)],
+            StmtKind::Break => vec![Stmt::new(StmtKind::Assign(local_place(broke), None, flag(true)), s.span), Stmt::new(StmtKind::Break, s.span)],
+            _ => vec![s.clone()],
+        });
+        body.push(Stmt::new(StmtKind::Break, sp));
+        let breaks = |f: LocalId| Stmt::new(StmtKind::If(load_local(f, Type::BOOL, sp), vec![Stmt::new(StmtKind::Break, sp)], Vec::new()), sp);
+        let mut out =
+            vec![Stmt::new(StmtKind::Let(broke, Some(flag(false))), sp), Stmt::new(StmtKind::Loop(ir::Loop { cond: None, body, continuing: Vec::new() }), sp)];
+        out.extend(ret.into_iter().chain([broke]).map(breaks));
+        out
     }
 
     /// `v[i]`, a vector value's component chosen at run time: the last

@@ -84,3 +84,29 @@ pub(super) fn continues(b: &naga::Block) -> bool {
         _ => false,
     })
 }
+
+/// `block` with each `break` and `continue` of its own loop (one not
+/// inside a loop nested in it) replaced by `with`'s statements.
+pub(super) fn retarget(block: &mut Block, with: &dyn Fn(&crate::ir::Stmt) -> Block) {
+    let old = std::mem::take(block);
+    for mut s in old {
+        match &mut s.kind {
+            StmtKind::Break | StmtKind::Continue => block.extend(with(&s)),
+            StmtKind::If(_, a, b) => {
+                retarget(a, with);
+                retarget(b, with);
+                block.push(s);
+            }
+            _ => block.push(s),
+        }
+    }
+}
+
+/// Whether `continuing` holds only what the IR's may: no barrier (a
+/// WGSL `continuing` may call one) and no `break`, `continue` or
+/// `return` (an inlined helper's) at any depth.
+pub(super) fn plain(continuing: &Block) -> bool {
+    let mut plain = true;
+    crate::ir::walk_stmts(continuing, &mut |s| plain &= !matches!(s.kind, StmtKind::Barrier(_) | StmtKind::Break | StmtKind::Continue | StmtKind::Return(_)));
+    plain
+}
