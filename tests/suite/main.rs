@@ -41,6 +41,7 @@ mod runtime_errors;
 mod samples;
 mod semantics;
 mod session;
+mod shader_control;
 mod shader_memory;
 mod shader_types;
 mod smoke;

@@ -75,10 +75,15 @@ struct Analysis<'k> {
     report: bool,
 }
 
-/// A jump some invocations take: it makes the rest of its loop divergent.
+/// The jumps some invocations take out of a statement.
 #[derive(Default)]
 struct Escapes {
+    /// A `break` (or an inlined helper's `return`): those invocations
+    /// leave the loop, which diverges from then on.
     jump: Option<Span>,
+    /// A `continue`: those invocations skip the rest of this iteration's
+    /// body, and meet the others again at `continuing`.
+    skip: Option<Span>,
 }
 
 impl Analysis<'_> {
@@ -94,9 +99,13 @@ impl Analysis<'_> {
             }
             let e = self.stmt(s, flow);
             esc.jump = esc.jump.or(e.jump);
+            esc.skip = esc.skip.or(e.skip);
             if let (true, Some(j)) = (flow.jumps_diverge, e.jump) {
                 flow.divergent
                     .get_or_insert(Cause::new(j, "this `break` (or a helper's `return`) is taken by only some invocations, so they skip what follows it"));
+            }
+            if let Some(j) = e.skip {
+                flow.divergent.get_or_insert(Cause::new(j, "this `continue` is taken by only some invocations, so they skip what follows it in the iteration"));
             }
         }
         esc
@@ -130,6 +139,7 @@ impl Analysis<'_> {
                 let eb = self.block(b, &mut fb);
                 flow.returned = flow.returned.or(fa.returned).or(fb.returned);
                 esc.jump = ea.jump.or(eb.jump);
+                esc.skip = ea.skip.or(eb.skip);
             }
             StmtKind::Loop(l) if one_iteration(l) => {
                 // No later iteration: a divergent `break` affects only the
@@ -141,8 +151,10 @@ impl Analysis<'_> {
             }
             StmtKind::Loop(l) => {
                 // A loop that some invocations leave early (a divergent
-                // `break`, `continue` or `return`) diverges from then on, in
-                // its later iterations too: find such jumps first, quietly.
+                // `break` or `return`) diverges from then on, in its later
+                // iterations too: find such jumps first, quietly. (A
+                // divergent `continue` only skips the rest of its
+                // iteration's body: all meet again at `continuing`.)
                 // (Its jumps are its own: not those of a loop of one
                 // iteration around it.)
                 let flow_in = Flow { jumps_diverge: false, ..flow.clone() };
@@ -156,9 +168,7 @@ impl Analysis<'_> {
                 let e = self.quiet(|a| a.block(&l.body, &mut probe_body));
                 let mut inner = flow_in;
                 if let Some(j) = e.jump {
-                    inner
-                        .divergent
-                        .get_or_insert(Cause::new(j, "this `break`/`continue` is taken by only some invocations, so the loop's later iterations diverge"));
+                    inner.divergent.get_or_insert(Cause::new(j, "this `break` is taken by only some invocations, so the loop's later iterations diverge"));
                 }
                 if let Some(r) = probe_body.returned.filter(|_| flow.returned.is_none()) {
                     inner.divergent.get_or_insert(Cause::new(r, "this `return` is taken by only some invocations, so the loop's later iterations diverge"));
@@ -172,16 +182,16 @@ impl Analysis<'_> {
                         });
                     }
                 }
-                let mut body_flow = inner;
+                // `continuing` runs as the body starts: a `continue` taken
+                // by some invocations has them meet the others there.
+                let mut body_flow = inner.clone();
                 self.block(&l.body, &mut body_flow);
-                self.block(&l.continuing, &mut body_flow.clone());
+                self.block(&l.continuing, &mut inner);
                 flow.returned = flow.returned.or(body_flow.returned);
             }
-            StmtKind::Break | StmtKind::Continue => {
-                if flow.divergent.is_some() {
-                    esc.jump = Some(s.span);
-                }
-            }
+            StmtKind::Break if flow.divergent.is_some() => esc.jump = Some(s.span),
+            StmtKind::Continue if flow.divergent.is_some() => esc.skip = Some(s.span),
+            StmtKind::Break | StmtKind::Continue => {}
             StmtKind::Return(_) => {
                 if flow.cause().is_some() && flow.returned.is_none() {
                     flow.returned = Some(s.span);

@@ -1068,7 +1068,7 @@ fn k(data: &mut [u32], n: u32) {
     }
 }
 "#,
-        &[("10:9", BARRIER), ("7:13", diverges!("this `break`/`continue` is taken by only some invocations, so the loop's later iterations diverge"))],
+        &[("10:9", BARRIER), ("7:13", diverges!("this `break` is taken by only some invocations, so the loop's later iterations diverge"))],
     );
 }
 
@@ -1090,7 +1090,7 @@ fn k(data: &mut [u32]) {
     data[global_id().x] = tile[lid];
 }
 "#,
-        &[("6:9", BARRIER), ("8:13", diverges!("this `break`/`continue` is taken by only some invocations, so the loop's later iterations diverge"))],
+        &[("6:9", BARRIER), ("8:13", diverges!("this `break` is taken by only some invocations, so the loop's later iterations diverge"))],
     );
 }
 
