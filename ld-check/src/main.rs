@@ -2,7 +2,7 @@
 //! compute-sanitizer is used on a CUDA program. One dispatch from flags,
 //! or a launch file's sequence of dispatches; the report as text, JSON or
 //! an HTML page; exit status 0 without races, 3 with races, 1 on an
-//! error, 2 on bad usage.
+//! error, 2 on bad usage (a flag malformed or not fitting the shader).
 
 use clap::{ArgGroup, Parser};
 use ld_check::{BufferSpec, LaunchError, LaunchFile, Outcome, Resolved};
@@ -131,7 +131,12 @@ fn main() -> ExitCode {
                 true => eprintln!("{}", text.trim_end()),
                 false => eprintln!("error: {text}"),
             }
-            ExitCode::from(1)
+            // A flag that does not fit the shader is bad usage, as a
+            // malformed one is (clap's 2).
+            match e.downcast_ref::<LaunchError>() {
+                Some(LaunchError::Flag { .. }) => ExitCode::from(2),
+                _ => ExitCode::from(1),
+            }
         }
     }
 }

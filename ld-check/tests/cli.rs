@@ -186,10 +186,12 @@ fn a_flag_that_does_not_fit_the_shader_is_named() {
     let shader = write(&d, "sized.wgsl", src);
     let o = ld_check(&[shader.to_str().unwrap(), "--bind", "0:0=zeros:256"]);
     let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    // Bad usage, as a malformed flag is: exit status 2.
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
     assert!(err.starts_with("error: --override: override `N` has no default"), "{err}");
     let o = ld_check(&[shader.to_str().unwrap(), "--override", "N=3"]);
     let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
     assert!(err.starts_with("error: --bind: ") && err.contains("\"0:0\""), "{err}");
 }
 

@@ -4,8 +4,9 @@
 //! plain members (an indirect draw's atomic instance count beside its
 //! vertex count). Both compute what WGSL says on both backends in every
 //! mode; racing words are named by their WGSL path; a plain store into
-//! atomic memory, which no check watches, is refused in a dispatch of
-//! more than one invocation.
+//! atomic memory, which no check watches, is refused where another
+//! invocation reaches that memory (the dispatch's for a buffer, the
+//! workgroup's for workgroup memory).
 
 use crate::support::runtimes;
 use ld::{Mode, Runtime};
@@ -240,4 +241,40 @@ fn an_array_of_vec3_is_read_sixteen_bytes_apart_and_its_padding_kept() {
             assert!(places.iter().any(|p| *p == "pos[64].y"), "{what}: {places:?}");
         }
     }
+}
+
+/// Workgroup memory mixing atomics and plain members, zeroed by one
+/// invocation per workgroup (as wgpu's zero-init test writes it): no
+/// other invocation reaches it, however many workgroups run.
+const WORKGROUP_MIXED: &str = "\
+struct Slots { words: array<u32, 4>, used: atomic<u32> }
+var<workgroup> slots: Slots;
+@group(0) @binding(0) var<storage, read_write> out: array<u32>;
+
+@compute @workgroup_size(WG)
+fn main(@builtin(workgroup_id) w: vec3<u32>) {
+    slots.words[1] = w.x + 10u;
+    atomicAdd(&slots.used, 2u);
+    out[w.x] = slots.words[1] + atomicLoad(&slots.used);
+}
+";
+
+#[test]
+fn a_plain_store_into_atomic_workgroup_memory_counts_the_workgroups_invocations() {
+    let src = |wg: u32| WORKGROUP_MIXED.replace("WG", &wg.to_string());
+    let shader = ld::Shader::parse(src(1), "slots.wgsl".as_ref()).unwrap();
+    let kernel = ld::ShaderKernel::new(&shader, "main", &[]).unwrap();
+    for rt in runtimes() {
+        for mode in [Mode::Native, Mode::Check, Mode::Deterministic, Mode::Exact] {
+            let what = format!("{:?} {mode:?}", rt.backend());
+            let mut out = rt.zeros::<u32>(4).unwrap();
+            let run = kernel.launch(&rt, [4, 1, 1], ld::Bindings::new().buffer(0, 0, &mut out)).unwrap().mode(mode).run();
+            run.unwrap_or_else(|e| panic!("{what}: {e}"));
+            assert_eq!(out.to_vec().unwrap(), vec![12, 13, 14, 15], "{what}");
+        }
+    }
+    let line = WORKGROUP_MIXED.lines().position(|l| l.contains("slots.words[1] = ")).unwrap() + 1;
+    let shader = ld::Shader::parse(src(64), "slots.wgsl".as_ref()).unwrap();
+    let err = ld::ShaderKernel::new(&shader, "main", &[]).map(drop).unwrap_err().to_string();
+    assert!(err.contains("a plain store into workgroup memory that holds atomics") && err.contains(&format!("slots.wgsl:{line}:")), "{err}");
 }

@@ -44,11 +44,17 @@ impl<'f> Frame<'f> {
 pub(super) enum Arg {
     Builtin(Builtin, Type),
     /// A struct whose members are builtins (`None`: a member that is not).
-    Builtins(Vec<Option<(Builtin, Type)>>),
+    Builtins(Vec<Option<Input>>),
+    /// A builtin ld does not model (`subgroup_size`): refused where it is
+    /// used, so a shader that only declares it is read.
+    Unsupported(Rejected),
     Local(LocalId, Type),
     /// A pointer parameter: the caller's place (helpers are inlined).
     Ptr(super::expr::Ptr),
 }
+
+/// An entry point input: a builtin ld models, or why it does not.
+pub(super) type Input = Result<(Builtin, Type), Rejected>;
 
 /// A helper's `return`: its value's local, the flag that ends the loops
 /// around a `return` taken inside them, and the `return`s in tail
@@ -649,10 +655,10 @@ impl Cx<'_> {
     /// Entry point argument `a`, declared at `at`.
     fn entry_arg(&mut self, a: &naga::FunctionArgument, at: naga::Span) -> R<Arg> {
         match &a.binding {
-            Some(naga::Binding::BuiltIn(b)) => {
-                let (bi, ty) = builtin(*b).ok_or_else(|| Rejected::one(at, unsupported_builtin(*b)))?;
-                Ok(Arg::Builtin(bi, ty))
-            }
+            Some(naga::Binding::BuiltIn(b)) => Ok(match builtin(*b) {
+                Some((bi, ty)) => Arg::Builtin(bi, ty),
+                None => Arg::Unsupported(Rejected::one(at, unsupported_builtin(*b))),
+            }),
             None => {
                 let naga::TypeInner::Struct { members, .. } = &self.naga.types[a.ty].inner else {
                     return Err(self.reject(at, "an entry point argument without a builtin"));
@@ -660,10 +666,7 @@ impl Cx<'_> {
                 let mut out = Vec::new();
                 for m in members {
                     match &m.binding {
-                        Some(naga::Binding::BuiltIn(b)) => {
-                            let bi = builtin(*b).ok_or_else(|| Rejected::one(at, unsupported_builtin(*b)))?;
-                            out.push(Some(bi));
-                        }
+                        Some(naga::Binding::BuiltIn(b)) => out.push(Some(builtin(*b).ok_or_else(|| Rejected::one(at, unsupported_builtin(*b))))),
                         _ => out.push(None),
                     }
                 }

@@ -102,6 +102,7 @@ impl Cx<'_> {
                 Arg::Builtin(b, ty) => Ok(self.builtin_value(b, ty, sp)),
                 Arg::Local(id, ty) => Ok(load_local(id, ty, sp)),
                 Arg::Builtins(_) => Err(self.reject(at, "a struct of builtins is supported through its members only")),
+                Arg::Unsupported(why) => Err(why),
                 Arg::Ptr(_) => Err(self.reject(at, "a pointer where ld expects a value")),
             },
             Expression::Load { pointer } => self.load(fr, ls, *pointer, at),
@@ -252,7 +253,8 @@ impl Cx<'_> {
         if let Expression::FunctionArgument(a) = fr.func.expressions[base] {
             if let Arg::Builtins(members) = &fr.args[a as usize] {
                 return match members.get(index as usize).cloned().flatten() {
-                    Some((b, ty)) => Ok(self.builtin_value(b, ty, sp)),
+                    Some(Ok((b, ty))) => Ok(self.builtin_value(b, ty, sp)),
+                    Some(Err(why)) => Err(why),
                     None => Err(self.reject(at, "an entry point input that is not a compute builtin")),
                 };
             }

@@ -52,9 +52,10 @@ pub struct Kernel {
     /// (`words.rs`), which names its words.
     pub layouts: Vec<Option<words::Layout>>,
     /// The kernel's plain stores into memory of atomic words, which no
-    /// check watches: a launch of more than one invocation is refused
-    /// (`words.rs` says why).
-    pub atomic_memory_stores: Vec<naga::Span>,
+    /// check watches: where other invocations may reach that memory (the
+    /// dispatch's for storage, the workgroup's for workgroup memory), the
+    /// kernel is refused (`words.rs` says why).
+    pub atomic_memory_stores: Vec<words::UncheckedStore>,
 }
 
 type R<T> = Result<T, Rejected>;
@@ -104,7 +105,7 @@ struct Cx<'a> {
     /// The layout of each buffer parameter read word by word.
     layouts: HashMap<usize, words::Layout>,
     /// Plain stores into memory of atomic words (`Kernel`'s field).
-    atomic_memory_stores: Vec<naga::Span>,
+    atomic_memory_stores: Vec<words::UncheckedStore>,
     /// Uniform arrays and vectors indexed at run time, each copied into a
     /// local at the kernel's start (`expr.rs`): by first scalar and type.
     uniform_copies: Vec<((usize, ir::Type), ir::LocalId, ir::Stmt)>,

@@ -291,6 +291,20 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>,
     let err = load(lane, "main").unwrap_err();
     assert!(err.starts_with("error: `@builtin(subgroup_invocation_id)` is not supported in the kernels ld checks"), "{err}");
     assert!(err.contains(" --> s.wgsl:4:"), "{err}");
+    // Declared and never read (the inputs a template declares), it is
+    // nothing to refuse; nor is it inside a struct of inputs.
+    assert!(load(&lane.replace("out[g.x] = lane;", "out[g.x] = 1u;"), "main").is_ok());
+    let inputs = "\
+struct In { @builtin(global_invocation_id) g: vec3<u32>, @builtin(subgroup_size) n: u32 }
+@group(0) @binding(0) var<storage, read_write> out: array<u32>;
+@compute @workgroup_size(32)
+fn main(i: In) {
+    out[i.g.x] = 1u;
+}
+";
+    assert!(load(inputs, "main").is_ok());
+    let err = load(&inputs.replace("= 1u;", "= i.n;"), "main").unwrap_err();
+    assert!(err.starts_with("error: `@builtin(subgroup_size)` is not supported in the kernels ld checks"), "{err}");
 }
 
 #[test]

@@ -13,8 +13,10 @@
 //!   words are atomic ones, a plain member read with `atomicLoad` and
 //!   written with `atomicStore`. The engine checks no atomic word for
 //!   races, so such a store is unchecked: the kernel lists it
-//!   (`Kernel::atomic_memory_stores`) and a launch of more than one
-//!   invocation refuses it rather than miss a race. Reads alone cannot
+//!   (`Kernel::atomic_memory_stores`), and where another invocation can
+//!   reach the memory (a dispatch of more than one invocation for a
+//!   storage buffer, a workgroup of more than one for workgroup memory)
+//!   ld refuses the kernel rather than miss a race. Reads alone cannot
 //!   race: no atomic operation touches a plain member.
 //!
 //! A [`Layout`] names the words of such a buffer in reports as WGSL
@@ -24,6 +26,16 @@ use super::expr::Ptr;
 use super::vectors::bin;
 use super::{Cx, R};
 use crate::ir::{BinOp, Expr, ExprKind, Intrinsic, Lit, MemRef, Place, Proj, Root, Scalar, Stmt, StmtKind, StructDef, Type};
+
+/// A plain store into memory of atomic words, which no check watches.
+#[derive(Debug, Clone, Copy)]
+pub struct UncheckedStore {
+    /// The store.
+    pub at: naga::Span,
+    /// Into workgroup memory (only the workgroup's invocations reach it),
+    /// else into a storage buffer (the whole dispatch's).
+    pub workgroup: bool,
+}
 
 /// How a memory read word by word is laid out.
 #[derive(Debug, Clone)]
@@ -228,7 +240,8 @@ impl Cx<'_> {
         let v = bitcast(v, word_scalar(word), sp);
         match word {
             Type::Atomic(_) => {
-                self.atomic_memory_stores.push(at);
+                let workgroup = matches!(place.root, Root::Mem { mem: MemRef::Shared(_), .. });
+                self.atomic_memory_stores.push(UncheckedStore { at, workgroup });
                 StmtKind::Expr(Expr { kind: ExprKind::Atomic(crate::ir::AtomicOp::Store, place, vec![v]), ty: Type::Unit, span: sp })
             }
             _ => StmtKind::Assign(place, None, v),

@@ -50,8 +50,8 @@ struct Loaded {
     /// Every resource the shader declares, by (group, binding): its name.
     declared: BTreeMap<(u32, u32), String>,
     /// The error a launch of more than one invocation gets: the kernel
-    /// stores plain values into memory of atomic words, which no check
-    /// watches (`ld_compiler::front::words`).
+    /// stores plain values into a storage buffer of atomic words, which
+    /// no check watches (`ld_compiler::front::words`).
     unchecked_stores: Option<String>,
 }
 
@@ -152,9 +152,16 @@ fn load(shader: &Shader, entry: &str, overrides: &BTreeMap<String, f64>, bounds:
     })?;
     let declared = shader.bindings().into_iter().map(|(gb, h)| (gb, shader.module.global_variables[h].name.clone().unwrap_or_default())).collect();
     let info = describe::describe(shader, entry, &kernel, compiled);
-    let unchecked_stores = kernel.atomic_memory_stores.first().map(|&at| {
+    let [x, y, z] = info.workgroup_size;
+    // Workgroup memory: only the workgroup's invocations reach it, and
+    // its size is known now.
+    if let Some(s) = kernel.atomic_memory_stores.iter().find(|s| s.workgroup && x * y * z > 1) {
+        let message = "a plain store into workgroup memory that holds atomics, in a workgroup of more than one invocation: ld checks no word of such memory for races, so it checks this kernel only with one invocation per workgroup. Move the plain members to a variable of their own";
+        return Err(Error::Shader(ShaderError::Unsupported { message: ld_compiler::front::render(&shown, &shader.source, s.at, message) }));
+    }
+    let unchecked_stores = kernel.atomic_memory_stores.iter().find(|s| !s.workgroup).map(|s| {
         let message = "a plain store into a struct that holds atomics, in a dispatch of more than one invocation: ld checks no word of such memory for races, so it checks this kernel only when one invocation runs it. Move the plain members to a buffer of their own, or dispatch one invocation";
-        ld_compiler::front::render(&shown, &shader.source, at, message)
+        ld_compiler::front::render(&shown, &shader.source, s.at, message)
     });
     Ok(Loaded { info, sources: kernel.params, declared, unchecked_stores })
 }
