@@ -6,8 +6,10 @@
 //! pointing at the barrier, at the condition, and at what made it vary.
 //!
 //! A value is uniform when it depends only on literals, scalar parameters,
-//! `workgroup_id()`, `num_workgroups()`, read-only buffers at uniform
-//! indices, and locals only ever assigned such values under uniform control.
+//! `workgroup_id()`, `num_workgroups()`, buffers the kernel does not write
+//! (declared read-only, or writable and never written, as generated
+//! shaders declare every buffer) at uniform indices, and locals only ever
+//! assigned such values under uniform control.
 
 use crate::ir::*;
 use crate::Span;
@@ -16,7 +18,8 @@ use crate::{Diagnostic, Diagnostics};
 /// Every barrier that some invocations of a workgroup may miss, as an
 /// error at the barrier, its condition and what made that vary.
 pub fn check(kernel: &Kernel) -> Result<(), Diagnostics> {
-    let mut a = Analysis { kernel, locals: vec![None; kernel.body.locals.len()], changed: true, errors: Vec::new(), report: false };
+    let written = written(kernel);
+    let mut a = Analysis { kernel, written, locals: vec![None; kernel.body.locals.len()], changed: true, errors: Vec::new(), report: false };
     // Locals only ever move from uniform to non-uniform: iterate to a fixed point.
     while a.changed {
         a.changed = false;
@@ -68,6 +71,8 @@ impl Flow {
 
 struct Analysis<'k> {
     kernel: &'k Kernel,
+    /// Per parameter: whether the kernel may write the buffer.
+    written: Vec<bool>,
     /// Per local: why it is not uniform (`None` while it is).
     locals: Vec<Option<Cause>>,
     changed: bool,
@@ -212,7 +217,7 @@ impl Analysis<'_> {
                     );
                     self.error(
                         cause.span,
-                        format!("{}; move the barrier out of it, or make it depend only on uniform values (scalar parameters, `workgroup_id()`, `num_workgroups()`, constants, read-only buffers at uniform indices)", cause.why),
+                        format!("{}; move the barrier out of it, or make it depend only on uniform values (scalar parameters, `workgroup_id()`, `num_workgroups()`, constants, buffers the kernel never writes, read at uniform indices)", cause.why),
                     );
                     if let Some((span, why)) = cause.via {
                         self.error(span, why);
@@ -285,7 +290,7 @@ impl Analysis<'_> {
                 let idx = self.place_indices(p);
                 let root = match &p.root {
                     Root::Local(id) => self.locals[*id].clone().map(|c| Cause { span: e.span, ..c }),
-                    Root::Mem { mem: MemRef::Param(i), .. } if matches!(self.kernel.params[*i].kind, ParamKind::Storage { access: Access::Read, .. }) => None,
+                    Root::Mem { mem: MemRef::Param(i), .. } if matches!(self.kernel.params[*i].kind, ParamKind::Storage { .. }) && !self.written[*i] => None,
                     Root::Mem { mem, .. } => Some(Cause::new(
                         e.span,
                         format!("it reads `{}`, memory other invocations may write, so the value read may differ between them", self.mem_name(*mem)),
@@ -357,4 +362,40 @@ fn one_iteration(l: &Loop) -> bool {
         })
     }
     l.cond.is_none() && l.continuing.is_empty() && matches!(l.body.last().map(|s| &s.kind), Some(StmtKind::Break)) && !continues(&l.body)
+}
+
+/// Per parameter, whether the kernel may write its buffer: a store into
+/// it, an atomic on it, or a helper it is passed to (which may write it).
+/// A buffer no invocation writes holds the same words through the
+/// dispatch, so reads of it at uniform indices are uniform, however it is
+/// declared.
+fn written(kernel: &Kernel) -> Vec<bool> {
+    let mut w = vec![false; kernel.params.len()];
+    let param = |p: &Place| match p.root {
+        Root::Mem { mem: MemRef::Param(i), .. } => Some(i),
+        _ => None,
+    };
+    walk_stmts(&kernel.body.block, &mut |s| {
+        if let StmtKind::Assign(p, ..) = &s.kind {
+            if let Some(i) = param(p) {
+                w[i] = true;
+            }
+        }
+    });
+    crate::ir::visit::exprs(&kernel.body.block, &mut |e| match &e.kind {
+        ExprKind::Atomic(_, p, _) => {
+            if let Some(i) = param(p) {
+                w[i] = true;
+            }
+        }
+        ExprKind::Call(_, args) => {
+            for a in args {
+                if let CallArg::Slice { mem: MemRef::Param(i), .. } = a {
+                    w[*i] = true;
+                }
+            }
+        }
+        _ => {}
+    });
+    w
 }

@@ -616,7 +616,7 @@ fn main(@builtin(local_invocation_index) li: u32) {
     // Both barriers after the nested return are refused (the invocations
     // that returned reach neither), each with the `return` as the cause.
     let messages: Vec<&str> = errors.iter().map(|d| d.message.split(':').next().unwrap()).collect();
-    assert_eq!(messages, ["this workgroup barrier is not reached by every invocation of the workgroup", "this `break` (or a helper's `return`) is taken by only some invocations, so they skip what follows it; move the barrier out of it, or make it depend only on uniform values (scalar parameters, `workgroup_id()`, `num_workgroups()`, constants, read-only buffers at uniform indices)"].repeat(2));
+    assert_eq!(messages, ["this workgroup barrier is not reached by every invocation of the workgroup", "this `break` (or a helper's `return`) is taken by only some invocations, so they skip what follows it; move the barrier out of it, or make it depend only on uniform values (scalar parameters, `workgroup_id()`, `num_workgroups()`, constants, buffers the kernel never writes, read at uniform indices)"].repeat(2));
     assert_eq!(errors[1].span, errors[3].span);
     // Without the return, the inner loop's divergent `break` ends only
     // that loop: the barrier after it is uniform.

@@ -920,6 +920,7 @@ fn k(data: &mut [u32]) {
     if data[0] > 0 {
         barrier();
     }
+    data[global_id().x] = 1;
 }
 "#,
         &[

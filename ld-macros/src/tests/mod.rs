@@ -18,7 +18,7 @@ const STORAGE_BARRIER: &str =
 /// and the advice every such error ends with.
 macro_rules! diverges {
     ($why:expr) => {
-        concat!($why, "; move the barrier out of it, or make it depend only on uniform values (scalar parameters, `workgroup_id()`, `num_workgroups()`, constants, read-only buffers at uniform indices)")
+        concat!($why, "; move the barrier out of it, or make it depend only on uniform values (scalar parameters, `workgroup_id()`, `num_workgroups()`, constants, buffers the kernel never writes, read at uniform indices)")
     };
 }
 

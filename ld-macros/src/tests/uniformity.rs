@@ -229,6 +229,40 @@ fn k(data: &mut [u32], n: u32) {
 }
 
 #[test]
+fn accepts_loop_bound_from_writable_buffer_never_written() {
+    // Generated shaders (burn's, cubecl's) declare every buffer
+    // `read_write`: one the kernel never writes holds the same words
+    // through the dispatch, so its word at a uniform index is uniform.
+    let src = r#"
+#[ld::kernel(workgroup_size = 64)]
+fn k(ranges: &mut [u32], out: &mut [u32]) {
+    let tile = shared::<[u32; 64]>();
+    let lid = local_index();
+    let n = ranges[workgroup_id().x];
+    for i in 0..n {
+        tile[lid] = i + out[global_id().x];
+        barrier();
+        out[global_id().x] = tile[63 - lid];
+        barrier();
+    }
+}
+"#;
+    accepts(src);
+    // Written anywhere, it may change under the loop: refused.
+    rejects(
+        &src.replace("        barrier();\n    }\n}", "        barrier();\n    }\n    ranges[global_id().x] = 0;\n}"),
+        &[
+            ("8:9", BARRIER),
+            ("6:5", diverges!("this loop condition is not uniform: `ld_ctr` may differ between invocations")),
+            ("5:5", "`n` stops being uniform here: it reads `ranges`, memory other invocations may write, so the value read may differ between them"),
+            ("10:9", BARRIER),
+            ("6:5", diverges!("this loop condition is not uniform: `ld_ctr` may differ between invocations")),
+            ("5:5", "`n` stops being uniform here: it reads `ranges`, memory other invocations may write, so the value read may differ between them"),
+        ],
+    );
+}
+
+#[test]
 fn rejects_nonuniform_continue_in_loop_with_barrier() {
     rejects(
         r#"
