@@ -278,3 +278,50 @@ fn a_plain_store_into_atomic_workgroup_memory_counts_the_workgroups_invocations(
     let err = ld::ShaderKernel::new(&shader, "main", &[]).map(drop).unwrap_err().to_string();
     assert!(err.contains("a plain store into workgroup memory that holds atomics") && err.contains(&format!("slots.wgsl:{line}:")), "{err}");
 }
+
+/// One struct as a whole binding (an indirect dispatch's arguments), in
+/// a buffer larger than it, as WebGPU allows: the words past it are not
+/// the variable's. Every invocation stores its id into `args.y`.
+const ONE_VALUE: &str = "\
+struct Args { x: u32, y: u32, z: u32 }
+@group(0) @binding(0) var<storage, read_write> args: Args;
+
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+    if g.x == 0u {
+        args.x = 7u;
+    }
+    args.y = g.x;
+}
+";
+
+#[test]
+fn a_struct_bound_alone_fits_a_larger_buffer_and_is_named_as_one_value() {
+    let shader = ld::Shader::parse(ONE_VALUE.to_string(), "args.wgsl".as_ref()).unwrap();
+    let kernel = ld::ShaderKernel::new(&shader, "main", &[]).unwrap();
+    let mut reports = Vec::new();
+    for rt in runtimes() {
+        for mode in [Mode::Native, Mode::Check, Mode::Exact] {
+            let what = format!("{:?} {mode:?}", rt.backend());
+            // 16 bytes for a 12-byte struct; the fourth word a marker.
+            let mut args = rt.upload(&[0u32, 0, 0, 99]).unwrap();
+            let run = kernel.launch(&rt, [2, 1, 1], ld::Bindings::new().buffer(0, 0, &mut args)).unwrap().mode(mode).run();
+            let run = run.unwrap_or_else(|e| panic!("{what}: {e}"));
+            let words = args.to_vec().unwrap();
+            assert_eq!((words[0], words[2], words[3]), (7, 0, 99), "{what}: {words:?}");
+            assert!(words[1] < 128, "{what}: {words:?}");
+            if let Some(report) = run.report {
+                assert!(report.has_races(), "{what}: {report}");
+                let places: Vec<&String> = report.races.iter().flat_map(|r| &r.places).collect();
+                assert!(places.iter().all(|p| *p == "args.y"), "{what}: {places:?}");
+                reports.push((mode, report.races.len()));
+            }
+        }
+    }
+    assert!(reports.len() == 4, "{reports:?}");
+    // Fewer bytes than the struct: an error naming both sides.
+    let rt = Runtime::cpu();
+    let mut short = rt.zeros::<u32>(2).unwrap();
+    let err = kernel.launch(&rt, [1, 1, 1], ld::Bindings::new().buffer(0, 0, &mut short)).err().map(|e| e.to_string()).unwrap_or_default();
+    assert!(err.contains("the buffer holds 8 bytes, less than one `Args` (12 bytes)"), "{err}");
+}

@@ -28,6 +28,11 @@ pub enum ParamSource {
         group: u32,
         /// The binding in the group.
         binding: u32,
+        /// The variable is one value, not an array of them
+        /// (`var<storage> args: Args`): the buffer holds at least its
+        /// bytes, as WebGPU asks, and its words are named from the
+        /// variable (`args.y`).
+        one: bool,
     },
     /// One scalar of the uniform buffer at (`group`, `binding`).
     Uniform {
@@ -94,7 +99,7 @@ impl Cx<'_> {
                 }
                 let writable = access.contains(naga::StorageAccess::STORE);
                 let param = self.params.len();
-                let source = ParamSource::Buffer { group, binding };
+                let source = ParamSource::Buffer { group, binding, one: false };
                 if let Some(layout) = words {
                     let word = self.atomic_words(&name, &layout, "buffers", at)?.map_or(Type::U32, Type::Atomic);
                     self.buffer_param(name, &word, writable, source);
@@ -121,7 +126,7 @@ impl Cx<'_> {
                         return Ok(Global::Words { mem: MemRef::Param(param), layout, word: Type::Atomic(s) });
                     }
                 }
-                self.buffer_param(name, &ty, writable, source);
+                self.buffer_param(name, &ty, writable, ParamSource::Buffer { group, binding, one: !array });
                 Ok(match (array, block) {
                     (true, Some(_)) => Global::Block { param, elem: ty },
                     (true, None) => Global::Array { param, elem: ty },

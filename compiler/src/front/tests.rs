@@ -76,9 +76,9 @@ fn a_reduction_becomes_the_kernel_the_rust_dialect_would_build() {
         [
             ParamSource::Uniform { group: 0, binding: 0, offset: 0 },
             ParamSource::Uniform { group: 0, binding: 0, offset: 4 },
-            ParamSource::Buffer { group: 0, binding: 1 },
-            ParamSource::Buffer { group: 1, binding: 0 },
-            ParamSource::Buffer { group: 1, binding: 2 },
+            ParamSource::Buffer { group: 0, binding: 1, one: true },
+            ParamSource::Buffer { group: 1, binding: 0, one: false },
+            ParamSource::Buffer { group: 1, binding: 2, one: false },
         ]
     );
     assert!(matches!(m.kernel.params[2].kind, ParamKind::Atomic { .. }));

@@ -32,7 +32,8 @@ impl<'a> Bindings<'a> {
     /// Binds a buffer (`&buf`, or `&mut buf` for a variable the shader may
     /// write) at `@group(group) @binding(binding)`. Its elements need not
     /// be the shader's: its bytes are what the shader sees, and their
-    /// number must be a whole number of the shader's elements.
+    /// number must be a whole number of the shader's elements (for an
+    /// array), or at least the variable's size (for one value).
     pub fn buffer(mut self, group: u32, binding: u32, buffer: impl Into<Arg<'a>>) -> Self {
         if let Arg::Buffer(b) = buffer.into() {
             self.bound.insert((group, binding), Bound::Buffer(b));
@@ -66,13 +67,14 @@ pub(super) fn args<'a>(loaded: &Loaded, mut bindings: Bindings<'a>) -> Result<Ve
     let mut args = Vec::with_capacity(info.params.len());
     for (p, source) in info.params.iter().zip(&loaded.sources) {
         let arg = match (*source, &p.kind) {
-            (ParamSource::Buffer { group, binding }, ParamKind::Storage { elem, .. } | ParamKind::Atomic { elem }) => {
+            (ParamSource::Buffer { group, binding, one }, ParamKind::Storage { elem, .. } | ParamKind::Atomic { elem }) => {
                 let gb = (group, binding);
                 let writes = matches!(p.kind, ParamKind::Storage { writable: true, .. } | ParamKind::Atomic { .. });
                 match bindings.bound.remove(&gb) {
                     Some(Bound::Buffer(b)) if writes && !b.exclusive => {
                         return Err(err(gb, "the shader writes it (`read_write`), and the buffer is bound as `&buf`: bind it as `&mut buf`".into()))
                     }
+                    Some(Bound::Buffer(b)) if one => Arg::Buffer(as_one(b, elem.words, elem.name).map_err(|p| err(gb, p))?),
                     Some(Bound::Buffer(b)) => Arg::Buffer(as_elements(b, elem.words, elem.name).map_err(|p| err(gb, p))?),
                     Some(Bound::Uniform(_)) => {
                         return Err(err(gb, "the shader declares a storage buffer here, not a uniform: bind it with `Bindings::buffer`".into()))
@@ -106,6 +108,20 @@ fn as_elements<'a>(mut b: BufArg<'a>, words: u32, name: &'static str) -> std::re
         return Err(format!("the buffer holds {} bytes, not a whole number of `{name}` ({} bytes each)", total * 4, each * 4));
     }
     b.len = (total / each) as usize;
+    b.elem_words = words;
+    b.elem = TypeId::of::<ShaderElement>();
+    b.elem_name = name;
+    Ok(b)
+}
+
+/// A buffer seen as one value of `words` words: its first bytes (a
+/// binding may be larger than its variable).
+fn as_one<'a>(mut b: BufArg<'a>, words: u32, name: &'static str) -> std::result::Result<BufArg<'a>, String> {
+    let total = b.len as u64 * b.elem_words as u64;
+    if total < words as u64 {
+        return Err(format!("the buffer holds {} bytes, less than one `{name}` ({} bytes)", total * 4, words * 4));
+    }
+    b.len = 1;
     b.elem_words = words;
     b.elem = TypeId::of::<ShaderElement>();
     b.elem_name = name;

@@ -7,14 +7,14 @@ use crate::cpu::interp::Program;
 use crate::cpu::twin::BarrierKind as TwinBarrier;
 use crate::kernel::*;
 use ld_compiler::front::words::{place, Layout};
-use ld_compiler::front::{line_column, wgsl_name, Shader};
+use ld_compiler::front::{line_column, wgsl_name, ParamSource, Shader};
 use ld_compiler::ir::{self, MemRef, Scalar, Type};
 use ld_compiler::{analysis::targets::Class, wgsl, Compiled};
 use std::any::TypeId;
 
 /// The element type of every buffer of a loaded kernel: the launch binds
-/// any buffer whose size is a whole number of the shader's elements
-/// (`bind.rs` checks it), so no Rust type stands for them.
+/// any buffer whose size fits the shader's variable (`bind.rs` checks
+/// it), so no Rust type stands for them.
 pub(crate) struct ShaderElement;
 
 /// A string that lives as long as the process: a loaded kernel's
@@ -32,7 +32,8 @@ pub(super) fn describe(shader: &Shader, entry: &str, kernel: &ld_compiler::front
     let at = |span: ld_compiler::Span| span.index().and_then(|i| sites.get(i).copied()).unwrap_or((0, 0));
     let m = &kernel.module;
     let facts = &compiled.facts;
-    let params = m.kernel.params.iter().zip(&facts.classes).zip(&kernel.layouts).map(|((p, c), l)| param(m, p, *c, l.as_ref())).collect::<Vec<_>>();
+    let params = m.kernel.params.iter().zip(&facts.classes).zip(&kernel.layouts).zip(&kernel.params);
+    let params = params.map(|(((p, c), l), s)| param(m, p, *c, l.as_ref(), matches!(s, ParamSource::Buffer { one: true, .. }))).collect::<Vec<_>>();
     let shared = m.kernel.shared.iter().zip(&facts.shared_targets).map(|(s, &target)| SharedInfo {
         name: leak(s.name.clone()),
         elem_words: s.elem.words(m),
@@ -79,7 +80,9 @@ pub(super) fn describe(shader: &Shader, entry: &str, kernel: &ld_compiler::front
     }
 }
 
-fn param(m: &ir::Module, p: &ir::Param, class: Class, layout: Option<&Layout>) -> ParamInfo {
+/// `one`: the variable is one value, its words named from the variable
+/// (`args.y`, not `args[0].y`).
+fn param(m: &ir::Module, p: &ir::Param, class: Class, layout: Option<&Layout>, one: bool) -> ParamInfo {
     let check = match class {
         Class::ReadOnly => CheckClass::ReadOnly,
         Class::Atomic => CheckClass::Atomic,
@@ -87,7 +90,7 @@ fn param(m: &ir::Module, p: &ir::Param, class: Class, layout: Option<&Layout>) -
     };
     let elem = |t: &Type| match layout {
         Some(l) => layout_info(m, t, l),
-        None => elem_info(m, t),
+        None => ElemInfo { whole: one, ..elem_info(m, t) },
     };
     let kind = match &p.kind {
         ir::ParamKind::Storage { elem: t, access } => ParamKind::Storage { elem: elem(t), writable: *access == ir::Access::ReadWrite },

@@ -115,8 +115,8 @@ impl ShaderKernel {
     /// missing, is not what the shader declares there (a uniform's bytes
     /// for a uniform, a buffer for a storage variable, `&mut` for a
     /// writable one), or has a size that is not a whole number of the
-    /// shader's elements; or when `bindings` names a binding the shader
-    /// does not declare.
+    /// shader's elements (less than the variable, for one value); or when
+    /// `bindings` names a binding the shader does not declare.
     pub fn launch<'a>(&self, rt: &'a Runtime, grid: impl Into<Grid>, bindings: Bindings<'a>) -> Result<Launch<'a>> {
         let grid = grid.into();
         let [x, y, z] = self.loaded.info.workgroup_size;
