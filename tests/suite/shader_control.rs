@@ -1,7 +1,8 @@
 //! WGSL control flow as shaders write it, beyond `if`, `for` and
 //! `while`: a `loop` ending with `break if` (which its `continue` reaches
-//! and its `break` skips), a barrier in `continuing`, and a `continue`
-//! some invocations take after the iteration's barriers. Each computes
+//! and its `break` skips), a barrier in `continuing`, a `continue` some
+//! invocations take after the iteration's barriers, and a loop bound
+//! read before the loop from a variable that varies later. Each computes
 //! what WGSL says on both backends in every mode, and a barrier removed
 //! makes its race visible.
 
@@ -230,4 +231,58 @@ fn a_continue_after_the_iterations_barriers_keeps_them_uniform() {
         err.contains("this workgroup barrier is not reached by every invocation") && err.contains("this `continue` is taken by only some invocations"),
         "{err}"
     );
+}
+
+/// A batch count read before the loop from a variable the loop later
+/// lowers only where the invocation has work (gausplat's
+/// `tile_point_count -= batch_point_count` after its `continue`): the
+/// bound was fixed before any invocation changed the variable.
+const COUNT_DOWN: &str = "\
+var<workgroup> tile: array<u32, 64>;
+@group(0) @binding(0) var<storage, read_write> out: array<u32>;
+
+@compute @workgroup_size(64)
+fn main(@builtin(local_invocation_index) l: u32, @builtin(global_invocation_id) g: vec3<u32>) {
+    var left = 100u;
+    let batches = (left + 31u) / 32u;
+    var acc = 0u;
+    for (var b = 0u; b < batches; b++) {
+        workgroupBarrier();
+        tile[l] = b + 1u;
+        workgroupBarrier();
+        if (g.x % 2u == 0u) {
+            continue;
+        }
+        let here = min(left, 32u);
+        acc += here * tile[63u - l];
+        left -= here;
+    }
+    out[g.x] = acc;
+}
+";
+
+#[test]
+fn a_bound_read_before_the_loop_varies_only_later() {
+    let shader = ld::Shader::parse(COUNT_DOWN.to_string(), "count.wgsl".as_ref()).unwrap();
+    let kernel = ld::ShaderKernel::new(&shader, "main", &[]).unwrap();
+    // Odd invocations take 32, 32, 32 and 4 of the 100 in batches 1..4.
+    let want: Vec<u32> = (0..N as u32).map(|g| if g % 2 == 0 { 0 } else { 32 + 32 * 2 + 32 * 3 + 4 * 4 }).collect();
+    for rt in runtimes() {
+        for mode in [Mode::Native, Mode::Check, Mode::Deterministic, Mode::Exact] {
+            let what = format!("{:?} {mode:?}", rt.backend());
+            let mut out = rt.zeros::<u32>(N).unwrap();
+            let run = kernel.launch(&rt, [N as u32 / 64, 1, 1], ld::Bindings::new().buffer(0, 0, &mut out)).unwrap().mode(mode).run();
+            let run = run.unwrap_or_else(|e| panic!("{what}: {e}"));
+            assert_eq!(out.to_vec().unwrap(), want, "{what}");
+            if let Some(r) = &run.report {
+                assert!(!r.has_races(), "{what}: {r}");
+            }
+        }
+    }
+    // Bounded by `left` itself, the loop's later iterations diverge.
+    let divergent = COUNT_DOWN.replace("b < batches", "b * 32u < left + b * 32u - 1u");
+    assert_ne!(divergent, COUNT_DOWN);
+    let shader = ld::Shader::parse(divergent, "count.wgsl".as_ref()).unwrap();
+    let err = ld::ShaderKernel::new(&shader, "main", &[]).map(drop).unwrap_err().to_string();
+    assert!(err.contains("this workgroup barrier is not reached by every invocation"), "{err}");
 }

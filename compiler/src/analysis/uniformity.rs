@@ -8,8 +8,9 @@
 //! A value is uniform when it depends only on literals, scalar parameters,
 //! `workgroup_id()`, `num_workgroups()`, buffers the kernel does not write
 //! (declared read-only, or writable and never written, as generated
-//! shaders declare every buffer) at uniform indices, and locals only ever
-//! assigned such values under uniform control.
+//! shaders declare every buffer) at uniform indices, and locals whose
+//! assignments that may run before the read (`Point::reaches`) all
+//! assign such values under uniform control.
 
 use crate::ir::*;
 use crate::Span;
@@ -19,7 +20,10 @@ use crate::{Diagnostic, Diagnostics};
 /// error at the barrier, its condition and what made that vary.
 pub fn check(kernel: &Kernel) -> Result<(), Diagnostics> {
     let written = written(kernel);
-    let mut a = Analysis { kernel, written, locals: vec![None; kernel.body.locals.len()], changed: true, errors: Vec::new(), report: false };
+    let mut points = Points::default();
+    points.block(&kernel.body.block, &[]);
+    let (locals, here) = (vec![Vec::new(); kernel.body.locals.len()], Point::default());
+    let mut a = Analysis { kernel, written, points, here, locals, changed: true, errors: Vec::new(), report: false };
     // Locals only ever move from uniform to non-uniform: iterate to a fixed point.
     while a.changed {
         a.changed = false;
@@ -73,8 +77,13 @@ struct Analysis<'k> {
     kernel: &'k Kernel,
     /// Per parameter: whether the kernel may write the buffer.
     written: Vec<bool>,
-    /// Per local: why it is not uniform (`None` while it is).
-    locals: Vec<Option<Cause>>,
+    /// Where each statement stands (`Points`), and the statement being
+    /// analysed.
+    points: Points,
+    here: Point,
+    /// Per local: its assignments of values that may differ between
+    /// invocations, each with why.
+    locals: Vec<Vec<(Point, Cause)>>,
     changed: bool,
     errors: Diagnostics,
     report: bool,
@@ -95,6 +104,7 @@ impl Analysis<'_> {
     fn block(&mut self, b: &[Stmt], flow: &mut Flow) -> Escapes {
         let mut esc = Escapes::default();
         for (i, s) in b.iter().enumerate() {
+            self.here = self.points.get(s);
             if let Some((id, place)) = uniform_load(b, i) {
                 // Every invocation reads the same word: nothing between the
                 // two barriers writes it (see `uniform_load`).
@@ -165,6 +175,7 @@ impl Analysis<'_> {
                 let flow_in = Flow { jumps_diverge: false, ..flow.clone() };
                 let mut probe = flow_in.clone();
                 if let Some(c) = &l.cond {
+                    self.here = self.points.get(s);
                     if let Some(cause) = self.quiet(|a| a.expr(c)) {
                         probe.divergent.get_or_insert(cause);
                     }
@@ -179,6 +190,7 @@ impl Analysis<'_> {
                     inner.divergent.get_or_insert(Cause::new(r, "this `return` is taken by only some invocations, so the loop's later iterations diverge"));
                 }
                 if let Some(c) = &l.cond {
+                    self.here = self.points.get(s);
                     if let Some(cause) = self.expr(c) {
                         inner.divergent.get_or_insert(Cause {
                             span: c.span,
@@ -244,12 +256,20 @@ impl Analysis<'_> {
     }
 
     fn assign_local(&mut self, id: LocalId, cause: Option<Cause>, at: Span) {
-        if let (Some(c), None) = (cause, &self.locals[id]) {
-            let name = &self.kernel.body.locals[id].name;
-            let via = c.via.clone().unwrap_or_else(|| (at, format!("`{name}` stops being uniform here: {}", c.why)));
-            self.locals[id] = Some(Cause { span: at, why: format!("`{name}` may differ between invocations"), via: Some(via) });
-            self.changed = true;
+        let Some(c) = cause else { return };
+        if self.locals[id].iter().any(|(p, _)| p.at == self.here.at) {
+            return;
         }
+        let name = &self.kernel.body.locals[id].name;
+        let via = c.via.clone().unwrap_or_else(|| (at, format!("`{name}` stops being uniform here: {}", c.why)));
+        self.locals[id].push((self.here.clone(), Cause { span: at, why: format!("`{name}` may differ between invocations"), via: Some(via) }));
+        self.changed = true;
+    }
+
+    /// Why local `id` may differ between invocations where it is read
+    /// now: an assignment of such a value that may run before this point.
+    fn local(&self, id: LocalId) -> Option<Cause> {
+        self.locals[id].iter().find(|(p, _)| p.reaches(&self.here)).map(|(_, c)| c.clone())
     }
 
     fn place_indices(&mut self, p: &Place) -> Option<Cause> {
@@ -289,7 +309,7 @@ impl Analysis<'_> {
             ExprKind::Load(p) => {
                 let idx = self.place_indices(p);
                 let root = match &p.root {
-                    Root::Local(id) => self.locals[*id].clone().map(|c| Cause { span: e.span, ..c }),
+                    Root::Local(id) => self.local(*id).map(|c| Cause { span: e.span, ..c }),
                     Root::Mem { mem: MemRef::Param(i), .. } if matches!(self.kernel.params[*i].kind, ParamKind::Storage { .. }) && !self.written[*i] => None,
                     Root::Mem { mem, .. } => Some(Cause::new(
                         e.span,
@@ -398,4 +418,59 @@ fn written(kernel: &Kernel) -> Vec<bool> {
         _ => {}
     });
     w
+}
+
+/// A statement's place in the kernel: its rank in source order and the
+/// loops around it (by their own rank). An assignment may run before a
+/// read if it comes first in source order, or if a loop holds both (an
+/// earlier iteration's): structured control flow has no other way back.
+/// So a local assigned a varying value late in a kernel is still
+/// uniform where it is read before, as WGSL's analysis (flow-sensitive)
+/// has it.
+#[derive(Clone, Default, PartialEq)]
+struct Point {
+    at: usize,
+    loops: std::rc::Rc<[usize]>,
+}
+
+impl Point {
+    fn reaches(&self, read: &Point) -> bool {
+        self.at < read.at || self.loops.iter().any(|l| read.loops.contains(l))
+    }
+}
+
+/// Every statement's `Point`, by its address (the IR is not changed while
+/// it is analysed). A loop's own point counts it among its loops: its
+/// condition is read at each iteration.
+#[derive(Default)]
+struct Points {
+    of: std::collections::HashMap<*const Stmt, Point>,
+}
+
+impl Points {
+    fn block(&mut self, b: &[Stmt], loops: &[usize]) {
+        for s in b {
+            let at = self.of.len();
+            let mut inner = loops.to_vec();
+            if matches!(s.kind, StmtKind::Loop(_)) {
+                inner.push(at);
+            }
+            self.of.insert(s as *const Stmt, Point { at, loops: inner.clone().into() });
+            match &s.kind {
+                StmtKind::If(_, a, b) => {
+                    self.block(a, loops);
+                    self.block(b, loops);
+                }
+                StmtKind::Loop(l) => {
+                    self.block(&l.body, &inner);
+                    self.block(&l.continuing, &inner);
+                }
+                _ => {}
+            }
+        }
+    }
+
+    fn get(&self, s: &Stmt) -> Point {
+        self.of.get(&(s as *const Stmt)).cloned().unwrap_or_default()
+    }
 }

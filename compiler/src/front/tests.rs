@@ -622,3 +622,17 @@ fn main(@builtin(local_invocation_index) li: u32) {
     // that loop: the barrier after it is uniform.
     compiles(&src.replace("        if li >= 32u { return; }\n", ""), "main");
 }
+
+#[test]
+fn float_atomics_are_refused_at_their_declaration() {
+    let src = "\
+@group(0) @binding(0) var<storage, read_write> grads: array<atomic<f32>>;
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+    atomicAdd(&grads[g.x % 4u], 1.0);
+}
+";
+    let err = load(src, "main").unwrap_err();
+    assert!(err.starts_with("error: `atomic<f32>` is not supported"), "{err}");
+    assert!(err.contains(" --> s.wgsl:1:"), "{err}");
+}

@@ -22,7 +22,15 @@ impl Cx<'_> {
         let t = &self.naga.types[h];
         match &t.inner {
             TypeInner::Scalar(s) => Ok(Type::Scalar(scalar(*s, at)?)),
-            TypeInner::Atomic(s) => Ok(Type::Atomic(scalar(*s, at)?)),
+            TypeInner::Atomic(s) => match scalar(*s, at)? {
+                // naga reads `atomic<f32>` (a device feature); WGSL has
+                // `atomic<u32>` and `atomic<i32>` only, and so has ld.
+                Scalar::F32 => Err(self.reject(
+                    at,
+                    "`atomic<f32>` is not supported: WGSL's atomics are `atomic<u32>` and `atomic<i32>` (a float sum can loop on `atomicCompareExchangeWeak` over the bits)",
+                )),
+                s => Ok(Type::Atomic(s)),
+            },
             TypeInner::Vector { size, scalar: s } => {
                 let s = scalar(*s, at)?;
                 Ok(self.vector_type(s, *size as u32))

@@ -263,6 +263,39 @@ fn k(ranges: &mut [u32], out: &mut [u32]) {
 }
 
 #[test]
+fn accepts_local_read_before_a_later_varying_assignment() {
+    // `count` varies only once the last invocations have set it, after
+    // the loop: where the loop's bound reads it, it is uniform (WGSL's
+    // analysis follows a variable's assignments in order too).
+    let src = r#"
+#[ld::kernel(workgroup_size = 64)]
+fn k(data: &mut [u32], n: u32) {
+    let tile = shared::<[u32; 64]>();
+    let lid = local_index();
+    let mut count = n;
+    let batches = count / 2;
+    for b in 0..batches {
+        tile[lid] = b;
+        barrier();
+        data[global_id().x] += tile[63 - lid];
+        barrier();
+    }
+    if lid == 0 {
+        count = 5;
+    }
+    data[global_id().x] += count;
+}
+"#;
+    accepts(src);
+    // Set inside the loop, the bound's next evaluation may read it.
+    let inside = src.replace("    let batches = count / 2;\n    for b in 0..batches {", "    let mut b = 0;\n    while b < count {").replace(
+        "        barrier();\n    }\n    if lid == 0 {\n        count = 5;\n    }",
+        "        barrier();\n        if lid == 0 {\n            count = 5;\n        }\n        b += 1;\n    }",
+    );
+    assert!(check(&inside).is_err(), "{inside}");
+}
+
+#[test]
 fn rejects_nonuniform_continue_in_loop_with_barrier() {
     rejects(
         r#"
