@@ -320,7 +320,7 @@ fn kernel_impl(m: &Module, f: &syn::ItemFn) -> syn::Result<TokenStream> {
         let w = s.elem.words(m);
         let len = s.len;
         let rt = cpu::rust_type(m, &s.elem);
-        quote!(__ld::SharedInfo { name: #n, elem_words: #w, len: #len, place: &<#rt as __ld::Words>::place, target: #target })
+        quote!(__ld::SharedInfo { name: #n, elem_words: #w, len: #len, place: &<#rt as __ld::Words>::place, target: #target, whole: false })
     });
     let targets = facts.targets.iter().map(|mem| match mem {
         &MemRef::Param(i) => quote!(__ld::TargetPlace::Param(#i)),

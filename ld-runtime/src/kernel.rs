@@ -289,6 +289,9 @@ pub struct SharedInfo {
     pub place: PlaceFn,
     /// Privatized per warp by check mode (every non-atomic shared array).
     pub target: bool,
+    /// `place` names a word of the whole variable: it holds one value,
+    /// not an array (a loaded shader's `var<workgroup> total: Sums`).
+    pub whole: bool,
 }
 
 impl SharedInfo {

@@ -325,3 +325,35 @@ fn a_struct_bound_alone_fits_a_larger_buffer_and_is_named_as_one_value() {
     let err = kernel.launch(&rt, [1, 1, 1], ld::Bindings::new().buffer(0, 0, &mut short)).err().map(|e| e.to_string()).unwrap_or_default();
     assert!(err.contains("the buffer holds 8 bytes, less than one `Args` (12 bytes)"), "{err}");
 }
+
+/// A workgroup variable of one struct, every invocation storing into one
+/// member before the barrier.
+const WORKGROUP_ONE: &str = "\
+struct Sums { a: u32, b: u32 }
+var<workgroup> total: Sums;
+@group(0) @binding(0) var<storage, read_write> out: array<u32>;
+
+@compute @workgroup_size(64)
+fn main(@builtin(local_invocation_index) l: u32, @builtin(global_invocation_id) g: vec3<u32>) {
+    total.b = l;
+    workgroupBarrier();
+    out[g.x] = total.b;
+}
+";
+
+#[test]
+fn a_workgroup_variable_of_one_value_is_named_without_an_index() {
+    let shader = ld::Shader::parse(WORKGROUP_ONE.to_string(), "total.wgsl".as_ref()).unwrap();
+    let kernel = ld::ShaderKernel::new(&shader, "main", &[]).unwrap();
+    for rt in runtimes() {
+        for mode in [Mode::Check, Mode::Exact] {
+            let what = format!("{:?} {mode:?}", rt.backend());
+            let mut out = rt.zeros::<u32>(64).unwrap();
+            let run = kernel.launch(&rt, [1, 1, 1], ld::Bindings::new().buffer(0, 0, &mut out)).unwrap().mode(mode).run();
+            let report = run.unwrap_or_else(|e| panic!("{what}: {e}")).report.expect("a checking mode reports");
+            assert!(report.has_races(), "{what}: {report}");
+            let places: Vec<&String> = report.races.iter().flat_map(|r| &r.places).collect();
+            assert!(!places.is_empty() && places.iter().all(|p| *p == "total.b"), "{what}: {places:?}");
+        }
+    }
+}

@@ -56,6 +56,10 @@ pub struct Kernel {
     /// dispatch's for storage, the workgroup's for workgroup memory), the
     /// kernel is refused (`words.rs` says why).
     pub atomic_memory_stores: Vec<words::UncheckedStore>,
+    /// By workgroup variable: whether it is one value, not an array
+    /// (`var<workgroup> total: Sums`), its words named from the variable
+    /// (`total.b`, not `total[0].b`).
+    pub shared_one: Vec<bool>,
 }
 
 type R<T> = Result<T, Rejected>;
@@ -78,9 +82,11 @@ pub fn translate(module: &naga::Module, info: &naga::valid::ModuleInfo, entry: &
     let ep_info = info.get_entry_point(index);
     cx.globals(ep_info)?;
     let kernel = cx.kernel(ep, ep_info)?;
-    let Cx { structs, spans, sources, mut layouts, atomic_memory_stores, .. } = cx;
+    let Cx { structs, spans, sources, mut layouts, atomic_memory_stores, globals, .. } = cx;
     let layouts = (0..sources.len()).map(|p| layouts.remove(&p)).collect();
-    Ok(Kernel { module: ir::Module { structs, functions: Vec::new(), kernel }, params: sources, spans, layouts, atomic_memory_stores })
+    let one = |i: usize| globals.values().any(|g| matches!(g, globals::Global::Shared { index, single: true, .. } if *index == i));
+    let shared_one = (0..kernel.shared.len()).map(one).collect();
+    Ok(Kernel { module: ir::Module { structs, functions: Vec::new(), kernel }, params: sources, spans, layouts, atomic_memory_stores, shared_one })
 }
 
 /// The translation's state: the naga module, and the IR's tables as they

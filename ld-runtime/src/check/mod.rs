@@ -234,7 +234,7 @@ pub fn targets(info: &KernelInfo) -> Vec<Target> {
             }
             TargetPlace::Shared(a) => {
                 let s = &info.shared[a];
-                Target { name: s.name, memory: Memory::Workgroup, elem_words: s.elem_words, place: s.place, whole: false }
+                Target { name: s.name, memory: Memory::Workgroup, elem_words: s.elem_words, place: s.place, whole: s.whole }
             }
         })
         .collect()

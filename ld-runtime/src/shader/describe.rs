@@ -34,12 +34,13 @@ pub(super) fn describe(shader: &Shader, entry: &str, kernel: &ld_compiler::front
     let facts = &compiled.facts;
     let params = m.kernel.params.iter().zip(&facts.classes).zip(&kernel.layouts).zip(&kernel.params);
     let params = params.map(|(((p, c), l), s)| param(m, p, *c, l.as_ref(), matches!(s, ParamSource::Buffer { one: true, .. }))).collect::<Vec<_>>();
-    let shared = m.kernel.shared.iter().zip(&facts.shared_targets).map(|(s, &target)| SharedInfo {
+    let shared = m.kernel.shared.iter().zip(&facts.shared_targets).zip(&kernel.shared_one).map(|((s, &target), &whole)| SharedInfo {
         name: leak(s.name.clone()),
         elem_words: s.elem.words(m),
         len: s.len,
         place: placer(m, &s.elem),
         target,
+        whole,
     });
     let targets = facts.targets.iter().map(|t| match *t {
         MemRef::Param(i) => TargetPlace::Param(i),
