@@ -39,7 +39,7 @@ fn a_loop_ending_with_break_if_runs_its_body_then_tests() {
     let collatz = |mut x: u32| {
         let mut n = 0;
         loop {
-            x = if x % 2 == 0 { x / 2 } else { 3 * x + 1 };
+            x = if x.is_multiple_of(2) { x / 2 } else { 3 * x + 1 };
             n += 1;
             if x == 1 {
                 return n;
@@ -93,7 +93,7 @@ fn continue_and_break_in_a_loop_ending_with_break_if_go_where_wgsl_says() {
     let collatz = |mut x: u32| {
         let (mut n, mut odd) = (0, 0);
         loop {
-            if x % 2 == 0 {
+            if x.is_multiple_of(2) {
                 x /= 2;
             } else {
                 x = 3 * x + 1;
