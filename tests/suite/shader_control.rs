@@ -11,6 +11,41 @@ use ld::Mode;
 
 const N: usize = 128;
 
+/// `src` loaded from `file`, its entry point `main`.
+fn kernel(src: &str, file: &str) -> ld::ShaderKernel {
+    let shader = ld::Shader::parse(src.to_string(), file.as_ref()).unwrap();
+    ld::ShaderKernel::new(&shader, "main", &[]).unwrap()
+}
+
+/// Why loading `src` fails.
+fn refusal(src: &str, file: &str) -> String {
+    let shader = ld::Shader::parse(src.to_string(), file.as_ref()).unwrap();
+    ld::ShaderKernel::new(&shader, "main", &[]).map(drop).unwrap_err().to_string()
+}
+
+/// Runs `kernel` over `N` invocations in every mode on both backends,
+/// `input` (if any) at binding 0 and the output at the next: the output
+/// must be `want`, and no mode may report a race.
+fn runs_as_wgsl_says(kernel: &ld::ShaderKernel, input: Option<&[u32]>, want: &[u32]) {
+    for rt in runtimes() {
+        for mode in [Mode::Native, Mode::Check, Mode::Deterministic, Mode::Exact] {
+            let what = format!("{:?} {mode:?}", rt.backend());
+            let input = input.map(|i| rt.upload(i).unwrap());
+            let mut out = rt.zeros::<u32>(want.len()).unwrap();
+            let bindings = match &input {
+                Some(i) => ld::Bindings::new().buffer(0, 0, i).buffer(0, 1, &mut out),
+                None => ld::Bindings::new().buffer(0, 0, &mut out),
+            };
+            let run = kernel.launch(&rt, [N as u32 / 64, 1, 1], bindings).unwrap().mode(mode).run();
+            let run = run.unwrap_or_else(|e| panic!("{what}: {e}"));
+            assert_eq!(out.to_vec().unwrap(), want, "{what}");
+            if let Some(r) = &run.report {
+                assert!(!r.has_races(), "{what}: {r}");
+            }
+        }
+    }
+}
+
 /// Collatz steps counted by a `loop` whose `continuing` block ends with
 /// `break if`, as naga's SPIR-V reader writes a `do { } while` loop.
 const BREAK_IF: &str = "\
@@ -33,8 +68,6 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 
 #[test]
 fn a_loop_ending_with_break_if_runs_its_body_then_tests() {
-    let shader = ld::Shader::parse(BREAK_IF.to_string(), "collatz.wgsl".as_ref()).unwrap();
-    let kernel = ld::ShaderKernel::new(&shader, "main", &[]).unwrap();
     // The body runs before the first test: x = 1 takes 1 -> 4 -> 2 -> 1.
     let collatz = |mut x: u32| {
         let mut n = 0;
@@ -48,15 +81,7 @@ fn a_loop_ending_with_break_if_runs_its_body_then_tests() {
     };
     let want: Vec<u32> = (0..N as u32).map(|i| collatz(i + 1)).collect();
     assert_eq!(want[0], 3);
-    for rt in runtimes() {
-        for mode in [Mode::Native, Mode::Check, Mode::Deterministic, Mode::Exact] {
-            let what = format!("{:?} {mode:?}", rt.backend());
-            let mut steps = rt.zeros::<u32>(N).unwrap();
-            let run = kernel.launch(&rt, [N as u32 / 64, 1, 1], ld::Bindings::new().buffer(0, 0, &mut steps)).unwrap().mode(mode).run();
-            run.unwrap_or_else(|e| panic!("{what}: {e}"));
-            assert_eq!(steps.to_vec().unwrap(), want, "{what}");
-        }
-    }
+    runs_as_wgsl_says(&kernel(BREAK_IF, "collatz.wgsl"), None, &want);
 }
 
 /// The same loop with a `continue` (which runs `continuing`, so its
@@ -88,8 +113,6 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 
 #[test]
 fn continue_and_break_in_a_loop_ending_with_break_if_go_where_wgsl_says() {
-    let shader = ld::Shader::parse(BREAK_IF_CONTINUE.to_string(), "collatz.wgsl".as_ref()).unwrap();
-    let kernel = ld::ShaderKernel::new(&shader, "main", &[]).unwrap();
     let collatz = |mut x: u32| {
         let (mut n, mut odd) = (0, 0);
         loop {
@@ -111,15 +134,7 @@ fn continue_and_break_in_a_loop_ending_with_break_if_go_where_wgsl_says() {
     let want: Vec<u32> = (0..N as u32).flat_map(|i| collatz(i + 1)).collect();
     // Some invocations leave by the `break`, skipping `continuing`.
     assert!(want.chunks(2).any(|c| c[1] == 6) && want.chunks(2).any(|c| c[1] < 6));
-    for rt in runtimes() {
-        for mode in [Mode::Native, Mode::Check, Mode::Deterministic, Mode::Exact] {
-            let what = format!("{:?} {mode:?}", rt.backend());
-            let mut steps = rt.zeros::<u32>(2 * N).unwrap();
-            let run = kernel.launch(&rt, [N as u32 / 64, 1, 1], ld::Bindings::new().buffer(0, 0, &mut steps)).unwrap().mode(mode).run();
-            run.unwrap_or_else(|e| panic!("{what}: {e}"));
-            assert_eq!(steps.to_vec().unwrap(), want, "{what}");
-        }
-    }
+    runs_as_wgsl_says(&kernel(BREAK_IF_CONTINUE, "collatz.wgsl"), None, &want);
 }
 
 /// A tiled sum whose barrier sits in `continuing`: each step's reads of
@@ -148,25 +163,11 @@ fn main(@builtin(local_invocation_index) l: u32, @builtin(global_invocation_id) 
 
 #[test]
 fn a_barrier_in_continuing_orders_each_step() {
-    let shader = ld::Shader::parse(BARRIER_IN_CONTINUING.to_string(), "tiles.wgsl".as_ref()).unwrap();
-    let kernel = ld::ShaderKernel::new(&shader, "main", &[]).unwrap();
     let want: Vec<u32> = (0..N as u32).map(|g| (0..4).map(|s| (g / 64 * 64 + (g % 64 + s + 1) % 64) * 10 + s).sum()).collect();
-    for rt in runtimes() {
-        for mode in [Mode::Native, Mode::Check, Mode::Deterministic, Mode::Exact] {
-            let what = format!("{:?} {mode:?}", rt.backend());
-            let mut out = rt.zeros::<u32>(N).unwrap();
-            let run = kernel.launch(&rt, [N as u32 / 64, 1, 1], ld::Bindings::new().buffer(0, 0, &mut out)).unwrap().mode(mode).run();
-            let run = run.unwrap_or_else(|e| panic!("{what}: {e}"));
-            assert_eq!(out.to_vec().unwrap(), want, "{what}");
-            if let Some(r) = &run.report {
-                assert!(!r.has_races(), "{what}: {r}");
-            }
-        }
-    }
+    runs_as_wgsl_says(&kernel(BARRIER_IN_CONTINUING, "tiles.wgsl"), None, &want);
     // Without it, the next step's write meets this step's read.
     let racy = BARRIER_IN_CONTINUING.replace("            workgroupBarrier();\n            step++;", "            step++;");
-    let shader = ld::Shader::parse(racy, "tiles.wgsl".as_ref()).unwrap();
-    let kernel = ld::ShaderKernel::new(&shader, "main", &[]).unwrap();
+    let kernel = kernel(&racy, "tiles.wgsl");
     for rt in runtimes() {
         let mut out = rt.zeros::<u32>(N).unwrap();
         let report = kernel.launch(&rt, [N as u32 / 64, 1, 1], ld::Bindings::new().buffer(0, 0, &mut out)).unwrap().exact().unwrap();
@@ -202,31 +203,16 @@ fn main(@builtin(local_invocation_index) l: u32, @builtin(global_invocation_id) 
 
 #[test]
 fn a_continue_after_the_iterations_barriers_keeps_them_uniform() {
-    let shader = ld::Shader::parse(SKIP_AFTER_BARRIERS.to_string(), "batches.wgsl".as_ref()).unwrap();
-    let kernel = ld::ShaderKernel::new(&shader, "main", &[]).unwrap();
     let items: Vec<u32> = (0..256).map(|i| i * 7 + 1).collect();
     let want: Vec<u32> = (0..N as u32).map(|g| (0..4).filter(|b| (g + b) % 3 != 0).map(|b| items[(b * 64 + 63 - g % 64) as usize]).sum()).collect();
-    for rt in runtimes() {
-        for mode in [Mode::Native, Mode::Check, Mode::Deterministic, Mode::Exact] {
-            let what = format!("{:?} {mode:?}", rt.backend());
-            let input = rt.upload(&items).unwrap();
-            let mut out = rt.zeros::<u32>(N).unwrap();
-            let run = kernel.launch(&rt, [N as u32 / 64, 1, 1], ld::Bindings::new().buffer(0, 0, &input).buffer(0, 1, &mut out)).unwrap().mode(mode).run();
-            let run = run.unwrap_or_else(|e| panic!("{what}: {e}"));
-            assert_eq!(out.to_vec().unwrap(), want, "{what}");
-            if let Some(r) = &run.report {
-                assert!(!r.has_races(), "{what}: {r}");
-            }
-        }
-    }
+    runs_as_wgsl_says(&kernel(SKIP_AFTER_BARRIERS, "batches.wgsl"), Some(&items), &want);
     // The same `continue` before the second barrier makes it divergent.
     let divergent = SKIP_AFTER_BARRIERS.replace(
         "        workgroupBarrier();\n        if ((g.x + b) % 3u == 0u) {\n            continue;\n        }\n",
         "        if ((g.x + b) % 3u == 0u) {\n            continue;\n        }\n        workgroupBarrier();\n",
     );
     assert_ne!(divergent, SKIP_AFTER_BARRIERS);
-    let shader = ld::Shader::parse(divergent, "batches.wgsl".as_ref()).unwrap();
-    let err = ld::ShaderKernel::new(&shader, "main", &[]).map(drop).unwrap_err().to_string();
+    let err = refusal(&divergent, "batches.wgsl");
     assert!(
         err.contains("this workgroup barrier is not reached by every invocation") && err.contains("this `continue` is taken by only some invocations"),
         "{err}"
@@ -263,26 +249,12 @@ fn main(@builtin(local_invocation_index) l: u32, @builtin(global_invocation_id) 
 
 #[test]
 fn a_bound_read_before_the_loop_varies_only_later() {
-    let shader = ld::Shader::parse(COUNT_DOWN.to_string(), "count.wgsl".as_ref()).unwrap();
-    let kernel = ld::ShaderKernel::new(&shader, "main", &[]).unwrap();
     // Odd invocations take 32, 32, 32 and 4 of the 100 in batches 1..4.
     let want: Vec<u32> = (0..N as u32).map(|g| if g % 2 == 0 { 0 } else { 32 + 32 * 2 + 32 * 3 + 4 * 4 }).collect();
-    for rt in runtimes() {
-        for mode in [Mode::Native, Mode::Check, Mode::Deterministic, Mode::Exact] {
-            let what = format!("{:?} {mode:?}", rt.backend());
-            let mut out = rt.zeros::<u32>(N).unwrap();
-            let run = kernel.launch(&rt, [N as u32 / 64, 1, 1], ld::Bindings::new().buffer(0, 0, &mut out)).unwrap().mode(mode).run();
-            let run = run.unwrap_or_else(|e| panic!("{what}: {e}"));
-            assert_eq!(out.to_vec().unwrap(), want, "{what}");
-            if let Some(r) = &run.report {
-                assert!(!r.has_races(), "{what}: {r}");
-            }
-        }
-    }
+    runs_as_wgsl_says(&kernel(COUNT_DOWN, "count.wgsl"), None, &want);
     // Bounded by `left` itself, the loop's later iterations diverge.
     let divergent = COUNT_DOWN.replace("b < batches", "b * 32u < left + b * 32u - 1u");
     assert_ne!(divergent, COUNT_DOWN);
-    let shader = ld::Shader::parse(divergent, "count.wgsl".as_ref()).unwrap();
-    let err = ld::ShaderKernel::new(&shader, "main", &[]).map(drop).unwrap_err().to_string();
+    let err = refusal(&divergent, "count.wgsl");
     assert!(err.contains("this workgroup barrier is not reached by every invocation"), "{err}");
 }
