@@ -66,7 +66,7 @@ impl Facts {
 /// Checks `m` (barrier uniformity, the engine's target count) and writes
 /// every variant, each validated by naga.
 pub fn compile(m: &Module) -> Result<Compiled, Diagnostics> {
-    analysis::uniformity::check(&m.kernel)?;
+    analysis::uniformity::check(m)?;
     analysis::targets::check_count(m).map_err(|d| vec![d])?;
     let validate = |(text, sites): (String, Vec<Site>), what: &str| match wgsl::validate(&text, m.kernel.span, what) {
         Ok(()) => Ok((text, sites)),

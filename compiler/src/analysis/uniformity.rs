@@ -18,8 +18,9 @@ use crate::{Diagnostic, Diagnostics};
 
 /// Every barrier that some invocations of a workgroup may miss, as an
 /// error at the barrier, its condition and what made that vary.
-pub fn check(kernel: &Kernel) -> Result<(), Diagnostics> {
-    let written = written(kernel);
+pub fn check(m: &Module) -> Result<(), Diagnostics> {
+    let kernel = &m.kernel;
+    let written = written(m);
     let mut points = Points::default();
     points.block(&kernel.body.block, &[]);
     let (locals, here) = (vec![Vec::new(); kernel.body.locals.len()], Point::default());
@@ -385,37 +386,17 @@ fn one_iteration(l: &Loop) -> bool {
 }
 
 /// Per parameter, whether the kernel may write its buffer: a store into
-/// it, an atomic on it, or a helper it is passed to (which may write it).
-/// A buffer no invocation writes holds the same words through the
-/// dispatch, so reads of it at uniform indices are uniform, however it is
-/// declared.
-fn written(kernel: &Kernel) -> Vec<bool> {
-    let mut w = vec![false; kernel.params.len()];
-    let param = |p: &Place| match p.root {
-        Root::Mem { mem: MemRef::Param(i), .. } => Some(i),
-        _ => None,
-    };
-    walk_stmts(&kernel.body.block, &mut |s| {
-        if let StmtKind::Assign(p, ..) = &s.kind {
-            if let Some(i) = param(p) {
-                w[i] = true;
-            }
+/// it, or a helper it is passed to (which may write it), as the target
+/// analysis finds them. A buffer no invocation writes holds the same
+/// words through the dispatch, so reads of it at uniform indices are
+/// uniform, however it is declared.
+fn written(m: &Module) -> Vec<bool> {
+    let targets = super::targets::list(m);
+    let mut w = vec![false; m.kernel.params.len()];
+    super::targets::accesses(m, &mut |t, touch| {
+        if let (MemRef::Param(i), false) = (targets[t], matches!(touch, super::targets::Touch::Load(_))) {
+            w[i] = true;
         }
-    });
-    crate::ir::visit::exprs(&kernel.body.block, &mut |e| match &e.kind {
-        ExprKind::Atomic(_, p, _) => {
-            if let Some(i) = param(p) {
-                w[i] = true;
-            }
-        }
-        ExprKind::Call(_, args) => {
-            for a in args {
-                if let CallArg::Slice { mem: MemRef::Param(i), .. } = a {
-                    w[*i] = true;
-                }
-            }
-        }
-        _ => {}
     });
     w
 }

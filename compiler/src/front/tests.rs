@@ -158,7 +158,7 @@ fn main(@builtin(local_invocation_index) li: u32) {
 }
 ";
     let k = load(src, "main").unwrap();
-    assert!(analysis::uniformity::check(&k.module.kernel).is_err());
+    assert!(analysis::uniformity::check(&k.module).is_err());
 }
 
 #[test]
@@ -582,7 +582,7 @@ fn main(@builtin(local_invocation_index) li: u32) {
     compiles(ok, "main");
     let late = ok.replace("    out[li] = tile[63u - li];\n}", "    workgroupBarrier();\n}");
     let k = load(&late, "main").unwrap();
-    let errors = analysis::uniformity::check(&k.module.kernel).unwrap_err();
+    let errors = analysis::uniformity::check(&k.module).unwrap_err();
     assert!(errors[0].message.starts_with("this workgroup barrier is not reached by every invocation"), "{errors:?}");
     assert!(
         errors[1].message.starts_with("this `break` (or a helper's `return`) is taken by only some invocations, so they skip what follows it"),
@@ -612,7 +612,7 @@ fn main(@builtin(local_invocation_index) li: u32) {
 }
 ";
     let k = load(src, "main").unwrap();
-    let errors = analysis::uniformity::check(&k.module.kernel).unwrap_err();
+    let errors = analysis::uniformity::check(&k.module).unwrap_err();
     // Both barriers after the nested return are refused (the invocations
     // that returned reach neither), each with the `return` as the cause.
     let messages: Vec<&str> = errors.iter().map(|d| d.message.split(':').next().unwrap()).collect();

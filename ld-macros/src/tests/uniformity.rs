@@ -13,7 +13,7 @@ fn check(src: &str) -> Result<(), Vec<super::Diag>> {
         Ok(mut ms) => ms.pop().unwrap().1,
         Err(d) => panic!("the kernel does not parse:\n{}", show(&d)),
     };
-    uniformity::check(&m.kernel).map_err(|e| super::diags(crate::spans::errors(&e), (0, 0)))
+    uniformity::check(&m).map_err(|e| super::diags(crate::spans::errors(&e), (0, 0)))
 }
 
 #[track_caller]
