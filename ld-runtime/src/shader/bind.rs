@@ -74,8 +74,7 @@ pub(super) fn args<'a>(loaded: &Loaded, mut bindings: Bindings<'a>) -> Result<Ve
                     Some(Bound::Buffer(b)) if writes && !b.exclusive => {
                         return Err(err(gb, "the shader writes it (`read_write`), and the buffer is bound as `&buf`: bind it as `&mut buf`".into()))
                     }
-                    Some(Bound::Buffer(b)) if one => Arg::Buffer(as_one(b, elem.words, elem.name).map_err(|p| err(gb, p))?),
-                    Some(Bound::Buffer(b)) => Arg::Buffer(as_elements(b, elem.words, elem.name).map_err(|p| err(gb, p))?),
+                    Some(Bound::Buffer(b)) => Arg::Buffer(as_variable(b, elem.words, elem.name, one).map_err(|p| err(gb, p))?),
                     Some(Bound::Uniform(_)) => {
                         return Err(err(gb, "the shader declares a storage buffer here, not a uniform: bind it with `Bindings::buffer`".into()))
                     }
@@ -97,31 +96,21 @@ pub(super) fn args<'a>(loaded: &Loaded, mut bindings: Bindings<'a>) -> Result<Ve
     Ok(args)
 }
 
-/// A buffer seen as `len` elements of `words` words each.
-fn as_elements<'a>(mut b: BufArg<'a>, words: u32, name: &'static str) -> std::result::Result<BufArg<'a>, String> {
+/// A buffer seen as the shader's variable: elements of `words` words
+/// each, as many as it holds whole, or (`one`) one value, its first bytes
+/// (a binding may be larger than its variable).
+fn as_variable<'a>(mut b: BufArg<'a>, words: u32, name: &'static str, one: bool) -> std::result::Result<BufArg<'a>, String> {
     let total = b.len as u64 * b.elem_words as u64;
     let each = words.max(1) as u64;
-    if total == 0 {
-        return Err("the buffer is empty; a binding needs at least one element (wgpu cannot bind zero bytes)".into());
-    }
-    if !total.is_multiple_of(each) {
-        return Err(format!("the buffer holds {} bytes, not a whole number of `{name}` ({} bytes each)", total * 4, each * 4));
-    }
-    b.len = (total / each) as usize;
-    b.elem_words = words;
-    b.elem = TypeId::of::<ShaderElement>();
-    b.elem_name = name;
-    Ok(b)
-}
-
-/// A buffer seen as one value of `words` words: its first bytes (a
-/// binding may be larger than its variable).
-fn as_one<'a>(mut b: BufArg<'a>, words: u32, name: &'static str) -> std::result::Result<BufArg<'a>, String> {
-    let total = b.len as u64 * b.elem_words as u64;
-    if total < words as u64 {
-        return Err(format!("the buffer holds {} bytes, less than one `{name}` ({} bytes)", total * 4, words * 4));
-    }
-    b.len = 1;
+    b.len = match one {
+        true if total < each => return Err(format!("the buffer holds {} bytes, less than one `{name}` ({} bytes)", total * 4, each * 4)),
+        true => 1,
+        false if total == 0 => return Err("the buffer is empty; a binding needs at least one element (wgpu cannot bind zero bytes)".into()),
+        false if !total.is_multiple_of(each) => {
+            return Err(format!("the buffer holds {} bytes, not a whole number of `{name}` ({} bytes each)", total * 4, each * 4))
+        }
+        false => (total / each) as usize,
+    };
     b.elem_words = words;
     b.elem = TypeId::of::<ShaderElement>();
     b.elem_name = name;

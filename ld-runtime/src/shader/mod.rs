@@ -150,15 +150,16 @@ fn load(shader: &Shader, entry: &str, overrides: &BTreeMap<String, f64>, bounds:
         let text: Vec<String> = ds.iter().map(|d| ld_compiler::front::render(&shown, &shader.source, span_of(&kernel, d.span), &d.message)).collect();
         Error::Shader(ShaderError::Unsupported { message: text.concat() })
     })?;
-    let declared = shader.bindings().into_iter().map(|(gb, h)| (gb, shader.module.global_variables[h].name.clone().unwrap_or_default())).collect();
-    let info = describe::describe(shader, entry, &kernel, compiled);
-    let [x, y, z] = info.workgroup_size;
     // Workgroup memory: only the workgroup's invocations reach it, and
-    // its size is known now.
+    // its size is known now (before the description, which lives as long
+    // as the process).
+    let [x, y, z] = kernel.module.kernel.workgroup_size;
     if let Some(s) = kernel.atomic_memory_stores.iter().find(|s| s.workgroup && x * y * z > 1) {
         let message = "a plain store into workgroup memory that holds atomics, in a workgroup of more than one invocation: ld checks no word of such memory for races, so it checks this kernel only with one invocation per workgroup. Move the plain members to a variable of their own";
         return Err(Error::Shader(ShaderError::Unsupported { message: ld_compiler::front::render(&shown, &shader.source, s.at, message) }));
     }
+    let declared = shader.bindings().into_iter().map(|(gb, h)| (gb, shader.module.global_variables[h].name.clone().unwrap_or_default())).collect();
+    let info = describe::describe(shader, entry, &kernel, compiled);
     let unchecked_stores = kernel.atomic_memory_stores.iter().find(|s| !s.workgroup).map(|s| {
         let message = "a plain store into a struct that holds atomics, in a dispatch of more than one invocation: ld checks no word of such memory for races, so it checks this kernel only when one invocation runs it. Move the plain members to a buffer of their own, or dispatch one invocation";
         ld_compiler::front::render(&shown, &shader.source, s.at, message)
