@@ -31,6 +31,15 @@ pub enum BarrierKind {
     Storage,
 }
 
+impl From<ld_compiler::ir::BarrierKind> for BarrierKind {
+    fn from(k: ld_compiler::ir::BarrierKind) -> Self {
+        match k {
+            ld_compiler::ir::BarrierKind::Workgroup => BarrierKind::Workgroup,
+            ld_compiler::ir::BarrierKind::Storage => BarrierKind::Storage,
+        }
+    }
+}
+
 /// Which memory an access addresses: a buffer (by kernel parameter index)
 /// or a workgroup array (by declaration index).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -93,6 +102,25 @@ pub enum AtomicOp {
     Xor,
     Exchange,
     CompareExchange,
+}
+
+impl From<ld_compiler::ir::AtomicOp> for AtomicOp {
+    fn from(op: ld_compiler::ir::AtomicOp) -> Self {
+        use ld_compiler::ir::AtomicOp as A;
+        match op {
+            A::Load => AtomicOp::Load,
+            A::Store => AtomicOp::Store,
+            A::Add => AtomicOp::Add,
+            A::Sub => AtomicOp::Sub,
+            A::Max => AtomicOp::Max,
+            A::Min => AtomicOp::Min,
+            A::And => AtomicOp::And,
+            A::Or => AtomicOp::Or,
+            A::Xor => AtomicOp::Xor,
+            A::Exchange => AtomicOp::Exchange,
+            A::CompareExchange => AtomicOp::CompareExchange,
+        }
+    }
 }
 
 /// Why an invocation stopped. `site` is the kernel source (line, column).
@@ -310,6 +338,12 @@ impl<'a> Cx<'a> {
         if self.noted.is_none() && !self.quiet {
             self.noted = Some(f);
         }
+    }
+
+    /// Whether accesses to `mem` go through the monitor or the targets
+    /// (the others are made in place).
+    pub(crate) fn routes(&self, mem: Mem) -> bool {
+        self.routed.has(mem)
     }
 
     pub(crate) fn fuel_left(&self) -> u64 {

@@ -3,7 +3,6 @@
 //! the same compiler output (`ld_compiler::Compiled` and its `Facts`), so
 //! every mode, check and report treats both kinds of kernel alike.
 
-use crate::cpu::interp::Program;
 use crate::cpu::twin::BarrierKind as TwinBarrier;
 use crate::kernel::*;
 use ld_compiler::front::words::{place, Layout};
@@ -57,8 +56,7 @@ pub(super) fn describe(shader: &Shader, entry: &str, kernel: &ld_compiler::front
     // Leaked as the description is: invocations then borrow it without
     // counting references (a shared count, bumped by every invocation of
     // every thread, would cost more than the invocation's work).
-    let program: &'static Program = Box::leak(Box::new(Program::new(compiled.settled, sites.clone())));
-    let new_invocation: NewInvocation = Box::leak(Box::new(move || program.invocation()));
+    let new_invocation = crate::cpu::loaded(compiled.settled, sites.clone());
     KernelInfo {
         name: leak(entry),
         workgroup_size: m.kernel.workgroup_size,

@@ -13,7 +13,7 @@ fn f(x: u32) -> f32 {
 }
 
 /// A literal of type `ty` as a word (the twin's `lit`).
-pub(super) fn lit(l: Lit, ty: &Type) -> u32 {
+pub(in crate::cpu) fn lit(l: Lit, ty: &Type) -> u32 {
     match (l, ty) {
         (Lit::Int(v), Type::Scalar(Scalar::U32)) => v as u32,
         (Lit::Int(v), _) => v as i32 as u32,
@@ -26,7 +26,7 @@ pub(super) fn lit(l: Lit, ty: &Type) -> u32 {
 /// dispatches; a shift's amount is a word either way), as a function
 /// chosen once per operator of the program. Expressions short-circuit
 /// `&&` and `||` before they get here.
-pub(super) fn binary_fn(op: BinOp, ty: &Type) -> fn(u32, u32) -> u32 {
+pub(in crate::cpu) fn binary_fn(op: BinOp, ty: &Type) -> fn(u32, u32) -> u32 {
     // Each arm a function of its own, `op` a constant in it.
     macro_rules! per_op {
         ($f:expr) => {
@@ -137,7 +137,7 @@ fn logical(op: BinOp, x: bool, y: bool) -> u32 {
 
 /// `op x`, the result of type `ty`: `-` negates floats (the sign bit) and
 /// wraps integers, `!` is logical on bools and bitwise on integers.
-pub(super) fn unary(op: UnOp, ty: &Type, x: u32) -> u32 {
+pub(in crate::cpu) fn unary(op: UnOp, ty: &Type, x: u32) -> u32 {
     match (op, ty) {
         (UnOp::Neg, Type::Scalar(Scalar::F32)) => (-f(x)).to_bits(),
         (UnOp::Neg, _) => x.wrapping_neg(),
@@ -149,7 +149,7 @@ pub(super) fn unary(op: UnOp, ty: &Type, x: u32) -> u32 {
 /// `x as to`, `x` of scalar type `from` (the twin's `cast`): floats to
 /// integers round toward zero and clamp (`ops`), integers reinterpret or
 /// convert as Rust's `as`.
-pub(super) fn cast(from: Scalar, to: Scalar, x: u32) -> u32 {
+pub(in crate::cpu) fn cast(from: Scalar, to: Scalar, x: u32) -> u32 {
     use Scalar::*;
     match (from, to) {
         (a, b) if a == b => x,
@@ -166,7 +166,7 @@ pub(super) fn cast(from: Scalar, to: Scalar, x: u32) -> u32 {
 
 /// Built-in function `i` of `xs` (as many as it takes), the first of type
 /// `ty` (the twin's `intrinsic`).
-pub(super) fn intrinsic(i: Intrinsic, ty: &Type, xs: [u32; 3]) -> u32 {
+pub(in crate::cpu) fn intrinsic(i: Intrinsic, ty: &Type, xs: [u32; 3]) -> u32 {
     match ty {
         Type::Scalar(Scalar::F32) => float_fn(i, f(xs[0]), f(xs[1]), f(xs[2])),
         Type::Scalar(Scalar::I32) => int_fn(i, xs, true),

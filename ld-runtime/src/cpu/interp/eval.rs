@@ -10,8 +10,8 @@
 use super::frame::{Layout, Shapes};
 use super::stmt::Flow;
 use super::Program;
-use crate::cpu::twin::{self, Cx, Fault, Mem};
-use ld_compiler::ir::{self, FnParam, Local, LocalId, MemRef, Module, Type};
+use crate::cpu::twin::{Cx, Fault, Mem};
+use ld_compiler::ir::{FnParam, Local, LocalId, MemRef, Module, Type};
 use ld_compiler::Span;
 
 /// A fault travels boxed: a result is then two words, returned in
@@ -149,32 +149,5 @@ impl Eval<'_, '_> {
     pub fn give(&mut self, mut b: Vec<u32>) {
         b.clear();
         self.pool.push(b);
-    }
-}
-
-/// The runtime's name for an IR atomic operation.
-pub(super) fn atomic_op(op: ir::AtomicOp) -> twin::AtomicOp {
-    use ir::AtomicOp as A;
-    use twin::AtomicOp as T;
-    match op {
-        A::Load => T::Load,
-        A::Store => T::Store,
-        A::Add => T::Add,
-        A::Sub => T::Sub,
-        A::Max => T::Max,
-        A::Min => T::Min,
-        A::And => T::And,
-        A::Or => T::Or,
-        A::Xor => T::Xor,
-        A::Exchange => T::Exchange,
-        A::CompareExchange => T::CompareExchange,
-    }
-}
-
-/// The runtime's name for an IR barrier.
-pub(super) fn barrier_kind(k: ir::BarrierKind) -> twin::BarrierKind {
-    match k {
-        ir::BarrierKind::Workgroup => twin::BarrierKind::Workgroup,
-        ir::BarrierKind::Storage => twin::BarrierKind::Storage,
     }
 }

@@ -5,7 +5,7 @@
 //! returning them, builtins) are gathered word by word by `value`.
 
 use super::arith::{binary_fn, cast, intrinsic, lit, unary};
-use super::eval::{atomic_op, Compiler, Operand, Scalar, Value};
+use super::eval::{Compiler, Operand, Scalar, Value};
 use super::frame::is_scalar;
 use super::place::Loc;
 use crate::cpu::twin::{Ids, UVec3};
@@ -129,7 +129,7 @@ impl Compiler<'_> {
         let site = self.site(span);
         let (place, ty) = self.place(p, site);
         let Type::Atomic(s) = ty else { unreachable!("atomics live in memory") };
-        let (signed, op) = (*s == S::I32, atomic_op(op));
+        let (signed, op) = (*s == S::I32, op.into());
         let args: Vec<Scalar> = args.iter().take(2).map(|a| self.scalar(a)).collect();
         Box::new(move |ev| {
             let Loc::Mem { mem, index, inner } = place(ev)? else { unreachable!("atomics live in memory") };

@@ -5,11 +5,11 @@
 //! `StructDef::field_offset`, the layout memory uses too, so a value moves
 //! between a local and memory word for word.
 
-use ld_compiler::ir::{Body, LocalId, Module, StructId, Type};
+use ld_compiler::ir::{Body, LocalId, Module, ParamKind, StructId, Type};
 
 /// The sizes of the module's types in words, structs precomputed: a
 /// struct's size and its fields' offsets are asked at every access to it.
-pub(super) struct Shapes {
+pub(in crate::cpu) struct Shapes {
     struct_words: Vec<u32>,
     field_offsets: Vec<Vec<u32>>,
 }
@@ -41,12 +41,12 @@ impl Shapes {
 
 /// Whether a value of type `t` is one word computed on the fast path
 /// (a scalar), rather than an aggregate gathered in a buffer.
-pub(super) fn is_scalar(t: &Type) -> bool {
+pub(in crate::cpu) fn is_scalar(t: &Type) -> bool {
     matches!(t, Type::Scalar(_) | Type::Atomic(_))
 }
 
 /// A function's locals laid out in one frame of words.
-pub(super) struct Layout {
+pub(in crate::cpu) struct Layout {
     offsets: Vec<u32>,
     words: u32,
 }
@@ -71,5 +71,56 @@ impl Layout {
     /// variables (and the twin's `zeroed()`).
     pub fn words(&self) -> usize {
         self.words as usize
+    }
+}
+
+/// A kernel parameter's element type as places see it (a uniform has none).
+pub(in crate::cpu) fn param_elem(kind: &ParamKind) -> Type {
+    match kind {
+        ParamKind::Storage { elem, .. } => elem.clone(),
+        ParamKind::Atomic { elem } => Type::Atomic(*elem),
+        ParamKind::Uniform { .. } => Type::Unit,
+    }
+}
+
+/// Each kernel parameter's word in the uniform block: the uniforms, one
+/// word each, in parameter order.
+pub(in crate::cpu) fn uniform_words(m: &Module) -> Vec<usize> {
+    let mut before = 0;
+    let each = m.kernel.params.iter().map(|p| {
+        let w = before;
+        before += matches!(p.kind, ParamKind::Uniform { .. }) as usize;
+        w
+    });
+    each.collect()
+}
+
+/// Locals of a frame this small live in the invocation itself: a kernel
+/// as small as saxpy's would otherwise spend a good part of its time
+/// allocating its frame.
+const INLINE_WORDS: usize = 32;
+
+/// An invocation's frame of `n` words, zeroed: inline, or on the heap
+/// where it is larger.
+pub(in crate::cpu) enum Frame {
+    Inline([u32; INLINE_WORDS]),
+    Heap(Vec<u32>),
+}
+
+impl Frame {
+    pub fn new(n: usize) -> Frame {
+        if n <= INLINE_WORDS {
+            Frame::Inline([0; INLINE_WORDS])
+        } else {
+            Frame::Heap(vec![0; n])
+        }
+    }
+
+    /// The first `n` words (`n`: the size it was made with).
+    pub fn words(&mut self, n: usize) -> &mut [u32] {
+        match self {
+            Frame::Inline(w) => &mut w[..n],
+            Frame::Heap(v) => v,
+        }
     }
 }

@@ -3,7 +3,8 @@
 //! terminator, until a barrier suspends the invocation (resuming at the
 //! block after it) or the body ends.
 
-use super::eval::{barrier_kind, Compiler, Eval, Operand, Site, R};
+use super::eval::{Compiler, Eval, Operand, Site, R};
+use super::frame::Frame;
 use super::stmt::{run, Block, Flow};
 use super::Program;
 use crate::cpu::twin::{BarrierKind, Cx, Fault, Invocation, Yield};
@@ -37,7 +38,7 @@ impl Compiler<'_> {
             Term::Return => KTerm::Return,
             Term::Goto(t) => KTerm::Goto(*t as u32),
             Term::Branch(c, a, b, tick) => KTerm::Branch(self.operand(c), *a as u32, *b as u32, tick.map(|s| self.site(s))),
-            Term::Barrier(kind, next, index, _) => KTerm::Barrier { kind: barrier_kind(*kind), next: *next as u32, id: *index as u32 },
+            Term::Barrier(kind, next, index, _) => KTerm::Barrier { kind: (*kind).into(), next: *next as u32, id: *index as u32 },
         };
         KBlock { stmts: self.block(&b.stmts), term }
     }
@@ -52,31 +53,9 @@ pub(super) struct Interp {
     pool: Vec<Vec<u32>>,
 }
 
-/// Locals of a frame this small live in the invocation itself: a kernel
-/// as small as saxpy's would otherwise spend a good part of its time
-/// allocating its frame.
-const INLINE_WORDS: usize = 32;
-
-/// The kernel's frame: inline, or on the heap where it is larger.
-enum Frame {
-    Inline([u32; INLINE_WORDS]),
-    Heap(Vec<u32>),
-}
-
-impl Frame {
-    fn words(&mut self, n: usize) -> &mut [u32] {
-        match self {
-            Frame::Inline(w) => &mut w[..n],
-            Frame::Heap(v) => v,
-        }
-    }
-}
-
 impl Interp {
     pub fn new(prog: &'static Program) -> Self {
-        let n = prog.kernel_words;
-        let frame = if n <= INLINE_WORDS { Frame::Inline([0; INLINE_WORDS]) } else { Frame::Heap(vec![0; n]) };
-        Interp { prog, pc: 0, frame, pool: Vec::new() }
+        Interp { prog, pc: 0, frame: Frame::new(prog.kernel_words), pool: Vec::new() }
     }
 }
 

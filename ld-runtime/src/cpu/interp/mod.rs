@@ -1,6 +1,8 @@
 //! An interpreter of ld's kernel IR: the CPU reference for kernels that
 //! exist only at run time (shaders loaded from WGSL), which have no CPU
-//! twin compiled from the IR by `#[ld::kernel]`. It runs the same IR with
+//! twin compiled from the IR by `#[ld::kernel]`, on a host Cranelift has
+//! no back end for (elsewhere `cpu::jit` compiles them to native code,
+//! and this module's tests check that code against it). It runs the same IR with
 //! the twin's semantics exactly (`ld-macros/src/cpu`): the same lowered
 //! state machine (`ld_compiler::lower::machine`), suspended at barriers;
 //! the same arithmetic; the same order of evaluation; and the same calls
@@ -15,11 +17,11 @@
 //! `place.rs`, `stmt.rs` and `call.rs` compile the IR's expressions,
 //! places, statements and helper calls, `machine.rs` the kernel's blocks.
 
-mod arith;
+pub(in crate::cpu) mod arith;
 mod call;
 mod eval;
 mod expr;
-mod frame;
+pub(in crate::cpu) mod frame;
 mod machine;
 mod place;
 mod stmt;
@@ -29,8 +31,8 @@ mod tests;
 
 use super::twin::Invocation;
 use eval::{Compiler, Scope};
-use frame::{Layout, Shapes};
-use ld_compiler::ir::{Body, FnParam, Module, ParamKind, Type};
+use frame::{param_elem, uniform_words, Layout, Shapes};
+use ld_compiler::ir::{Body, FnParam, Module, Type};
 use ld_compiler::lower;
 
 /// A kernel's IR compiled for interpretation: shared by every invocation.
@@ -51,7 +53,7 @@ impl Program {
     pub fn new(module: Module, sites: Vec<(u32, u32)>) -> Program {
         let shapes = Shapes::new(&module);
         let param_elems: Vec<Type> = module.kernel.params.iter().map(|p| param_elem(&p.kind)).collect();
-        let uniform_words = uniform_words(&module.kernel.params);
+        let uniform_words = uniform_words(&module);
         let whole = Whole { module: &module, shapes: &shapes, param_elems: &param_elems, uniform_words: &uniform_words, sites: &sites };
         let helpers = module.functions.iter().enumerate().map(|(f, func)| whole.compile(&func.body, &func.params, false, |c| c.helper(f))).collect();
         let machine = lower::machine(&module.kernel.body.block);
@@ -83,26 +85,6 @@ impl Whole<'_> {
         let scope = Scope { locals: &body.locals, layout: &layout, params, kernel };
         f(&Compiler { module: self.module, shapes: self.shapes, param_elems: self.param_elems, uniform_words: self.uniform_words, sites: self.sites, scope })
     }
-}
-
-fn param_elem(kind: &ParamKind) -> Type {
-    match kind {
-        ParamKind::Storage { elem, .. } => elem.clone(),
-        ParamKind::Atomic { elem } => Type::Atomic(*elem),
-        ParamKind::Uniform { .. } => Type::Unit,
-    }
-}
-
-fn uniform_words(params: &[ld_compiler::ir::Param]) -> Vec<usize> {
-    let mut before = 0;
-    params
-        .iter()
-        .map(|p| {
-            let w = before;
-            before += matches!(p.kind, ParamKind::Uniform { .. }) as usize;
-            w
-        })
-        .collect()
 }
 
 /// Executors share one program among threads and move invocations

@@ -1,7 +1,10 @@
 //! The interpreter on small WGSL compute shaders, loaded as run-time
 //! loading loads them (naga → `front::translate` → `compile`), run by a
 //! driver that steps each workgroup region by region as the executor
-//! does; every result is computed independently here. `tests/built.rs`
+//! does; every result is computed independently here. Every dispatch
+//! also runs the same IR compiled to native code (`cpu::jit`), which
+//! must leave the same words, note the same indices and stop at the
+//! same fault. `tests/built.rs`
 //! runs IR built by hand: what no WGSL shader reaches (helpers, slices,
 //! short circuits), and the exact calls into `Cx`.
 
@@ -10,6 +13,7 @@ mod shaders;
 
 use super::Program;
 use crate::cpu::executor::unlinear;
+use crate::cpu::jit::Jitted;
 use crate::cpu::twin::{Cx, Fault, Ids, Invocation, Routed, SharedMem, StorageView, UVec3, Yield};
 use ld_compiler::ir::{Bounds, Module, ParamKind};
 use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
@@ -17,6 +21,7 @@ use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 /// A kernel ready to run, with its IR for the driver's bindings.
 struct Kernel {
     program: &'static Program,
+    native: &'static Jitted,
     module: Module,
 }
 
@@ -24,7 +29,8 @@ impl Kernel {
     /// The program leaks, as a loaded shader's does (it lives as long as
     /// the process).
     fn new(module: Module, sites: Vec<(u32, u32)>) -> Kernel {
-        Kernel { program: Box::leak(Box::new(Program::new(module.clone(), sites))), module }
+        let native = Jitted::new(&module, &sites).unwrap_or_else(|u| panic!("not compiled to native code: {}", u.0));
+        Kernel { program: Box::leak(Box::new(Program::new(module.clone(), sites))), native: Box::leak(Box::new(native)), module }
     }
 }
 
@@ -78,7 +84,18 @@ struct Dispatch<'a> {
 
 impl Kernel {
     /// Runs every workgroup in linear order; the first fault stops it.
+    /// The interpreter's run is the result; native code's must match it.
     fn run(&self, d: Dispatch) -> Result<Noted, Stopped> {
+        let mut copy = d.buffers.to_vec();
+        let native = self.run_with(Dispatch { buffers: &mut copy, ..d }, &|| self.native.invocation());
+        let Dispatch { grid, buffers, uniforms, fuel } = d;
+        let interpreted = self.run_with(Dispatch { grid, buffers: &mut *buffers, uniforms, fuel }, &|| self.program.invocation());
+        assert_eq!(native, interpreted, "native code and the interpreter disagree");
+        assert_eq!(copy, *buffers, "native code and the interpreter leave different words");
+        interpreted
+    }
+
+    fn run_with(&self, d: Dispatch, new: &dyn Fn() -> Box<dyn Invocation>) -> Result<Noted, Stopped> {
         let words = self.bind(d.buffers);
         let views = self.views(&words);
         let count = d.grid.iter().product::<u32>() as u64;
@@ -86,7 +103,7 @@ impl Kernel {
         let mut result = Ok(());
         for wg in 0..count {
             let wid = unlinear(wg, d.grid);
-            result = self.workgroup(&d, wid, &views, &mut noted);
+            result = self.workgroup(&d, wid, &views, &mut noted, new);
             if result.is_err() {
                 break;
             }
@@ -127,7 +144,14 @@ impl Kernel {
 
     /// One workgroup, region by region, each invocation to its next
     /// barrier in local-index order; all must wait at the same one.
-    fn workgroup(&self, d: &Dispatch, wid: UVec3, views: &[Option<StorageView>], noted: &mut Noted) -> Result<(), Stopped> {
+    fn workgroup(
+        &self,
+        d: &Dispatch,
+        wid: UVec3,
+        views: &[Option<StorageView>],
+        noted: &mut Noted,
+        new: &dyn Fn() -> Box<dyn Invocation>,
+    ) -> Result<(), Stopped> {
         let k = &self.module.kernel;
         let n = k.workgroup_size.iter().product::<u32>();
         let mut shared: Vec<SharedMem> = k
@@ -135,7 +159,7 @@ impl Kernel {
             .iter()
             .map(|s| SharedMem { words: vec![0; (s.elem.words(&self.module) * s.len) as usize], elem_words: s.elem.words(&self.module), len: s.len })
             .collect();
-        let mut invocations: Vec<Box<dyn Invocation>> = (0..n).map(|_| self.program.invocation()).collect();
+        let mut invocations: Vec<Box<dyn Invocation>> = (0..n).map(|_| new()).collect();
         let mut fuel = vec![d.fuel; n as usize];
         let mut done = vec![false; n as usize];
         let mut quiet = vec![false; n as usize];

@@ -1,0 +1,245 @@
+//! What native code and the runtime share: `JitCx`, the context every
+//! compiled step receives (the invocation's ids and fuel where the code
+//! reads them inline, and its `Cx` for everything else), and the shims,
+//! `extern "C"` functions through which the code calls into `Cx` and into
+//! the interpreter's arithmetic (`interp::arith`), so that both CPU
+//! references share one description of what an access or an operation
+//! does.
+//!
+//! A fallible shim returns its value in the low 32 bits and a fault flag
+//! at bit 32 (`FAULT`); the fault itself waits in `JitCx::fault` for the
+//! step to return it.
+
+use crate::cpu::interp::arith;
+use crate::cpu::twin::UVec3;
+use crate::cpu::twin::{AtomicOp, Cx, Fault, Ids, Mem};
+use ld_compiler::ir::{Intrinsic, Scalar, Type};
+use std::mem::{offset_of, MaybeUninit};
+
+/// Bit 32 of a shim's result: it faulted.
+pub(super) const FAULT: u64 = 1 << 32;
+/// Bit 33 of `index`'s result: the index was clamped under WGSL's rule.
+pub(super) const CLAMPED: u64 = 1 << 33;
+
+/// The context of one step. `repr(C)`: the code reads `uniforms`, `cx`
+/// and `views` at their offsets, and through `cx` the invocation's ids
+/// and fuel (`id_offset`, `FUEL_OFFSET`).
+#[repr(C)]
+pub(super) struct JitCx<'a, 'cx> {
+    /// The uniform block's first word.
+    pub uniforms: *const u32,
+    pub cx: &'a mut Cx<'cx>,
+    pub fault: Option<Fault>,
+    /// The memories the code reaches in place, each in its slot; only
+    /// those the step may use are made (`Jitted::views`), the rest stay
+    /// uninitialised.
+    pub views: [MaybeUninit<View>; VIEWS],
+}
+
+/// Memories past this many are always reached through the shims.
+pub(super) const VIEWS: usize = 16;
+
+/// Where `Cx::fuel` is in a `Cx`.
+pub(super) const FUEL_OFFSET: usize = offset_of!(Cx<'static>, fuel);
+
+/// Where word `k` of the ids is in a `Cx`: global id, local id,
+/// workgroup id, workgroup count, workgroup size (x, y, z each), then
+/// the local index (`LOCAL_INDEX`).
+pub(super) fn id_offset(k: u32) -> usize {
+    let vec = |v: usize| offset_of!(Cx<'static>, ids) + v;
+    let xyz = [offset_of!(UVec3, x), offset_of!(UVec3, y), offset_of!(UVec3, z)];
+    let of = [
+        offset_of!(Ids, global_id),
+        offset_of!(Ids, local_id),
+        offset_of!(Ids, workgroup_id),
+        offset_of!(Ids, num_workgroups),
+        offset_of!(Ids, workgroup_size),
+    ];
+    match k {
+        LOCAL_INDEX => vec(offset_of!(Ids, local_index)),
+        k => vec(of[k as usize / 3] + xyz[k as usize % 3]),
+    }
+}
+
+/// The local index's number among the ids (`id_offset`).
+pub(super) const LOCAL_INDEX: u32 = 15;
+
+/// A memory's words as the code reads and writes them in place: the
+/// same words `Cx::read_in_place` and `Cx::write_in_place` touch.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub(super) struct View {
+    pub words: *mut u32,
+    /// Elements the code may reach in place: the memory's length, or 0
+    /// where `Cx` routes its accesses (so every access takes the shim).
+    pub bound: u32,
+    /// The memory's length in elements (`Cx::len`).
+    pub len: u32,
+    pub elem_words: u32,
+}
+
+impl View {
+    /// Memory `m`'s view (an unbound buffer's is empty).
+    #[inline]
+    fn of(cx: &mut Cx, m: Mem) -> View {
+        let routed = cx.routes(m);
+        let (words, len, elem_words) = match m {
+            Mem::Storage(i) => match &cx.storage[i] {
+                // An `AtomicU32` has `u32`'s layout; a relaxed access is
+                // a plain one on every target Cranelift has.
+                Some(v) => (v.words.as_ptr() as *mut u32, v.len, v.elem_words),
+                None => (std::ptr::null_mut(), 0, 1),
+            },
+            Mem::Shared(i) => {
+                let a = &mut cx.shared[i];
+                (a.words.as_mut_ptr(), a.len, a.elem_words)
+            }
+        };
+        View { words, bound: if routed { 0 } else { len }, len, elem_words }
+    }
+}
+
+impl<'a, 'cx> JitCx<'a, 'cx> {
+    /// The context of a step, its views not yet made (`bind`).
+    #[inline(always)]
+    pub fn new(cx: &'a mut Cx<'cx>) -> Self {
+        JitCx { uniforms: cx.uniforms.as_ptr(), cx, fault: None, views: [const { MaybeUninit::uninit() }; VIEWS] }
+    }
+
+    /// Makes the views of the memories the kernel reaches in place, where
+    /// the context stands (a context is too large to move cheaply).
+    #[inline(always)]
+    pub fn bind(&mut self, views: &[(usize, Mem)]) {
+        for &(slot, m) in views {
+            self.views[slot].write(View::of(self.cx, m));
+        }
+    }
+}
+
+/// A memory as the code passes it: a buffer's parameter index, or a
+/// workgroup array's with the top bit set.
+pub(super) fn mem_code(m: Mem) -> u32 {
+    match m {
+        Mem::Storage(i) => i as u32,
+        Mem::Shared(i) => i as u32 | 1 << 31,
+    }
+}
+
+fn mem(code: u32) -> Mem {
+    match code >> 31 {
+        0 => Mem::Storage(code as usize),
+        _ => Mem::Shared((code & !(1 << 31)) as usize),
+    }
+}
+
+/// A source site as the code passes it: line in the high half.
+pub(super) fn site_code((line, column): (u32, u32)) -> u64 {
+    (line as u64) << 32 | column as u64
+}
+
+fn site(code: u64) -> (u32, u32) {
+    ((code >> 32) as u32, code as u32)
+}
+
+/// A result word, or the fault kept for the step to return.
+fn word(j: &mut JitCx, r: Result<u32, Fault>) -> u64 {
+    match r {
+        Ok(w) => w as u64,
+        Err(f) => {
+            j.fault = Some(f);
+            FAULT
+        }
+    }
+}
+
+/// `Cx::read` of one word.
+pub(super) unsafe extern "C" fn read(j: *mut JitCx, m: u32, index: i64, inner: u32, at: u64) -> u64 {
+    let j = unsafe { &mut *j };
+    let r = j.cx.read::<u32>(mem(m), index, inner, site(at));
+    word(j, r)
+}
+
+/// `Cx::read_settled` of one word.
+pub(super) unsafe extern "C" fn read_settled(j: *mut JitCx, m: u32, index: i64, inner: u32, at: u64) -> u64 {
+    let j = unsafe { &mut *j };
+    let r = j.cx.read_settled::<u32>(mem(m), index, inner, site(at));
+    word(j, r)
+}
+
+/// `Cx::write` of one word.
+pub(super) unsafe extern "C" fn write(j: *mut JitCx, m: u32, index: i64, inner: u32, value: u32, at: u64) -> u64 {
+    let j = unsafe { &mut *j };
+    let r = j.cx.write::<u32>(mem(m), index, inner, value, site(at)).map(|()| 0);
+    word(j, r)
+}
+
+/// `Cx::lands`: 1 where a write to the element goes ahead.
+pub(super) unsafe extern "C" fn lands(j: *mut JitCx, m: u32, index: i64, at: u64) -> u64 {
+    let j = unsafe { &mut *j };
+    let r = j.cx.lands(mem(m), index, site(at)).map(u32::from);
+    word(j, r)
+}
+
+/// `Cx::atomic`; `op` indexes `ATOMIC_OPS`.
+#[allow(clippy::too_many_arguments)]
+pub(super) unsafe extern "C" fn atomic(j: *mut JitCx, m: u32, index: i64, inner: u32, op: u32, signed: u32, a: u32, b: u32, at: u64) -> u64 {
+    let j = unsafe { &mut *j };
+    let r = j.cx.atomic(mem(m), index, inner, ATOMIC_OPS[op as usize], signed != 0, a, b, site(at));
+    word(j, r)
+}
+
+/// The runtime's atomic operations, by the code's number for them.
+pub(super) const ATOMIC_OPS: [AtomicOp; 11] = [
+    AtomicOp::Load,
+    AtomicOp::Store,
+    AtomicOp::Add,
+    AtomicOp::Sub,
+    AtomicOp::Max,
+    AtomicOp::Min,
+    AtomicOp::And,
+    AtomicOp::Or,
+    AtomicOp::Xor,
+    AtomicOp::Exchange,
+    AtomicOp::CompareExchange,
+];
+
+/// `Cx::index` for an index the code found out of bounds: the element
+/// to use, `CLAMPED` where WGSL's rule chose it, or a fault.
+pub(super) unsafe extern "C" fn index(j: *mut JitCx, i: i64, n: u32, at: u64) -> u64 {
+    let j = unsafe { &mut *j };
+    match j.cx.index(i, n, site(at)) {
+        Ok((k, clamped)) => k as u64 | if clamped { CLAMPED } else { 0 },
+        Err(f) => {
+            j.fault = Some(f);
+            FAULT
+        }
+    }
+}
+
+/// `Cx::len`.
+pub(super) unsafe extern "C" fn len(j: *mut JitCx, m: u32) -> u32 {
+    let j = unsafe { &mut *j };
+    j.cx.len(mem(m))
+}
+
+/// The fault of a loop that was to start an iteration with no fuel left.
+pub(super) unsafe extern "C" fn out_of_fuel(j: *mut JitCx, at: u64) {
+    let j = unsafe { &mut *j };
+    j.fault = Some(Fault::OutOfFuel { site: site(at) });
+}
+
+/// An operation the code does not inline: a cast from `f32` to an
+/// integer, or a built-in function.
+pub(super) enum Op {
+    Cast(Scalar, Scalar),
+    Intrinsic(Intrinsic, Type),
+}
+
+/// `op` applied to `x`, `y`, `z` (as many as it takes), as the
+/// interpreter computes it.
+pub(super) unsafe extern "C" fn op(op: *const Op, x: u32, y: u32, z: u32) -> u32 {
+    match unsafe { &*op } {
+        Op::Cast(from, to) => arith::cast(*from, *to, x),
+        Op::Intrinsic(i, ty) => arith::intrinsic(*i, ty, [x, y, z]),
+    }
+}

@@ -1,0 +1,479 @@
+//! The emitter: a Cranelift function builder with what every part of a
+//! kernel's compilation needs: the frame and its temporaries, the shims'
+//! signatures, faults, sites, and the functions being inlined (`Scope`).
+//! `build` compiles the kernel's blocks into `step`.
+
+use super::abi::{self, JitCx, Op};
+use super::{Unsupported, DONE, FAULT};
+use crate::cpu::interp::frame::{param_elem, uniform_words, Layout, Shapes};
+use crate::cpu::twin::Mem;
+use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_codegen::ir::{types, AbiParam, Block, Function, InstBuilder, MemFlagsData, SigRef, Signature, Type as Ct, Value};
+use cranelift_codegen::isa::CallConv;
+use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Switch, Variable};
+use ld_compiler::ir::{FnParam, Local, LocalId, MemRef, Module, Type};
+use ld_compiler::lower::{Machine, Term};
+use ld_compiler::Span;
+use std::mem::offset_of;
+
+/// What `build` made besides the code.
+pub(super) struct Built {
+    pub frame_words: usize,
+    pub uniform_words: usize,
+    /// Boxed: the code holds each one's address while the vector grows.
+    #[allow(clippy::vec_box)]
+    pub ops: Vec<Box<Op>>,
+    /// For each block a step may start at, the views it may use: (slot, memory).
+    pub views: Vec<Vec<(usize, Mem)>>,
+}
+
+/// Compiles the kernel's blocks into `func`, `step`'s body.
+pub(super) fn build(
+    func: &mut Function,
+    fcx: &mut FunctionBuilderContext,
+    module: &Module,
+    shapes: &Shapes,
+    sites: &[(u32, u32)],
+    machine: &Machine,
+    config: cranelift_codegen::isa::TargetFrontendConfig,
+) -> Result<Built, Unsupported> {
+    let ptr = config.pointer_type();
+    let call_conv = func.signature.call_conv;
+    let mut b = FunctionBuilder::new(func, fcx);
+    let entry = b.create_block();
+    b.append_block_params_for_function_params(entry);
+    b.switch_to_block(entry);
+    let [frame, jcx, pc] = b.block_params(entry).try_into().expect("step takes three parameters");
+    let clamped = b.declare_var(types::I32);
+    let zero = b.ins().iconst(types::I32, 0);
+    b.def_var(clamped, zero);
+    let (fault, done) = (b.create_block(), b.create_block());
+    let sigs = Sigs::new(&mut b, ptr, call_conv);
+    let layout = Layout::new(&module.kernel.body, shapes);
+    let top = layout.words() as u32;
+    let kernel = Scope { base: 0, layout, locals: &module.kernel.body.locals, params: &[], slices: Vec::new(), ret: None };
+    let mut e = Emitter {
+        b,
+        module,
+        shapes,
+        sites,
+        param_elems: module.kernel.params.iter().map(|p| param_elem(&p.kind)).collect(),
+        uniform_index: uniform_words(module),
+        uniform_words: 0,
+        ptr,
+        frame,
+        jcx,
+        fault,
+        done,
+        clamped,
+        sigs,
+        ops: Vec::new(),
+        views: Vec::new(),
+        used: Vec::new(),
+        top,
+        frame_words: top,
+        scopes: vec![kernel],
+        loops: Vec::new(),
+    };
+    let blocks: Vec<Block> = machine.blocks.iter().map(|_| e.b.create_block()).collect();
+    let mut switch = Switch::new();
+    for (i, blk) in blocks.iter().enumerate() {
+        switch.set_entry(i as u128, *blk);
+    }
+    switch.emit(&mut e.b, pc, done);
+    let mut used = Vec::with_capacity(blocks.len());
+    for (i, (mb, blk)) in machine.blocks.iter().zip(&blocks).enumerate() {
+        e.b.switch_to_block(*blk);
+        e.block(&mb.stmts)?;
+        e.term(&mb.term, &blocks, i as u32)?;
+        used.push(std::mem::take(&mut e.used));
+    }
+    e.b.switch_to_block(done);
+    let r = e.b.ins().iconst(types::I32, DONE as i64);
+    e.b.ins().return_(&[r]);
+    e.b.switch_to_block(fault);
+    let r = e.b.ins().iconst(types::I32, FAULT as i64);
+    e.b.ins().return_(&[r]);
+    e.b.seal_all_blocks();
+    let Emitter { b, frame_words, uniform_words, ops, views, .. } = e;
+    b.finalize(config);
+    let views = step_views(machine, &used).into_iter().map(|slots| slots.into_iter().map(|s| (s, views[s])).collect()).collect();
+    Ok(Built { frame_words: frame_words as usize, uniform_words, ops, views })
+}
+
+/// For each block a step may start at, the views its step may use: those
+/// of every block it reaches before a barrier or the end.
+fn step_views(machine: &Machine, used: &[Vec<usize>]) -> Vec<Vec<usize>> {
+    let reach = |start: usize| {
+        let (mut seen, mut todo, mut slots) = (vec![false; used.len()], vec![start], Vec::new());
+        while let Some(b) = todo.pop() {
+            if std::mem::replace(&mut seen[b], true) {
+                continue;
+            }
+            slots.extend(&used[b]);
+            match machine.blocks[b].term {
+                Term::Goto(t) => todo.push(t),
+                Term::Branch(_, a, c, _) => todo.extend([a, c]),
+                Term::Return | Term::Barrier(..) => {}
+            }
+        }
+        slots.sort_unstable();
+        slots.dedup();
+        slots
+    };
+    (0..used.len()).map(reach).collect()
+}
+
+/// The shims' signatures, imported once.
+pub(super) struct Sigs {
+    pub read: SigRef,
+    pub write: SigRef,
+    pub lands: SigRef,
+    pub atomic: SigRef,
+    pub index: SigRef,
+    pub len: SigRef,
+    pub out_of_fuel: SigRef,
+    pub op: SigRef,
+}
+
+impl Sigs {
+    fn new(b: &mut FunctionBuilder, ptr: Ct, cc: CallConv) -> Sigs {
+        use types::{I32, I64};
+        let mut sig = |params: &[Ct], ret: Option<Ct>| {
+            let mut s = Signature::new(cc);
+            s.params.extend(params.iter().map(|t| AbiParam::new(*t)));
+            s.returns.extend(ret.map(AbiParam::new));
+            b.import_signature(s)
+        };
+        Sigs {
+            read: sig(&[ptr, I32, I64, I32, I64], Some(I64)),
+            write: sig(&[ptr, I32, I64, I32, I32, I64], Some(I64)),
+            lands: sig(&[ptr, I32, I64, I64], Some(I64)),
+            atomic: sig(&[ptr, I32, I64, I32, I32, I32, I32, I32, I64], Some(I64)),
+            index: sig(&[ptr, I64, I32, I64], Some(I64)),
+            len: sig(&[ptr, I32], Some(I32)),
+            out_of_fuel: sig(&[ptr, I64], None),
+            op: sig(&[ptr, I32, I32, I32], Some(I32)),
+        }
+    }
+}
+
+/// A function being compiled: the kernel, or a helper inlined at a call.
+pub(super) struct Scope<'p> {
+    /// Its frame's first word in the kernel's frame.
+    pub base: u32,
+    pub layout: Layout,
+    pub locals: &'p [Local],
+    /// A helper's parameters (none for the kernel).
+    pub params: &'p [FnParam],
+    /// The memory each slice parameter is bound to, by parameter index.
+    pub slices: Vec<Option<Mem>>,
+    /// A helper's exit, and where its return value goes.
+    pub ret: Option<(Block, u32)>,
+}
+
+/// A word offset into the frame: a run-time part (a `u32` value), if
+/// any, plus a constant.
+#[derive(Clone, Copy)]
+pub(super) struct Off {
+    pub dynamic: Option<Value>,
+    pub at: u32,
+}
+
+impl Off {
+    pub fn at(at: u32) -> Off {
+        Off { dynamic: None, at }
+    }
+}
+
+pub(super) struct Emitter<'p, 'b> {
+    pub b: FunctionBuilder<'b>,
+    pub module: &'p Module,
+    pub shapes: &'p Shapes,
+    sites: &'p [(u32, u32)],
+    /// Each kernel parameter's element type as places see it.
+    pub param_elems: Vec<Type>,
+    /// Each kernel parameter's word in the uniform block.
+    uniform_index: Vec<usize>,
+    /// Words of the uniform block read, at most.
+    uniform_words: usize,
+    pub ptr: Ct,
+    frame: Value,
+    jcx: Value,
+    /// Returns `FAULT`.
+    fault: Block,
+    /// Returns `DONE`.
+    pub done: Block,
+    /// The last place found had an index clamped under WGSL's rule: a
+    /// write there is skipped (the interpreter's `Eval::clamped`).
+    pub clamped: Variable,
+    pub sigs: Sigs,
+    #[allow(clippy::vec_box)]
+    ops: Vec<Box<Op>>,
+    /// The memories given a view in `JitCx::views`, in order.
+    views: Vec<Mem>,
+    /// The slots the kernel block being compiled uses.
+    used: Vec<usize>,
+    /// The first frame word no temporary or inlined frame holds.
+    top: u32,
+    frame_words: u32,
+    /// The kernel, then each helper being inlined into it.
+    pub scopes: Vec<Scope<'p>>,
+    /// Each enclosing loop: where `continue` and `break` go.
+    pub loops: Vec<(Block, Block)>,
+}
+
+impl<'p> Emitter<'p, '_> {
+    /// Where `span` stands in the source, as shims take it.
+    pub fn site(&self, span: Span) -> u64 {
+        abi::site_code(span.index().and_then(|i| self.sites.get(i)).copied().unwrap_or((0, 0)))
+    }
+
+    pub fn scope(&self) -> &Scope<'p> {
+        self.scopes.last().expect("a function is being compiled")
+    }
+
+    /// The first frame word of local `id` of the current function, and its type.
+    pub fn local(&self, id: LocalId) -> (u32, &'p Type) {
+        let s = self.scope();
+        (s.base + s.layout.offset(id), &s.locals[id].ty)
+    }
+
+    /// The memory `m` names here (a slice parameter: the one its call bound).
+    pub fn mem(&self, m: MemRef) -> Mem {
+        match m {
+            MemRef::Param(i) => Mem::Storage(i),
+            MemRef::Shared(i) => Mem::Shared(i),
+            MemRef::FnSlice(i) => self.scope().slices[i].expect("slice parameter bound by the call"),
+        }
+    }
+
+    /// The element type of memory `m`.
+    pub fn mem_elem(&self, m: MemRef) -> &Type {
+        match m {
+            MemRef::Param(i) => &self.param_elems[i],
+            MemRef::Shared(i) => &self.module.kernel.shared[i].elem,
+            MemRef::FnSlice(i) => match &self.scope().params[i] {
+                FnParam::Slice { elem, .. } => elem,
+                FnParam::Value(_) => unreachable!("parameter {i} is not a slice"),
+            },
+        }
+    }
+
+    /// `words` frame words for a temporary, until `release`.
+    pub fn temp(&mut self, words: u32) -> u32 {
+        let at = self.top;
+        self.top += words;
+        self.frame_words = self.frame_words.max(self.top);
+        at
+    }
+
+    /// The temporaries' top, to `release` to.
+    pub fn mark(&self) -> u32 {
+        self.top
+    }
+
+    pub fn release(&mut self, mark: u32) {
+        self.top = mark;
+    }
+
+    fn frame_addr(&mut self, off: Off) -> Value {
+        match off.dynamic {
+            None => self.frame,
+            Some(d) => {
+                let d = self.b.ins().uextend(types::I64, d);
+                let d = self.b.ins().ishl_imm_u(d, 2);
+                self.b.ins().iadd(self.frame, d)
+            }
+        }
+    }
+
+    /// The frame word at `off`.
+    pub fn load_frame(&mut self, off: Off) -> Value {
+        let a = self.frame_addr(off);
+        self.b.ins().load(types::I32, MemFlagsData::trusted(), a, (off.at * 4) as i32)
+    }
+
+    pub fn store_frame(&mut self, off: Off, v: Value) {
+        let a = self.frame_addr(off);
+        self.b.ins().store(MemFlagsData::trusted(), v, a, (off.at * 4) as i32);
+    }
+
+    /// Copies `k` words between frame offsets (forwards, as the
+    /// interpreter's slice copies do for disjoint runs).
+    pub fn copy_frame(&mut self, from: Off, to: Off, k: u32) {
+        for j in 0..k {
+            let v = self.load_frame(Off { at: from.at + j, ..from });
+            self.store_frame(Off { at: to.at + j, ..to }, v);
+        }
+    }
+
+    /// Zeroes `k` frame words from `at`.
+    pub fn zero_frame(&mut self, at: u32, k: u32) {
+        let z = self.b.ins().iconst(types::I32, 0);
+        for j in 0..k {
+            self.store_frame(Off::at(at + j), z);
+        }
+    }
+
+    pub fn iconst(&mut self, v: u32) -> Value {
+        self.b.ins().iconst(types::I32, v as i64)
+    }
+
+    /// The step's `Cx`.
+    fn cx(&mut self) -> Value {
+        self.b.ins().load(self.ptr, MemFlagsData::trusted(), self.jcx, offset_of!(JitCx, cx) as i32)
+    }
+
+    /// Word `k` of the invocation's ids (`abi::id_offset`).
+    pub fn id(&mut self, k: u32) -> Value {
+        let cx = self.cx();
+        self.b.ins().load(types::I32, MemFlagsData::trusted(), cx, abi::id_offset(k) as i32)
+    }
+
+    /// Kernel parameter `i`'s word in the uniform block.
+    pub fn uniform(&mut self, i: usize) -> Value {
+        let w = self.uniform_index[i];
+        self.uniform_words = self.uniform_words.max(w + 1);
+        let base = self.b.ins().load(self.ptr, MemFlagsData::trusted(), self.jcx, offset_of!(JitCx, uniforms) as i32);
+        self.b.ins().load(types::I32, MemFlagsData::trusted(), base, (w * 4) as i32)
+    }
+
+    /// Spends one iteration's fuel at `site`, or faults.
+    pub fn tick(&mut self, site: u64) {
+        let (cx, off) = (self.cx(), abi::FUEL_OFFSET as i32);
+        let fuel = self.b.ins().load(types::I64, MemFlagsData::trusted(), cx, off);
+        let (ok, empty) = (self.b.create_block(), self.b.create_block());
+        self.b.ins().brif(fuel, ok, &[], empty, &[]);
+        self.b.switch_to_block(empty);
+        self.b.set_cold_block(empty);
+        let s = self.b.ins().iconst(types::I64, site as i64);
+        self.call(abi::out_of_fuel as *const (), self.sigs.out_of_fuel, &[s]);
+        self.b.ins().jump(self.fault, &[]);
+        self.b.switch_to_block(ok);
+        let left = self.b.ins().iadd_imm_s(fuel, -1);
+        self.b.ins().store(MemFlagsData::trusted(), left, cx, off);
+    }
+
+    /// Calls shim `f` (its address) with the step's `JitCx` first.
+    pub fn call(&mut self, f: *const (), sig: SigRef, args: &[Value]) -> Option<Value> {
+        let callee = self.b.ins().iconst(self.ptr, f as usize as i64);
+        let mut all = Vec::with_capacity(args.len() + 1);
+        all.push(self.jcx);
+        all.extend_from_slice(args);
+        let inst = self.b.ins().call_indirect(sig, callee, &all);
+        self.b.inst_results(inst).first().copied()
+    }
+
+    /// A fallible shim's call: its word, or on to `FAULT`.
+    pub fn checked(&mut self, f: *const (), sig: SigRef, args: &[Value]) -> Value {
+        let r = self.call(f, sig, args).expect("a fallible shim returns its result");
+        self.unless_fault(r);
+        self.b.ins().ireduce(types::I32, r)
+    }
+
+    /// Goes on to `FAULT` where shim result `r` has its fault bit.
+    pub fn unless_fault(&mut self, r: Value) {
+        let f = self.b.ins().ushr_imm_u(r, 32);
+        let f = self.b.ins().band_imm_u(f, 1);
+        let ok = self.b.create_block();
+        self.b.ins().brif(f, self.fault, &[], ok, &[]);
+        self.b.switch_to_block(ok);
+    }
+
+    /// Branches on whether word `inner` of element `index` (an `i64`) of
+    /// `mem` is reached in place (`abi::View`): in bounds, of a memory
+    /// `Cx` does not route, as `Cx::word` and `read_in_place` decide. On
+    /// to the word's address, where it is; to `slow` otherwise. `None`,
+    /// and nothing emitted, where `mem` has no view.
+    pub fn in_place(&mut self, mem: Mem, index: Value, inner: Value, slow: Block) -> Option<Value> {
+        let slot = self.view_slot(mem)?;
+        let view = (offset_of!(JitCx, views) + slot * std::mem::size_of::<abi::View>()) as i32;
+        let field = |f: usize| view + f as i32;
+        let bound = self.b.ins().load(types::I32, MemFlagsData::trusted(), self.jcx, field(offset_of!(abi::View, bound)));
+        let bound = self.b.ins().uextend(types::I64, bound);
+        let inside = self.b.ins().icmp(IntCC::UnsignedLessThan, index, bound);
+        let fast = self.b.create_block();
+        self.b.ins().brif(inside, fast, &[], slow, &[]);
+        self.b.set_cold_block(slow);
+        self.b.switch_to_block(fast);
+        let ew = self.b.ins().load(types::I32, MemFlagsData::trusted(), self.jcx, field(offset_of!(abi::View, elem_words)));
+        let words = self.b.ins().load(self.ptr, MemFlagsData::trusted(), self.jcx, field(offset_of!(abi::View, words)));
+        let i = self.b.ins().ireduce(types::I32, index);
+        let w = self.b.ins().imul(i, ew);
+        let w = self.b.ins().iadd(w, inner);
+        let w = self.b.ins().uextend(types::I64, w);
+        let w = self.b.ins().ishl_imm_u(w, 2);
+        Some(self.b.ins().iadd(words, w))
+    }
+
+    /// Memory `mem`'s slot in `JitCx::views`, given it here; none past `abi::VIEWS`.
+    fn view_slot(&mut self, mem: Mem) -> Option<usize> {
+        let slot = match self.views.iter().position(|m| *m == mem) {
+            Some(i) => i,
+            None if self.views.len() < abi::VIEWS => {
+                self.views.push(mem);
+                self.views.len() - 1
+            }
+            None => return None,
+        };
+        self.used.push(slot);
+        Some(slot)
+    }
+
+    /// A memory's length in elements (`Cx::len`), from its view where it has one.
+    pub fn mem_len(&mut self, mem: Mem) -> Value {
+        match self.view_slot(mem) {
+            Some(slot) => {
+                let at = offset_of!(JitCx, views) + slot * std::mem::size_of::<abi::View>() + offset_of!(abi::View, len);
+                self.b.ins().load(types::I32, MemFlagsData::trusted(), self.jcx, at as i32)
+            }
+            None => {
+                let code = self.iconst(abi::mem_code(mem));
+                self.call(abi::len as *const (), self.sigs.len, &[code]).expect("len returns a word")
+            }
+        }
+    }
+
+    /// An out-of-line operation's descriptor, as the `op` shim takes it.
+    pub fn op(&mut self, op: Op, args: [Value; 3]) -> Value {
+        let op = Box::new(op);
+        let p = self.b.ins().iconst(self.ptr, &*op as *const Op as i64);
+        self.ops.push(op);
+        let callee = self.b.ins().iconst(self.ptr, abi::op as *const () as usize as i64);
+        let inst = self.b.ins().call_indirect(self.sigs.op, callee, &[p, args[0], args[1], args[2]]);
+        self.b.inst_results(inst)[0]
+    }
+
+    /// After a jump: code that follows it is unreachable, and goes into a
+    /// block of its own.
+    pub fn unreachable_after(&mut self) {
+        let dead = self.b.create_block();
+        self.b.switch_to_block(dead);
+    }
+
+    /// A kernel block's terminator (`index`: the block's own).
+    fn term(&mut self, term: &Term, blocks: &[Block], index: u32) -> Result<(), Unsupported> {
+        match term {
+            Term::Return => {
+                self.b.ins().jump(self.done, &[]);
+            }
+            Term::Goto(t) => {
+                self.b.ins().jump(blocks[*t], &[]);
+            }
+            Term::Branch(c, a, b, tick) => {
+                if let Some(span) = tick {
+                    let s = self.site(*span);
+                    self.tick(s);
+                }
+                let c = self.scalar(c)?;
+                self.b.ins().brif(c, blocks[*a], &[], blocks[*b], &[]);
+            }
+            Term::Barrier(..) => {
+                let r = self.iconst(index);
+                self.b.ins().return_(&[r]);
+            }
+        }
+        Ok(())
+    }
+}
