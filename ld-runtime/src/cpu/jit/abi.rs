@@ -30,10 +30,11 @@ pub(super) struct JitCx<'a, 'cx> {
     pub uniforms: *const u32,
     pub cx: &'a mut Cx<'cx>,
     pub fault: Option<Fault>,
-    /// The memories the code reaches in place, each in its slot; only
-    /// those the step may use are made (`Jitted::views`), the rest stay
-    /// uninitialised.
+    /// The memories the code reaches in place, each in its slot, made
+    /// when the step first reaches the memory (`make_view`): bit `slot`
+    /// of `made`. The others stay uninitialised.
     pub views: [MaybeUninit<View>; VIEWS],
+    pub made: u32,
 }
 
 /// Memories past this many are always reached through the shims.
@@ -80,7 +81,6 @@ pub(super) struct View {
 
 impl View {
     /// Memory `m`'s view (an unbound buffer's is empty).
-    #[inline]
     fn of(cx: &mut Cx, m: Mem) -> View {
         let routed = cx.routes(m);
         let (words, len, elem_words) = match m {
@@ -100,19 +100,10 @@ impl View {
 }
 
 impl<'a, 'cx> JitCx<'a, 'cx> {
-    /// The context of a step, its views not yet made (`bind`).
+    /// The context of a step, no view made yet.
     #[inline(always)]
     pub fn new(cx: &'a mut Cx<'cx>) -> Self {
-        JitCx { uniforms: cx.uniforms.as_ptr(), cx, fault: None, views: [const { MaybeUninit::uninit() }; VIEWS] }
-    }
-
-    /// Makes the views of the memories the kernel reaches in place, where
-    /// the context stands (a context is too large to move cheaply).
-    #[inline(always)]
-    pub fn bind(&mut self, views: &[(usize, Mem)]) {
-        for &(slot, m) in views {
-            self.views[slot].write(View::of(self.cx, m));
-        }
+        JitCx { uniforms: cx.uniforms.as_ptr(), cx, fault: None, views: [const { MaybeUninit::uninit() }; VIEWS], made: 0 }
     }
 }
 
@@ -220,6 +211,13 @@ pub(super) unsafe extern "C" fn index(j: *mut JitCx, i: i64, n: u32, at: u64) ->
 pub(super) unsafe extern "C" fn len(j: *mut JitCx, m: u32) -> u32 {
     let j = unsafe { &mut *j };
     j.cx.len(mem(m))
+}
+
+/// Makes the view of memory `m` in `slot`, for the rest of the step.
+pub(super) unsafe extern "C" fn make_view(j: *mut JitCx, slot: u32, m: u32) {
+    let j = unsafe { &mut *j };
+    j.views[slot as usize].write(View::of(j.cx, mem(m)));
+    j.made |= 1 << slot;
 }
 
 /// The fault of a loop that was to start an iteration with no fuel left.

@@ -23,8 +23,6 @@ pub(super) struct Built {
     /// Boxed: the code holds each one's address while the vector grows.
     #[allow(clippy::vec_box)]
     pub ops: Vec<Box<Op>>,
-    /// For each block a step may start at, the views it may use: (slot, memory).
-    pub views: Vec<Vec<(usize, Mem)>>,
 }
 
 /// Compiles the kernel's blocks into `func`, `step`'s body.
@@ -69,7 +67,6 @@ pub(super) fn build(
         sigs,
         ops: Vec::new(),
         views: Vec::new(),
-        used: Vec::new(),
         top,
         frame_words: top,
         scopes: vec![kernel],
@@ -81,12 +78,10 @@ pub(super) fn build(
         switch.set_entry(i as u128, *blk);
     }
     switch.emit(&mut e.b, pc, done);
-    let mut used = Vec::with_capacity(blocks.len());
     for (i, (mb, blk)) in machine.blocks.iter().zip(&blocks).enumerate() {
         e.b.switch_to_block(*blk);
         e.block(&mb.stmts)?;
         e.term(&mb.term, &blocks, i as u32)?;
-        used.push(std::mem::take(&mut e.used));
     }
     e.b.switch_to_block(done);
     let r = e.b.ins().iconst(types::I32, DONE as i64);
@@ -95,33 +90,9 @@ pub(super) fn build(
     let r = e.b.ins().iconst(types::I32, FAULT as i64);
     e.b.ins().return_(&[r]);
     e.b.seal_all_blocks();
-    let Emitter { b, frame_words, uniform_words, ops, views, .. } = e;
+    let Emitter { b, frame_words, uniform_words, ops, .. } = e;
     b.finalize(config);
-    let views = step_views(machine, &used).into_iter().map(|slots| slots.into_iter().map(|s| (s, views[s])).collect()).collect();
-    Ok(Built { frame_words: frame_words as usize, uniform_words, ops, views })
-}
-
-/// For each block a step may start at, the views its step may use: those
-/// of every block it reaches before a barrier or the end.
-fn step_views(machine: &Machine, used: &[Vec<usize>]) -> Vec<Vec<usize>> {
-    let reach = |start: usize| {
-        let (mut seen, mut todo, mut slots) = (vec![false; used.len()], vec![start], Vec::new());
-        while let Some(b) = todo.pop() {
-            if std::mem::replace(&mut seen[b], true) {
-                continue;
-            }
-            slots.extend(&used[b]);
-            match machine.blocks[b].term {
-                Term::Goto(t) => todo.push(t),
-                Term::Branch(_, a, c, _) => todo.extend([a, c]),
-                Term::Return | Term::Barrier(..) => {}
-            }
-        }
-        slots.sort_unstable();
-        slots.dedup();
-        slots
-    };
-    (0..used.len()).map(reach).collect()
+    Ok(Built { frame_words: frame_words as usize, uniform_words, ops })
 }
 
 /// The shims' signatures, imported once.
@@ -133,6 +104,7 @@ pub(super) struct Sigs {
     pub index: SigRef,
     pub len: SigRef,
     pub out_of_fuel: SigRef,
+    pub make_view: SigRef,
     pub op: SigRef,
 }
 
@@ -153,6 +125,7 @@ impl Sigs {
             index: sig(&[ptr, I64, I32, I64], Some(I64)),
             len: sig(&[ptr, I32], Some(I32)),
             out_of_fuel: sig(&[ptr, I64], None),
+            make_view: sig(&[ptr, I32, I32], None),
             op: sig(&[ptr, I32, I32, I32], Some(I32)),
         }
     }
@@ -212,8 +185,6 @@ pub(super) struct Emitter<'p, 'b> {
     ops: Vec<Box<Op>>,
     /// The memories given a view in `JitCx::views`, in order.
     views: Vec<Mem>,
-    /// The slots the kernel block being compiled uses.
-    used: Vec<usize>,
     /// The first frame word no temporary or inlined frame holds.
     top: u32,
     frame_words: u32,
@@ -387,8 +358,7 @@ impl<'p> Emitter<'p, '_> {
     /// to the word's address, where it is; to `slow` otherwise. `None`,
     /// and nothing emitted, where `mem` has no view.
     pub fn in_place(&mut self, mem: Mem, index: Value, inner: Value, slow: Block) -> Option<Value> {
-        let slot = self.view_slot(mem)?;
-        let view = (offset_of!(JitCx, views) + slot * std::mem::size_of::<abi::View>()) as i32;
+        let view = self.view(mem)?;
         let field = |f: usize| view + f as i32;
         let bound = self.b.ins().load(types::I32, MemFlagsData::trusted(), self.jcx, field(offset_of!(abi::View, bound)));
         let bound = self.b.ins().uextend(types::I64, bound);
@@ -407,8 +377,9 @@ impl<'p> Emitter<'p, '_> {
         Some(self.b.ins().iadd(words, w))
     }
 
-    /// Memory `mem`'s slot in `JitCx::views`, given it here; none past `abi::VIEWS`.
-    fn view_slot(&mut self, mem: Mem) -> Option<usize> {
+    /// Where memory `mem`'s view is in `JitCx`, made if this step has not
+    /// made it yet (`JitCx::made`); none past `abi::VIEWS` memories.
+    fn view(&mut self, mem: Mem) -> Option<i32> {
         let slot = match self.views.iter().position(|m| *m == mem) {
             Some(i) => i,
             None if self.views.len() < abi::VIEWS => {
@@ -417,16 +388,26 @@ impl<'p> Emitter<'p, '_> {
             }
             None => return None,
         };
-        self.used.push(slot);
-        Some(slot)
+        let made_at = offset_of!(JitCx, made) as i32;
+        let made = self.b.ins().load(types::I32, MemFlagsData::trusted(), self.jcx, made_at);
+        let made = self.b.ins().band_imm_u(made, 1 << slot);
+        let (make, ready) = (self.b.create_block(), self.b.create_block());
+        self.b.ins().brif(made, ready, &[], make, &[]);
+        self.b.switch_to_block(make);
+        self.b.set_cold_block(make);
+        let (s, m) = (self.iconst(slot as u32), self.iconst(abi::mem_code(mem)));
+        self.call(abi::make_view as *const (), self.sigs.make_view, &[s, m]);
+        self.b.ins().jump(ready, &[]);
+        self.b.switch_to_block(ready);
+        Some((offset_of!(JitCx, views) + slot * std::mem::size_of::<abi::View>()) as i32)
     }
 
     /// A memory's length in elements (`Cx::len`), from its view where it has one.
     pub fn mem_len(&mut self, mem: Mem) -> Value {
-        match self.view_slot(mem) {
-            Some(slot) => {
-                let at = offset_of!(JitCx, views) + slot * std::mem::size_of::<abi::View>() + offset_of!(abi::View, len);
-                self.b.ins().load(types::I32, MemFlagsData::trusted(), self.jcx, at as i32)
+        match self.view(mem) {
+            Some(view) => {
+                let at = view + offset_of!(abi::View, len) as i32;
+                self.b.ins().load(types::I32, MemFlagsData::trusted(), self.jcx, at)
             }
             None => {
                 let code = self.iconst(abi::mem_code(mem));

@@ -54,9 +54,6 @@ pub struct Jitted {
     barriers: Vec<Option<(BarrierKind, u32, u32)>>,
     /// Words of the uniform block the code reads at most.
     uniform_words: usize,
-    /// For each block a step may start at, the memories it may reach in
-    /// place (`abi::View`): (slot, memory).
-    views: Vec<Vec<(usize, super::twin::Mem)>>,
     /// The descriptors of out-of-line operations the code points at.
     #[allow(clippy::vec_box)]
     _ops: Vec<Box<abi::Op>>,
@@ -93,14 +90,7 @@ impl Jitted {
             Term::Barrier(kind, next, index, _) => Some((kind.into(), next as u32, index as u32)),
             _ => None,
         });
-        Ok(Jitted {
-            step,
-            frame_words: built.frame_words,
-            barriers: barriers.collect(),
-            uniform_words: built.uniform_words,
-            views: built.views,
-            _ops: built.ops,
-        })
+        Ok(Jitted { step, frame_words: built.frame_words, barriers: barriers.collect(), uniform_words: built.uniform_words, _ops: built.ops })
     }
 
     /// A fresh invocation (block 0, every local zeroed).
@@ -134,7 +124,6 @@ impl Invocation for Native {
         }
         assert!(cx.uniforms.len() >= self.prog.uniform_words, "the uniform block is smaller than the kernel reads");
         let mut j = JitCx::new(cx);
-        j.bind(&self.prog.views[self.pc as usize]);
         // SAFETY: the frame has the words the code addresses, `j` lives
         // through the call, and the code reads no uniform word past the
         // block (asserted above).

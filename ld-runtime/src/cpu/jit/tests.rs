@@ -1,35 +1,64 @@
-//! Every entry point of the WGSL corpus (`tests/corpus`) that loads
-//! compiles to native code: a loaded kernel falls back to the
-//! interpreter only on a host Cranelift has no back end for, never
-//! because of what the shader holds. (What the code computes is checked
-//! against the interpreter in `interp::tests`, and against the GPU by
-//! every loaded-shader test of the suite.)
+//! Native code for the WGSL corpus (`tests/corpus`) and for mutants of
+//! it: every entry point that loads compiles, never a panic and never a
+//! fallback to the interpreter because of what the shader holds (a
+//! loaded kernel is interpreted only on a host Cranelift has no back end
+//! for). What the code computes is checked against the interpreter in
+//! `interp::tests`, and against the GPU by every loaded-shader test of
+//! the suite.
 
 use super::Jitted;
 use ld_compiler::front::Shader;
 use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+fn corpus() -> Vec<(PathBuf, String)> {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/corpus");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir).unwrap().map(|f| f.unwrap().path()).filter(|p| p.extension().is_some_and(|e| e == "wgsl")).collect();
+    files.sort();
+    files.into_iter().map(|p| (p.clone(), std::fs::read_to_string(&p).unwrap())).collect()
+}
+
+/// Compiles every compute entry point of `text` that loads (overrides
+/// without a default set to 1) to native code; how many, or the first
+/// that did not compile.
+fn compile_all(path: &std::path::Path, text: String) -> Result<usize, String> {
+    let Ok(shader) = Shader::parse(text, path) else { return Ok(0) };
+    let overrides: BTreeMap<String, f64> =
+        shader.module.overrides.iter().filter(|(_, o)| o.init.is_none()).filter_map(|(_, o)| o.name.clone()).map(|n| (n, 1.0)).collect();
+    let mut compiled = 0;
+    for ep in shader.module.entry_points.iter().filter(|e| e.stage == naga::ShaderStage::Compute) {
+        // A refused construct: not loadable, so nothing to compile.
+        let Ok(kernel) = shader.kernel(&ep.name, &overrides) else { continue };
+        let Ok(c) = ld_compiler::compile(&kernel.module) else { continue };
+        Jitted::new(&c.settled, &[]).map_err(|why| format!("{}: `{}` is not compiled to native code: {}", path.display(), ep.name, why.0))?;
+        compiled += 1;
+    }
+    Ok(compiled)
+}
 
 #[test]
 fn every_corpus_entry_point_compiles_to_native_code() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/corpus");
     let mut compiled = 0;
-    for f in std::fs::read_dir(&dir).unwrap() {
-        let path = f.unwrap().path();
-        if path.extension().is_none_or(|e| e != "wgsl") {
-            continue;
+    for (path, text) in corpus() {
+        compiled += compile_all(&path, text).unwrap_or_else(|e| panic!("{e}"));
+    }
+    assert!(compiled >= 65, "only {compiled} corpus entry points loaded");
+}
+
+/// Every 16th line of each corpus shader removed in turn, and each
+/// barrier's kind swapped: whatever still loads compiles.
+#[test]
+fn mutated_corpus_shaders_compile_to_native_code() {
+    let mut compiled = 0;
+    for (path, text) in corpus() {
+        let lines: Vec<&str> = text.lines().collect();
+        let mut mutants: Vec<String> = (0..lines.len()).step_by(16).map(|i| [&lines[..i], &lines[i + 1..]].concat().join("\n")).collect();
+        for (from, to) in [("workgroupBarrier", "storageBarrier"), ("storageBarrier", "workgroupBarrier")] {
+            mutants.extend(text.match_indices(from).map(|(at, _)| format!("{}{to}{}", &text[..at], &text[at + from.len()..])));
         }
-        let shader = Shader::parse(std::fs::read_to_string(&path).unwrap(), &path).unwrap_or_else(|e| panic!("{e}"));
-        let entries: Vec<String> = shader.module.entry_points.iter().filter(|e| e.stage == naga::ShaderStage::Compute).map(|e| e.name.clone()).collect();
-        for entry in entries {
-            // An override without a default, a refused construct: not
-            // loadable as it stands, so nothing to compile.
-            let Ok(kernel) = shader.kernel(&entry, &BTreeMap::new()) else { continue };
-            let Ok(c) = ld_compiler::compile(&kernel.module) else { continue };
-            if let Err(why) = Jitted::new(&c.settled, &[]) {
-                panic!("{}: `{entry}` is not compiled to native code: {}", path.display(), why.0);
-            }
-            compiled += 1;
+        for m in mutants {
+            compiled += compile_all(&path, m).unwrap_or_else(|e| panic!("{e}"));
         }
     }
-    assert!(compiled >= 55, "only {compiled} corpus entry points loaded");
+    assert!(compiled > 100, "only {compiled} mutants loaded");
 }
