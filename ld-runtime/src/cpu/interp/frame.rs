@@ -5,7 +5,7 @@
 //! `StructDef::field_offset`, the layout memory uses too, so a value moves
 //! between a local and memory word for word.
 
-use ld_compiler::ir::{Body, LocalId, Module, ParamKind, StructId, Type};
+use ld_compiler::ir::{Body, Expr, LocalId, Module, ParamKind, Proj, StructId, Type};
 
 /// The sizes of the module's types in words, structs precomputed: a
 /// struct's size and its fields' offsets are asked at every access to it.
@@ -37,6 +37,40 @@ impl Shapes {
     pub fn field_offset(&self, s: StructId, field: usize) -> u32 {
         self.field_offsets[s][field]
     }
+}
+
+/// One step of a place's path, as both CPU references walk it: words to
+/// skip (runs of fields and components folded into one), or an array
+/// index to evaluate and check.
+pub(in crate::cpu) enum Step<'e> {
+    Skip(u32),
+    Index { index: &'e Expr, len: u32, stride: u32 },
+}
+
+/// A `UVec3` component's type, borrowed like every other place type.
+static U32: Type = Type::U32;
+
+/// The steps of `path` from a value of type `ty`, and the type it reaches.
+pub(in crate::cpu) fn steps<'t, 'e>(shapes: &Shapes, m: &'t Module, path: &'e [Proj], mut ty: &'t Type) -> (Vec<Step<'e>>, &'t Type) {
+    let mut steps = Vec::new();
+    for pr in path {
+        let (skip, next) = match (pr, ty) {
+            (Proj::Index(i), Type::Array(e, n)) => {
+                steps.push(Step::Index { index: i, len: *n, stride: shapes.words(e) });
+                (None, &**e)
+            }
+            (Proj::Field(f), Type::Struct(s)) => (Some(shapes.field_offset(*s, *f)), &m.structs[*s].fields[*f].1),
+            (Proj::Component(c), _) => (Some(*c), &U32),
+            _ => unreachable!("ill-typed projection {pr:?} of {ty:?}"),
+        };
+        match (skip, steps.last_mut()) {
+            (Some(k), Some(Step::Skip(s))) => *s = s.wrapping_add(k),
+            (Some(k), _) => steps.push(Step::Skip(k)),
+            (None, _) => {}
+        }
+        ty = next;
+    }
+    (steps, ty)
 }
 
 /// Whether a value of type `t` is one word computed on the fast path

@@ -7,6 +7,7 @@
 //! WGSL's rule the last element, and a write there skipped).
 
 use super::eval::{Compiler, Eval, Operand, Scalar, Site, Value, R};
+use super::frame;
 use crate::cpu::twin::Mem;
 use ld_compiler::ir::{Expr, Place, Proj, Root, Type};
 use ld_compiler::Span;
@@ -23,10 +24,7 @@ pub(super) enum Loc {
 /// A place, found at run time.
 pub(super) type PlaceFn = Box<dyn Fn(&mut Eval<'_, '_>) -> R<Loc> + Send + Sync>;
 
-/// A `UVec3` component's type, borrowed like every other place type.
-static U32: Type = Type::U32;
-
-/// One step of a path at run time: words to skip, or an array index.
+/// One step of a path at run time (`frame::Step`, its index compiled).
 enum Step {
     Skip(u32),
     Index { index: Index, len: u32, stride: u32 },
@@ -80,28 +78,15 @@ impl<'p> Compiler<'p> {
         }
     }
 
-    /// A path's steps from a value of type `ty` (runs of fields and
-    /// components folded into one skip), and the type it reaches.
-    fn path(&self, path: &[Proj], mut ty: &'p Type) -> (Vec<Step>, &'p Type) {
-        let mut steps = Vec::new();
-        for pr in path {
-            let (skip, next) = match (pr, ty) {
-                (Proj::Index(i), Type::Array(e, n)) => {
-                    steps.push(Step::Index { index: self.index(i), len: *n, stride: self.shapes.words(e) });
-                    (None, &**e)
-                }
-                (Proj::Field(f), Type::Struct(s)) => (Some(self.shapes.field_offset(*s, *f)), &self.module.structs[*s].fields[*f].1),
-                (Proj::Component(c), _) => (Some(*c), &U32),
-                _ => unreachable!("ill-typed projection {pr:?} of {ty:?}"),
-            };
-            match (skip, steps.last_mut()) {
-                (Some(k), Some(Step::Skip(s))) => *s = s.wrapping_add(k),
-                (Some(k), _) => steps.push(Step::Skip(k)),
-                (None, _) => {}
-            }
-            ty = next;
-        }
-        (steps, ty)
+    /// A path's steps from a value of type `ty` (`frame::steps`), their
+    /// indices compiled, and the type it reaches.
+    fn path(&self, path: &[Proj], ty: &'p Type) -> (Vec<Step>, &'p Type) {
+        let (steps, ty) = frame::steps(self.shapes, self.module, path, ty);
+        let steps = steps.into_iter().map(|s| match s {
+            frame::Step::Skip(k) => Step::Skip(k),
+            frame::Step::Index { index, len, stride } => Step::Index { index: self.index(index), len, stride },
+        });
+        (steps.collect(), ty)
     }
 
     /// A scalar place's word, read at the load's span.

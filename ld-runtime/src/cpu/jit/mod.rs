@@ -11,8 +11,8 @@
 //! runs from block `pc` to the next barrier or the end and says which
 //! (`DONE`, `FAULT`, or the block whose barrier it stopped at). Helpers
 //! are inlined at each call, their frames laid out above the caller's
-//! (WGSL has no recursion). Scalars live in registers between
-//! statements; locals and aggregates live in the frame.
+//! (WGSL has no recursion). A statement's scalar values live in
+//! registers; locals and aggregates live in the frame.
 //!
 //! Where the host has no Cranelift back end, `Jitted::new` says so and
 //! the loader uses the interpreter.

@@ -8,6 +8,7 @@
 use super::abi;
 use super::emit::{Emitter, Off};
 use super::Unsupported;
+use crate::cpu::interp::frame::{self, Step};
 use crate::cpu::twin::Mem;
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{types, BlockArg, InstBuilder, MemFlagsData, Value};
@@ -24,9 +25,6 @@ pub(super) enum Loc {
     /// Element `index` (an `i64`) of `mem`, `inner` words (a `u32`) into it.
     Mem { mem: Mem, index: Value, inner: Value },
 }
-
-/// A `UVec3` component's type, borrowed like every other place type.
-static U32: Type = Type::U32;
 
 impl<'p> Emitter<'p, '_> {
     /// An index expression widened as the twin widens it: an `i32`
@@ -60,35 +58,26 @@ impl<'p> Emitter<'p, '_> {
         }
     }
 
-    /// The path's offset from a value of type `ty`, its indices evaluated
-    /// and checked left to right, and the type it reaches.
-    fn path(&mut self, path: &[Proj], mut ty: Type, site: u64) -> R<(Off, Type)> {
+    /// The path's offset from a value of type `ty` (`frame::steps`), its
+    /// indices evaluated and checked left to right, and the type it reaches.
+    fn path(&mut self, path: &[Proj], ty: Type, site: u64) -> R<(Off, Type)> {
+        let module = self.module;
+        let (steps, ty) = frame::steps(self.shapes, module, path, &ty);
         let mut off = Off::at(0);
-        for pr in path {
-            ty = match (pr, &ty) {
-                (Proj::Index(i), Type::Array(e, n)) => {
-                    let (e, n) = ((**e).clone(), *n);
-                    let k = self.element(i, n, site)?;
-                    let stride = self.shapes.words(&e);
+        for s in steps {
+            match s {
+                Step::Skip(k) => off.at = off.at.wrapping_add(k),
+                Step::Index { index, len, stride } => {
+                    let k = self.element(index, len, site)?;
                     let k = self.b.ins().imul_imm_u(k, stride as i64);
                     off.dynamic = Some(match off.dynamic {
                         Some(d) => self.b.ins().iadd(d, k),
                         None => k,
                     });
-                    e
                 }
-                (Proj::Field(f), Type::Struct(s)) => {
-                    off.at = off.at.wrapping_add(self.shapes.field_offset(*s, *f));
-                    self.module.structs[*s].fields[*f].1.clone()
-                }
-                (Proj::Component(c), _) => {
-                    off.at = off.at.wrapping_add(*c);
-                    U32.clone()
-                }
-                _ => unreachable!("ill-typed projection {pr:?} of {ty:?}"),
-            };
+            }
         }
-        Ok((off, ty))
+        Ok((off, ty.clone()))
     }
 
     /// Index `i` of an array of `n` elements inside a value: itself in
