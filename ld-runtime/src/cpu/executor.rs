@@ -19,7 +19,7 @@
 //! `Workgroup` is also what check mode drives region by region, giving each
 //! warp its own memory.
 
-use super::twin::{BarrierKind, Cx, Fault, Ids, Invocation, Mem, Monitor, Routed, SharedMem, StorageView, Targets, UVec3, Yield};
+use super::twin::{BarrierKind, Cx, Fault, Ids, Invocation, Mem, Monitor, Region, SharedMem, StorageView, Targets, UVec3, Yield};
 use crate::kernel::{Bounds, KernelInfo};
 use rayon::prelude::*;
 
@@ -113,6 +113,7 @@ pub fn unlinear(i: u64, dims: [u32; 3]) -> UVec3 {
     UVec3::new((i % x) as u32, ((i / x) % y) as u32, (i / (x * y)) as u32)
 }
 
+/// Invocation `local_index`'s ids in workgroup `wid`.
 fn ids(l: &CpuLaunch, wid: UVec3, local_index: u32) -> Ids {
     let wg = l.info.workgroup_size;
     let lid = unlinear(local_index as u64, wg);
@@ -134,6 +135,8 @@ pub fn new_shared(info: &KernelInfo) -> Vec<SharedMem> {
 pub struct Workgroup {
     pub wid: UVec3,
     pub invocations: Vec<Box<dyn Invocation>>,
+    /// Each invocation's ids, worked out once (they take divisions).
+    ids: Vec<Ids>,
     fuel: Vec<u64>,
     done: Vec<bool>,
     /// Whether the invocation noted an index out of bounds (its first is
@@ -144,9 +147,11 @@ pub struct Workgroup {
 impl Workgroup {
     pub fn new(l: &CpuLaunch, linear: u64) -> Self {
         let n = l.info.invocations_per_workgroup() as usize;
+        let wid = unlinear(linear, l.grid);
         Workgroup {
-            wid: unlinear(linear, l.grid),
+            wid,
             invocations: (0..n).map(|_| (l.info.new_invocation)()).collect(),
+            ids: (0..n as u32).map(|li| ids(l, wid, li)).collect(),
             fuel: vec![l.fuel; n],
             done: vec![false; n],
             noted: vec![false; n],
@@ -165,7 +170,7 @@ impl Workgroup {
     ) -> Result<RegionEnd, WorkgroupError> {
         let n = self.invocations.len();
         let mut state: Vec<Option<(BarrierKind, u32)>> = vec![None; n];
-        let routed = Routed::of(targets.as_deref(), monitor.as_deref(), storage.len(), shared.real.len());
+        let region = Region::new(targets.as_deref(), monitor.as_deref(), storage, &mut shared.real);
         for li in 0..n as u32 {
             let i = li as usize;
             if self.done[i] {
@@ -178,7 +183,7 @@ impl Workgroup {
                 m.enter(li);
             }
             let mut cx = Cx::new(
-                ids(l, self.wid, li),
+                self.ids[i],
                 storage,
                 &mut shared.real,
                 &l.uniforms,
@@ -188,7 +193,7 @@ impl Workgroup {
                     Some(m) => Some(m),
                     None => None,
                 },
-                routed,
+                &region,
             )
             .bounds(l.info.bounds == Bounds::Clamp, self.noted[i]);
             let r = self.invocations[i].step(&mut cx);

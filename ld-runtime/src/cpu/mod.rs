@@ -21,7 +21,7 @@ pub(crate) fn loaded(module: Module, sites: Vec<(u32, u32)>) -> NewInvocation {
     match jit::Jitted::new(&module, &sites) {
         Ok(native) => {
             let native: &'static jit::Jitted = Box::leak(Box::new(native));
-            Box::leak(Box::new(move || native.invocation()))
+            native.new_invocation()
         }
         Err(why) => {
             log::debug!("the loaded kernel is interpreted on the CPU: {}", why.0);

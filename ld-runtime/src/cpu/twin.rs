@@ -193,6 +193,58 @@ impl Routed {
     }
 }
 
+/// A memory's words as code outside `Cx` (a loaded kernel's native code)
+/// reads and writes them in place: the words `Cx::read_in_place` and
+/// `Cx::write_in_place` touch. `repr(C)`: that code reads the fields at
+/// their offsets.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub(crate) struct InPlace {
+    pub words: *mut u32,
+    /// Elements reached in place: the memory's length, or 0 where `Cx`
+    /// routes its accesses (so every access goes through `Cx`).
+    pub bound: u32,
+    /// The memory's length in elements (`Cx::len`).
+    pub len: u32,
+    pub elem_words: u32,
+}
+
+impl InPlace {
+    /// Memory `mem`'s place in `Region::in_place` for a kernel of
+    /// `params` parameters: the buffers, then the workgroup arrays.
+    pub(crate) fn slot(mem: Mem, params: usize) -> usize {
+        match mem {
+            Mem::Storage(i) => i,
+            Mem::Shared(i) => params + i,
+        }
+    }
+}
+
+/// What the invocations of one workgroup share through one region (from
+/// a barrier to the next): which memories `Cx` routes, and every memory's
+/// words in place. Made once per region, since neither changes inside one
+/// (and made per step, they cost a loaded kernel more than its work).
+pub(crate) struct Region {
+    routed: Routed,
+    in_place: Vec<InPlace>,
+}
+
+impl Region {
+    pub(crate) fn new(targets: Option<&dyn Targets>, monitor: Option<&dyn Monitor>, storage: &[Option<StorageView<'_>>], shared: &mut [SharedMem]) -> Region {
+        let routed = Routed::of(targets, monitor, storage.len(), shared.len());
+        let place = |mem: Mem, words: *mut u32, len: u32, elem_words: u32| InPlace { words, bound: if routed.has(mem) { 0 } else { len }, len, elem_words };
+        let buffers = storage.iter().enumerate().map(|(i, v)| match v {
+            // An `AtomicU32` has `u32`'s layout; a relaxed access is a
+            // plain one on every target the code is made for.
+            Some(v) => place(Mem::Storage(i), v.words.as_ptr() as *mut u32, v.len, v.elem_words),
+            None => place(Mem::Storage(i), std::ptr::null_mut(), 0, 1),
+        });
+        let buffers: Vec<InPlace> = buffers.collect();
+        let arrays = shared.iter_mut().enumerate().map(|(i, a)| place(Mem::Shared(i), a.words.as_mut_ptr(), a.len, a.elem_words));
+        Region { routed, in_place: buffers.into_iter().chain(arrays).collect() }
+    }
+}
+
 pub struct Cx<'a> {
     pub ids: Ids,
     pub(crate) storage: &'a [Option<StorageView<'a>>],
@@ -202,6 +254,8 @@ pub struct Cx<'a> {
     pub(crate) targets: Option<&'a mut dyn Targets>,
     pub(crate) monitor: Option<&'a mut dyn Monitor>,
     routed: Routed,
+    /// Every memory's words in place (`Region`).
+    pub(crate) in_place: &'a [InPlace],
     /// An index out of bounds goes on as WGSL's rule says (`Bounds::Clamp`:
     /// a read gives the last element, a write or an atomic is skipped)
     /// instead of faulting.
@@ -305,9 +359,10 @@ impl<'a> Cx<'a> {
         fuel: u64,
         targets: Option<&'a mut dyn Targets>,
         monitor: Option<&'a mut dyn Monitor>,
-        routed: Routed,
+        region: &'a Region,
     ) -> Self {
-        Cx { ids, storage, shared, uniforms, fuel, targets, monitor, routed, clamp: false, noted: None, quiet: false }
+        let (routed, in_place) = (region.routed, &region.in_place[..]);
+        Cx { ids, storage, shared, uniforms, fuel, targets, monitor, routed, in_place, clamp: false, noted: None, quiet: false }
     }
 
     /// Indices out of bounds go on under WGSL's rule (`clamp`), and
@@ -338,12 +393,6 @@ impl<'a> Cx<'a> {
         if self.noted.is_none() && !self.quiet {
             self.noted = Some(f);
         }
-    }
-
-    /// Whether accesses to `mem` go through the monitor or the targets
-    /// (the others are made in place).
-    pub(crate) fn routes(&self, mem: Mem) -> bool {
-        self.routed.has(mem)
     }
 
     pub(crate) fn fuel_left(&self) -> u64 {
@@ -434,7 +483,7 @@ impl<'a> Cx<'a> {
 
     /// A read the monitor is told of, or the targets make.
     #[inline(never)]
-    fn read_routed<T: Words>(&mut self, mem: Mem, w: usize, site: (u32, u32), settled: bool) -> T {
+    pub(crate) fn read_routed<T: Words>(&mut self, mem: Mem, w: usize, site: (u32, u32), settled: bool) -> T {
         if let Some(m) = self.monitor.as_deref_mut() {
             m.access(mem, w as u32, T::WORDS, false, site);
         }
@@ -476,7 +525,7 @@ impl<'a> Cx<'a> {
 
     /// A write the monitor is told of, or the targets take.
     #[inline(never)]
-    fn write_routed<T: Words>(&mut self, mem: Mem, w: usize, value: T, site: (u32, u32)) {
+    pub(crate) fn write_routed<T: Words>(&mut self, mem: Mem, w: usize, value: T, site: (u32, u32)) {
         if let Some(m) = self.monitor.as_deref_mut() {
             m.access(mem, w as u32, T::WORDS, true, site);
         }

@@ -12,33 +12,27 @@
 
 use crate::cpu::interp::arith;
 use crate::cpu::twin::UVec3;
-use crate::cpu::twin::{AtomicOp, Cx, Fault, Ids, Mem};
+use crate::cpu::twin::{AtomicOp, Cx, Fault, Ids, InPlace, Mem};
 use ld_compiler::ir::{Intrinsic, Scalar, Type};
-use std::mem::{offset_of, MaybeUninit};
+use std::mem::offset_of;
 
 /// Bit 32 of a shim's result: it faulted.
 pub(super) const FAULT: u64 = 1 << 32;
 /// Bit 33 of `index`'s result: the index was clamped under WGSL's rule.
 pub(super) const CLAMPED: u64 = 1 << 33;
 
-/// The context of one step. `repr(C)`: the code reads `uniforms`, `cx`
-/// and `views` at their offsets, and through `cx` the invocation's ids
-/// and fuel (`id_offset`, `FUEL_OFFSET`).
+/// The context of one step. `repr(C)`: the code reads `uniforms`,
+/// `in_place` and `cx` at their offsets, and through `cx` the
+/// invocation's ids and fuel (`id_offset`, `FUEL_OFFSET`).
 #[repr(C)]
 pub(super) struct JitCx<'a, 'cx> {
     /// The uniform block's first word.
     pub uniforms: *const u32,
+    /// Every memory's words in place (`Cx::in_place`), by `InPlace::slot`.
+    pub in_place: *const InPlace,
     pub cx: &'a mut Cx<'cx>,
     pub fault: Option<Fault>,
-    /// The memories the code reaches in place, each in its slot, made
-    /// when the step first reaches the memory (`make_view`): bit `slot`
-    /// of `made`. The others stay uninitialised.
-    pub views: [MaybeUninit<View>; VIEWS],
-    pub made: u32,
 }
-
-/// Memories past this many are always reached through the shims.
-pub(super) const VIEWS: usize = 16;
 
 /// Where `Cx::fuel` is in a `Cx`.
 pub(super) const FUEL_OFFSET: usize = offset_of!(Cx<'static>, fuel);
@@ -65,45 +59,11 @@ pub(super) fn id_offset(k: u32) -> usize {
 /// The local index's number among the ids (`id_offset`).
 pub(super) const LOCAL_INDEX: u32 = 15;
 
-/// A memory's words as the code reads and writes them in place: the
-/// same words `Cx::read_in_place` and `Cx::write_in_place` touch.
-#[repr(C)]
-#[derive(Clone, Copy)]
-pub(super) struct View {
-    pub words: *mut u32,
-    /// Elements the code may reach in place: the memory's length, or 0
-    /// where `Cx` routes its accesses (so every access takes the shim).
-    pub bound: u32,
-    /// The memory's length in elements (`Cx::len`).
-    pub len: u32,
-    pub elem_words: u32,
-}
-
-impl View {
-    /// Memory `m`'s view (an unbound buffer's is empty).
-    fn of(cx: &mut Cx, m: Mem) -> View {
-        let routed = cx.routes(m);
-        let (words, len, elem_words) = match m {
-            Mem::Storage(i) => match &cx.storage[i] {
-                // An `AtomicU32` has `u32`'s layout; a relaxed access is
-                // a plain one on every target Cranelift has.
-                Some(v) => (v.words.as_ptr() as *mut u32, v.len, v.elem_words),
-                None => (std::ptr::null_mut(), 0, 1),
-            },
-            Mem::Shared(i) => {
-                let a = &mut cx.shared[i];
-                (a.words.as_mut_ptr(), a.len, a.elem_words)
-            }
-        };
-        View { words, bound: if routed { 0 } else { len }, len, elem_words }
-    }
-}
-
 impl<'a, 'cx> JitCx<'a, 'cx> {
-    /// The context of a step, no view made yet.
+    /// The context of a step.
     #[inline(always)]
     pub fn new(cx: &'a mut Cx<'cx>) -> Self {
-        JitCx { uniforms: cx.uniforms.as_ptr(), cx, fault: None, views: [const { MaybeUninit::uninit() }; VIEWS], made: 0 }
+        JitCx { uniforms: cx.uniforms.as_ptr(), in_place: cx.in_place.as_ptr(), cx, fault: None }
     }
 }
 
@@ -164,6 +124,19 @@ pub(super) unsafe extern "C" fn write(j: *mut JitCx, m: u32, index: i64, inner: 
     word(j, r)
 }
 
+/// `Cx::read_routed` of word `w` of a memory `Cx` routes, in bounds (a
+/// settled read where `settled` is 1).
+pub(super) unsafe extern "C" fn read_routed(j: *mut JitCx, m: u32, w: u32, settled: u32, at: u64) -> u32 {
+    let j = unsafe { &mut *j };
+    j.cx.read_routed::<u32>(mem(m), w as usize, site(at), settled != 0)
+}
+
+/// `Cx::write_routed` of word `w` of a memory `Cx` routes, in bounds.
+pub(super) unsafe extern "C" fn write_routed(j: *mut JitCx, m: u32, w: u32, value: u32, at: u64) {
+    let j = unsafe { &mut *j };
+    j.cx.write_routed::<u32>(mem(m), w as usize, value, site(at))
+}
+
 /// `Cx::lands`: 1 where a write to the element goes ahead.
 pub(super) unsafe extern "C" fn lands(j: *mut JitCx, m: u32, index: i64, at: u64) -> u64 {
     let j = unsafe { &mut *j };
@@ -205,19 +178,6 @@ pub(super) unsafe extern "C" fn index(j: *mut JitCx, i: i64, n: u32, at: u64) ->
             FAULT
         }
     }
-}
-
-/// `Cx::len`.
-pub(super) unsafe extern "C" fn len(j: *mut JitCx, m: u32) -> u32 {
-    let j = unsafe { &mut *j };
-    j.cx.len(mem(m))
-}
-
-/// Makes the view of memory `m` in `slot`, for the rest of the step.
-pub(super) unsafe extern "C" fn make_view(j: *mut JitCx, slot: u32, m: u32) {
-    let j = unsafe { &mut *j };
-    j.views[slot as usize].write(View::of(j.cx, mem(m)));
-    j.made |= 1 << slot;
 }
 
 /// The fault of a loop that was to start an iteration with no fuel left.

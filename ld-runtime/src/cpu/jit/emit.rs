@@ -4,9 +4,9 @@
 //! `build` compiles the kernel's blocks into `step`.
 
 use super::abi::{self, JitCx, Op};
-use super::{Unsupported, DONE, FAULT};
+use super::{Stop, Unsupported, DONE, FAULT};
 use crate::cpu::interp::frame::{param_elem, uniform_words, Layout, Shapes};
-use crate::cpu::twin::Mem;
+use crate::cpu::twin::{InPlace, Mem};
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{types, AbiParam, Block, Function, InstBuilder, MemFlagsData, SigRef, Signature, Type as Ct, Value};
 use cranelift_codegen::isa::CallConv;
@@ -46,6 +46,10 @@ pub(super) fn build(
     let zero = b.ins().iconst(types::I32, 0);
     b.def_var(clamped, zero);
     let (fault, done) = (b.create_block(), b.create_block());
+    // The context's pointers, read once: they hold for the whole step.
+    let field = |b: &mut FunctionBuilder, at: usize| b.ins().load(ptr, MemFlagsData::trusted().with_readonly(), jcx, at as i32);
+    let (cx, uniforms, in_place) =
+        (field(&mut b, offset_of!(JitCx, cx)), field(&mut b, offset_of!(JitCx, uniforms)), field(&mut b, offset_of!(JitCx, in_place)));
     let sigs = Sigs::new(&mut b, ptr, call_conv);
     let layout = Layout::new(&module.kernel.body, shapes);
     let top = layout.words() as u32;
@@ -61,12 +65,14 @@ pub(super) fn build(
         ptr,
         frame,
         jcx,
+        cx,
+        uniforms,
+        in_place,
         fault,
         done,
         clamped,
         sigs,
         ops: Vec::new(),
-        views: Vec::new(),
         top,
         frame_words: top,
         scopes: vec![kernel],
@@ -78,16 +84,16 @@ pub(super) fn build(
         switch.set_entry(i as u128, *blk);
     }
     switch.emit(&mut e.b, pc, done);
-    for (i, (mb, blk)) in machine.blocks.iter().zip(&blocks).enumerate() {
+    for (mb, blk) in machine.blocks.iter().zip(&blocks) {
         e.b.switch_to_block(*blk);
         e.block(&mb.stmts)?;
-        e.term(&mb.term, &blocks, i as u32)?;
+        e.term(&mb.term, &blocks)?;
     }
     e.b.switch_to_block(done);
-    let r = e.b.ins().iconst(types::I32, DONE as i64);
+    let r = e.b.ins().iconst(types::I64, DONE as i64);
     e.b.ins().return_(&[r]);
     e.b.switch_to_block(fault);
-    let r = e.b.ins().iconst(types::I32, FAULT as i64);
+    let r = e.b.ins().iconst(types::I64, FAULT as i64);
     e.b.ins().return_(&[r]);
     e.b.seal_all_blocks();
     let Emitter { b, frame_words, uniform_words, ops, .. } = e;
@@ -99,12 +105,12 @@ pub(super) fn build(
 pub(super) struct Sigs {
     pub read: SigRef,
     pub write: SigRef,
+    pub read_routed: SigRef,
+    pub write_routed: SigRef,
     pub lands: SigRef,
     pub atomic: SigRef,
     pub index: SigRef,
-    pub len: SigRef,
     pub out_of_fuel: SigRef,
-    pub make_view: SigRef,
     pub op: SigRef,
 }
 
@@ -120,12 +126,12 @@ impl Sigs {
         Sigs {
             read: sig(&[ptr, I32, I64, I32, I64], Some(I64)),
             write: sig(&[ptr, I32, I64, I32, I32, I64], Some(I64)),
+            read_routed: sig(&[ptr, I32, I32, I32, I64], Some(I32)),
+            write_routed: sig(&[ptr, I32, I32, I32, I64], None),
             lands: sig(&[ptr, I32, I64, I64], Some(I64)),
             atomic: sig(&[ptr, I32, I64, I32, I32, I32, I32, I32, I64], Some(I64)),
             index: sig(&[ptr, I64, I32, I64], Some(I64)),
-            len: sig(&[ptr, I32], Some(I32)),
             out_of_fuel: sig(&[ptr, I64], None),
-            make_view: sig(&[ptr, I32, I32], None),
             op: sig(&[ptr, I32, I32, I32], Some(I32)),
         }
     }
@@ -173,6 +179,11 @@ pub(super) struct Emitter<'p, 'b> {
     pub ptr: Ct,
     frame: Value,
     jcx: Value,
+    /// The step's `Cx`, the uniform block, and the memories in place
+    /// (`JitCx`'s fields).
+    cx: Value,
+    uniforms: Value,
+    in_place: Value,
     /// Returns `FAULT`.
     fault: Block,
     /// Returns `DONE`.
@@ -183,8 +194,6 @@ pub(super) struct Emitter<'p, 'b> {
     pub sigs: Sigs,
     #[allow(clippy::vec_box)]
     ops: Vec<Box<Op>>,
-    /// The memories given a view in `JitCx::views`, in order.
-    views: Vec<Mem>,
     /// The first frame word no temporary or inlined frame holds.
     top: u32,
     frame_words: u32,
@@ -291,28 +300,21 @@ impl<'p> Emitter<'p, '_> {
         self.b.ins().iconst(types::I32, v as i64)
     }
 
-    /// The step's `Cx`.
-    fn cx(&mut self) -> Value {
-        self.b.ins().load(self.ptr, MemFlagsData::trusted(), self.jcx, offset_of!(JitCx, cx) as i32)
-    }
-
     /// Word `k` of the invocation's ids (`abi::id_offset`).
     pub fn id(&mut self, k: u32) -> Value {
-        let cx = self.cx();
-        self.b.ins().load(types::I32, MemFlagsData::trusted(), cx, abi::id_offset(k) as i32)
+        self.b.ins().load(types::I32, MemFlagsData::trusted(), self.cx, abi::id_offset(k) as i32)
     }
 
     /// Kernel parameter `i`'s word in the uniform block.
     pub fn uniform(&mut self, i: usize) -> Value {
         let w = self.uniform_index[i];
         self.uniform_words = self.uniform_words.max(w + 1);
-        let base = self.b.ins().load(self.ptr, MemFlagsData::trusted(), self.jcx, offset_of!(JitCx, uniforms) as i32);
-        self.b.ins().load(types::I32, MemFlagsData::trusted(), base, (w * 4) as i32)
+        self.b.ins().load(types::I32, MemFlagsData::trusted(), self.uniforms, (w * 4) as i32)
     }
 
     /// Spends one iteration's fuel at `site`, or faults.
     pub fn tick(&mut self, site: u64) {
-        let (cx, off) = (self.cx(), abi::FUEL_OFFSET as i32);
+        let (cx, off) = (self.cx, abi::FUEL_OFFSET as i32);
         let fuel = self.b.ins().load(types::I64, MemFlagsData::trusted(), cx, off);
         let (ok, empty) = (self.b.create_block(), self.b.create_block());
         self.b.ins().brif(fuel, ok, &[], empty, &[]);
@@ -353,67 +355,55 @@ impl<'p> Emitter<'p, '_> {
     }
 
     /// Branches on whether word `inner` of element `index` (an `i64`) of
-    /// `mem` is reached in place (`abi::View`): in bounds, of a memory
-    /// `Cx` does not route, as `Cx::word` and `read_in_place` decide. On
-    /// to the word's address, where it is; to `slow` otherwise. `None`,
-    /// and nothing emitted, where `mem` has no view.
-    pub fn in_place(&mut self, mem: Mem, index: Value, inner: Value, slow: Block) -> Option<Value> {
-        let view = self.view(mem)?;
-        let field = |f: usize| view + f as i32;
-        let bound = self.b.ins().load(types::I32, MemFlagsData::trusted(), self.jcx, field(offset_of!(abi::View, bound)));
+    /// `mem` is reached in place (`InPlace`): in bounds, of a memory `Cx`
+    /// does not route, as `Cx::word` and `read_in_place` decide. On to
+    /// the word's address, where it is; to `slow` otherwise.
+    pub fn in_place(&mut self, mem: Mem, index: Value, inner: Value, slow: Block) -> Value {
+        let bound = self.in_place_field(mem, offset_of!(InPlace, bound), types::I32);
         let bound = self.b.ins().uextend(types::I64, bound);
         let inside = self.b.ins().icmp(IntCC::UnsignedLessThan, index, bound);
         let fast = self.b.create_block();
         self.b.ins().brif(inside, fast, &[], slow, &[]);
         self.b.set_cold_block(slow);
         self.b.switch_to_block(fast);
-        let ew = self.b.ins().load(types::I32, MemFlagsData::trusted(), self.jcx, field(offset_of!(abi::View, elem_words)));
-        let words = self.b.ins().load(self.ptr, MemFlagsData::trusted(), self.jcx, field(offset_of!(abi::View, words)));
+        let ew = self.in_place_field(mem, offset_of!(InPlace, elem_words), types::I32);
+        let words = self.in_place_field(mem, offset_of!(InPlace, words), self.ptr);
         let i = self.b.ins().ireduce(types::I32, index);
         let w = self.b.ins().imul(i, ew);
         let w = self.b.ins().iadd(w, inner);
         let w = self.b.ins().uextend(types::I64, w);
         let w = self.b.ins().ishl_imm_u(w, 2);
-        Some(self.b.ins().iadd(words, w))
+        self.b.ins().iadd(words, w)
     }
 
-    /// Where memory `mem`'s view is in `JitCx`, made if this step has not
-    /// made it yet (`JitCx::made`); none past `abi::VIEWS` memories.
-    fn view(&mut self, mem: Mem) -> Option<i32> {
-        let slot = match self.views.iter().position(|m| *m == mem) {
-            Some(i) => i,
-            None if self.views.len() < abi::VIEWS => {
-                self.views.push(mem);
-                self.views.len() - 1
-            }
-            None => return None,
-        };
-        let made_at = offset_of!(JitCx, made) as i32;
-        let made = self.b.ins().load(types::I32, MemFlagsData::trusted(), self.jcx, made_at);
-        let made = self.b.ins().band_imm_u(made, 1 << slot);
-        let (make, ready) = (self.b.create_block(), self.b.create_block());
-        self.b.ins().brif(made, ready, &[], make, &[]);
-        self.b.switch_to_block(make);
-        self.b.set_cold_block(make);
-        let (s, m) = (self.iconst(slot as u32), self.iconst(abi::mem_code(mem)));
-        self.call(abi::make_view as *const (), self.sigs.make_view, &[s, m]);
-        self.b.ins().jump(ready, &[]);
-        self.b.switch_to_block(ready);
-        Some((offset_of!(JitCx, views) + slot * std::mem::size_of::<abi::View>()) as i32)
+    /// After `in_place` sent an access to its `slow` block: where the
+    /// element is in bounds (so `Cx` routes the memory), on to the word's
+    /// index in the memory, for `Cx::read_routed` or `write_routed`; to
+    /// `out` otherwise, where `Cx` decides (a fault, or WGSL's rule).
+    pub fn routed(&mut self, mem: Mem, index: Value, inner: Value, out: Block) -> Value {
+        let len = self.mem_len(mem);
+        let len = self.b.ins().uextend(types::I64, len);
+        let inside = self.b.ins().icmp(IntCC::UnsignedLessThan, index, len);
+        let routed = self.b.create_block();
+        self.b.ins().brif(inside, routed, &[], out, &[]);
+        self.b.set_cold_block(out);
+        self.b.switch_to_block(routed);
+        let ew = self.in_place_field(mem, offset_of!(InPlace, elem_words), types::I32);
+        let i = self.b.ins().ireduce(types::I32, index);
+        let w = self.b.ins().imul(i, ew);
+        self.b.ins().iadd(w, inner)
     }
 
-    /// A memory's length in elements (`Cx::len`), from its view where it has one.
+    /// A field of memory `mem`'s `InPlace`, which holds for the step.
+    fn in_place_field(&mut self, mem: Mem, field: usize, ty: Ct) -> Value {
+        let slot = InPlace::slot(mem, self.module.kernel.params.len());
+        let at = slot * std::mem::size_of::<InPlace>() + field;
+        self.b.ins().load(ty, MemFlagsData::trusted().with_readonly(), self.in_place, at as i32)
+    }
+
+    /// A memory's length in elements (`Cx::len`).
     pub fn mem_len(&mut self, mem: Mem) -> Value {
-        match self.view(mem) {
-            Some(view) => {
-                let at = view + offset_of!(abi::View, len) as i32;
-                self.b.ins().load(types::I32, MemFlagsData::trusted(), self.jcx, at)
-            }
-            None => {
-                let code = self.iconst(abi::mem_code(mem));
-                self.call(abi::len as *const (), self.sigs.len, &[code]).expect("len returns a word")
-            }
-        }
+        self.in_place_field(mem, offset_of!(InPlace, len), types::I32)
     }
 
     /// An out-of-line operation's descriptor, as the `op` shim takes it.
@@ -433,8 +423,8 @@ impl<'p> Emitter<'p, '_> {
         self.b.switch_to_block(dead);
     }
 
-    /// A kernel block's terminator (`index`: the block's own).
-    fn term(&mut self, term: &Term, blocks: &[Block], index: u32) -> Result<(), Unsupported> {
+    /// A kernel block's terminator.
+    fn term(&mut self, term: &Term, blocks: &[Block]) -> Result<(), Unsupported> {
         match term {
             Term::Return => {
                 self.b.ins().jump(self.done, &[]);
@@ -450,8 +440,9 @@ impl<'p> Emitter<'p, '_> {
                 let c = self.scalar(c)?;
                 self.b.ins().brif(c, blocks[*a], &[], blocks[*b], &[]);
             }
-            Term::Barrier(..) => {
-                let r = self.iconst(index);
+            Term::Barrier(kind, next, id, _) => {
+                let r = Stop::code((*kind).into(), *next as u32, *id as u32);
+                let r = self.b.ins().iconst(types::I64, r as i64);
                 self.b.ins().return_(&[r]);
             }
         }

@@ -9,7 +9,7 @@
 //!
 //! A kernel's blocks become one function, `step(frame, cx, pc)`, which
 //! runs from block `pc` to the next barrier or the end and says which
-//! (`DONE`, `FAULT`, or the block whose barrier it stopped at). Helpers
+//! (`DONE`, `FAULT`, or the barrier it stopped at: `Stop`). Helpers
 //! are inlined at each call, their frames laid out above the caller's
 //! (WGSL has no recursion). A statement's scalar values live in
 //! registers; locals and aggregates live in the frame.
@@ -26,8 +26,9 @@ mod stmt;
 #[cfg(test)]
 mod tests;
 
-use super::interp::frame::{Frame, Shapes};
+use super::interp::frame::Shapes;
 use super::twin::{BarrierKind, Cx, Fault, Invocation, Yield};
+use crate::kernel::NewInvocation;
 use abi::JitCx;
 use cranelift_codegen::ir::{types, AbiParam, UserFuncName};
 use cranelift_codegen::settings::{self, Configurable};
@@ -35,14 +36,34 @@ use cranelift_frontend::FunctionBuilderContext;
 use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::{Linkage, Module as _};
 use ld_compiler::ir::Module;
-use ld_compiler::lower::{self, Term};
+use ld_compiler::lower;
 
 /// `step`'s result when the invocation has ended.
-const DONE: u32 = u32::MAX;
+const DONE: u64 = u64::MAX;
 /// `step`'s result when it faulted (the fault is in `JitCx::fault`).
-const FAULT: u32 = u32::MAX - 1;
+const FAULT: u64 = u64::MAX - 1;
 
-type Step = unsafe extern "C" fn(frame: *mut u32, cx: *mut JitCx, pc: u32) -> u32;
+type Step = unsafe extern "C" fn(frame: *mut u32, cx: *mut JitCx, pc: u32) -> u64;
+
+/// A barrier `step` stopped at, as it returns it: the block that follows
+/// in the low word, the barrier's id above it, its kind in the top bit.
+/// (Returned whole, so no table is read after each step.)
+struct Stop;
+
+impl Stop {
+    const STORAGE: u64 = 1 << 63;
+
+    fn code(kind: BarrierKind, next: u32, id: u32) -> u64 {
+        debug_assert!(id < 1 << 31);
+        let kind = if kind == BarrierKind::Storage { Stop::STORAGE } else { 0 };
+        next as u64 | (id as u64) << 32 | kind
+    }
+
+    fn decode(r: u64) -> (BarrierKind, u32, u32) {
+        let kind = if r & Stop::STORAGE != 0 { BarrierKind::Storage } else { BarrierKind::Workgroup };
+        (kind, r as u32, (r >> 32) as u32 & !(1 << 31))
+    }
+}
 
 /// A kernel compiled to native code: shared by every invocation.
 pub struct Jitted {
@@ -50,10 +71,10 @@ pub struct Jitted {
     /// The kernel's frame, in words: its locals, then the temporaries
     /// and inlined helpers' frames above them.
     frame_words: usize,
-    /// Each block's barrier, for those that end at one: (kind, next block, id).
-    barriers: Vec<Option<(BarrierKind, u32, u32)>>,
     /// Words of the uniform block the code reads at most.
     uniform_words: usize,
+    /// The kernel's memories: its parameters and workgroup arrays.
+    memories: usize,
     /// The descriptors of out-of-line operations the code points at.
     #[allow(clippy::vec_box)]
     _ops: Vec<Box<abi::Op>>,
@@ -72,7 +93,7 @@ impl Jitted {
         let ptr = jit.target_config().pointer_type();
         let sig = &mut ctx.func.signature;
         sig.params.extend([AbiParam::new(ptr), AbiParam::new(ptr), AbiParam::new(types::I32)]);
-        sig.returns.push(AbiParam::new(types::I32));
+        sig.returns.push(AbiParam::new(types::I64));
         let id = jit.declare_function("step", Linkage::Export, &ctx.func.signature).map_err(|e| Unsupported(e.to_string()))?;
         ctx.func.name = UserFuncName::user(0, id.as_u32());
         let machine = lower::machine(&module.kernel.body.block);
@@ -86,16 +107,28 @@ impl Jitted {
         // The code lives as long as the process, as the loaded kernel's
         // description does.
         std::mem::forget(jit);
-        let barriers = machine.blocks.iter().map(|b| match b.term {
-            Term::Barrier(kind, next, index, _) => Some((kind.into(), next as u32, index as u32)),
-            _ => None,
-        });
-        Ok(Jitted { step, frame_words: built.frame_words, barriers: barriers.collect(), uniform_words: built.uniform_words, _ops: built.ops })
+        Ok(Jitted {
+            step,
+            frame_words: built.frame_words,
+            uniform_words: built.uniform_words,
+            memories: module.kernel.params.len() + module.kernel.shared.len(),
+            _ops: built.ops,
+        })
     }
 
-    /// A fresh invocation (block 0, every local zeroed).
-    pub fn invocation(&'static self) -> Box<dyn Invocation> {
-        Box::new(Native { prog: self, pc: 0, frame: Frame::new(self.frame_words) })
+    /// How the kernel's invocations are made: each fresh (block 0, every
+    /// local zeroed), its frame inline where it is small. (Invocations
+    /// are made by the million and each step starts by reading one.)
+    pub fn new_invocation(&'static self) -> NewInvocation {
+        fn make<F: AsMut<[u32]> + Send + 'static>(prog: &'static Jitted, frame: impl Fn() -> F + Send + Sync + 'static) -> NewInvocation {
+            Box::leak(Box::new(move || Box::new(Native { prog, pc: 0, frame: frame() }) as Box<dyn Invocation>))
+        }
+        match self.frame_words {
+            0..=4 => make(self, || [0u32; 4]),
+            5..=8 => make(self, || [0u32; 8]),
+            9..=16 => make(self, || [0u32; 16]),
+            n => make(self, move || vec![0u32; n]),
+        }
     }
 }
 
@@ -110,34 +143,35 @@ fn isa() -> Result<cranelift_codegen::isa::OwnedTargetIsa, Unsupported> {
     builder.finish(settings::Flags::new(flags)).map_err(|e| Unsupported(e.to_string()))
 }
 
-/// One invocation suspended between steps.
-struct Native {
+/// One invocation suspended between steps; `F` holds its frame, of at
+/// least the kernel's `frame_words` (`Jitted::new_invocation`).
+struct Native<F> {
     prog: &'static Jitted,
     pc: u32,
-    frame: Frame,
+    frame: F,
 }
 
-impl Invocation for Native {
+impl<F: AsMut<[u32]> + Send> Invocation for Native<F> {
     fn step(&mut self, cx: &mut Cx<'_>) -> Result<Yield, Fault> {
-        if self.pc == DONE {
+        if self.pc == DONE as u32 {
             return Ok(Yield::Done);
         }
         assert!(cx.uniforms.len() >= self.prog.uniform_words, "the uniform block is smaller than the kernel reads");
+        assert!(cx.in_place.len() >= self.prog.memories, "every memory of the kernel has its words in place");
         let mut j = JitCx::new(cx);
-        // SAFETY: the frame has the words the code addresses, `j` lives
-        // through the call, and the code reads no uniform word past the
-        // block (asserted above).
-        let frame = self.frame.words(self.prog.frame_words).as_mut_ptr();
-        let r = unsafe { (self.prog.step)(frame, &mut j, self.pc) };
-        let fault = j.fault.take();
+        // SAFETY: the frame has the words the code addresses (as it was
+        // made), `j` lives through the call, and the code
+        // reads no uniform word past the block nor memory past those it
+        // has (asserted above).
+        let r = unsafe { (self.prog.step)(self.frame.as_mut().as_mut_ptr(), &mut j, self.pc) };
         match r {
             DONE => {
-                self.pc = DONE;
+                self.pc = DONE as u32;
                 Ok(Yield::Done)
             }
-            FAULT => Err(fault.expect("a faulting step keeps its fault")),
-            b => {
-                let (kind, next, id) = self.prog.barriers[b as usize].expect("a step stops at a barrier");
+            FAULT => Err(j.fault.take().expect("a faulting step keeps its fault")),
+            r => {
+                let (kind, next, id) = Stop::decode(r);
                 self.pc = next;
                 Ok(Yield::Barrier { kind, id })
             }

@@ -141,13 +141,17 @@ impl<'p> Emitter<'p, '_> {
             Loc::Mem { mem, index, inner } => {
                 let f = if settled { abi::read_settled as *const () } else { abi::read as *const () };
                 let (slow, join) = (self.b.create_block(), self.b.create_block());
-                let Some(addr) = self.in_place(mem, index, inner, slow) else {
-                    return self.read_shim(f, mem, index, inner, site);
-                };
+                let addr = self.in_place(mem, index, inner, slow);
                 let r = self.b.append_block_param(join, types::I32);
                 let w = self.b.ins().load(types::I32, MemFlagsData::trusted(), addr, 0);
                 self.b.ins().jump(join, &[BlockArg::Value(w)]);
                 self.b.switch_to_block(slow);
+                let out = self.b.create_block();
+                let word = self.routed(mem, index, inner, out);
+                let (m, settled, at) = (self.iconst(abi::mem_code(mem)), self.iconst(settled as u32), self.b.ins().iconst(types::I64, site as i64));
+                let w = self.call(abi::read_routed as *const (), self.sigs.read_routed, &[m, word, settled, at]).expect("a read returns its word");
+                self.b.ins().jump(join, &[BlockArg::Value(w)]);
+                self.b.switch_to_block(out);
                 let w = self.read_shim(f, mem, index, inner, site);
                 self.b.ins().jump(join, &[BlockArg::Value(w)]);
                 self.b.switch_to_block(join);
@@ -164,14 +168,16 @@ impl<'p> Emitter<'p, '_> {
     /// One word written to memory: in place where it can be, else `Cx::write`.
     fn write_word(&mut self, mem: Mem, index: Value, inner: Value, w: Value, site: u64) {
         let (slow, join) = (self.b.create_block(), self.b.create_block());
-        if let Some(addr) = self.in_place(mem, index, inner, slow) {
-            self.b.ins().store(MemFlagsData::trusted(), w, addr, 0);
-            self.b.ins().jump(join, &[]);
-        } else {
-            self.b.ins().jump(slow, &[]);
-        }
+        let addr = self.in_place(mem, index, inner, slow);
+        self.b.ins().store(MemFlagsData::trusted(), w, addr, 0);
+        self.b.ins().jump(join, &[]);
         self.b.switch_to_block(slow);
         let (m, at) = (self.iconst(abi::mem_code(mem)), self.b.ins().iconst(types::I64, site as i64));
+        let out = self.b.create_block();
+        let word = self.routed(mem, index, inner, out);
+        self.call(abi::write_routed as *const (), self.sigs.write_routed, &[m, word, w, at]);
+        self.b.ins().jump(join, &[]);
+        self.b.switch_to_block(out);
         self.checked(abi::write as *const (), self.sigs.write, &[m, index, inner, w, at]);
         self.b.ins().jump(join, &[]);
         self.b.switch_to_block(join);

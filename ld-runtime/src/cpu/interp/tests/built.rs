@@ -4,7 +4,7 @@
 //! their words and sites) that the twin's code makes.
 
 use super::{Dispatch, FUEL};
-use crate::cpu::twin::{BarrierKind, Cx, Fault, Ids, Mem, Monitor, Routed, SharedMem, StorageView, Targets, Yield};
+use crate::cpu::twin::{BarrierKind, Cx, Fault, Ids, Invocation, Mem, Monitor, Region, SharedMem, StorageView, Targets, Yield};
 use ld_compiler::ir::{self, *};
 use ld_compiler::Span;
 use std::collections::HashMap;
@@ -235,9 +235,9 @@ fn step(
     t: &mut Words,
     m: &mut Sites,
 ) -> Result<Yield, Fault> {
-    let routed = Routed::of(Some(&*t), Some(&*m), views.len(), 0);
     let mut shared: [SharedMem; 0] = [];
-    let mut cx = Cx::new(Ids::default(), views, &mut shared, uniforms, fuel, Some(t), Some(m), routed);
+    let region = Region::new(Some(&*t), Some(&*m), views, &mut shared);
+    let mut cx = Cx::new(Ids::default(), views, &mut shared, uniforms, fuel, Some(t), Some(m), &region);
     inv.step(&mut cx)
 }
 
@@ -277,7 +277,8 @@ fn order_module() -> Module {
 /// one (settled where the IR says), an assignment's value before its place
 /// and a compound one's read before its write, each at its site; `&&` and
 /// `||` skip their right side, `&` does not; a fault in the value comes
-/// before one in the place.
+/// before one in the place. Native code, which reaches memories `Cx`
+/// routes through its own shims, makes the same calls.
 #[test]
 fn cx_sees_the_twins_accesses_in_the_twins_order() {
     let k = program(&order_module());
@@ -285,26 +286,30 @@ fn cx_sees_the_twins_accesses_in_the_twins_order() {
     let views = [Some(StorageView { words: &backing[0], elem_words: 4, len: 3 }), Some(StorageView { words: &backing[1], elem_words: 1, len: 4 }), None];
     let (d, o) = (Mem::Storage(0), Mem::Storage(1));
     let data = [10, 11, 12, 13, 2, 21, 22, 23, 30, 31, 7, 33];
-    let run = |flag: u32| {
-        let mut t = Words::default();
-        t.words.extend(data.iter().enumerate().map(|(i, &w)| ((d, i as u32), w)));
-        t.words.insert((o, 2), 100);
-        let mut m = Sites::default();
-        let r = step(&mut *k.program.invocation(), &views, &[flag], FUEL, &mut t, &mut m);
-        (r, t, m)
-    };
-    let (r, t, m) = run(0);
-    assert_eq!(r, Ok(Yield::Done));
-    use Call::*;
-    let mut calls = vec![Settled(d, 4), Settled(d, 5), Settled(d, 6), Settled(d, 7), Read(d, 1), Read(o, 2), Write(o, 2, 111), Read(d, 10), Write(o, 0, 0)];
-    calls.extend((8..12).map(|w| Read(d, w)).chain([Read(o, 3)]).chain((0..4).map(|w| Write(d, w, data[8 + w as usize]))));
-    assert_eq!(t.calls, calls);
-    let mut sites: Vec<_> = (4..8).map(|w| (d, w, 1, false, site(2))).collect();
-    sites.extend([(d, 1, 1, false, site(5)), (o, 2, 1, false, site(3)), (o, 2, 1, true, site(3)), (d, 10, 1, false, site(8)), (o, 0, 1, true, site(9))]);
-    sites.extend((8..12).map(|w| (d, w, 1, false, site(14))).chain([(o, 3, 1, false, site(15))]).chain((0..4).map(|w| (d, w, 1, true, site(16)))));
-    assert_eq!(m.0, sites);
-    let (r, _, _) = run(1);
-    assert_eq!(r, Err(Fault::OutOfBounds { mem: Some(d), index: 50, len: 3, site: site(12) }));
+    // The interpreter, then native code: the same calls at the same sites.
+    let interpreted = || k.program.invocation();
+    for new in [&interpreted as &dyn Fn() -> Box<dyn Invocation>, k.native] {
+        let run = |flag: u32| {
+            let mut t = Words::default();
+            t.words.extend(data.iter().enumerate().map(|(i, &w)| ((d, i as u32), w)));
+            t.words.insert((o, 2), 100);
+            let mut m = Sites::default();
+            let r = step(&mut *new(), &views, &[flag], FUEL, &mut t, &mut m);
+            (r, t, m)
+        };
+        let (r, t, m) = run(0);
+        assert_eq!(r, Ok(Yield::Done));
+        use Call::*;
+        let mut calls = vec![Settled(d, 4), Settled(d, 5), Settled(d, 6), Settled(d, 7), Read(d, 1), Read(o, 2), Write(o, 2, 111), Read(d, 10), Write(o, 0, 0)];
+        calls.extend((8..12).map(|w| Read(d, w)).chain([Read(o, 3)]).chain((0..4).map(|w| Write(d, w, data[8 + w as usize]))));
+        assert_eq!(t.calls, calls);
+        let mut sites: Vec<_> = (4..8).map(|w| (d, w, 1, false, site(2))).collect();
+        sites.extend([(d, 1, 1, false, site(5)), (o, 2, 1, false, site(3)), (o, 2, 1, true, site(3)), (d, 10, 1, false, site(8)), (o, 0, 1, true, site(9))]);
+        sites.extend((8..12).map(|w| (d, w, 1, false, site(14))).chain([(o, 3, 1, false, site(15))]).chain((0..4).map(|w| (d, w, 1, true, site(16)))));
+        assert_eq!(m.0, sites);
+        let (r, _, _) = run(1);
+        assert_eq!(r, Err(Fault::OutOfBounds { mem: Some(d), index: 50, len: 3, site: site(12) }));
+    }
 }
 
 // --- locals ---
