@@ -481,9 +481,17 @@ impl<'a> Cx<'a> {
         Ok(self.read_in_place(mem, w))
     }
 
-    /// A read the monitor is told of, or the targets make.
+    /// A read the monitor is told of, or the targets make: out of line,
+    /// so the twin's loops stay small.
     #[inline(never)]
-    pub(crate) fn read_routed<T: Words>(&mut self, mem: Mem, w: usize, site: (u32, u32), settled: bool) -> T {
+    fn read_routed<T: Words>(&mut self, mem: Mem, w: usize, site: (u32, u32), settled: bool) -> T {
+        self.routed_read(mem, w, site, settled)
+    }
+
+    /// `read_routed`'s body, for callers that are out of line themselves
+    /// (native code's shims).
+    #[inline(always)]
+    pub(crate) fn routed_read<T: Words>(&mut self, mem: Mem, w: usize, site: (u32, u32), settled: bool) -> T {
         if let Some(m) = self.monitor.as_deref_mut() {
             m.access(mem, w as u32, T::WORDS, false, site);
         }
@@ -523,9 +531,17 @@ impl<'a> Cx<'a> {
         Ok(())
     }
 
-    /// A write the monitor is told of, or the targets take.
+    /// A write the monitor is told of, or the targets take: out of line,
+    /// so the twin's loops stay small.
     #[inline(never)]
-    pub(crate) fn write_routed<T: Words>(&mut self, mem: Mem, w: usize, value: T, site: (u32, u32)) {
+    fn write_routed<T: Words>(&mut self, mem: Mem, w: usize, value: T, site: (u32, u32)) {
+        self.routed_write(mem, w, value, site)
+    }
+
+    /// `write_routed`'s body, for callers that are out of line themselves
+    /// (native code's shims).
+    #[inline(always)]
+    pub(crate) fn routed_write<T: Words>(&mut self, mem: Mem, w: usize, value: T, site: (u32, u32)) {
         if let Some(m) = self.monitor.as_deref_mut() {
             m.access(mem, w as u32, T::WORDS, true, site);
         }

@@ -124,17 +124,17 @@ pub(super) unsafe extern "C" fn write(j: *mut JitCx, m: u32, index: i64, inner: 
     word(j, r)
 }
 
-/// `Cx::read_routed` of word `w` of a memory `Cx` routes, in bounds (a
+/// `Cx::routed_read` of word `w` of a memory `Cx` routes, in bounds (a
 /// settled read where `settled` is 1).
 pub(super) unsafe extern "C" fn read_routed(j: *mut JitCx, m: u32, w: u32, settled: u32, at: u64) -> u32 {
     let j = unsafe { &mut *j };
-    j.cx.read_routed::<u32>(mem(m), w as usize, site(at), settled != 0)
+    j.cx.routed_read::<u32>(mem(m), w as usize, site(at), settled != 0)
 }
 
-/// `Cx::write_routed` of word `w` of a memory `Cx` routes, in bounds.
+/// `Cx::routed_write` of word `w` of a memory `Cx` routes, in bounds.
 pub(super) unsafe extern "C" fn write_routed(j: *mut JitCx, m: u32, w: u32, value: u32, at: u64) {
     let j = unsafe { &mut *j };
-    j.cx.write_routed::<u32>(mem(m), w as usize, value, site(at))
+    j.cx.routed_write::<u32>(mem(m), w as usize, value, site(at))
 }
 
 /// `Cx::lands`: 1 where a write to the element goes ahead.

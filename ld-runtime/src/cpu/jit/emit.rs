@@ -378,7 +378,7 @@ impl<'p> Emitter<'p, '_> {
 
     /// After `in_place` sent an access to its `slow` block: where the
     /// element is in bounds (so `Cx` routes the memory), on to the word's
-    /// index in the memory, for `Cx::read_routed` or `write_routed`; to
+    /// index in the memory, for `Cx::routed_read` or `routed_write`; to
     /// `out` otherwise, where `Cx` decides (a fault, or WGSL's rule).
     pub fn routed(&mut self, mem: Mem, index: Value, inner: Value, out: Block) -> Value {
         let len = self.mem_len(mem);
