@@ -156,27 +156,37 @@ impl<F: AsMut<[u32]> + Send> Invocation for Native<F> {
         if self.pc == DONE as u32 {
             return Ok(Yield::Done);
         }
-        assert!(cx.uniforms.len() >= self.prog.uniform_words, "the uniform block is smaller than the kernel reads");
-        assert!(cx.in_place.len() >= self.prog.memories, "every memory of the kernel has its words in place");
+        let prog = self.prog;
+        if cx.uniforms.len() < prog.uniform_words || cx.in_place.len() < prog.memories {
+            short(prog, cx);
+        }
         let mut j = JitCx::new(cx);
         // SAFETY: the frame has the words the code addresses (as it was
-        // made), `j` lives through the call, and the code
-        // reads no uniform word past the block nor memory past those it
-        // has (asserted above).
-        let r = unsafe { (self.prog.step)(self.frame.as_mut().as_mut_ptr(), &mut j, self.pc) };
-        match r {
-            DONE => {
-                self.pc = DONE as u32;
-                Ok(Yield::Done)
-            }
-            FAULT => Err(j.fault.take().expect("a faulting step keeps its fault")),
-            r => {
-                let (kind, next, id) = Stop::decode(r);
-                self.pc = next;
-                Ok(Yield::Barrier { kind, id })
-            }
+        // made), `j` lives through the call, and the code reads no
+        // uniform word past the block nor memory past those it has
+        // (checked above).
+        let r = unsafe { (prog.step)(self.frame.as_mut().as_mut_ptr(), &mut j, self.pc) };
+        if r < FAULT {
+            let (kind, next, id) = Stop::decode(r);
+            self.pc = next;
+            return Ok(Yield::Barrier { kind, id });
+        }
+        if r == DONE {
+            self.pc = DONE as u32;
+            return Ok(Yield::Done);
+        }
+        match j.fault {
+            Some(f) => Err(f),
+            None => unreachable!("a faulting step keeps its fault"),
         }
     }
+}
+
+/// A step given less than the code reads: a bug in the launch.
+#[cold]
+#[inline(never)]
+fn short(prog: &Jitted, cx: &Cx) -> ! {
+    panic!("the kernel reads {} uniform words and {} memories; the step has {} and {}", prog.uniform_words, prog.memories, cx.uniforms.len(), cx.in_place.len())
 }
 
 /// Executors share one program among threads and move invocations
