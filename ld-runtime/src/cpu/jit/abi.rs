@@ -12,7 +12,7 @@
 
 use crate::cpu::interp::arith;
 use crate::cpu::twin::UVec3;
-use crate::cpu::twin::{AtomicOp, Cx, Fault, Ids, InPlace, Mem};
+use crate::cpu::twin::{AtomicOp, Cx, Fault, Ids, Mem};
 use ld_compiler::ir::{Intrinsic, Scalar, Type};
 use std::mem::offset_of;
 
@@ -21,15 +21,11 @@ pub(super) const FAULT: u64 = 1 << 32;
 /// Bit 33 of `index`'s result: the index was clamped under WGSL's rule.
 pub(super) const CLAMPED: u64 = 1 << 33;
 
-/// The context of one step. `repr(C)`: the code reads `uniforms`,
-/// `in_place` and `cx` at their offsets, and through `cx` the
-/// invocation's ids and fuel (`id_offset`, `FUEL_OFFSET`).
+/// The context of one step, as the shims get it. `repr(C)`: the code
+/// reads `cx` at its offset, and through it the invocation's ids and
+/// fuel (`id_offset`, `FUEL_OFFSET`).
 #[repr(C)]
 pub(super) struct JitCx<'a, 'cx> {
-    /// The uniform block's first word.
-    pub uniforms: *const u32,
-    /// Every memory's words in place (`Cx::in_place`), by `InPlace::slot`.
-    pub in_place: *const InPlace,
     pub cx: &'a mut Cx<'cx>,
     pub fault: Option<Fault>,
 }
@@ -63,7 +59,7 @@ impl<'a, 'cx> JitCx<'a, 'cx> {
     /// The context of a step.
     #[inline(always)]
     pub fn new(cx: &'a mut Cx<'cx>) -> Self {
-        JitCx { uniforms: cx.uniforms.as_ptr(), in_place: cx.in_place.as_ptr(), cx, fault: None }
+        JitCx { cx, fault: None }
     }
 }
 

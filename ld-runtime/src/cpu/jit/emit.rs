@@ -41,15 +41,15 @@ pub(super) fn build(
     let entry = b.create_block();
     b.append_block_params_for_function_params(entry);
     b.switch_to_block(entry);
-    let [frame, jcx, pc] = b.block_params(entry).try_into().expect("step takes three parameters");
+    let [state, jcx, in_place, uniforms] = b.block_params(entry).try_into().expect("step takes four parameters");
+    // The invocation's state: the block to run (`super::PC`), then the frame.
+    let pc = b.ins().load(types::I32, MemFlagsData::trusted(), state, 0);
     let clamped = b.declare_var(types::I32);
     let zero = b.ins().iconst(types::I32, 0);
     b.def_var(clamped, zero);
     let (fault, done) = (b.create_block(), b.create_block());
-    // The context's pointers, read once: they hold for the whole step.
-    let field = |b: &mut FunctionBuilder, at: usize| b.ins().load(ptr, MemFlagsData::trusted().with_readonly(), jcx, at as i32);
-    let (cx, uniforms, in_place) =
-        (field(&mut b, offset_of!(JitCx, cx)), field(&mut b, offset_of!(JitCx, uniforms)), field(&mut b, offset_of!(JitCx, in_place)));
+    // The step's `Cx`, read once: it holds for the whole step.
+    let cx = b.ins().load(ptr, MemFlagsData::trusted().with_readonly(), jcx, offset_of!(JitCx, cx) as i32);
     let sigs = Sigs::new(&mut b, ptr, call_conv);
     let layout = Layout::new(&module.kernel.body, shapes);
     let top = layout.words() as u32;
@@ -63,7 +63,7 @@ pub(super) fn build(
         uniform_index: uniform_words(module),
         uniform_words: 0,
         ptr,
-        frame,
+        state,
         jcx,
         cx,
         uniforms,
@@ -91,6 +91,7 @@ pub(super) fn build(
     }
     e.b.switch_to_block(done);
     let r = e.b.ins().iconst(types::I64, DONE as i64);
+    e.set_pc(DONE as u32);
     e.b.ins().return_(&[r]);
     e.b.switch_to_block(fault);
     let r = e.b.ins().iconst(types::I64, FAULT as i64);
@@ -99,6 +100,11 @@ pub(super) fn build(
     let Emitter { b, frame_words, uniform_words, ops, .. } = e;
     b.finalize(config);
     Ok(Built { frame_words: frame_words as usize, uniform_words, ops })
+}
+
+/// The byte offset from the state of frame word `at`.
+fn frame_at(at: u32) -> i32 {
+    ((super::PC as u32 + at) * 4) as i32
 }
 
 /// The shims' signatures, imported once.
@@ -177,10 +183,11 @@ pub(super) struct Emitter<'p, 'b> {
     /// Words of the uniform block read, at most.
     uniform_words: usize,
     pub ptr: Ct,
-    frame: Value,
+    /// The invocation's state: its next block, then its frame
+    /// (addressed `PC` words in: `frame_at`).
+    state: Value,
     jcx: Value,
-    /// The step's `Cx`, the uniform block, and the memories in place
-    /// (`JitCx`'s fields).
+    /// The step's `Cx`, the uniform block, and the memories in place.
     cx: Value,
     uniforms: Value,
     in_place: Value,
@@ -259,11 +266,11 @@ impl<'p> Emitter<'p, '_> {
 
     fn frame_addr(&mut self, off: Off) -> Value {
         match off.dynamic {
-            None => self.frame,
+            None => self.state,
             Some(d) => {
                 let d = self.b.ins().uextend(types::I64, d);
                 let d = self.b.ins().ishl_imm_u(d, 2);
-                self.b.ins().iadd(self.frame, d)
+                self.b.ins().iadd(self.state, d)
             }
         }
     }
@@ -271,12 +278,12 @@ impl<'p> Emitter<'p, '_> {
     /// The frame word at `off`.
     pub fn load_frame(&mut self, off: Off) -> Value {
         let a = self.frame_addr(off);
-        self.b.ins().load(types::I32, MemFlagsData::trusted(), a, (off.at * 4) as i32)
+        self.b.ins().load(types::I32, MemFlagsData::trusted(), a, frame_at(off.at))
     }
 
     pub fn store_frame(&mut self, off: Off, v: Value) {
         let a = self.frame_addr(off);
-        self.b.ins().store(MemFlagsData::trusted(), v, a, (off.at * 4) as i32);
+        self.b.ins().store(MemFlagsData::trusted(), v, a, frame_at(off.at));
     }
 
     /// Copies `k` words between frame offsets (forwards, as the
@@ -423,6 +430,13 @@ impl<'p> Emitter<'p, '_> {
         self.b.switch_to_block(dead);
     }
 
+    /// Where the invocation goes on at its next step: block `pc` (or
+    /// nowhere, `DONE`).
+    fn set_pc(&mut self, pc: u32) {
+        let pc = self.iconst(pc);
+        self.b.ins().store(MemFlagsData::trusted(), pc, self.state, 0);
+    }
+
     /// A kernel block's terminator.
     fn term(&mut self, term: &Term, blocks: &[Block]) -> Result<(), Unsupported> {
         match term {
@@ -441,7 +455,8 @@ impl<'p> Emitter<'p, '_> {
                 self.b.ins().brif(c, blocks[*a], &[], blocks[*b], &[]);
             }
             Term::Barrier(kind, next, id, _) => {
-                let r = Stop::code((*kind).into(), *next as u32, *id as u32);
+                self.set_pc(*next as u32);
+                let r = Stop::code((*kind).into(), *id as u32);
                 let r = self.b.ins().iconst(types::I64, r as i64);
                 self.b.ins().return_(&[r]);
             }

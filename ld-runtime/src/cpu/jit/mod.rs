@@ -7,9 +7,11 @@
 //! calls into `Cx` at the same sites (through `abi`'s shims), so every
 //! executor mode drives a compiled invocation as it drives a twin's.
 //!
-//! A kernel's blocks become one function, `step(frame, cx, pc)`, which
-//! runs from block `pc` to the next barrier or the end and says which
-//! (`DONE`, `FAULT`, or the barrier it stopped at: `Stop`). Helpers
+//! A kernel's blocks become one function, `step(state, cx, memories,
+//! uniforms)`, which runs from the invocation's next block (the first
+//! word of its state, the frame after it) to the next barrier or the end,
+//! keeps where it goes on, and says which (`DONE`, `FAULT`, or the
+//! barrier it stopped at: `Stop`). Helpers
 //! are inlined at each call, their frames laid out above the caller's
 //! (WGSL has no recursion). A statement's scalar values live in
 //! registers; locals and aggregates live in the frame.
@@ -27,7 +29,7 @@ mod stmt;
 mod tests;
 
 use super::interp::frame::Shapes;
-use super::twin::{BarrierKind, Cx, Fault, Invocation, Yield};
+use super::twin::{BarrierKind, Cx, Fault, InPlace, Invocation, Yield};
 use crate::kernel::NewInvocation;
 use abi::JitCx;
 use cranelift_codegen::ir::{types, AbiParam, UserFuncName};
@@ -43,25 +45,28 @@ const DONE: u64 = u64::MAX;
 /// `step`'s result when it faulted (the fault is in `JitCx::fault`).
 const FAULT: u64 = u64::MAX - 1;
 
-type Step = unsafe extern "C" fn(frame: *mut u32, cx: *mut JitCx, pc: u32) -> u64;
+type Step = unsafe extern "C" fn(state: *mut u32, cx: *mut JitCx, memories: *const InPlace, uniforms: *const u32) -> u64;
 
-/// A barrier `step` stopped at, as it returns it: the block that follows
-/// in the low word, the barrier's id above it, its kind in the top bit.
-/// (Returned whole, so no table is read after each step.)
+/// Words of an invocation's state before its frame: the block its next
+/// step runs (`DONE` once it has ended).
+const PC: usize = 1;
+
+/// A barrier `step` stopped at, as it returns it: the barrier's id, its
+/// kind in the top bit. (Returned whole, so no table is read after each
+/// step.)
 struct Stop;
 
 impl Stop {
     const STORAGE: u64 = 1 << 63;
 
-    fn code(kind: BarrierKind, next: u32, id: u32) -> u64 {
-        debug_assert!(id < 1 << 31);
+    fn code(kind: BarrierKind, id: u32) -> u64 {
         let kind = if kind == BarrierKind::Storage { Stop::STORAGE } else { 0 };
-        next as u64 | (id as u64) << 32 | kind
+        id as u64 | kind
     }
 
-    fn decode(r: u64) -> (BarrierKind, u32, u32) {
+    fn decode(r: u64) -> Yield {
         let kind = if r & Stop::STORAGE != 0 { BarrierKind::Storage } else { BarrierKind::Workgroup };
-        (kind, r as u32, (r >> 32) as u32 & !(1 << 31))
+        Yield::Barrier { kind, id: r as u32 }
     }
 }
 
@@ -92,7 +97,7 @@ impl Jitted {
         let mut ctx = jit.make_context();
         let ptr = jit.target_config().pointer_type();
         let sig = &mut ctx.func.signature;
-        sig.params.extend([AbiParam::new(ptr), AbiParam::new(ptr), AbiParam::new(types::I32)]);
+        sig.params.extend([AbiParam::new(ptr); 4]);
         sig.returns.push(AbiParam::new(types::I64));
         let id = jit.declare_function("step", Linkage::Export, &ctx.func.signature).map_err(|e| Unsupported(e.to_string()))?;
         ctx.func.name = UserFuncName::user(0, id.as_u32());
@@ -117,16 +122,15 @@ impl Jitted {
     }
 
     /// How the kernel's invocations are made: each fresh (block 0, every
-    /// local zeroed), its frame inline where it is small. (Invocations
+    /// local zeroed), its state inline where it is small. (Invocations
     /// are made by the million and each step starts by reading one.)
     pub fn new_invocation(&'static self) -> NewInvocation {
-        fn make<F: AsMut<[u32]> + Send + 'static>(prog: &'static Jitted, frame: impl Fn() -> F + Send + Sync + 'static) -> NewInvocation {
-            Box::leak(Box::new(move || Box::new(Native { prog, pc: 0, frame: frame() }) as Box<dyn Invocation>))
+        fn make<S: AsMut<[u32]> + Send + 'static>(prog: &'static Jitted, state: impl Fn() -> S + Send + Sync + 'static) -> NewInvocation {
+            Box::leak(Box::new(move || Box::new(Native { prog, state: state() }) as Box<dyn Invocation>))
         }
-        match self.frame_words {
-            0..=4 => make(self, || [0u32; 4]),
-            5..=8 => make(self, || [0u32; 8]),
-            9..=16 => make(self, || [0u32; 16]),
+        match PC + self.frame_words {
+            0..=6 => make(self, || [0u32; 6]),
+            7..=14 => make(self, || [0u32; 14]),
             n => make(self, move || vec![0u32; n]),
         }
     }
@@ -143,36 +147,31 @@ fn isa() -> Result<cranelift_codegen::isa::OwnedTargetIsa, Unsupported> {
     builder.finish(settings::Flags::new(flags)).map_err(|e| Unsupported(e.to_string()))
 }
 
-/// One invocation suspended between steps; `F` holds its frame, of at
-/// least the kernel's `frame_words` (`Jitted::new_invocation`).
-struct Native<F> {
+/// One invocation suspended between steps; `S` holds its state: the
+/// block it goes on at (`PC`), then its frame, of at least the kernel's
+/// `frame_words` (`Jitted::new_invocation`).
+struct Native<S> {
     prog: &'static Jitted,
-    pc: u32,
-    frame: F,
+    state: S,
 }
 
-impl<F: AsMut<[u32]> + Send> Invocation for Native<F> {
+impl<S: AsMut<[u32]> + Send> Invocation for Native<S> {
     fn step(&mut self, cx: &mut Cx<'_>) -> Result<Yield, Fault> {
-        if self.pc == DONE as u32 {
-            return Ok(Yield::Done);
-        }
         let prog = self.prog;
+        let (uniforms, memories) = (cx.uniforms.as_ptr(), cx.in_place.as_ptr());
         if cx.uniforms.len() < prog.uniform_words || cx.in_place.len() < prog.memories {
             short(prog, cx);
         }
         let mut j = JitCx::new(cx);
-        // SAFETY: the frame has the words the code addresses (as it was
+        // SAFETY: the state has the words the code addresses (as it was
         // made), `j` lives through the call, and the code reads no
         // uniform word past the block nor memory past those it has
-        // (checked above).
-        let r = unsafe { (prog.step)(self.frame.as_mut().as_mut_ptr(), &mut j, self.pc) };
+        // (checked above). An ended invocation's step returns `DONE`.
+        let r = unsafe { (prog.step)(self.state.as_mut().as_mut_ptr(), &mut j, memories, uniforms) };
         if r < FAULT {
-            let (kind, next, id) = Stop::decode(r);
-            self.pc = next;
-            return Ok(Yield::Barrier { kind, id });
+            return Ok(Stop::decode(r));
         }
         if r == DONE {
-            self.pc = DONE as u32;
             return Ok(Yield::Done);
         }
         match j.fault {
