@@ -366,18 +366,8 @@ impl<'p> Emitter<'p, '_> {
     /// does not route, as `Cx::word` and `read_in_place` decide. On to
     /// the word's address, where it is; to `slow` otherwise.
     pub fn in_place(&mut self, mem: Mem, index: Value, inner: Value, slow: Block) -> Value {
-        let bound = self.in_place_field(mem, offset_of!(InPlace, bound), types::I32);
-        let bound = self.b.ins().uextend(types::I64, bound);
-        let inside = self.b.ins().icmp(IntCC::UnsignedLessThan, index, bound);
-        let fast = self.b.create_block();
-        self.b.ins().brif(inside, fast, &[], slow, &[]);
-        self.b.set_cold_block(slow);
-        self.b.switch_to_block(fast);
-        let ew = self.in_place_field(mem, offset_of!(InPlace, elem_words), types::I32);
+        let w = self.word_below(mem, offset_of!(InPlace, bound), index, inner, slow);
         let words = self.in_place_field(mem, offset_of!(InPlace, words), self.ptr);
-        let i = self.b.ins().ireduce(types::I32, index);
-        let w = self.b.ins().imul(i, ew);
-        let w = self.b.ins().iadd(w, inner);
         let w = self.b.ins().uextend(types::I64, w);
         let w = self.b.ins().ishl_imm_u(w, 2);
         self.b.ins().iadd(words, w)
@@ -388,13 +378,20 @@ impl<'p> Emitter<'p, '_> {
     /// index in the memory, for `Cx::routed_read` or `routed_write`; to
     /// `out` otherwise, where `Cx` decides (a fault, or WGSL's rule).
     pub fn routed(&mut self, mem: Mem, index: Value, inner: Value, out: Block) -> Value {
-        let len = self.mem_len(mem);
-        let len = self.b.ins().uextend(types::I64, len);
-        let inside = self.b.ins().icmp(IntCC::UnsignedLessThan, index, len);
-        let routed = self.b.create_block();
-        self.b.ins().brif(inside, routed, &[], out, &[]);
-        self.b.set_cold_block(out);
-        self.b.switch_to_block(routed);
+        self.word_below(mem, offset_of!(InPlace, len), index, inner, out)
+    }
+
+    /// Where `index` is below the `InPlace` field at `limit` (a bound or
+    /// a length), on to word `inner` of that element, as a word index in
+    /// the memory; to `outside` (made cold) otherwise.
+    fn word_below(&mut self, mem: Mem, limit: usize, index: Value, inner: Value, outside: Block) -> Value {
+        let limit = self.in_place_field(mem, limit, types::I32);
+        let limit = self.b.ins().uextend(types::I64, limit);
+        let inside = self.b.ins().icmp(IntCC::UnsignedLessThan, index, limit);
+        let below = self.b.create_block();
+        self.b.ins().brif(inside, below, &[], outside, &[]);
+        self.b.set_cold_block(outside);
+        self.b.switch_to_block(below);
         let ew = self.in_place_field(mem, offset_of!(InPlace, elem_words), types::I32);
         let i = self.b.ins().ireduce(types::I32, index);
         let w = self.b.ins().imul(i, ew);
