@@ -239,9 +239,8 @@ impl Region {
             Some(v) => place(Mem::Storage(i), v.words.as_ptr() as *mut u32, v.len, v.elem_words),
             None => place(Mem::Storage(i), std::ptr::null_mut(), 0, 1),
         });
-        let buffers: Vec<InPlace> = buffers.collect();
         let arrays = shared.iter_mut().enumerate().map(|(i, a)| place(Mem::Shared(i), a.words.as_mut_ptr(), a.len, a.elem_words));
-        Region { routed, in_place: buffers.into_iter().chain(arrays).collect() }
+        Region { routed, in_place: buffers.chain(arrays).collect() }
     }
 }
 
