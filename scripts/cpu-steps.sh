@@ -23,7 +23,8 @@ for kernel in "${kernels[@]}"; do
         --toggle-collect='*Workgroup*run_region*' "$bench" --bench "$kernel/cpu/$mode/$side\$" --profile-time 2 >/dev/null 2>&1
       report=$(callgrind_annotate --tree=calling "$file" 2>/dev/null)
       total=$(grep 'PROGRAM TOTALS' <<<"$report" | awk '{print $1}' | tr -d ,)
-      steps=$(grep -E '>.*Invocation>::step \(' <<<"$report" | head -1 | grep -oE '\([0-9,]+x\)' | tr -d '(),x')
+      # Steps: calls of the twin's step, or of native code (no symbol).
+      steps=$(grep -E '> +\?\?\?:(<.*Invocation>::step|0x[0-9a-f]+) \(' <<<"$report" | head -1 | grep -oE '\([0-9,]+x\)' | tr -d '(),x')
       per[$side]=$(awk -v t="$total" -v s="$steps" 'BEGIN { printf "%.1f", t / s }')
     done
     printf '%-10s %-14s %10s %10s %6s\n' "$kernel" "$mode" "${per[rust]}" "${per[wgsl]}" "$(awk -v a="${per[rust]}" -v b="${per[wgsl]}" 'BEGIN { printf "%.2f", b / a }')"

@@ -370,7 +370,7 @@ fn kernel_impl(m: &Module, f: &syn::ItemFn) -> syn::Result<TokenStream> {
             wgsl_folded: #folded,
             wgsl_probe: #probe,
             sites: [#native_sites, #instrumented_sites, #folded_sites, #probe_sites],
-            new_invocation: &ld_new_invocation,
+            new_group: &ld_new_group,
             source: __ld::Source { file: #body_file, first_line: #body_line, text: #body_text },
             bounds: #bounds,
         };

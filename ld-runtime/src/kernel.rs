@@ -5,7 +5,7 @@
 // `__private` module, not part of the documented API.
 #![allow(missing_docs)]
 
-use crate::cpu::twin::Invocation;
+use crate::cpu::group::Group;
 pub use ld_compiler::ir::Bounds;
 use std::any::TypeId;
 
@@ -74,9 +74,10 @@ pub struct KernelInfo {
     /// the site number the guard records, one table per WGSL text (native,
     /// instrumented, folded, probe: `ld_shaders::abi::guard`'s variants).
     pub sites: [&'static [Site]; ld_shaders::abi::guard::VARIANTS],
-    /// A fresh invocation of the CPU twin (or, for a loaded shader, of
-    /// the interpreter running its IR).
-    pub new_invocation: NewInvocation,
+    /// A workgroup's invocations on the CPU, fresh, given how many: the
+    /// twin's (or, for a loaded shader, native code's or the
+    /// interpreter's).
+    pub new_group: NewGroup,
     /// Where the kernel is written, for the snippets of reports.
     pub source: Source,
     /// What an index out of bounds does: Rust's rule (a fault) for a Rust
@@ -84,10 +85,10 @@ pub struct KernelInfo {
     pub bounds: Bounds,
 }
 
-/// Makes a fresh invocation of a kernel's CPU reference: a function
-/// item for the macro's twin, a closure over the program for a loaded
-/// shader.
-pub type NewInvocation = &'static (dyn Fn() -> Box<dyn Invocation> + Send + Sync);
+/// Makes a workgroup's fresh invocations of a kernel's CPU reference: a
+/// function item for the macro's twin, a closure over the program for a
+/// loaded shader.
+pub type NewGroup = &'static (dyn Fn(usize) -> Box<dyn Group> + Send + Sync);
 
 /// Names a word offset within one element (`.mass`, `[1]`, nothing for a
 /// scalar): the element type's `Words::place` for a Rust kernel, a walk

@@ -49,6 +49,7 @@ pub use check::bench::Level1Bench as __Level1Bench;
 /// What `#[ld::kernel]` expansions refer to. Not a stable API.
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::cpu::group::{Each, Group};
     pub use crate::cpu::ops;
     pub use crate::cpu::twin::{idx, zeroed, AtomicOp, BarrierKind, Cx, Fault, Invocation, Mem, UVec3, Words, Yield};
     pub use crate::kernel::{

@@ -122,8 +122,8 @@ pub fn twin(m: &Module) -> TokenStream {
             }
         }
 
-        fn ld_new_invocation() -> ::std::boxed::Box<dyn __ld::Invocation> {
-            ::std::boxed::Box::new(LdInvocation { pc: 0, #(#inits,)* })
+        fn ld_new_group(n: usize) -> ::std::boxed::Box<dyn __ld::Group> {
+            __ld::Each::boxed(n, || LdInvocation { pc: 0, #(#inits,)* })
         }
 
         #(#helpers)*

@@ -19,8 +19,9 @@
 //! `Workgroup` is also what check mode drives region by region, giving each
 //! warp its own memory.
 
-use super::twin::{BarrierKind, Cx, Fault, Ids, Invocation, Mem, Monitor, Region, SharedMem, StorageView, Targets, UVec3, Yield};
-use crate::kernel::{Bounds, KernelInfo};
+use super::group::{Group, Round};
+use super::twin::{BarrierKind, Fault, Ids, Mem, Monitor, Region, SharedMem, StorageView, Targets, UVec3};
+use crate::kernel::KernelInfo;
 use rayon::prelude::*;
 
 pub struct CpuLaunch<'a> {
@@ -134,7 +135,7 @@ pub fn new_shared(info: &KernelInfo) -> Vec<SharedMem> {
 /// A workgroup in flight: its invocations suspended between regions.
 pub struct Workgroup {
     pub wid: UVec3,
-    pub invocations: Vec<Box<dyn Invocation>>,
+    group: Box<dyn Group>,
     /// Each invocation's ids, worked out once (they take divisions).
     ids: Vec<Ids>,
     fuel: Vec<u64>,
@@ -150,7 +151,7 @@ impl Workgroup {
         let wid = unlinear(linear, l.grid);
         Workgroup {
             wid,
-            invocations: (0..n).map(|_| (l.info.new_invocation)()).collect(),
+            group: (l.info.new_group)(n),
             ids: (0..n as u32).map(|li| ids(l, wid, li)).collect(),
             fuel: vec![l.fuel; n],
             done: vec![false; n],
@@ -165,72 +166,50 @@ impl Workgroup {
         l: &CpuLaunch,
         storage: &[Option<StorageView<'_>>],
         shared: &mut SharedSet,
-        mut targets: Option<&mut dyn Targets>,
-        mut monitor: Option<&mut dyn Monitor>,
+        targets: Option<&mut dyn Targets>,
+        monitor: Option<&mut dyn Monitor>,
     ) -> Result<RegionEnd, WorkgroupError> {
-        let n = self.invocations.len();
-        let mut state: Vec<Option<(BarrierKind, u32)>> = vec![None; n];
+        let n = self.ids.len();
+        let mut waits: Vec<Option<(BarrierKind, u32)>> = vec![None; n];
         let region = Region::new(targets.as_deref(), monitor.as_deref(), storage, &mut shared.real);
-        for li in 0..n as u32 {
-            let i = li as usize;
-            if self.done[i] {
-                continue;
-            }
-            if let Some(t) = targets.as_deref_mut() {
-                t.enter(li);
-            }
-            if let Some(m) = monitor.as_deref_mut() {
-                m.enter(li);
-            }
-            let mut cx = Cx::new(
-                self.ids[i],
-                storage,
-                &mut shared.real,
-                &l.uniforms,
-                self.fuel[i],
-                reborrow(&mut targets),
-                match monitor.as_deref_mut() {
-                    Some(m) => Some(m),
-                    None => None,
-                },
-                &region,
-            )
-            .bounds(l.info.bounds == Bounds::Clamp, self.noted[i]);
-            let r = self.invocations[i].step(&mut cx);
-            self.fuel[i] = cx.fuel_left();
-            if let Some(f) = cx.noted.take() {
-                self.noted[i] = true;
-                l.oob.add(crate::bounds::of_fault(l.info, &f).expect("only indices out of bounds are noted"));
-            }
-            match r {
-                Ok(Yield::Done) => self.done[i] = true,
-                Ok(Yield::Barrier { kind, id }) => state[i] = Some((kind, id)),
-                Err(f) => return Err(WorkgroupError { workgroup: self.wid, local_index: li, kind: ErrorKind::Fault(f) }),
-            }
-        }
+        let mut round = Round {
+            l,
+            wid: self.wid,
+            ids: &self.ids,
+            fuel: &mut self.fuel,
+            done: &mut self.done,
+            noted: &mut self.noted,
+            waits: &mut waits,
+            storage,
+            shared: &mut shared.real,
+            // Each reborrowed for the region (`&mut dyn` is invariant in
+            // its object's lifetime, so a shorter one takes a coercion).
+            targets: match targets {
+                Some(t) => Some(t),
+                None => None,
+            },
+            monitor: match monitor {
+                Some(m) => Some(m),
+                None => None,
+            },
+            region: &region,
+        };
+        self.group.region(&mut round)?;
         if self.done.iter().all(|d| *d) {
             return Ok(RegionEnd::Done);
         }
         // Everyone must wait at the same barrier.
-        let first = state.iter().position(|s| s.is_some()).unwrap();
-        if let Some(other) = (0..n).find(|&j| state[j] != state[first]) {
+        let first = waits.iter().position(|s| s.is_some()).unwrap();
+        if let Some(other) = (0..n).find(|&j| waits[j] != waits[first]) {
             let id = |s: Option<(BarrierKind, u32)>| s.map(|x| x.1);
             return Err(WorkgroupError {
                 workgroup: self.wid,
                 local_index: other as u32,
-                kind: ErrorKind::Divergence { first: (first as u32, id(state[first])), other: (other as u32, id(state[other])) },
+                kind: ErrorKind::Divergence { first: (first as u32, id(waits[first])), other: (other as u32, id(waits[other])) },
             });
         }
-        let (kind, id) = state[first].unwrap();
+        let (kind, id) = waits[first].unwrap();
         Ok(RegionEnd::Barrier { kind, id })
-    }
-}
-
-/// A shorter-lived view of the engine's memories, for one invocation's step.
-fn reborrow<'r>(t: &'r mut Option<&mut dyn Targets>) -> Option<&'r mut dyn Targets> {
-    match t {
-        Some(t) => Some(&mut **t),
-        None => None,
     }
 }
 

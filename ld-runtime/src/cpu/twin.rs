@@ -242,6 +242,10 @@ impl Region {
         let arrays = shared.iter_mut().enumerate().map(|(i, a)| place(Mem::Shared(i), a.words.as_mut_ptr(), a.len, a.elem_words));
         Region { routed, in_place: buffers.chain(arrays).collect() }
     }
+
+    pub(crate) fn in_place(&self) -> &[InPlace] {
+        &self.in_place
+    }
 }
 
 pub struct Cx<'a> {
@@ -263,6 +267,9 @@ pub struct Cx<'a> {
     /// had none in an earlier step (`quiet` says it had).
     pub(crate) noted: Option<Fault>,
     quiet: bool,
+    /// Where a step that cannot return its fault (native code, whose
+    /// shims call `Cx`) leaves it for its caller.
+    pub(crate) fault: Option<Fault>,
 }
 
 /// A value that lives in memory as consecutive 32-bit words.
@@ -361,7 +368,7 @@ impl<'a> Cx<'a> {
         region: &'a Region,
     ) -> Self {
         let (routed, in_place) = (region.routed, &region.in_place[..]);
-        Cx { ids, storage, shared, uniforms, fuel, targets, monitor, routed, in_place, clamp: false, noted: None, quiet: false }
+        Cx { ids, storage, shared, uniforms, fuel, targets, monitor, routed, in_place, clamp: false, noted: None, quiet: false, fault: None }
     }
 
     /// Indices out of bounds go on under WGSL's rule (`clamp`), and

@@ -56,7 +56,7 @@ pub(super) fn describe(shader: &Shader, entry: &str, kernel: &ld_compiler::front
     // Leaked as the description is: invocations then borrow it without
     // counting references (a shared count, bumped by every invocation of
     // every thread, would cost more than the invocation's work).
-    let new_invocation = crate::cpu::loaded(compiled.settled, sites.clone());
+    let new_group = crate::cpu::loaded(compiled.settled, sites.clone());
     KernelInfo {
         name: leak(entry),
         workgroup_size: m.kernel.workgroup_size,
@@ -73,7 +73,7 @@ pub(super) fn describe(shader: &Shader, entry: &str, kernel: &ld_compiler::front
         wgsl_folded: leak(compiled.folded.0),
         wgsl_probe: leak(compiled.probe.0),
         sites: sites_tables,
-        new_invocation,
+        new_group,
         source: Source { file: leak(shader.path.display().to_string()), first_line: 1, text: source },
         bounds: m.kernel.bounds,
     }

@@ -29,6 +29,8 @@ mod stmt;
 #[cfg(test)]
 mod tests;
 
+use super::group::{Each, Group};
+#[cfg(test)]
 use super::twin::Invocation;
 use eval::{Compiler, Scope};
 use frame::{param_elem, uniform_words, Layout, Shapes};
@@ -62,8 +64,14 @@ impl Program {
         Program { blocks, kernel_words, helpers }
     }
 
-    /// A fresh invocation (pc 0, every local zeroed), as the twin's
-    /// `ld_new_invocation`.
+    /// A workgroup of `n` fresh invocations (pc 0, every local zeroed),
+    /// as the twin's `ld_new_group`.
+    pub fn new_group(&'static self, n: usize) -> Box<dyn Group> {
+        Each::boxed(n, || machine::Interp::new(self))
+    }
+
+    /// One fresh invocation, for tests that drive their own schedule.
+    #[cfg(test)]
     pub fn invocation(&'static self) -> Box<dyn Invocation> {
         Box::new(machine::Interp::new(self))
     }

@@ -15,14 +15,13 @@ use super::Program;
 use crate::cpu::executor::unlinear;
 use crate::cpu::jit::Jitted;
 use crate::cpu::twin::{Cx, Fault, Ids, Invocation, Region, SharedMem, StorageView, UVec3, Yield};
-use crate::kernel::NewInvocation;
 use ld_compiler::ir::{Bounds, Module, ParamKind};
 use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
 /// A kernel ready to run, with its IR for the driver's bindings.
 struct Kernel {
     program: &'static Program,
-    native: NewInvocation,
+    native: &'static Jitted,
     module: Module,
 }
 
@@ -31,7 +30,7 @@ impl Kernel {
     /// the process).
     fn new(module: Module, sites: Vec<(u32, u32)>) -> Kernel {
         let native = Jitted::new(&module, &sites).unwrap_or_else(|u| panic!("not compiled to native code: {}", u.0));
-        Kernel { program: Box::leak(Box::new(Program::new(module.clone(), sites))), native: Box::leak(Box::new(native)).new_invocation(), module }
+        Kernel { program: Box::leak(Box::new(Program::new(module.clone(), sites))), native: Box::leak(Box::new(native)), module }
     }
 }
 
@@ -88,7 +87,7 @@ impl Kernel {
     /// The interpreter's run is the result; native code's must match it.
     fn run(&self, d: Dispatch) -> Result<Noted, Stopped> {
         let mut copy = d.buffers.to_vec();
-        let native = self.run_with(Dispatch { buffers: &mut copy, ..d }, self.native);
+        let native = self.run_with(Dispatch { buffers: &mut copy, ..d }, &|| self.native.invocation());
         let Dispatch { grid, buffers, uniforms, fuel } = d;
         let interpreted = self.run_with(Dispatch { grid, buffers: &mut *buffers, uniforms, fuel }, &|| self.program.invocation());
         assert_eq!(native, interpreted, "native code and the interpreter disagree");

@@ -1,13 +1,12 @@
-//! What native code and the runtime share: `JitCx`, the context every
-//! compiled step receives (the invocation's ids and fuel where the code
-//! reads them inline, and its `Cx` for everything else), and the shims,
+//! What native code and the runtime share: where in the step's `Cx` the
+//! code reads the invocation's ids and fuel inline, and the shims,
 //! `extern "C"` functions through which the code calls into `Cx` and into
 //! the interpreter's arithmetic (`interp::arith`), so that both CPU
 //! references share one description of what an access or an operation
 //! does.
 //!
 //! A fallible shim returns its value in the low 32 bits and a fault flag
-//! at bit 32 (`FAULT`); the fault itself waits in `JitCx::fault` for the
+//! at bit 32 (`FAULT`); the fault itself waits in `Cx::fault` for the
 //! step to return it.
 
 use crate::cpu::interp::arith;
@@ -20,15 +19,6 @@ use std::mem::offset_of;
 pub(super) const FAULT: u64 = 1 << 32;
 /// Bit 33 of `index`'s result: the index was clamped under WGSL's rule.
 pub(super) const CLAMPED: u64 = 1 << 33;
-
-/// The context of one step, as the shims get it. `repr(C)`: the code
-/// reads `cx` at its offset, and through it the invocation's ids and
-/// fuel (`id_offset`, `FUEL_OFFSET`).
-#[repr(C)]
-pub(super) struct JitCx<'a, 'cx> {
-    pub cx: &'a mut Cx<'cx>,
-    pub fault: Option<Fault>,
-}
 
 /// Where `Cx::fuel` is in a `Cx`.
 pub(super) const FUEL_OFFSET: usize = offset_of!(Cx<'static>, fuel);
@@ -54,14 +44,6 @@ pub(super) fn id_offset(k: u32) -> usize {
 
 /// The local index's number among the ids (`id_offset`).
 pub(super) const LOCAL_INDEX: u32 = 15;
-
-impl<'a, 'cx> JitCx<'a, 'cx> {
-    /// The context of a step.
-    #[inline(always)]
-    pub fn new(cx: &'a mut Cx<'cx>) -> Self {
-        JitCx { cx, fault: None }
-    }
-}
 
 /// A memory as the code passes it: a buffer's parameter index, or a
 /// workgroup array's with the top bit set.
@@ -89,63 +71,63 @@ fn site(code: u64) -> (u32, u32) {
 }
 
 /// A result word, or the fault kept for the step to return.
-fn word(j: &mut JitCx, r: Result<u32, Fault>) -> u64 {
+fn word(cx: &mut Cx, r: Result<u32, Fault>) -> u64 {
     match r {
         Ok(w) => w as u64,
         Err(f) => {
-            j.fault = Some(f);
+            cx.fault = Some(f);
             FAULT
         }
     }
 }
 
 /// `Cx::read` of one word.
-pub(super) unsafe extern "C" fn read(j: *mut JitCx, m: u32, index: i64, inner: u32, at: u64) -> u64 {
-    let j = unsafe { &mut *j };
-    let r = j.cx.read::<u32>(mem(m), index, inner, site(at));
-    word(j, r)
+pub(super) unsafe extern "C" fn read(cx: *mut Cx<'static>, m: u32, index: i64, inner: u32, at: u64) -> u64 {
+    let cx = unsafe { &mut *cx };
+    let r = cx.read::<u32>(mem(m), index, inner, site(at));
+    word(cx, r)
 }
 
 /// `Cx::read_settled` of one word.
-pub(super) unsafe extern "C" fn read_settled(j: *mut JitCx, m: u32, index: i64, inner: u32, at: u64) -> u64 {
-    let j = unsafe { &mut *j };
-    let r = j.cx.read_settled::<u32>(mem(m), index, inner, site(at));
-    word(j, r)
+pub(super) unsafe extern "C" fn read_settled(cx: *mut Cx<'static>, m: u32, index: i64, inner: u32, at: u64) -> u64 {
+    let cx = unsafe { &mut *cx };
+    let r = cx.read_settled::<u32>(mem(m), index, inner, site(at));
+    word(cx, r)
 }
 
 /// `Cx::write` of one word.
-pub(super) unsafe extern "C" fn write(j: *mut JitCx, m: u32, index: i64, inner: u32, value: u32, at: u64) -> u64 {
-    let j = unsafe { &mut *j };
-    let r = j.cx.write::<u32>(mem(m), index, inner, value, site(at)).map(|()| 0);
-    word(j, r)
+pub(super) unsafe extern "C" fn write(cx: *mut Cx<'static>, m: u32, index: i64, inner: u32, value: u32, at: u64) -> u64 {
+    let cx = unsafe { &mut *cx };
+    let r = cx.write::<u32>(mem(m), index, inner, value, site(at)).map(|()| 0);
+    word(cx, r)
 }
 
 /// `Cx::routed_read` of word `w` of a memory `Cx` routes, in bounds (a
 /// settled read where `settled` is 1).
-pub(super) unsafe extern "C" fn read_routed(j: *mut JitCx, m: u32, w: u32, settled: u32, at: u64) -> u32 {
-    let j = unsafe { &mut *j };
-    j.cx.routed_read::<u32>(mem(m), w as usize, site(at), settled != 0)
+pub(super) unsafe extern "C" fn read_routed(cx: *mut Cx<'static>, m: u32, w: u32, settled: u32, at: u64) -> u32 {
+    let cx = unsafe { &mut *cx };
+    cx.routed_read::<u32>(mem(m), w as usize, site(at), settled != 0)
 }
 
 /// `Cx::routed_write` of word `w` of a memory `Cx` routes, in bounds.
-pub(super) unsafe extern "C" fn write_routed(j: *mut JitCx, m: u32, w: u32, value: u32, at: u64) {
-    let j = unsafe { &mut *j };
-    j.cx.routed_write::<u32>(mem(m), w as usize, value, site(at))
+pub(super) unsafe extern "C" fn write_routed(cx: *mut Cx<'static>, m: u32, w: u32, value: u32, at: u64) {
+    let cx = unsafe { &mut *cx };
+    cx.routed_write::<u32>(mem(m), w as usize, value, site(at))
 }
 
 /// `Cx::lands`: 1 where a write to the element goes ahead.
-pub(super) unsafe extern "C" fn lands(j: *mut JitCx, m: u32, index: i64, at: u64) -> u64 {
-    let j = unsafe { &mut *j };
-    let r = j.cx.lands(mem(m), index, site(at)).map(u32::from);
-    word(j, r)
+pub(super) unsafe extern "C" fn lands(cx: *mut Cx<'static>, m: u32, index: i64, at: u64) -> u64 {
+    let cx = unsafe { &mut *cx };
+    let r = cx.lands(mem(m), index, site(at)).map(u32::from);
+    word(cx, r)
 }
 
 /// `Cx::atomic`; `op` indexes `ATOMIC_OPS`.
 #[allow(clippy::too_many_arguments)]
-pub(super) unsafe extern "C" fn atomic(j: *mut JitCx, m: u32, index: i64, inner: u32, op: u32, signed: u32, a: u32, b: u32, at: u64) -> u64 {
-    let j = unsafe { &mut *j };
-    let r = j.cx.atomic(mem(m), index, inner, ATOMIC_OPS[op as usize], signed != 0, a, b, site(at));
-    word(j, r)
+pub(super) unsafe extern "C" fn atomic(cx: *mut Cx<'static>, m: u32, index: i64, inner: u32, op: u32, signed: u32, a: u32, b: u32, at: u64) -> u64 {
+    let cx = unsafe { &mut *cx };
+    let r = cx.atomic(mem(m), index, inner, ATOMIC_OPS[op as usize], signed != 0, a, b, site(at));
+    word(cx, r)
 }
 
 /// The runtime's atomic operations, by the code's number for them.
@@ -165,21 +147,21 @@ pub(super) const ATOMIC_OPS: [AtomicOp; 11] = [
 
 /// `Cx::index` for an index the code found out of bounds: the element
 /// to use, `CLAMPED` where WGSL's rule chose it, or a fault.
-pub(super) unsafe extern "C" fn index(j: *mut JitCx, i: i64, n: u32, at: u64) -> u64 {
-    let j = unsafe { &mut *j };
-    match j.cx.index(i, n, site(at)) {
+pub(super) unsafe extern "C" fn index(cx: *mut Cx<'static>, i: i64, n: u32, at: u64) -> u64 {
+    let cx = unsafe { &mut *cx };
+    match cx.index(i, n, site(at)) {
         Ok((k, clamped)) => k as u64 | if clamped { CLAMPED } else { 0 },
         Err(f) => {
-            j.fault = Some(f);
+            cx.fault = Some(f);
             FAULT
         }
     }
 }
 
 /// The fault of a loop that was to start an iteration with no fuel left.
-pub(super) unsafe extern "C" fn out_of_fuel(j: *mut JitCx, at: u64) {
-    let j = unsafe { &mut *j };
-    j.fault = Some(Fault::OutOfFuel { site: site(at) });
+pub(super) unsafe extern "C" fn out_of_fuel(cx: *mut Cx<'static>, at: u64) {
+    let cx = unsafe { &mut *cx };
+    cx.fault = Some(Fault::OutOfFuel { site: site(at) });
 }
 
 /// An operation the code does not inline: a cast from `f32` to an

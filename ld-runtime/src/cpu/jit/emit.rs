@@ -3,7 +3,7 @@
 //! signatures, faults, sites, and the functions being inlined (`Scope`).
 //! `build` compiles the kernel's blocks into `step`.
 
-use super::abi::{self, JitCx, Op};
+use super::abi::{self, Op};
 use super::{Stop, Unsupported, DONE, FAULT};
 use crate::cpu::interp::frame::{param_elem, uniform_words, Layout, Shapes};
 use crate::cpu::twin::{InPlace, Mem};
@@ -11,7 +11,7 @@ use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{types, AbiParam, Block, Function, InstBuilder, MemFlagsData, SigRef, Signature, Type as Ct, Value};
 use cranelift_codegen::isa::CallConv;
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Switch, Variable};
-use ld_compiler::ir::{FnParam, Local, LocalId, MemRef, Module, Type};
+use ld_compiler::ir::{FnParam, Local, LocalId, MemRef, Module, ParamKind, Type};
 use ld_compiler::lower::{Machine, Term};
 use ld_compiler::Span;
 use std::mem::offset_of;
@@ -41,15 +41,13 @@ pub(super) fn build(
     let entry = b.create_block();
     b.append_block_params_for_function_params(entry);
     b.switch_to_block(entry);
-    let [state, jcx, in_place, uniforms] = b.block_params(entry).try_into().expect("step takes four parameters");
+    let [state, cx, in_place, uniforms] = b.block_params(entry).try_into().expect("step takes four parameters");
     // The invocation's state: the block to run (`super::PC`), then the frame.
     let pc = b.ins().load(types::I32, MemFlagsData::trusted(), state, 0);
     let clamped = b.declare_var(types::I32);
     let zero = b.ins().iconst(types::I32, 0);
     b.def_var(clamped, zero);
     let (fault, done) = (b.create_block(), b.create_block());
-    // The step's `Cx`, read once: it holds for the whole step.
-    let cx = b.ins().load(ptr, MemFlagsData::trusted().with_readonly(), jcx, offset_of!(JitCx, cx) as i32);
     let sigs = Sigs::new(&mut b, ptr, call_conv);
     let layout = Layout::new(&module.kernel.body, shapes);
     let top = layout.words() as u32;
@@ -60,11 +58,11 @@ pub(super) fn build(
         shapes,
         sites,
         param_elems: module.kernel.params.iter().map(|p| param_elem(&p.kind)).collect(),
+        elem_words: elem_words(module),
         uniform_index: uniform_words(module),
         uniform_words: 0,
         ptr,
         state,
-        jcx,
         cx,
         uniforms,
         in_place,
@@ -100,6 +98,17 @@ pub(super) fn build(
     let Emitter { b, frame_words, uniform_words, ops, .. } = e;
     b.finalize(config);
     Ok(Built { frame_words: frame_words as usize, uniform_words, ops })
+}
+
+/// Words per element of each memory, in `InPlace::slot` order (0 for a
+/// uniform, which has none): the code multiplies by them as constants,
+/// and `Jitted::fits` checks that each step's memories agree.
+pub(super) fn elem_words(module: &Module) -> Vec<u32> {
+    let params = module.kernel.params.iter().map(|p| match p.kind {
+        ParamKind::Uniform { .. } => 0,
+        _ => param_elem(&p.kind).words(module),
+    });
+    params.chain(module.kernel.shared.iter().map(|s| s.elem.words(module))).collect()
 }
 
 /// The byte offset from the state of frame word `at`.
@@ -178,6 +187,8 @@ pub(super) struct Emitter<'p, 'b> {
     sites: &'p [(u32, u32)],
     /// Each kernel parameter's element type as places see it.
     pub param_elems: Vec<Type>,
+    /// Words per element of each memory (`elem_words`).
+    elem_words: Vec<u32>,
     /// Each kernel parameter's word in the uniform block.
     uniform_index: Vec<usize>,
     /// Words of the uniform block read, at most.
@@ -186,7 +197,6 @@ pub(super) struct Emitter<'p, 'b> {
     /// The invocation's state: its next block, then its frame
     /// (addressed `PC` words in: `frame_at`).
     state: Value,
-    jcx: Value,
     /// The step's `Cx`, the uniform block, and the memories in place.
     cx: Value,
     uniforms: Value,
@@ -335,11 +345,11 @@ impl<'p> Emitter<'p, '_> {
         self.b.ins().store(MemFlagsData::trusted(), left, cx, off);
     }
 
-    /// Calls shim `f` (its address) with the step's `JitCx` first.
+    /// Calls shim `f` (its address) with the step's `Cx` first.
     pub fn call(&mut self, f: *const (), sig: SigRef, args: &[Value]) -> Option<Value> {
         let callee = self.b.ins().iconst(self.ptr, f as usize as i64);
         let mut all = Vec::with_capacity(args.len() + 1);
-        all.push(self.jcx);
+        all.push(self.cx);
         all.extend_from_slice(args);
         let inst = self.b.ins().call_indirect(sig, callee, &all);
         self.b.inst_results(inst).first().copied()
@@ -392,9 +402,9 @@ impl<'p> Emitter<'p, '_> {
         self.b.ins().brif(inside, below, &[], outside, &[]);
         self.b.set_cold_block(outside);
         self.b.switch_to_block(below);
-        let ew = self.in_place_field(mem, offset_of!(InPlace, elem_words), types::I32);
+        let ew = self.elem_words[InPlace::slot(mem, self.module.kernel.params.len())];
         let i = self.b.ins().ireduce(types::I32, index);
-        let w = self.b.ins().imul(i, ew);
+        let w = self.b.ins().imul_imm_u(i, ew as i64);
         self.b.ins().iadd(w, inner)
     }
 

@@ -311,7 +311,7 @@ impl Emitter<'_, '_> {
     }
 }
 
-/// The first of builtin `b`'s three words in `JitCx::ids`.
+/// The first of builtin `b`'s three words in `Cx::ids`.
 fn builtin_word(b: Builtin) -> u32 {
     match b {
         Builtin::GlobalId => 0,

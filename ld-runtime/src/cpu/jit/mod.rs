@@ -28,10 +28,13 @@ mod stmt;
 #[cfg(test)]
 mod tests;
 
+use super::executor::WorkgroupError;
+use super::group::{Group, Round};
 use super::interp::frame::Shapes;
-use super::twin::{BarrierKind, Cx, Fault, InPlace, Invocation, Yield};
-use crate::kernel::NewInvocation;
-use abi::JitCx;
+#[cfg(test)]
+use super::twin::Invocation;
+use super::twin::{BarrierKind, Cx, Fault, InPlace, Yield};
+use crate::kernel::NewGroup;
 use cranelift_codegen::ir::{types, AbiParam, UserFuncName};
 use cranelift_codegen::settings::{self, Configurable};
 use cranelift_frontend::FunctionBuilderContext;
@@ -42,10 +45,10 @@ use ld_compiler::lower;
 
 /// `step`'s result when the invocation has ended.
 const DONE: u64 = u64::MAX;
-/// `step`'s result when it faulted (the fault is in `JitCx::fault`).
+/// `step`'s result when it faulted (the fault is in `Cx::fault`).
 const FAULT: u64 = u64::MAX - 1;
 
-type Step = unsafe extern "C" fn(state: *mut u32, cx: *mut JitCx, memories: *const InPlace, uniforms: *const u32) -> u64;
+type Step = unsafe extern "C" fn(state: *mut u32, cx: *mut Cx<'static>, memories: *const InPlace, uniforms: *const u32) -> u64;
 
 /// Words of an invocation's state before its frame: the block its next
 /// step runs (`DONE` once it has ended).
@@ -80,6 +83,8 @@ pub struct Jitted {
     uniform_words: usize,
     /// The kernel's memories: its parameters and workgroup arrays.
     memories: usize,
+    /// Words per element of each memory, as the code has them.
+    elem_words: Vec<u32>,
     /// The descriptors of out-of-line operations the code points at.
     #[allow(clippy::vec_box)]
     _ops: Vec<Box<abi::Op>>,
@@ -117,22 +122,30 @@ impl Jitted {
             frame_words: built.frame_words,
             uniform_words: built.uniform_words,
             memories: module.kernel.params.len() + module.kernel.shared.len(),
+            elem_words: emit::elem_words(module),
             _ops: built.ops,
         })
     }
 
-    /// How the kernel's invocations are made: each fresh (block 0, every
-    /// local zeroed), its state inline where it is small. (Invocations
-    /// are made by the million and each step starts by reading one.)
-    pub fn new_invocation(&'static self) -> NewInvocation {
-        fn make<S: AsMut<[u32]> + Send + 'static>(prog: &'static Jitted, state: impl Fn() -> S + Send + Sync + 'static) -> NewInvocation {
-            Box::leak(Box::new(move || Box::new(Native { prog, state: state() }) as Box<dyn Invocation>))
+    /// How the kernel's workgroups are made: each invocation fresh (block
+    /// 0, every local zeroed), its state inline where it is small.
+    /// (Invocations are made by the million and each step starts by
+    /// reading one.)
+    pub fn new_group(&'static self) -> NewGroup {
+        fn make<S: AsMut<[u32]> + Send + 'static>(prog: &'static Jitted, state: impl Fn() -> S + Send + Sync + 'static) -> NewGroup {
+            Box::leak(Box::new(move |n| Box::new(Natives { prog, states: (0..n).map(|_| state()).collect() }) as Box<dyn Group>))
         }
         match PC + self.frame_words {
             0..=6 => make(self, || [0u32; 6]),
             7..=14 => make(self, || [0u32; 14]),
             n => make(self, move || vec![0u32; n]),
         }
+    }
+
+    /// One fresh invocation, for tests that drive their own schedule.
+    #[cfg(test)]
+    pub fn invocation(&'static self) -> Box<dyn Invocation> {
+        Box::new(Native { prog: self, state: vec![0u32; PC + self.frame_words] })
     }
 }
 
@@ -147,45 +160,92 @@ fn isa() -> Result<cranelift_codegen::isa::OwnedTargetIsa, Unsupported> {
     builder.finish(settings::Flags::new(flags)).map_err(|e| Unsupported(e.to_string()))
 }
 
-/// One invocation suspended between steps; `S` holds its state: the
-/// block it goes on at (`PC`), then its frame, of at least the kernel's
-/// `frame_words` (`Jitted::new_invocation`).
-struct Native<S> {
+/// A workgroup's invocations: each one's state (`S`), the block it goes
+/// on at (`PC`), then its frame, of at least the kernel's `frame_words`.
+struct Natives<S> {
     prog: &'static Jitted,
-    state: S,
+    states: Vec<S>,
 }
 
-impl<S: AsMut<[u32]> + Send> Invocation for Native<S> {
-    fn step(&mut self, cx: &mut Cx<'_>) -> Result<Yield, Fault> {
+impl<S: AsMut<[u32]> + Send> Group for Natives<S> {
+    fn region(&mut self, round: &mut Round<'_, '_>) -> Result<(), WorkgroupError> {
         let prog = self.prog;
+        let (uniforms, memories) = round.memories();
+        prog.fits(uniforms, memories);
+        // SAFETY: each state was made for `prog`, and each step's `Cx`
+        // holds the uniform block and memories just checked.
+        round.each(&mut self.states, |state, cx| unsafe { prog.enter(state.as_mut(), cx) })
+    }
+}
+
+impl Jitted {
+    /// Checks that a region's uniform block and memories are what the
+    /// code reads: enough words and memories, each memory's elements as
+    /// wide as the code's constants say. Anything else is a bug in the
+    /// launch, and the code would read past them.
+    fn fits(&self, uniforms: &[u32], memories: &[InPlace]) {
+        let wide = |(m, &w): (&InPlace, &u32)| w == 0 || m.elem_words == w;
+        if uniforms.len() < self.uniform_words || memories.len() < self.memories || !memories.iter().zip(&self.elem_words).all(wide) {
+            unfit(self, uniforms, memories);
+        }
+    }
+
+    /// Runs one invocation's step.
+    ///
+    /// # Safety
+    /// `state` was made for this program, and `cx`'s uniform block and
+    /// memories passed `fits`.
+    #[inline(always)]
+    unsafe fn enter(&self, state: &mut [u32], cx: &mut Cx<'_>) -> Result<Yield, Fault> {
         let (uniforms, memories) = (cx.uniforms.as_ptr(), cx.in_place.as_ptr());
-        if cx.uniforms.len() < prog.uniform_words || cx.in_place.len() < prog.memories {
-            short(prog, cx);
-        }
-        let mut j = JitCx::new(cx);
         // SAFETY: the state has the words the code addresses (as it was
-        // made), `j` lives through the call, and the code reads no
-        // uniform word past the block nor memory past those it has
-        // (checked above). An ended invocation's step returns `DONE`.
-        let r = unsafe { (prog.step)(self.state.as_mut().as_mut_ptr(), &mut j, memories, uniforms) };
-        if r < FAULT {
-            return Ok(Stop::decode(r));
-        }
+        // made), `cx` lives through the call (the code keeps no pointer
+        // to it), and the code reads no uniform word past the block nor
+        // memory past those it has (the caller checked). An ended
+        // invocation's step returns `DONE`.
+        let r = unsafe { (self.step)(state.as_mut_ptr(), (cx as *mut Cx<'_>).cast(), memories, uniforms) };
         if r == DONE {
             return Ok(Yield::Done);
         }
-        match j.fault {
+        if r < FAULT {
+            return Ok(Stop::decode(r));
+        }
+        match cx.fault.take() {
             Some(f) => Err(f),
             None => unreachable!("a faulting step keeps its fault"),
         }
     }
 }
 
-/// A step given less than the code reads: a bug in the launch.
+/// A step given other memories than the code reads: a bug in the launch.
 #[cold]
 #[inline(never)]
-fn short(prog: &Jitted, cx: &Cx) -> ! {
-    panic!("the kernel reads {} uniform words and {} memories; the step has {} and {}", prog.uniform_words, prog.memories, cx.uniforms.len(), cx.in_place.len())
+fn unfit(prog: &Jitted, uniforms: &[u32], memories: &[InPlace]) -> ! {
+    let widths: Vec<u32> = memories.iter().map(|m| m.elem_words).collect();
+    panic!(
+        "the kernel reads {} uniform words and {} memories of {:?} words per element; the step has {} and {:?}",
+        prog.uniform_words,
+        prog.memories,
+        prog.elem_words,
+        uniforms.len(),
+        widths
+    )
+}
+
+/// One invocation alone, for tests that drive their own schedule.
+#[cfg(test)]
+struct Native {
+    prog: &'static Jitted,
+    state: Vec<u32>,
+}
+
+#[cfg(test)]
+impl Invocation for Native {
+    fn step(&mut self, cx: &mut Cx<'_>) -> Result<Yield, Fault> {
+        self.prog.fits(cx.uniforms, cx.in_place);
+        // SAFETY: the state was made for the program; the memories fit.
+        unsafe { self.prog.enter(&mut self.state, cx) }
+    }
 }
 
 /// Executors share one program among threads and move invocations

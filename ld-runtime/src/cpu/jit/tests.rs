@@ -62,3 +62,25 @@ fn mutated_corpus_shaders_compile_to_native_code() {
     }
     assert!(compiled > 100, "only {compiled} mutants loaded");
 }
+
+/// Memories unlike those the code was made for (an element narrower than
+/// the code's constant, or a memory missing) stop the region before the
+/// code runs: the code multiplies by the IR's widths and would read past
+/// the words.
+#[test]
+fn a_region_whose_memories_do_not_fit_the_code_is_refused() {
+    use crate::cpu::twin::InPlace;
+    let src = "struct P { a: f32, b: f32 }
+@group(0) @binding(0) var<storage, read_write> ps: array<P>;
+var<workgroup> tile: array<u32, 4>;
+@compute @workgroup_size(4) fn main(@builtin(local_invocation_index) i: u32) { tile[i] = i; ps[i].b = f32(tile[3u - i]); }";
+    let shader = Shader::parse(src.to_string(), std::path::Path::new("t.wgsl")).unwrap();
+    let kernel = shader.kernel("main", &BTreeMap::new()).unwrap();
+    let prog = Jitted::new(&ld_compiler::compile(&kernel.module).unwrap().settled, &[]).unwrap();
+    let words = std::ptr::null_mut();
+    let mem = |elem_words| InPlace { words, bound: 4, len: 4, elem_words };
+    let fits = |m: &[InPlace]| std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| prog.fits(&[], m))).is_ok();
+    assert!(fits(&[mem(2), mem(1)]));
+    assert!(!fits(&[mem(1), mem(1)]), "an element of one word where the code has two");
+    assert!(!fits(&[mem(2)]), "the workgroup array missing");
+}

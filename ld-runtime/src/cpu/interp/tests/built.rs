@@ -287,8 +287,8 @@ fn cx_sees_the_twins_accesses_in_the_twins_order() {
     let (d, o) = (Mem::Storage(0), Mem::Storage(1));
     let data = [10, 11, 12, 13, 2, 21, 22, 23, 30, 31, 7, 33];
     // The interpreter, then native code: the same calls at the same sites.
-    let interpreted = || k.program.invocation();
-    for new in [&interpreted as &dyn Fn() -> Box<dyn Invocation>, k.native] {
+    let (interpreted, native) = (|| k.program.invocation(), || k.native.invocation());
+    for new in [&interpreted as &dyn Fn() -> Box<dyn Invocation>, &native] {
         let run = |flag: u32| {
             let mut t = Words::default();
             t.words.extend(data.iter().enumerate().map(|(i, &w)| ((d, i as u32), w)));
