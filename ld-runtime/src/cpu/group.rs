@@ -78,13 +78,19 @@ impl Round<'_, '_> {
             if let Some(m) = self.monitor.as_deref_mut() {
                 m.enter(li);
             }
+            // The targets and monitor are reborrowed for the step (each
+            // `match` coerces to the shorter lifetime, which `&mut dyn`'s
+            // invariance otherwise refuses).
             let mut cx = Cx::new(
                 self.ids[i],
                 self.storage,
                 self.shared,
                 &self.l.uniforms,
                 self.fuel[i],
-                reborrow(&mut self.targets),
+                match self.targets.as_deref_mut() {
+                    Some(t) => Some(t),
+                    None => None,
+                },
                 match self.monitor.as_deref_mut() {
                     Some(m) => Some(m),
                     None => None,
@@ -105,13 +111,5 @@ impl Round<'_, '_> {
             }
         }
         Ok(())
-    }
-}
-
-/// A shorter-lived view of the engine's memories, for one invocation's step.
-fn reborrow<'r>(t: &'r mut Option<&mut dyn Targets>) -> Option<&'r mut dyn Targets> {
-    match t {
-        Some(t) => Some(&mut **t),
-        None => None,
     }
 }

@@ -20,6 +20,9 @@ use std::mem::offset_of;
 pub(super) struct Built {
     pub frame_words: usize,
     pub uniform_words: usize,
+    /// Words per element of each memory, as the code has them
+    /// (`elem_words`).
+    pub elem_words: Vec<u32>,
     /// Boxed: the code holds each one's address while the vector grows.
     #[allow(clippy::vec_box)]
     pub ops: Vec<Box<Op>>,
@@ -95,15 +98,15 @@ pub(super) fn build(
     let r = e.b.ins().iconst(types::I64, FAULT as i64);
     e.b.ins().return_(&[r]);
     e.b.seal_all_blocks();
-    let Emitter { b, frame_words, uniform_words, ops, .. } = e;
+    let Emitter { b, frame_words, uniform_words, elem_words, ops, .. } = e;
     b.finalize(config);
-    Ok(Built { frame_words: frame_words as usize, uniform_words, ops })
+    Ok(Built { frame_words: frame_words as usize, uniform_words, elem_words, ops })
 }
 
 /// Words per element of each memory, in `InPlace::slot` order (0 for a
 /// uniform, which has none): the code multiplies by them as constants,
 /// and `Jitted::fits` checks that each step's memories agree.
-pub(super) fn elem_words(module: &Module) -> Vec<u32> {
+fn elem_words(module: &Module) -> Vec<u32> {
     let params = module.kernel.params.iter().map(|p| match p.kind {
         ParamKind::Uniform { .. } => 0,
         _ => param_elem(&p.kind).words(module),

@@ -81,9 +81,8 @@ pub struct Jitted {
     frame_words: usize,
     /// Words of the uniform block the code reads at most.
     uniform_words: usize,
-    /// The kernel's memories: its parameters and workgroup arrays.
-    memories: usize,
-    /// Words per element of each memory, as the code has them.
+    /// Words per element of each of the kernel's memories (its
+    /// parameters, then its workgroup arrays), as the code has them.
     elem_words: Vec<u32>,
     /// The descriptors of out-of-line operations the code points at.
     #[allow(clippy::vec_box)]
@@ -117,14 +116,7 @@ impl Jitted {
         // The code lives as long as the process, as the loaded kernel's
         // description does.
         std::mem::forget(jit);
-        Ok(Jitted {
-            step,
-            frame_words: built.frame_words,
-            uniform_words: built.uniform_words,
-            memories: module.kernel.params.len() + module.kernel.shared.len(),
-            elem_words: emit::elem_words(module),
-            _ops: built.ops,
-        })
+        Ok(Jitted { step, frame_words: built.frame_words, uniform_words: built.uniform_words, elem_words: built.elem_words, _ops: built.ops })
     }
 
     /// How the kernel's workgroups are made: each invocation fresh (block
@@ -185,7 +177,7 @@ impl Jitted {
     /// launch, and the code would read past them.
     fn fits(&self, uniforms: &[u32], memories: &[InPlace]) {
         let wide = |(m, &w): (&InPlace, &u32)| w == 0 || m.elem_words == w;
-        if uniforms.len() < self.uniform_words || memories.len() < self.memories || !memories.iter().zip(&self.elem_words).all(wide) {
+        if uniforms.len() < self.uniform_words || memories.len() < self.elem_words.len() || !memories.iter().zip(&self.elem_words).all(wide) {
             unfit(self, uniforms, memories);
         }
     }
@@ -225,7 +217,7 @@ fn unfit(prog: &Jitted, uniforms: &[u32], memories: &[InPlace]) -> ! {
     panic!(
         "the kernel reads {} uniform words and {} memories of {:?} words per element; the step has {} and {:?}",
         prog.uniform_words,
-        prog.memories,
+        prog.elem_words.len(),
         prog.elem_words,
         uniforms.len(),
         widths
