@@ -5,7 +5,7 @@
 //! over the invocation's type, so it is compiled once per kind of
 //! invocation with the step a direct call: the macro's twin and the
 //! interpreter inline theirs, native code is entered straight from the
-//! loop. A virtual call per invocation and step cost a loaded kernel
+//! loop. A virtual call per invocation and step would cost a loaded kernel
 //! more than a twin, whose step inlines its work.
 
 use super::executor::{CpuLaunch, ErrorKind, WorkgroupError};
